@@ -1,0 +1,82 @@
+"""The benchmarks behind one protocol, and the registry that finds them by name."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from pytest_audiobench.client import Endpoint
+    from pytest_audiobench.judge import ChatVerdict
+    from pytest_audiobench.results import ModelAnswer, SampleRecord
+    from pytest_audiobench.scoring import Metric
+    from pytest_audiobench.settings import Settings
+
+ROOT_NODE = "audiobench"
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One benchmark sample, typed and validated at load."""
+
+    benchmark: str
+    id: str
+    task: str
+    category: str
+    audio: Path
+    question: str
+    reference: str
+    context: str
+    """What the judge reads in place of the audio (AIR-Bench Chat's meta_info)."""
+
+    @property
+    def nodeid(self) -> str:
+        return f"{ROOT_NODE}::{self.benchmark}::{self.task}::{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What a benchmark needs to answer and grade: settings, endpoints, judge prompt."""
+
+    settings: Settings
+    model: Endpoint
+    judge: Endpoint
+    judge_template: str
+
+
+class Benchmark(Protocol):
+    """One benchmark: where its data is, its samples, how they are asked and graded."""
+
+    name: str
+
+    def locate(self, settings: Settings) -> Path:
+        """The local release root, downloading it first if the settings ask for that."""
+
+    def load(self, root: Path, settings: Settings) -> list[Sample]:
+        """Every selected sample, validated; DataError names the file and record."""
+
+    async def answer(self, sample: Sample, runtime: Runtime) -> ModelAnswer:
+        """Ask the model; EmptyAudio, AudioError or EndpointError when it cannot."""
+
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
+        """Grade the answer; JudgeError when no verdict can be had."""
+
+    def failure(self, sample: Sample, answer: ModelAnswer, verdict: ChatVerdict,
+                settings: Settings) -> str | None:
+        """The report of a sample below the bar, or None when it passes."""
+
+    def metrics(self, records: Sequence[SampleRecord]) -> dict[str, Metric]:
+        """The run's numbers from the graded samples."""
+
+    def headline(self) -> tuple[str, ...]:
+        """Metrics shown in the summary and written by --audiobench-update-baseline."""
+
+
+def get(name: str) -> Benchmark:
+    """The benchmark called ``name``; names are checked when options are read."""
+    from pytest_audiobench.benchmarks.air_bench_chat import AirBenchChat
+
+    registry: dict[str, Benchmark] = {"air_bench_chat": AirBenchChat()}
+    return registry[name]

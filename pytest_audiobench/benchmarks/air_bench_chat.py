@@ -1,0 +1,209 @@
+"""AIR-Bench Chat: the release layout, its records, the model request and the judge."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import textwrap
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from pytest_audiobench.audio import load_audio
+from pytest_audiobench.benchmarks import Runtime, Sample
+from pytest_audiobench.client import audio_part
+from pytest_audiobench.errors import DataError, JudgeError
+from pytest_audiobench.judge import ChatVerdict, PassVerdict, judge_sample
+from pytest_audiobench.results import ModelAnswer, RequestRecord, SampleRecord
+from pytest_audiobench.scoring import CATEGORIES, TASK_CATEGORY, Metric, chat_metrics
+from pytest_audiobench.settings import BENCHMARK_TASKS, Settings
+
+NAME = "air_bench_chat"
+META = Path("Chat") / "Chat_meta.json"
+
+
+class ChatRecord(BaseModel):
+    """One record of ``Chat/Chat_meta.json``, exactly the official fields."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    path: str = Field(min_length=1)
+    question: str
+    answer_gt: str
+    task_name: str
+    dataset_name: str
+    meta_info: str
+    uniq_id: StrictInt
+
+
+class AirBenchChat:
+    """The generative half of AIR-Bench: open questions graded by an LLM judge."""
+
+    name = NAME
+
+    def locate(self, settings: Settings) -> Path:
+        if settings.data != "modelscope":
+            return Path(settings.data)
+        from pytest_audiobench.download import DownloadError, download_air_bench_chat
+
+        tasks = [t for t in settings.tasks if t in BENCHMARK_TASKS[NAME]] or list(
+            BENCHMARK_TASKS[NAME])
+        try:
+            return download_air_bench_chat(tasks, settings.cache_dir / "modelscope")
+        except DownloadError as exc:
+            raise DataError(f"--audiobench-data modelscope: {exc}") from exc
+
+    def load(self, root: Path, settings: Settings) -> list[Sample]:
+        records = read_records(root)
+        wanted = set(settings.tasks) & set(BENCHMARK_TASKS[NAME]) or set(BENCHMARK_TASKS[NAME])
+        chosen = sorted((r for r in records if r.task_name in wanted), key=lambda r: r.uniq_id)
+        if settings.limit is not None:
+            chosen = _first_per_task(chosen, settings.limit)
+        return [_sample(root, record) for record in chosen]
+
+    async def answer(self, sample: Sample, runtime: Runtime) -> ModelAnswer:
+        payload = await asyncio.to_thread(load_audio, sample.audio)
+        settings = runtime.settings
+        content = [audio_part(payload, settings.audio_mode),
+                   {"type": "text", "text": sample.question}]
+        completion = await runtime.model.complete([{"role": "user", "content": content}])
+        warnings = []
+        if payload.seconds > settings.max_audio_seconds:
+            warnings.append(
+                f"clip is {payload.seconds:.1f} s, longer than --audiobench-max-audio-seconds "
+                f"{settings.max_audio_seconds:g}: many audio models hear only the first 30 s"
+            )
+        request = RequestRecord(
+            url=settings.endpoint.url, model=settings.endpoint.model,
+            sampling=settings.endpoint.sampling, audio_mode=settings.audio_mode,
+            prompt=sample.question, audio_format=payload.format,
+            audio_seconds=round(payload.seconds, 3), audio_sha256=payload.sha256,
+            transcoded=payload.transcoded,
+        )
+        return ModelAnswer(request=request, completion=completion, warnings=warnings)
+
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
+        judge = runtime.settings.judge
+        verdict = await judge_sample(
+            runtime.judge, runtime.judge_template, audio_description=sample.context,
+            question=sample.question, reference=sample.reference, answer=answer.text,
+            swap=judge.swap, retries=judge.parse_retries,
+        )
+        if verdict.model_score is None:
+            raise JudgeError(
+                f"judge {judge.endpoint.model} gave no reply of the form '<score> <score>' "
+                f"(integers 0-10) in {judge.parse_retries + 1} attempt(s) per pass; replies: "
+                + "; ".join(repr(out) for p in verdict.passes for out in p.outputs),
+                verdict,
+            )
+        return verdict
+
+    def failure(self, sample: Sample, answer: ModelAnswer, verdict: ChatVerdict,
+                settings: Settings) -> str | None:
+        score = verdict.model_score
+        if score is None or score >= settings.sample_bar:
+            return None
+        lines = [
+            f"{NAME} {sample.task} {sample.id}: model score {score:g} is below the bar "
+            f"{settings.sample_bar:g} (reference scored {verdict.reference_score:g})",
+            _field("question", sample.question),
+            _field("reference", sample.reference),
+            _field("answer", answer.text),
+        ]
+        lines += [_pass_line(p) for p in verdict.passes]
+        lines.append(f"audio: {sample.audio}")
+        return "\n".join(lines)
+
+    def metrics(self, records: Sequence[SampleRecord]) -> dict[str, Metric]:
+        return chat_metrics(((r.task, r.verdict) for r in records if r.verdict is not None),
+                            prefix=NAME)
+
+    def headline(self) -> tuple[str, ...]:
+        groups = (*CATEGORIES, "mixed", "average")
+        return tuple(f"{NAME}.{group}.score" for group in groups)
+
+
+def read_records(root: Path) -> list[ChatRecord]:
+    """Validate every record of ``root/Chat/Chat_meta.json``."""
+    meta = root / META
+    if not meta.is_file():
+        hint = ""
+        if (root / "Chat_meta.json").is_file():
+            hint = f" (it holds Chat_meta.json itself: pass its parent, {root.parent})"
+        raise DataError(
+            f"--audiobench-data {root}: no {META} there{hint}; expected the AIR-Bench release "
+            "root, the folder that holds Chat/Chat_meta.json and the Chat/<task>_<dataset>/ "
+            "audio folders"
+        )
+    try:
+        raw = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{meta}: not readable as JSON ({exc})") from exc
+    if not isinstance(raw, list):
+        raise DataError(f"{meta}: expected a JSON array of records, found {type(raw).__name__}")
+    records = [_record(meta, index, item) for index, item in enumerate(raw)]
+    seen: set[int] = set()
+    for record in records:
+        if record.uniq_id in seen:
+            raise DataError(f"{meta}: uniq_id {record.uniq_id} appears more than once")
+        seen.add(record.uniq_id)
+    return records
+
+
+def _record(meta: Path, index: int, item: Any) -> ChatRecord:
+    where = f"{meta}: record {index}"
+    if isinstance(item, dict) and "uniq_id" in item:
+        where += f" (uniq_id {item['uniq_id']!r})"
+    try:
+        record = ChatRecord.model_validate(item)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg'].lower()}"
+            for e in exc.errors())
+        raise DataError(
+            f"{where}: {problems}; expected an object with path, question, answer_gt, "
+            "task_name, dataset_name, meta_info (strings) and uniq_id (integer)"
+        ) from None
+    if record.task_name not in TASK_CATEGORY:
+        raise DataError(
+            f"{where}: unknown task_name {record.task_name!r}; expected one of "
+            + ", ".join(TASK_CATEGORY)
+        )
+    return record
+
+
+def _first_per_task(records: list[ChatRecord], limit: int) -> list[ChatRecord]:
+    taken: Counter[str] = Counter()
+    kept = []
+    for record in records:
+        taken[record.task_name] += 1
+        if taken[record.task_name] <= limit:
+            kept.append(record)
+    return kept
+
+
+def _sample(root: Path, record: ChatRecord) -> Sample:
+    folder = f"{record.task_name}_{record.dataset_name}"
+    return Sample(
+        benchmark=NAME, id=str(record.uniq_id), task=record.task_name,
+        category=TASK_CATEGORY[record.task_name], audio=root / "Chat" / folder / record.path,
+        question=record.question, reference=record.answer_gt, context=record.meta_info,
+    )
+
+
+def _field(label: str, text: str) -> str:
+    body = text if len(text) <= 2000 else text[:2000] + f" ... [{len(text) - 2000} more chars]"
+    return f"{label + ':':<11}" + textwrap.indent(body, " " * 11).lstrip()
+
+
+def _pass_line(judged: PassVerdict) -> str:
+    who = ("reference is Assistant 1" if judged.order == "reference_first"
+           else "model is Assistant 1")
+    replies = " | ".join(repr(out) for out in judged.outputs)
+    if not judged.parsed:
+        return f"judge ({who}): no parseable reply: {replies}"
+    return (f"judge ({who}): {replies} -> model {judged.model_score}, "
+            f"reference {judged.reference_score}")

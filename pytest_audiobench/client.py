@@ -1,0 +1,204 @@
+"""The one place that talks HTTP: an OpenAI-compatible endpoint with retries.
+
+We retry ourselves (the ``openai`` client's own retries are off) so that every attempt is
+counted, ``Retry-After`` is honoured, and the in-flight limit of the run applies to each
+request rather than to each sample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from pytest_audiobench.errors import EndpointError
+from pytest_audiobench.settings import AudioMode, EndpointSettings
+
+if TYPE_CHECKING:
+    import openai
+
+    from pytest_audiobench.audio import AudioPayload
+
+_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+_BACKOFF_CAP = 30.0
+
+
+class Usage(BaseModel):
+    """Token counts as the server reported them (0 when it did not)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    audio_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            audio_tokens=self.audio_tokens + other.audio_tokens,
+        )
+
+
+class Completion(BaseModel):
+    """One answered chat request."""
+
+    text: str
+    finish_reason: str | None = None
+    usage: Usage = Usage()
+    attempts: int = 1
+    """HTTP attempts it took, retries included."""
+
+
+def audio_part(payload: AudioPayload, mode: AudioMode) -> dict[str, Any]:
+    """The content part carrying ``payload`` in the shape ``mode`` names."""
+    if mode == "audio-url":
+        return {"type": "audio_url", "audio_url": {"url": payload.data_uri}}
+    data = payload.data_uri if mode == "data-uri" else payload.data
+    return {"type": "input_audio", "input_audio": {"data": data, "format": payload.format}}
+
+
+def api_key(settings: EndpointSettings) -> str:
+    """The key from the environment, never from a flag; servers without auth get a dummy."""
+    key = os.environ.get(settings.api_key_env)
+    if key:
+        return key
+    if settings.api_key_required:
+        raise EndpointError(
+            f"environment variable {settings.api_key_env} is not set: it must hold the API key "
+            f"for {settings.url}"
+        )
+    return "EMPTY"
+
+
+class Endpoint:
+    """Chat completions against one server, at most ``limit`` requests in flight."""
+
+    def __init__(self, settings: EndpointSettings, limit: asyncio.Semaphore) -> None:
+        self.settings = settings
+        self._limit = limit
+        self._key = api_key(settings)
+        self._client: openai.AsyncOpenAI | None = None
+
+    def _async_client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                base_url=self.settings.url, api_key=self._key, max_retries=0,
+                timeout=self.settings.timeout,
+            )
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+    def check(self) -> None:
+        """Fail fast when the server is unreachable or does not serve the model."""
+        import openai
+
+        client = openai.OpenAI(base_url=self.settings.url, api_key=self._key, max_retries=1,
+                               timeout=min(self.settings.timeout, 15.0))
+        try:
+            served = [model.id for model in client.models.list()]
+        except openai.NotFoundError:
+            return  # the server does not list models; the first request will tell
+        except openai.APIStatusError as exc:
+            raise EndpointError(
+                f"{self.settings.url} answered HTTP {exc.status_code} to GET /models: "
+                f"{_short(exc)} (is {self.settings.api_key_env} the right key?)"
+            ) from exc
+        except openai.APIError as exc:
+            raise EndpointError(f"cannot reach {self.settings.url}: {_short(exc)}") from exc
+        finally:
+            client.close()
+        if served and self.settings.model not in served:
+            raise EndpointError(
+                f"{self.settings.url} does not serve model {self.settings.model!r}; it serves: "
+                + ", ".join(served[:20])
+            )
+
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0) -> Completion:
+        """Send one chat request, retrying transient failures; EndpointError when all fail."""
+        import openai
+
+        sampling = self.settings.sampling
+        extra: dict[str, Any] = {}
+        if sampling.seed is not None:
+            extra["seed"] = sampling.seed + seed_offset
+        if sampling.temperature is not None:
+            extra["temperature"] = sampling.temperature
+        if sampling.max_tokens is not None:
+            extra["max_tokens"] = sampling.max_tokens
+        attempts = self.settings.retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                async with self._limit:
+                    response = await self._async_client().chat.completions.create(
+                        model=self.settings.model, messages=messages,  # type: ignore[arg-type]
+                        **extra,
+                    )
+            except openai.APIStatusError as exc:
+                if exc.status_code not in _RETRY_STATUS or attempt == attempts:
+                    raise self._failure(exc, attempt) from exc
+                await asyncio.sleep(self._wait(attempt, exc.response.headers.get("retry-after")))
+            except openai.APIError as exc:  # connection dropped, timeout
+                if attempt == attempts:
+                    raise self._failure(exc, attempt) from exc
+                await asyncio.sleep(self._wait(attempt, None))
+            else:
+                return _completion(response, attempt, self.settings.url)
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def _wait(self, attempt: int, retry_after: str | None) -> float:
+        told = _parse_retry_after(retry_after)
+        if told is not None:
+            return min(told, _BACKOFF_CAP)
+        ceiling = min(_BACKOFF_CAP, self.settings.retry_wait * 2.0 ** (attempt - 1))
+        return ceiling * (0.5 + random.random() / 2)
+
+    def _failure(self, exc: Exception, attempt: int) -> EndpointError:
+        return EndpointError(
+            f"{self.settings.model} at {self.settings.url} failed after {attempt} "
+            f"attempt{'s' if attempt > 1 else ''}: {_short(exc)}"
+        )
+
+
+def _completion(response: Any, attempts: int, url: str) -> Completion:
+    if not response.choices:
+        raise EndpointError(f"{url} returned a completion without choices")
+    choice = response.choices[0]
+    usage = Usage()
+    if response.usage is not None:
+        details = getattr(response.usage, "prompt_tokens_details", None)
+        usage = Usage(
+            prompt_tokens=response.usage.prompt_tokens or 0,
+            completion_tokens=response.usage.completion_tokens or 0,
+            audio_tokens=(getattr(details, "audio_tokens", None) or 0) if details else 0,
+        )
+    return Completion(text=choice.message.content or "", finish_reason=choice.finish_reason,
+                      usage=usage, attempts=attempts)
+
+
+def _parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _short(exc: Exception) -> str:
+    status = getattr(exc, "status_code", None)
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"HTTP {status}: {text}" if status else f"{type(exc).__name__}: {text}"

@@ -1,0 +1,36 @@
+"""Domain exceptions. Each message names the flag, file or record and says what is expected."""
+
+from __future__ import annotations
+
+
+class AudiobenchError(Exception):
+    """Base class of every error the plugin raises on purpose."""
+
+
+class DataError(AudiobenchError):
+    """A benchmark release is missing, malformed, or a record does not fit its schema."""
+
+
+class AudioError(AudiobenchError):
+    """An audio file cannot be read or encoded."""
+
+
+class EmptyAudio(AudiobenchError):
+    """An audio file is missing or holds no samples: the sample is skipped, never scored."""
+
+
+class EndpointError(AudiobenchError):
+    """A model or judge endpoint failed after every retry, timed out, or is unreachable."""
+
+
+class JudgeError(AudiobenchError):
+    """The judge never produced a reply that the protocol's parser accepts."""
+
+    def __init__(self, message: str, verdict: object = None) -> None:
+        super().__init__(message)
+        self.verdict = verdict
+        """The verdict with every raw reply, so that the report keeps them."""
+
+
+class BaselineError(AudiobenchError):
+    """A baseline file is unreadable or does not fit the baseline schema."""

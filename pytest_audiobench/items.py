@@ -1,0 +1,185 @@
+"""The collection tree ``audiobench::<benchmark>::<task>::<sample id>`` and its items.
+
+Each sample is a ``pytest.Function`` whose fixtures do the work: ``audiobench_answer`` asks
+the model, ``audiobench_verdict`` grades the answer, and the test body holds the verdict
+against the per-sample bar. So an endpoint that fails is an error in setup, a poor answer is
+a failure, and an empty audio file is a skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.benchmarks import ROOT_NODE, Sample
+from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError
+from pytest_audiobench.judge import ChatVerdict
+from pytest_audiobench.results import ModelAnswer, Outcome, SampleRecord
+
+SAMPLE_KEY = pytest.StashKey[Sample]()
+PROGRESS_KEY = pytest.StashKey["Progress"]()
+
+
+@dataclass
+class Progress:
+    """What an item learned so far; turned into its SampleRecord at teardown."""
+
+    outcome: Outcome = "passed"
+    message: str | None = None
+    answer: ModelAnswer | None = None
+    verdict: ChatVerdict | None = None
+    phases: list[str] = field(default_factory=list)
+
+    def record(self, sample: Sample) -> SampleRecord:
+        return SampleRecord(
+            benchmark=sample.benchmark, sample_id=sample.id, task=sample.task,
+            category=sample.category, nodeid=sample.nodeid, outcome=self.outcome,
+            audio_path=str(sample.audio), answer=self.answer, verdict=self.verdict,
+            message=self.message,
+        )
+
+
+class SampleItem(pytest.Function):
+    """One benchmark sample as a test item."""
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        sample = self.stash[SAMPLE_KEY]
+        return sample.audio, 0, f"{sample.benchmark} {sample.task} {sample.id}"
+
+
+class _Group(pytest.Collector):
+    def __init__(self, *, samples: list[Sample], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.samples = samples
+
+
+class RootCollector(_Group):
+    """``audiobench``: one child per benchmark."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        by_benchmark: dict[str, list[Sample]] = {}
+        for sample in self.samples:
+            by_benchmark.setdefault(sample.benchmark, []).append(sample)
+        for name, samples in by_benchmark.items():
+            yield _Tasks.from_parent(self, name=name, samples=samples)
+
+
+class _Tasks(_Group):
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        by_task: dict[str, list[Sample]] = {}
+        for sample in self.samples:
+            by_task.setdefault(sample.task, []).append(sample)
+        for name, samples in by_task.items():
+            yield _Samples.from_parent(self, name=name, samples=samples)
+
+
+class _Samples(_Group):
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        for sample in self.samples:
+            item = SampleItem.from_parent(self, name=sample.id, callobj=check_sample)
+            item.stash[SAMPLE_KEY] = sample
+            yield item
+
+
+def root(session: pytest.Session, samples: list[Sample]) -> RootCollector:
+    return RootCollector.from_parent(session, name=ROOT_NODE, nodeid=ROOT_NODE, samples=samples)
+
+
+def check_sample(audiobench_sample: Sample, audiobench_answer: ModelAnswer,
+                 audiobench_verdict: ChatVerdict, request: pytest.FixtureRequest) -> None:
+    """Fail when the model's score is below the per-sample bar."""
+    from pytest_audiobench.plugin import session_of
+
+    run = session_of(request.config)
+    bench = run.benchmarks[audiobench_sample.benchmark]
+    report = bench.failure(audiobench_sample, audiobench_answer, audiobench_verdict,
+                           run.settings)
+    if report is not None:
+        pytest.fail(report, pytrace=False)
+
+
+def sample_of(request: pytest.FixtureRequest) -> Sample:
+    sample: Sample | None = request.node.stash.get(SAMPLE_KEY, None)
+    if sample is None:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: the audiobench_* fixtures serve only the plugin's own "
+            "sample items")
+    return sample
+
+
+def answer_of(request: pytest.FixtureRequest, sample: Sample) -> ModelAnswer:
+    from pytest_audiobench.plugin import session_of
+
+    run = session_of(request.config)
+    progress = request.node.stash.setdefault(PROGRESS_KEY, Progress())
+    try:
+        answer = run.wait(run.pipeline(sample).answer)
+    except EmptyAudio as exc:
+        run.done(sample)
+        pytest.skip(str(exc))
+    progress.answer = answer
+    run.warn(sample, answer)
+    return answer
+
+
+def verdict_of(request: pytest.FixtureRequest, sample: Sample) -> ChatVerdict:
+    from pytest_audiobench.plugin import session_of
+
+    run = session_of(request.config)
+    progress = request.node.stash.setdefault(PROGRESS_KEY, Progress())
+    try:
+        verdict = run.wait(run.pipeline(sample).grade)
+    except JudgeError as exc:
+        if isinstance(exc.verdict, ChatVerdict):
+            progress.verdict = exc.verdict
+        raise
+    finally:
+        run.done(sample)
+    progress.verdict = verdict
+    node = request.node
+    node.user_properties += [
+        ("audiobench_model_score", verdict.model_score),
+        ("audiobench_reference_score", verdict.reference_score),
+        ("audiobench_judge_outputs", " | ".join(o for p in verdict.passes for o in p.outputs)),
+    ]
+    return verdict
+
+
+def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> None:
+    """Fold one phase's report into the item's record; attach it to the teardown report."""
+    sample = item.stash.get(SAMPLE_KEY, None)
+    if sample is None:
+        return
+    progress = item.stash.setdefault(PROGRESS_KEY, Progress())
+    if report.skipped and progress.outcome == "passed":
+        progress.outcome = "skipped"
+        progress.message = _skip_reason(report)
+    elif report.failed and progress.outcome in ("passed", "skipped"):
+        progress.outcome = "failed" if report.when == "call" else "error"
+        progress.message = _message(excinfo)
+        if excinfo is not None and isinstance(excinfo.value, AudiobenchError):
+            # Our errors say all there is to say; the engine's traceback would bury it.
+            report.longrepr = progress.message
+    if report.when == "teardown":
+        report.audiobench_record = progress.record(sample).model_dump(  # type: ignore[attr-defined]
+            mode="json")
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def _message(excinfo: Any) -> str:
+    if excinfo is None:
+        return "failed"
+    value = excinfo.value
+    text = getattr(value, "msg", None) or str(value)
+    return f"{type(value).__name__}: {text}" if not isinstance(value, pytest.fail.Exception) \
+        else str(text)

@@ -1,0 +1,134 @@
+"""The AIR-Bench Chat judge: prompt, the official parse semantics, and the two-pass protocol.
+
+The prompt is ours; it carries the official inputs in the official order (audio description,
+question, Assistant 1, Assistant 2) in one user message and asks for the official output line.
+Parsing follows the official ``cal_score.py``: strip, drop newlines, split on single spaces,
+exactly two integers. Scores of 0 are kept; a score above 10 (which aborts the official
+script) or below 0 is rejected like an unparseable reply. Rejected replies are asked again and,
+when every attempt fails, the pass is a judge failure: excluded from the means, never a 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from pytest_audiobench.client import Endpoint, Usage
+from pytest_audiobench.errors import DataError
+
+PLACEHOLDERS = ("{audio_description}", "{question}", "{answer_1}", "{answer_2}")
+_PLACEHOLDER = re.compile("|".join(re.escape(name) for name in PLACEHOLDERS))
+Order = Literal["reference_first", "model_first"]
+
+
+class PassVerdict(BaseModel):
+    """One judge pass: who was Assistant 1, every raw reply, and the scores it gave."""
+
+    order: Order
+    outputs: list[str]
+    """Raw judge replies, one per attempt, the accepted one last."""
+    model_score: int | None = None
+    reference_score: int | None = None
+    usage: Usage = Usage()
+
+    @property
+    def parsed(self) -> bool:
+        return self.model_score is not None
+
+
+class ChatVerdict(BaseModel):
+    """Both passes of one sample and the sample's scores (mean over the parsed passes)."""
+
+    passes: list[PassVerdict]
+    model_score: float | None = None
+    reference_score: float | None = None
+
+
+def load_template(path: Path | None) -> str:
+    """The built-in prompt, or a user's file that must carry the four placeholders."""
+    if path is None:
+        return (resources.files("pytest_audiobench") / "templates" / "air_bench_chat_judge.txt"
+                ).read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"--audiobench-judge-template {path}: cannot read it ({exc})") from exc
+    missing = [name for name in PLACEHOLDERS if name not in text]
+    if missing:
+        raise DataError(
+            f"--audiobench-judge-template {path}: missing placeholder(s) {', '.join(missing)}; "
+            f"a judge template must contain {', '.join(PLACEHOLDERS)}"
+        )
+    return text
+
+
+def render(template: str, audio_description: str, question: str, answer_1: str,
+           answer_2: str) -> str:
+    """Fill the placeholders in one pass, literally: templates may hold other braces, and an
+    answer that happens to contain "{question}" stays as the model wrote it."""
+    values = dict(zip(PLACEHOLDERS, (audio_description, question, answer_1, answer_2),
+                      strict=True))
+    return _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
+
+
+def parse_scores(reply: str) -> tuple[int, int] | None:
+    """The two scores of a reply as the official scorer reads them, or None."""
+    fields = reply.strip().replace("\n", "").split(" ")
+    if len(fields) != 2:
+        return None
+    try:
+        first, second = int(fields[0]), int(fields[1])
+    except ValueError:
+        return None
+    if not (0 <= first <= 10 and 0 <= second <= 10):
+        return None
+    return first, second
+
+
+def combine(passes: list[PassVerdict]) -> ChatVerdict:
+    """A sample's scores: the mean over its parsed passes (None when none parsed)."""
+    parsed = [p for p in passes if p.parsed]
+    if not parsed:
+        return ChatVerdict(passes=passes)
+    return ChatVerdict(
+        passes=passes,
+        model_score=sum(p.model_score or 0 for p in parsed) / len(parsed),
+        reference_score=sum(p.reference_score or 0 for p in parsed) / len(parsed),
+    )
+
+
+async def judge_pass(endpoint: Endpoint, prompt_of: dict[Order, str], order: Order,
+                     retries: int) -> PassVerdict:
+    """Ask until the reply parses or ``retries`` new attempts are spent."""
+    outputs: list[str] = []
+    usage = Usage()
+    for attempt in range(retries + 1):
+        completion = await endpoint.complete(
+            [{"role": "user", "content": prompt_of[order]}], seed_offset=attempt)
+        outputs.append(completion.text)
+        usage = usage + completion.usage
+        scores = parse_scores(completion.text)
+        if scores is not None:
+            first, second = scores
+            model, reference = (second, first) if order == "reference_first" else scores
+            return PassVerdict(order=order, outputs=outputs, model_score=model,
+                               reference_score=reference, usage=usage)
+    return PassVerdict(order=order, outputs=outputs, usage=usage)
+
+
+async def judge_sample(endpoint: Endpoint, template: str, *, audio_description: str,
+                       question: str, reference: str, answer: str, swap: bool,
+                       retries: int) -> ChatVerdict:
+    """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time."""
+    prompts: dict[Order, str] = {
+        "reference_first": render(template, audio_description, question, reference, answer),
+        "model_first": render(template, audio_description, question, answer, reference),
+    }
+    orders: list[Order] = ["reference_first", "model_first"] if swap else ["reference_first"]
+    passes = await asyncio.gather(*(judge_pass(endpoint, prompts, o, retries) for o in orders))
+    return combine(list(passes))

@@ -1,0 +1,336 @@
+"""The ``--audiobench-*`` options, their ini equivalents, and their resolution into Settings.
+
+Every option is declared once in ``OPTIONS``; ``register`` adds the flag and the ini key,
+``resolve`` reads both (the flag wins) into the frozen ``Settings`` model. Nothing else in
+the package reads options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.settings import (
+    AUDIO_MODES,
+    BENCHMARK_TASKS,
+    EndpointSettings,
+    JudgeSettings,
+    Sampling,
+    Settings,
+)
+
+Converter = Callable[[str], Any]
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {value!r}")
+    return number
+
+
+def _non_negative_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {value!r}")
+    return number
+
+
+def _int(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+
+
+def _non_negative_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not number >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {value!r}")
+    return number
+
+
+def _choice(accepted: tuple[str, ...]) -> Converter:
+    def convert(value: str) -> str:
+        if value not in accepted:
+            raise argparse.ArgumentTypeError(
+                f"expected one of {', '.join(accepted)}; got {value!r}"
+            )
+        return value
+
+    return convert
+
+
+def _name_list(accepted: tuple[str, ...], what: str) -> Converter:
+    def convert(value: str) -> tuple[str, ...]:
+        names = tuple(part.strip() for part in value.split(",") if part.strip())
+        unknown = [name for name in names if name not in accepted]
+        if unknown or not names:
+            raise argparse.ArgumentTypeError(
+                f"unknown {what} {', '.join(unknown) or repr(value)}; "
+                f"expected a comma-separated list of: {', '.join(accepted)}"
+            )
+        return tuple(dict.fromkeys(names))
+
+    return convert
+
+
+def _env_name(value: str) -> str:
+    if not value or not value.replace("_", "").isalnum():
+        raise argparse.ArgumentTypeError(
+            f"expected the NAME of an environment variable (the key itself is never a flag), "
+            f"got {value!r}"
+        )
+    return value
+
+
+_ALL_TASKS = tuple(task for tasks in BENCHMARK_TASKS.values() for task in tasks)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One ``--audiobench-<name>`` flag with its ini key ``audiobench_<name>``."""
+
+    name: str
+    help: str
+    convert: Converter | None = None  # None: a boolean switch
+    default: Any = None
+    metavar: str | None = None
+
+    @property
+    def dest(self) -> str:
+        return "audiobench_" + self.name.replace("-", "_")
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("model", "model to evaluate: the model id served at --audiobench-api-url; "
+           "setting it turns the benchmark run on", str, metavar="NAME"),
+    Option("api-url", "base URL of the OpenAI-compatible model endpoint, e.g. "
+           "http://gpu-box:8000/v1", str, metavar="URL"),
+    Option("api-key-env", "environment variable holding the model endpoint's API key "
+           "(default AUDIOBENCH_API_KEY; unset means no key)", _env_name, metavar="VAR"),
+    Option("benchmark", "benchmarks to run, comma-separated", _name_list(
+        tuple(BENCHMARK_TASKS), "benchmark"), ("air_bench_chat",), "LIST"),
+    Option("data", "release root of the benchmark data, or 'modelscope' to download the "
+           "selected tasks into --audiobench-cache-dir", str, metavar="PATH"),
+    Option("cache-dir", "where downloads are kept (default ~/.cache/pytest-audiobench)",
+           Path, metavar="DIR"),
+    Option("tasks", "only these tasks, comma-separated", _name_list(_ALL_TASKS, "task"),
+           metavar="LIST"),
+    Option("limit", "at most N samples per task, the same N on every run (lowest ids first)",
+           _positive_int, metavar="N"),
+    Option("audio-mode", "how audio is sent: input_audio (raw base64, OpenAI and vLLM), "
+           "data-uri (data: URI inside input_audio, DashScope), audio-url (vLLM audio_url)",
+           _choice(AUDIO_MODES), "input_audio", "MODE"),
+    Option("temperature", "model sampling temperature", _non_negative_float, 0.0, "T"),
+    Option("max-tokens", "model completion token limit", _positive_int, 1024, "N"),
+    Option("seed", "model sampling seed (omitted from requests when unset)", _int, metavar="N"),
+    Option("max-audio-seconds", "warn for clips longer than this (many models hear only 30 s)",
+           _non_negative_float, 30.0, "S"),
+    Option("timeout", "seconds before one request is abandoned", _non_negative_float, 120.0, "S"),
+    Option("retries", "retries of a failed request (429, 5xx, dropped connection, timeout)",
+           _non_negative_int, 4, "N"),
+    Option("retry-wait", "base of the exponential backoff between retries, in seconds "
+           "(a server's Retry-After wins)", _non_negative_float, 1.0, "S"),
+    Option("concurrency", "requests in flight per process", _positive_int, 8, "N"),
+    Option("judge-model", "judge model id served at --audiobench-judge-api-url", str,
+           metavar="NAME"),
+    Option("judge-api-url", "base URL of the OpenAI-compatible judge endpoint", str,
+           metavar="URL"),
+    Option("judge-api-key-env", "environment variable holding the judge's API key "
+           "(default AUDIOBENCH_JUDGE_API_KEY; unset means no key)", _env_name, metavar="VAR"),
+    Option("judge-temperature", "judge sampling temperature (official: 1.0)",
+           _non_negative_float, 1.0, "T"),
+    Option("judge-seed", "judge sampling seed (omitted when unset)", _int, metavar="N"),
+    Option("judge-max-tokens", "judge completion token limit", _positive_int, 1024, "N"),
+    Option("judge-retries", "new judge calls after a reply the protocol's parser rejects",
+           _non_negative_int, 2, "N"),
+    Option("judge-template", "file replacing the built-in judge prompt; it must contain "
+           "{audio_description}, {question}, {answer_1} and {answer_2}", Path, metavar="FILE"),
+    Option("no-swap", "judge once (reference as Assistant 1) instead of both orders"),
+    Option("sample-bar", "a sample whose model score is below this fails its test item",
+           _non_negative_float, 5.0, "SCORE"),
+    Option("baselines", "folder of baseline files <benchmark>/<model>.json (default: "
+           "baselines/ under the rootdir)", Path, metavar="DIR"),
+    Option("update-baseline", "write the baseline file from this run's metrics"),
+    Option("require-baseline", "fail the run when no baseline file exists"),
+    Option("fail-on-samples", "fail the run when any sample fails, even if the gate holds"),
+    Option("max-errors", "errors allowed before the gate fails (overrides the baseline's "
+           "max_errors)", _non_negative_int, metavar="N"),
+    Option("tolerance", "tolerance written by --audiobench-update-baseline for score metrics",
+           _non_negative_float, 0.2, "D"),
+    Option("report", "write the JSON report of the whole run here", Path, metavar="PATH"),
+)
+
+_BY_NAME = {option.name: option for option in OPTIONS}
+
+
+def register(parser: pytest.Parser) -> None:
+    """Add every option to one ``audiobench`` group, and its ini key."""
+    group = parser.getgroup("audiobench", "audio-language-model benchmarks as a release gate")
+    for option in OPTIONS:
+        flag = "--audiobench-" + option.name
+        if option.convert is None:
+            group.addoption(flag, action="store_true", default=None, dest=option.dest,
+                            help=option.help)
+            parser.addini(option.dest, option.help, type="bool", default=False)
+        else:
+            group.addoption(flag, type=option.convert, default=None, dest=option.dest,
+                            metavar=option.metavar, help=option.help)
+            parser.addini(option.dest, option.help, default=None)
+
+
+def _value(config: pytest.Config, name: str) -> Any:
+    option = _BY_NAME[name]
+    given = config.getoption(option.dest)
+    if given is not None:
+        return given
+    raw = config.getini(option.dest)
+    if option.convert is None:
+        return bool(raw)
+    if raw in (None, "", []):
+        return option.default
+    try:
+        return option.convert(str(raw))
+    except argparse.ArgumentTypeError as exc:
+        raise pytest.UsageError(f"ini option {option.dest}: {exc}") from None
+
+
+def _explicit(config: pytest.Config, name: str) -> bool:
+    option = _BY_NAME[name]
+    return config.getoption(option.dest) is not None or config.getini(option.dest) not in (
+        None, "", [])
+
+
+_PATH_FLAGS = ("--audiobench-data", "--audiobench-report", "--audiobench-baselines",
+               "--audiobench-judge-template", "--audiobench-cache-dir")
+
+
+def rootdir_hint(config: pytest.Config) -> str | None:
+    """pytest picks its rootdir before plugin options are known, so the value of
+    ``--audiobench-data PATH`` counts as a test path (pytest-dev/pytest#8846) and can move the
+    rootdir, and with it the default baselines/ folder. Say so when it may have happened."""
+    args = list(config.invocation_params.args)
+    here = config.invocation_params.dir
+    for flag, value in zip(args, args[1:], strict=False):
+        if flag in _PATH_FLAGS and (here / value).exists() and config.inipath is None:
+            return (f"{flag} {value}: pytest may take this path for a test path when choosing "
+                    f"its rootdir ({config.rootpath}); write {flag}={value}, or run where a "
+                    "pytest ini file is")
+    return None
+
+
+def enabled(config: pytest.Config) -> bool:
+    """A benchmark run is requested when a model is named."""
+    return bool(_value(config, "model"))
+
+
+def resolve(config: pytest.Config) -> Settings:
+    """Read every option once into the frozen Settings; bad combinations are UsageErrors."""
+    v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
+    model = v("model")
+    api_url = v("api-url")
+    if not api_url:
+        raise pytest.UsageError(
+            f"--audiobench-model {model} needs --audiobench-api-url URL: the base URL of the "
+            "OpenAI-compatible server that serves it (e.g. http://localhost:8000/v1)"
+        )
+    data = v("data")
+    if not data:
+        raise pytest.UsageError(
+            "--audiobench-data is required: the release root of the benchmark (the folder that "
+            "holds Chat/Chat_meta.json for air_bench_chat), or 'modelscope' to download it"
+        )
+    benchmarks = v("benchmark")
+    tasks = v("tasks") or ()
+    for task in tasks:
+        if not any(task in BENCHMARK_TASKS[name] for name in benchmarks):
+            raise pytest.UsageError(
+                f"--audiobench-tasks {task} is not a task of --audiobench-benchmark "
+                f"{','.join(benchmarks)}; its tasks are: "
+                + ", ".join(t for name in benchmarks for t in BENCHMARK_TASKS[name])
+            )
+    endpoint = EndpointSettings(
+        url=api_url,
+        model=model,
+        api_key_env=v("api-key-env") or "AUDIOBENCH_API_KEY",
+        api_key_required=_explicit(config, "api-key-env"),
+        timeout=v("timeout"),
+        retries=v("retries"),
+        retry_wait=v("retry-wait"),
+        sampling=Sampling(temperature=v("temperature"), max_tokens=v("max-tokens"),
+                          seed=v("seed")),
+    )
+    here = config.invocation_params.dir
+    if data != "modelscope":
+        data = str(here / data)
+    return Settings(
+        model=model,
+        endpoint=endpoint,
+        judge=_judge(config, endpoint),
+        benchmarks=benchmarks,
+        data=data,
+        cache_dir=here / (v("cache-dir") or _default_cache_dir()),
+        tasks=tasks,
+        limit=v("limit"),
+        audio_mode=v("audio-mode"),
+        max_audio_seconds=v("max-audio-seconds"),
+        concurrency=v("concurrency"),
+        sample_bar=v("sample-bar"),
+        baselines_dir=here / v("baselines") if v("baselines") else config.rootpath / "baselines",
+        update_baseline=v("update-baseline"),
+        require_baseline=v("require-baseline"),
+        fail_on_samples=v("fail-on-samples"),
+        max_errors=v("max-errors"),
+        tolerance=v("tolerance"),
+        report_path=here / v("report") if v("report") else None,
+    )
+
+
+def _judge(config: pytest.Config, model_endpoint: EndpointSettings) -> JudgeSettings:
+    v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
+    judge_model, judge_url = v("judge-model"), v("judge-api-url")
+    if not judge_model or not judge_url:
+        raise pytest.UsageError(
+            "air_bench_chat is graded by an LLM judge: give both --audiobench-judge-model NAME "
+            "and --audiobench-judge-api-url URL (an OpenAI-compatible server)"
+        )
+    template = v("judge-template")
+    if template is not None:
+        template = config.invocation_params.dir / template
+    return JudgeSettings(
+        endpoint=EndpointSettings(
+            url=judge_url,
+            model=judge_model,
+            api_key_env=v("judge-api-key-env") or "AUDIOBENCH_JUDGE_API_KEY",
+            api_key_required=_explicit(config, "judge-api-key-env"),
+            timeout=model_endpoint.timeout,
+            retries=model_endpoint.retries,
+            retry_wait=model_endpoint.retry_wait,
+            sampling=Sampling(temperature=v("judge-temperature"),
+                              max_tokens=v("judge-max-tokens"), seed=v("judge-seed")),
+        ),
+        template_path=template,
+        swap=not v("no-swap"),
+        parse_retries=v("judge-retries"),
+    )
+
+
+def _default_cache_dir() -> Path:
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "pytest-audiobench"

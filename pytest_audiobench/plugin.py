@@ -1,0 +1,161 @@
+"""The pytest11 entry point: options, hooks and fixtures, each handing off to the session.
+
+Cheap to import: pytest loads it in every run of every project that has the plugin, so the
+heavy modules (openai, soundfile, the benchmarks) load only when a benchmark run is asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_audiobench import options
+
+if TYPE_CHECKING:
+    from pytest_audiobench.benchmarks import Sample
+    from pytest_audiobench.judge import ChatVerdict
+    from pytest_audiobench.results import ModelAnswer
+    from pytest_audiobench.session import AudiobenchSession
+
+SESSION_KEY = pytest.StashKey["AudiobenchSession"]()
+
+
+def session_of(config: pytest.Config) -> AudiobenchSession:
+    return config.stash[SESSION_KEY]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.register(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not options.enabled(config):
+        return
+    from pytest_audiobench.session import AudiobenchSession
+
+    hint = options.rootdir_hint(config)
+    if hint:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(hint), stacklevel=2)
+    run = AudiobenchSession(config, options.resolve(config))
+    config.stash[SESSION_KEY] = run
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(ControllerHooks(run), "audiobench-controller")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistHooks(), "audiobench-xdist")
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if SESSION_KEY not in config.stash:
+        return None
+    settings = session_of(config).settings
+    return (f"audiobench: {','.join(settings.benchmarks)} on {settings.model} at "
+            f"{settings.endpoint.url}, judge {settings.judge.endpoint.model}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if SESSION_KEY in session.config.stash:
+        session_of(session.config).start()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
+    report = yield
+    config = collector.config
+    if isinstance(collector, pytest.Session) and SESSION_KEY in config.stash:
+        from pytest_audiobench import items
+
+        run = session_of(config)
+        samples = [s for group in run.samples().values() for s in group]
+        benchmark_only = config.args_source != pytest.Config.ArgsSource.ARGS
+        node = items.root(collector, samples)
+        report.result = [node] if benchmark_only else [*report.result, node]
+    return report
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if SESSION_KEY in session.config.stash and not hasattr(session.config, "workerinput"):
+        session_of(session.config).expect(item.nodeid for item in session.items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if SESSION_KEY in item.config.stash:
+        from pytest_audiobench import items
+
+        items.note_phase(item, report, call.excinfo)
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if SESSION_KEY in session.config.stash:
+        session_of(session.config).finish(session)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if SESSION_KEY not in config.stash:
+        return
+    lines = session_of(config).terminal_lines()
+    if lines:
+        terminalreporter.write_sep("=", "audiobench summary")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def audiobench_sample(request: pytest.FixtureRequest) -> Sample:
+    """The benchmark sample of the current item."""
+    from pytest_audiobench import items
+
+    return items.sample_of(request)
+
+
+@pytest.fixture
+def audiobench_answer(request: pytest.FixtureRequest, audiobench_sample: Sample) -> ModelAnswer:
+    """The model's answer to the sample (skips on empty audio, errors on endpoint failure)."""
+    from pytest_audiobench import items
+
+    return items.answer_of(request, audiobench_sample)
+
+
+@pytest.fixture
+def audiobench_verdict(request: pytest.FixtureRequest, audiobench_sample: Sample,
+                       audiobench_answer: ModelAnswer) -> ChatVerdict:
+    """The judge's verdict on the answer (errors when the judge never gives a usable reply)."""
+    from pytest_audiobench import items
+
+    return items.verdict_of(request, audiobench_sample)
+
+
+class ControllerHooks:
+    """Where the reports of every item arrive: in a plain run, or on the xdist controller."""
+
+    def __init__(self, run: AudiobenchSession) -> None:
+        self.run = run
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "audiobench_record", None)
+        if record is not None:
+            self.run.add(record)
+        elif report.failed and not report.nodeid.startswith("audiobench::"):
+            self.run.foreign_failures += 1
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.run.foreign_failures += 1
+
+
+class XdistHooks:
+    """Hooks that exist only with pytest-xdist."""
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput.update(session_of(node.config).worker_input())
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        run = session_of(node.config)
+        if run.selected is None:
+            run.expect(ids)

@@ -1,0 +1,161 @@
+"""The run's report: computed once as data, printed as the terminal summary, written as JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from pytest_audiobench import __version__
+from pytest_audiobench.baseline import Gate
+from pytest_audiobench.client import Usage
+from pytest_audiobench.results import SampleRecord
+from pytest_audiobench.scoring import Metric
+from pytest_audiobench.settings import Settings
+
+BaselineStatus = Literal["applied", "missing", "written", "refused"]
+
+
+class Counts(BaseModel):
+    """Where every selected sample ended up; nothing is left uncounted."""
+
+    selected: int
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    not_run: int = 0
+    judge_failures: int = 0
+    """Judge passes whose every reply the parser rejected (excluded from the means)."""
+
+    @property
+    def gate_errors(self) -> int:
+        return self.errors + self.not_run
+
+
+class BenchmarkSummary(BaseModel):
+    benchmark: str
+    metrics: dict[str, Metric]
+    headline: list[str]
+    counts: Counts
+    baseline_path: str
+    baseline: BaselineStatus
+    gate: Gate | None = None
+
+
+class TokenUsage(BaseModel):
+    model: Usage = Usage()
+    judge: Usage = Usage()
+
+
+class RunReport(BaseModel):
+    """Everything about one run; ``samples`` holds every sample's request, answer and verdict."""
+
+    tool: str = "pytest-audiobench"
+    version: str = __version__
+    settings: Settings
+    benchmarks: list[BenchmarkSummary]
+    usage: TokenUsage
+    gate_held: bool
+    samples: list[SampleRecord]
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.model_dump_json(indent=1) + "\n", encoding="utf-8")
+
+
+def count(records: Sequence[SampleRecord], selected: int) -> Counts:
+    counts = Counts(selected=selected)
+    for record in records:
+        setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
+        if record.verdict is not None:
+            counts.judge_failures += sum(1 for p in record.verdict.passes if not p.parsed)
+    counts.not_run = max(0, selected - len(records))
+    return counts
+
+
+_COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped"}
+
+
+def usage(records: Sequence[SampleRecord]) -> TokenUsage:
+    total = TokenUsage()
+    for record in records:
+        if record.answer is not None:
+            total.model = total.model + record.answer.completion.usage
+        if record.verdict is not None:
+            for judged in record.verdict.passes:
+                total.judge = total.judge + judged.usage
+    return total
+
+
+def render(report: RunReport, verbose: bool = False) -> list[str]:
+    """The terminal summary: per benchmark a table of metric, n, value, baseline, delta and
+    verdict, then the counts and the gate's decision."""
+    settings = report.settings
+    judge = settings.judge
+    lines = [
+        f"model {settings.model} at {settings.endpoint.url}; judge {judge.endpoint.model} "
+        f"(temperature {judge.endpoint.sampling.temperature:g}, "
+        f"{'both orders' if judge.swap else 'reference first only'}, "
+        f"prompt {judge.template_path or 'built-in'})",
+    ]
+    for summary in report.benchmarks:
+        lines += ["", *_table(summary, verbose), *_footer(summary, settings.sample_bar)]
+    u = report.usage
+    lines += ["", f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} audio) "
+              f"+ {u.model.completion_tokens} completion; judge {u.judge.prompt_tokens} prompt "
+              f"+ {u.judge.completion_tokens} completion"]
+    if settings.report_path is not None:
+        lines.append(f"JSON report: {settings.report_path}")
+    return lines
+
+
+def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
+    gated = {row.metric: row for row in summary.gate.rows} if summary.gate else {}
+    names = list(summary.metrics) if verbose else list(summary.headline)
+    names += [name for name in gated if name not in names]
+    rows = [("metric", "n", "value", "baseline", "delta", "verdict")]
+    for name in names:
+        metric = summary.metrics.get(name)
+        row = gated.get(name)
+        rows.append((
+            name,
+            str(metric.n) if metric else "-",
+            f"{metric.value:.2f}" if metric else "n/a",
+            f"{row.threshold:.2f} ± {row.tolerance:g}" if row else "-",
+            f"{row.delta:+.2f}" if row and row.delta is not None else "",
+            row.verdict if row else "",
+        ))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) if i < 5 else cell
+                      for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+            for r in rows]
+
+
+def _footer(summary: BenchmarkSummary, bar: float) -> list[str]:
+    c = summary.counts
+    lines = [
+        f"samples: {c.selected} selected, {c.passed} passed, {c.failed} below the bar {bar:g}, "
+        f"{c.errors} errors, {c.skipped} skipped, {c.not_run} not run",
+    ]
+    if c.judge_failures:
+        lines.append(f"judge: {c.judge_failures} pass(es) without a parseable reply, excluded "
+                     "from the means")
+    if summary.baseline == "missing":
+        lines.append(f"gate: no baseline at {summary.baseline_path}: no gate applied")
+    elif summary.baseline == "written":
+        lines.append(f"gate: baseline written to {summary.baseline_path}")
+    elif summary.baseline == "refused" and summary.gate is not None:
+        lines.append(f"gate: FAILED: baseline NOT written to {summary.baseline_path}: "
+                     + "; ".join(summary.gate.reasons()))
+    elif summary.gate is not None:
+        gate = summary.gate
+        allowance = f"{c.gate_errors} errors, {gate.max_errors} allowed"
+        if gate.held:
+            lines.append(f"gate: held ({allowance}) against {summary.baseline_path}")
+        else:
+            lines.append(f"gate: FAILED against {summary.baseline_path}: "
+                         + "; ".join(gate.reasons()))
+    return lines

@@ -1,0 +1,56 @@
+"""What one sample produced, as it crosses from an xdist worker to the controller (plain
+JSON) and lands in the JSON report."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from pytest_audiobench.client import Completion
+from pytest_audiobench.judge import ChatVerdict
+from pytest_audiobench.settings import AudioMode, Sampling
+
+Outcome = Literal["passed", "failed", "error", "skipped"]
+
+
+class RequestRecord(BaseModel):
+    """Everything that was sent to the model for one sample, audio summarised."""
+
+    url: str
+    model: str
+    sampling: Sampling
+    audio_mode: AudioMode
+    prompt: str
+    audio_format: str
+    audio_seconds: float
+    audio_sha256: str
+    transcoded: bool
+
+
+class ModelAnswer(BaseModel):
+    """The model's reply to one sample and the request that produced it."""
+
+    request: RequestRecord
+    completion: Completion
+    warnings: list[str] = []
+
+    @property
+    def text(self) -> str:
+        return self.completion.text
+
+
+class SampleRecord(BaseModel):
+    """One sample's whole story: outcome, request, answer, verdict, and why it ended so."""
+
+    benchmark: str
+    sample_id: str
+    task: str
+    category: str
+    nodeid: str
+    outcome: Outcome
+    audio_path: str
+    answer: ModelAnswer | None = None
+    verdict: ChatVerdict | None = None
+    message: str | None = None
+    """Why the sample failed, errored or was skipped."""

@@ -1,0 +1,87 @@
+"""The frozen settings of one run, resolved once from the options (see ``options.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+AudioMode = Literal["input_audio", "data-uri", "audio-url"]
+AUDIO_MODES: tuple[AudioMode, ...] = ("input_audio", "data-uri", "audio-url")
+
+#: Task names per benchmark, known before any data is read so that flags can be checked.
+BENCHMARK_TASKS: dict[str, tuple[str, ...]] = {
+    "air_bench_chat": (
+        "speech_QA",
+        "speech_dialogue_QA",
+        "sound_QA",
+        "sound_generation_QA",
+        "music_QA",
+        "music_generation_analysis_QA",
+        "speech_and_sound_QA",
+        "speech_and_music_QA",
+    ),
+}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Sampling(_Frozen):
+    """Sampling settings sent with every request of one endpoint; None means not sent."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+
+
+class EndpointSettings(_Frozen):
+    """One OpenAI-compatible endpoint and the model asked there."""
+
+    url: str
+    model: str
+    api_key_env: str
+    """Name of the environment variable holding the key; the key itself is never stored here."""
+    api_key_required: bool = False
+    """True when the variable was named explicitly: then it must be set."""
+    timeout: float = 120.0
+    retries: int = 4
+    retry_wait: float = 1.0
+    """Base of the exponential backoff between retries, in seconds."""
+    sampling: Sampling = Sampling()
+
+
+class JudgeSettings(_Frozen):
+    """The AIR-Bench Chat judge: endpoint, prompt and the official two-pass protocol."""
+
+    endpoint: EndpointSettings
+    template_path: Path | None = None
+    swap: bool = True
+    """Also judge with the model as Assistant 1 (the official second pass)."""
+    parse_retries: int = 2
+
+
+class Settings(_Frozen):
+    """Everything one benchmark run depends on."""
+
+    model: str
+    endpoint: EndpointSettings
+    judge: JudgeSettings
+    benchmarks: tuple[str, ...]
+    data: str
+    cache_dir: Path
+    tasks: tuple[str, ...] = ()
+    limit: int | None = None
+    audio_mode: AudioMode = "input_audio"
+    max_audio_seconds: float = 30.0
+    concurrency: int = 8
+    sample_bar: float = 5.0
+    baselines_dir: Path
+    update_baseline: bool = False
+    require_baseline: bool = False
+    fail_on_samples: bool = False
+    max_errors: int | None = None
+    tolerance: float = 0.2
+    report_path: Path | None = None

@@ -1,0 +1,137 @@
+"""Shared fixtures: scripted model and judge servers on 127.0.0.1, generated benchmark data,
+and a helper that runs the plugin through pytester the way a user would."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.datasets import build_air_bench_chat, chat_records
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, Scripted
+
+MODEL = "audio-model"
+JUDGE = "judge-model"
+XDIST_MODES = [pytest.param([], id="no-xdist"), pytest.param(["-n0"], id="n0"),
+               pytest.param(["-n2"], id="n2")]
+
+
+class ScoringJudge:
+    """A judge that reads both answers out of our built-in prompt and scores each by its text:
+    ``scores`` maps a phrase an answer contains to its score; the reference gets
+    ``reference``. ``replies`` overrides the reply for prompts that contain a phrase."""
+
+    def __init__(self, scores: dict[str, int] | None = None, reference: int = 6,
+                 replies: dict[str, Reply | str] | None = None) -> None:
+        self.scores = scores or {"good answer": 8, "poor answer": 2}
+        self.reference = reference
+        self.replies = replies or {}
+
+    def __call__(self, request: ChatRequest) -> Reply | str:
+        for phrase, reply in self.replies.items():
+            if phrase in request.text:
+                return reply
+        first = _between(request.text, "[Assistant 1's answer begins]\n",
+                         "\n[Assistant 1's answer ends]")
+        second = _between(request.text, "[Assistant 2's answer begins]\n",
+                          "\n[Assistant 2's answer ends]")
+        return f"{self._score(first)} {self._score(second)}"
+
+    def _score(self, answer: str) -> int:
+        for phrase, score in self.scores.items():
+            if phrase in answer:
+                return score
+        return self.reference
+
+
+def _between(text: str, start: str, end: str) -> str:
+    match = re.search(re.escape(start) + "(.*?)" + re.escape(end), text, re.S)
+    return match.group(1) if match else ""
+
+
+@dataclass
+class Servers:
+    model: FakeOpenAIServer
+    judge: FakeOpenAIServer
+
+
+@pytest.fixture
+def servers() -> Iterator[Servers]:
+    model = FakeOpenAIServer(Scripted("a good answer"), models=[MODEL])
+    judge = FakeOpenAIServer(ScoringJudge(), models=[JUDGE])
+    with model, judge:
+        yield Servers(model, judge)
+
+
+@pytest.fixture(scope="session")
+def small_records() -> list[dict[str, Any]]:
+    """Two real records of each of the 8 tasks (16 samples)."""
+    records = chat_records(2)
+    if not records:
+        pytest.skip("../shared/reference is absent: the tests use the real metadata")
+    return records
+
+
+@pytest.fixture(scope="session")
+def chat_data(tmp_path_factory: pytest.TempPathFactory,
+              small_records: list[dict[str, Any]]) -> Path:
+    return build_air_bench_chat(tmp_path_factory.mktemp("air-bench"), small_records)
+
+
+@dataclass
+class Run:
+    result: pytest.RunResult
+    report_path: Path
+
+    @property
+    def report(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.report_path.read_text(encoding="utf-8"))
+        return data
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        return {name: m["value"] for b in self.report["benchmarks"]
+                for name, m in b["metrics"].items()}
+
+    def outcomes(self) -> dict[str, str]:
+        return {s["nodeid"]: s["outcome"] for s in self.report["samples"]}
+
+
+@pytest.fixture
+def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> Any:
+    """Run the plugin in a subprocess with the standard flags plus ``args``."""
+
+    def run(*args: str, data: Path | None = None, judge: bool = True,
+            xdist: Sequence[str] = ()) -> Run:
+        report = pytester.path / "report.json"
+        # Path values use the --flag=value form: a separate value would steer pytest's rootdir
+        # (pytest-dev/pytest#8846), and with it the default baselines/ folder.
+        flags = ["-p", "no:cacheprovider", "--audiobench-model", MODEL,
+                 "--audiobench-api-url", servers.model.url,
+                 f"--audiobench-data={data or chat_data}",
+                 f"--audiobench-report={report}", "--audiobench-retry-wait", "0"]
+        if judge:
+            flags += ["--audiobench-judge-model", JUDGE,
+                      "--audiobench-judge-api-url", servers.judge.url]
+        result = pytester.runpytest_subprocess(*flags, *xdist, *args)
+        return Run(result, report)
+
+    return run
+
+
+def write_baseline(folder: Path, metrics: dict[str, tuple[float, float]], *,
+                   max_errors: int = 0, judge_model: str | None = JUDGE,
+                   model: str = MODEL) -> Path:
+    path = folder / "baselines" / "air_bench_chat" / f"{model}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "benchmark": "air_bench_chat", "model": model, "judge_model": judge_model,
+        "max_errors": max_errors,
+        "metrics": {k: {"threshold": t, "tolerance": tol} for k, (t, tol) in metrics.items()},
+    }), encoding="utf-8")
+    return path
