@@ -8,6 +8,7 @@ the package reads options.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -227,7 +228,7 @@ def rootdir_hint(config: pytest.Config) -> str | None:
     rootdir, and with it the default baselines/ folder. Say so when it may have happened."""
     args = list(config.invocation_params.args)
     here = config.invocation_params.dir
-    for flag, value in zip(args, args[1:], strict=False):
+    for flag, value in itertools.pairwise(args):
         if flag in _PATH_FLAGS and (here / value).exists() and config.inipath is None:
             return (f"{flag} {value}: pytest may take this path for a test path when choosing "
                     f"its rootdir ({config.rootpath}); write {flag}={value}, or run where a "

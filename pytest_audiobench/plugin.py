@@ -80,6 +80,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         session_of(session.config).expect(item.nodeid for item in session.items)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> None:
+    if SESSION_KEY in item.config.stash:
+        session_of(item.config).prefetch(item)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:

@@ -19,8 +19,9 @@ from pytest_audiobench import baseline as baselines
 from pytest_audiobench import benchmarks
 from pytest_audiobench.benchmarks import ROOT_NODE, Runtime, Sample
 from pytest_audiobench.engine import Engine, Pipeline
-from pytest_audiobench.errors import AudiobenchError, BaselineError
+from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.judge import ChatVerdict
+from pytest_audiobench.lookahead import Lookahead
 from pytest_audiobench.report import BenchmarkSummary, RunReport, count, render, usage
 from pytest_audiobench.results import ModelAnswer, SampleRecord
 from pytest_audiobench.settings import Settings
@@ -42,10 +43,12 @@ class AudiobenchSession:
         self._samples: dict[str, list[Sample]] | None = None
         self._runtime: Runtime | None = None
         self._engine: Engine | None = None
+        self._lookahead: Lookahead | None = None
         self.records: dict[str, SampleRecord] = {}
         self.selected: list[str] | None = None
         self.foreign_failures = 0
         self.report: RunReport | None = None
+        self._baselines: dict[str, baselines.Baseline | None] = {}
 
     # -- start -------------------------------------------------------------------------
 
@@ -58,6 +61,8 @@ class AudiobenchSession:
                 return
             self._roots = {name: b.locate(self.settings) for name, b in self.benchmarks.items()}
             self.samples()
+            self._baselines = {name: baselines.load(self._baseline_path(name))
+                               for name in self.benchmarks}
             if not self.config.option.collectonly:
                 runtime = self.runtime()
                 runtime.model.check()
@@ -104,6 +109,18 @@ class AudiobenchSession:
             return await bench.grade(sample, result, runtime)
 
         return self._engine.start(sample.nodeid, answer, grade)
+
+    def prefetch(self, item: pytest.Item) -> None:
+        """Start the pipelines of the items this process runs next, a window at a time."""
+        from pytest_audiobench.items import SAMPLE_KEY
+
+        if self._lookahead is None:
+            self._lookahead = Lookahead(item.session)
+        window = 2 * self.settings.concurrency
+        for upcoming in self._lookahead.upcoming(item, window):
+            sample = upcoming.stash.get(SAMPLE_KEY, None)
+            if sample is not None:
+                self.pipeline(sample)
 
     def done(self, sample: Sample) -> None:
         if self._engine is not None:
@@ -158,12 +175,9 @@ class AudiobenchSession:
         selected = sum(1 for n in self.selected or () if n.startswith(f"{ROOT_NODE}::{name}::"))
         counts = count(mine, selected)
         metrics = bench.metrics(mine)
-        path = baselines.path_for(self.settings.baselines_dir, name, self.settings.model)
+        path = self._baseline_path(name)
         judge_model = self.settings.judge.endpoint.model
-        try:
-            current = baselines.load(path)
-        except BaselineError as exc:
-            raise pytest.UsageError(str(exc)) from exc
+        current = self._baselines.get(name)
         summary = BenchmarkSummary(benchmark=name, metrics=metrics,
                                    headline=list(bench.headline()), counts=counts,
                                    baseline_path=str(path), baseline="missing")
@@ -181,6 +195,9 @@ class AudiobenchSession:
                                               self.settings.max_errors)
             summary.baseline = "applied"
         return summary
+
+    def _baseline_path(self, benchmark: str) -> Path:
+        return baselines.path_for(self.settings.baselines_dir, benchmark, self.settings.model)
 
     def _exit_status(self, status: int | pytest.ExitCode) -> int | pytest.ExitCode:
         if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):

@@ -3,7 +3,10 @@ and a helper that runs the plugin through pytester the way a user would."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
+import pkgutil
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -12,8 +15,22 @@ from typing import Any
 
 import pytest
 
+import pytest_audiobench
 from tests.fakes.datasets import build_air_bench_chat, chat_records
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, Scripted
+
+# pytester's in-process runs restore sys.modules afterwards, but the package object keeps its
+# submodule attributes: a module imported for the first time inside a run would exist twice
+# in the next one. Importing every module here, before any run, keeps one copy of each.
+for _module in pkgutil.walk_packages(pytest_audiobench.__path__, "pytest_audiobench."):
+    importlib.import_module(_module.name)
+# The same for what the plugin imports lazily (openai alone takes a second to import), and for
+# the HTTP stack under it, some of which loads on first use: a second copy of an exception
+# class would escape the except clauses written for the first.
+for _name in ("openai", "soundfile", "numpy", "anyio", "h11", "httpx", "httpcore", "httpx2",
+              "httpcore2", "httpcore2._async.http11", "httpcore._async.http11"):
+    with contextlib.suppress(ImportError):
+        importlib.import_module(_name)
 
 MODEL = "audio-model"
 JUDGE = "judge-model"
@@ -118,7 +135,7 @@ def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> A
         if judge:
             flags += ["--audiobench-judge-model", JUDGE,
                       "--audiobench-judge-api-url", servers.judge.url]
-        result = pytester.runpytest_subprocess(*flags, *xdist, *args)
+        result = pytester.runpytest(*flags, *xdist, *args)
         return Run(result, report)
 
     return run

@@ -113,7 +113,7 @@ def test_rate_limits_and_dropped_connections_are_retried(run_bench: Any,
     run = run_bench("--audiobench-concurrency", "1")
     run.result.assert_outcomes(passed=16)
     attempts = [s["answer"]["completion"]["attempts"] for s in run.report["samples"]]
-    assert sorted(attempts)[-1] == 3 and servers.model.count() == 18
+    assert sum(attempts) == 18 and max(attempts) >= 2 and servers.model.count() == 18
 
 
 def test_an_empty_audio_file_is_skipped_and_its_path_named(

@@ -1,0 +1,45 @@
+"""Which items this process will run next, so that their requests can start early.
+
+pytest runs items one at a time; to keep many requests in flight, the pipelines of the next
+items start before those items come up. In a plain run the order is ``session.items``. On an
+xdist worker it is the worker's own queue of item indices, which xdist keeps on its
+``WorkerInteractor`` plugin (``torun``, a deque behind a lock); that is not public API, so it
+is read defensively and, when absent, only the current item is known.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+class Lookahead:
+    def __init__(self, session: pytest.Session) -> None:
+        self._session = session
+        self._position: dict[str, int] | None = None
+        self._queue = _xdist_queue(session.config)
+
+    def upcoming(self, item: pytest.Item, count: int) -> list[pytest.Item]:
+        """``item`` and up to ``count - 1`` items that this process runs after it."""
+        items = self._session.items
+        if self._queue is not None:
+            with self._queue.lock() as pending:
+                indices = [i for i in list(pending)[: count - 1] if isinstance(i, int)]
+            return [item, *(items[i] for i in indices if i < len(items))]
+        if hasattr(self._session.config, "workerinput"):
+            return [item]
+        if self._position is None:
+            self._position = {it.nodeid: index for index, it in enumerate(items)}
+        start = self._position.get(item.nodeid)
+        return [item] if start is None else items[start:start + count]
+
+
+def _xdist_queue(config: pytest.Config) -> Any:
+    if not hasattr(config, "workerinput"):
+        return None
+    for plugin in config.pluginmanager.get_plugins():
+        queue = getattr(plugin, "torun", None)
+        if queue is not None and callable(getattr(queue, "lock", None)):
+            return queue
+    return None

@@ -1,0 +1,337 @@
+"""The OpenAI-compatible endpoint against a real HTTP server on 127.0.0.1: requests, usage,
+retries, Retry-After, timeouts, the in-flight limit, the API key, and the start-up check."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.client import Completion, Endpoint, Usage, api_key
+from pytest_audiobench.errors import EndpointError
+from pytest_audiobench.settings import EndpointSettings, Sampling
+from tests.fakes import openai_server
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
+
+MODEL = "audio-model"
+KEY_ENV = "AUDIOBENCH_TEST_CLIENT_KEY"
+HELLO = [{"role": "user", "content": "hello"}]
+
+
+@pytest.fixture(autouse=True)
+def _no_nagle(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fake writes a response's headers and body in two sends; with Nagle on, the body waits
+    # for the client's delayed ACK (~40 ms a request). TCP_NODELAY keeps this file fast.
+    monkeypatch.setattr(openai_server._Handler, "disable_nagle_algorithm", True)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(Scripted("ok")) as fake:
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(KEY_ENV, raising=False)
+
+
+def settings(url: str, **changes: Any) -> EndpointSettings:
+    base: dict[str, Any] = {"url": url, "model": MODEL, "api_key_env": KEY_ENV,
+                            "retries": 2, "retry_wait": 0.0, "timeout": 5.0}
+    return EndpointSettings(**(base | changes))
+
+
+def script(server: FakeOpenAIServer, *replies: Reply | str) -> None:
+    """The server answers ``replies`` in order, the last one repeating."""
+    server.script = Scripted("ok").when(replies=list(replies))
+
+
+def complete(endpoint_settings: EndpointSettings, messages: list[dict[str, Any]] | None = None,
+             seed_offset: int = 0, limit: int = 4) -> Completion:
+    async def run() -> Completion:
+        endpoint = Endpoint(endpoint_settings, asyncio.Semaphore(limit))
+        try:
+            return await endpoint.complete(messages or HELLO, seed_offset=seed_offset)
+        finally:
+            await endpoint.close()
+
+    return asyncio.run(run())
+
+
+def failure(endpoint_settings: EndpointSettings) -> str:
+    with pytest.raises(EndpointError) as caught:
+        complete(endpoint_settings)
+    return str(caught.value)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+# --- a plain request ----------------------------------------------------------------------
+
+
+def test_the_reply_text_and_finish_reason_are_returned(server: FakeOpenAIServer) -> None:
+    script(server, "a dog is barking")
+    completion = complete(settings(server.url))
+    assert completion.text == "a dog is barking"
+    assert completion.finish_reason == "stop"
+    assert completion.attempts == 1
+
+
+def test_usage_with_audio_tokens_is_parsed(server: FakeOpenAIServer) -> None:
+    script(server, Reply("hi", usage={"prompt_tokens": 120, "completion_tokens": 7,
+                                      "total_tokens": 127,
+                                      "prompt_tokens_details": {"audio_tokens": 95}}))
+    assert complete(settings(server.url)).usage == Usage(
+        prompt_tokens=120, completion_tokens=7, audio_tokens=95)
+
+
+def test_usage_without_details_has_no_audio_tokens(server: FakeOpenAIServer) -> None:
+    script(server, Reply("one two three", usage={"prompt_tokens": 4, "completion_tokens": 3,
+                                                 "total_tokens": 7}))
+    assert complete(settings(server.url)).usage == Usage(prompt_tokens=4, completion_tokens=3)
+
+
+def test_the_model_and_messages_are_sent_as_given(server: FakeOpenAIServer) -> None:
+    messages = [{"role": "user", "content": [
+        {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+        {"type": "text", "text": "What is heard?"}]}]
+    complete(settings(server.url), messages)
+    (request,) = server.requests
+    assert request.model == MODEL
+    assert request.body["messages"] == messages
+    assert request.text == "What is heard?"
+    assert len(request.audio_parts) == 1
+
+
+# --- sampling settings ------------------------------------------------------------------------
+
+
+def test_the_sampling_settings_are_sent_in_the_body(server: FakeOpenAIServer) -> None:
+    sampling = Sampling(temperature=0.7, max_tokens=64, seed=42)
+    complete(settings(server.url, sampling=sampling))
+    body = server.requests[0].body
+    assert (body["temperature"], body["max_tokens"], body["seed"]) == (0.7, 64, 42)
+
+
+def test_unset_sampling_settings_are_left_out_of_the_body(server: FakeOpenAIServer) -> None:
+    complete(settings(server.url, sampling=Sampling()))
+    body = server.requests[0].body
+    assert not {"seed", "temperature", "max_tokens"} & set(body)
+
+
+def test_a_temperature_of_zero_is_sent_not_dropped(server: FakeOpenAIServer) -> None:
+    complete(settings(server.url, sampling=Sampling(temperature=0.0, seed=0)))
+    body = server.requests[0].body
+    assert body["temperature"] == 0.0
+    assert body["seed"] == 0
+
+
+def test_the_seed_is_omitted_when_unset_even_with_an_offset(server: FakeOpenAIServer) -> None:
+    complete(settings(server.url, sampling=Sampling(temperature=1.0)), seed_offset=3)
+    assert "seed" not in server.requests[0].body
+
+
+@pytest.mark.parametrize(("seed", "offset", "sent"), [(42, 3, 45), (0, 2, 2)])
+def test_the_seed_offset_is_added_to_the_seed(server: FakeOpenAIServer, seed: int, offset: int,
+                                              sent: int) -> None:
+    complete(settings(server.url, sampling=Sampling(seed=seed)), seed_offset=offset)
+    assert server.requests[0].body["seed"] == sent
+
+
+# --- retries ----------------------------------------------------------------------------------
+
+
+def test_a_429_with_retry_after_zero_is_retried(server: FakeOpenAIServer) -> None:
+    script(server, Reply(status=429, headers={"Retry-After": "0"}), "fine")
+    completion = complete(settings(server.url))
+    assert completion.text == "fine"
+    assert completion.attempts == 2
+    assert server.count() == 2
+
+
+@pytest.mark.parametrize("status", [408, 502, 503])
+def test_transient_statuses_are_retried(server: FakeOpenAIServer, status: int) -> None:
+    script(server, Reply(status=status), "fine")
+    assert complete(settings(server.url)).attempts == 2
+
+
+def test_a_server_error_on_every_attempt_fails_after_retries_plus_one(
+        server: FakeOpenAIServer) -> None:
+    script(server, Reply(status=500), Reply(status=500), Reply(status=500), Reply(status=500),
+           "too late")
+    message = failure(settings(server.url, retries=2))
+    assert "failed after 3 attempts" in message
+    assert MODEL in message and server.url in message
+    assert "HTTP 500" in message
+    assert server.count() == 3
+
+
+@pytest.mark.parametrize("status", [400, 401, 422])
+def test_a_client_error_is_not_retried(server: FakeOpenAIServer, status: int) -> None:
+    script(server, Reply("bad request body", status=status), "fine")
+    message = failure(settings(server.url, retries=3))
+    assert "failed after 1 attempt:" in message
+    assert f"HTTP {status}" in message
+    assert server.count() == 1
+
+
+def test_zero_retries_means_one_attempt(server: FakeOpenAIServer) -> None:
+    script(server, Reply(status=503), "fine")
+    assert "failed after 1 attempt:" in failure(settings(server.url, retries=0))
+    assert server.count() == 1
+
+
+def test_a_dropped_connection_is_retried(server: FakeOpenAIServer) -> None:
+    script(server, Reply(drop=True), "after the drop")
+    completion = complete(settings(server.url))
+    assert completion.text == "after the drop"
+    assert completion.attempts == 2
+    assert server.count() == 2
+
+
+def test_a_connection_dropped_on_every_attempt_is_an_endpoint_error(
+        server: FakeOpenAIServer) -> None:
+    script(server, Reply(drop=True))
+    assert "failed after 2 attempts" in failure(settings(server.url, retries=1))
+    assert server.count() == 2
+
+
+def test_a_timeout_is_retried_then_an_endpoint_error(server: FakeOpenAIServer) -> None:
+    script(server, Reply("slow", delay=2.0))
+    start = time.monotonic()
+    message = failure(settings(server.url, timeout=0.3, retries=1))
+    elapsed = time.monotonic() - start
+    assert "failed after 2 attempts" in message
+    assert "Timeout" in message
+    assert server.count() == 2
+    assert elapsed < 1.8  # abandoned at the timeout, not after the server's 2 s
+
+
+def test_a_timeout_then_a_quick_reply_succeeds(server: FakeOpenAIServer) -> None:
+    script(server, Reply("slow", delay=2.0), "quick")
+    completion = complete(settings(server.url, timeout=0.25, retries=1))
+    assert (completion.text, completion.attempts) == ("quick", 2)
+
+
+def test_retry_after_is_honoured(server: FakeOpenAIServer) -> None:
+    script(server, Reply(status=429, headers={"Retry-After": "1"}), "fine")
+    start = time.monotonic()
+    completion = complete(settings(server.url, retry_wait=0.0))
+    elapsed = time.monotonic() - start
+    assert completion.attempts == 2
+    assert elapsed >= 0.9
+
+
+def test_retry_after_as_a_past_http_date_retries_at_once(server: FakeOpenAIServer) -> None:
+    script(server, Reply(status=503, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}),
+           "fine")
+    start = time.monotonic()
+    assert complete(settings(server.url)).attempts == 2
+    assert time.monotonic() - start < 0.9
+
+
+# --- the in-flight limit ----------------------------------------------------------------------
+
+
+def test_no_more_requests_are_in_flight_than_the_semaphore_allows(
+        server: FakeOpenAIServer) -> None:
+    limit = 4
+    script(server, Reply("slow", delay=0.2))
+
+    async def run() -> list[Completion]:
+        endpoint = Endpoint(settings(server.url), asyncio.Semaphore(limit))
+        try:
+            return await asyncio.gather(*(endpoint.complete(HELLO) for _ in range(16)))
+        finally:
+            await endpoint.close()
+
+    completions = asyncio.run(run())
+    assert [c.text for c in completions] == ["slow"] * 16
+    assert server.count() == 16
+    assert server.max_in_flight == limit
+
+
+# --- the API key ------------------------------------------------------------------------------
+
+
+def test_the_api_key_comes_from_the_named_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-from-env")
+    assert api_key(settings("http://x")) == "sk-from-env"
+    assert api_key(settings("http://x", api_key_required=True)) == "sk-from-env"
+
+
+def test_an_unset_optional_key_is_a_dummy() -> None:
+    assert api_key(settings("http://x")) == "EMPTY"
+
+
+@pytest.mark.parametrize("value", [None, ""])
+def test_an_unset_required_key_is_an_error_naming_the_variable(
+        monkeypatch: pytest.MonkeyPatch, value: str | None) -> None:
+    if value is not None:
+        monkeypatch.setenv(KEY_ENV, value)
+    with pytest.raises(EndpointError, match=f"environment variable {KEY_ENV} is not set"):
+        api_key(settings("http://x", api_key_required=True))
+
+
+def test_an_endpoint_with_an_unset_required_key_fails_when_built() -> None:
+    with pytest.raises(EndpointError, match=KEY_ENV):
+        Endpoint(settings("http://x", api_key_required=True), asyncio.Semaphore(1))
+
+
+@pytest.mark.parametrize(("value", "sent"), [("sk-secret-123", "sk-secret-123"),
+                                             (None, "EMPTY")])
+def test_the_key_is_sent_as_a_bearer_token(server: FakeOpenAIServer,
+                                           monkeypatch: pytest.MonkeyPatch, value: str | None,
+                                           sent: str) -> None:
+    if value is not None:
+        monkeypatch.setenv(KEY_ENV, value)
+    complete(settings(server.url))
+    assert server.requests[0].headers["authorization"] == f"Bearer {sent}"
+
+
+# --- check ------------------------------------------------------------------------------------
+
+
+def check(endpoint_settings: EndpointSettings) -> None:
+    Endpoint(endpoint_settings, asyncio.Semaphore(1)).check()
+
+
+def test_check_passes_when_the_model_is_served() -> None:
+    with FakeOpenAIServer(models=["other", MODEL]) as fake:
+        check(settings(fake.url))
+
+
+def test_check_names_the_model_and_the_served_ones_when_it_is_not_served() -> None:
+    with FakeOpenAIServer(models=["qwen-a", "qwen-b"]) as fake, \
+            pytest.raises(EndpointError) as caught:
+        check(settings(fake.url))
+    message = str(caught.value)
+    assert f"does not serve model {MODEL!r}" in message
+    assert "it serves: qwen-a, qwen-b" in message
+
+
+def test_check_passes_when_the_server_does_not_list_models(server: FakeOpenAIServer) -> None:
+    check(settings(server.url))
+
+
+def test_check_of_a_closed_port_says_it_cannot_reach_the_url() -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    with pytest.raises(EndpointError, match="cannot reach") as caught:
+        check(settings(url, timeout=2.0))
+    assert url in str(caught.value)
+
+
+def test_check_sends_no_chat_request() -> None:
+    with FakeOpenAIServer(models=[MODEL]) as fake:
+        check(settings(fake.url))
+        assert fake.count() == 0

@@ -1,0 +1,159 @@
+"""The baseline gate decides the exit status."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import JUDGE, MODEL, XDIST_MODES, Servers, write_baseline
+from tests.fakes.openai_server import Reply, Scripted
+
+SPEECH = "air_bench_chat.speech.score"
+AVERAGE = "air_bench_chat.average.score"
+
+
+def _poor_on(servers: Servers, *questions: str) -> None:
+    script = Scripted("a good answer")
+    for question in questions:
+        script.when(contains=question, replies="a poor answer")
+    servers.model.script = script
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_gate_holds_and_exits_0_even_with_sample_failures(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any], xdist: list[str]) -> None:
+    _poor_on(servers, small_records[0]["question"])
+    write_baseline(pytester.path, {SPEECH: (6.4, 0.2), AVERAGE: (7.5, 0.1)})
+    run = run_bench(xdist=xdist)
+    run.result.assert_outcomes(passed=15, failed=1)
+    assert run.result.ret == 0
+    assert "gate: held (0 errors, 0 allowed)" in run.result.stdout.str()
+    assert run.report["gate_held"] is True
+
+
+def test_fail_on_samples_makes_a_sample_failure_fail_the_run(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any]) -> None:
+    _poor_on(servers, small_records[0]["question"])
+    write_baseline(pytester.path, {SPEECH: (6.4, 0.2)})
+    run = run_bench("--audiobench-fail-on-samples")
+    assert run.result.ret == 1
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_gate_fails_when_speech_drops_below_its_baseline_beyond_tolerance(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any], xdist: list[str]) -> None:
+    _poor_on(servers, small_records[0]["question"])  # speech: (2 + 8 * 3) / 4 = 6.5
+    write_baseline(pytester.path, {SPEECH: (6.8, 0.25)})
+    run = run_bench(xdist=xdist)
+    assert run.result.ret == 1
+    out = run.result.stdout.str()
+    assert "air_bench_chat.speech.score below (6.500 < 6.8 - 0.25)" in out
+    assert run.report["gate_held"] is False
+
+
+def test_a_value_within_tolerance_holds(run_bench: Any, pytester: pytest.Pytester,
+                                        servers: Servers, small_records: list[Any]) -> None:
+    _poor_on(servers, small_records[0]["question"])
+    write_baseline(pytester.path, {SPEECH: (6.75, 0.25)})
+    assert run_bench().result.ret == 0
+
+
+def test_errors_beyond_the_allowance_fail_the_gate(run_bench: Any, pytester: pytest.Pytester,
+                                                   servers: Servers,
+                                                   small_records: list[Any]) -> None:
+    servers.model.script = Scripted("a good answer").when(
+        contains=small_records[4]["question"], replies=Reply(status=503))
+    write_baseline(pytester.path, {AVERAGE: (7.0, 0.1)}, max_errors=0)
+    run = run_bench("--audiobench-retries", "0")
+    run.result.assert_outcomes(passed=15, errors=1)
+    assert run.result.ret == 1
+    assert "1 errors, 0 allowed" in run.result.stdout.str()
+    allowed = run_bench("--audiobench-retries", "0", "--audiobench-max-errors", "1")
+    assert allowed.result.ret == 0
+
+
+def test_a_gated_metric_that_was_not_measured_fails_the_gate(
+        run_bench: Any, pytester: pytest.Pytester) -> None:
+    write_baseline(pytester.path, {SPEECH: (5.0, 0.1), "air_bench_chat.music.score": (5.0, 0)})
+    run = run_bench("-k", "speech_QA")
+    run.result.assert_outcomes(passed=2)
+    assert run.result.ret == 1
+    assert "air_bench_chat.music.score not measured" in run.result.stdout.str()
+
+
+def test_a_baseline_from_another_judge_fails_the_gate(run_bench: Any,
+                                                      pytester: pytest.Pytester) -> None:
+    write_baseline(pytester.path, {SPEECH: (5.0, 0.1)}, judge_model="gpt-4-0125-preview")
+    run = run_bench()
+    assert run.result.ret == 1
+    assert ("baseline judged by gpt-4-0125-preview, this run by judge-model: scores are not "
+            "comparable") in run.result.stdout.str()
+
+
+def test_without_a_baseline_the_run_reports_and_says_no_gate_was_applied(
+        run_bench: Any, servers: Servers, small_records: list[Any]) -> None:
+    _poor_on(servers, small_records[0]["question"])
+    run = run_bench()
+    assert "no gate applied" in run.result.stdout.str()
+    assert run.result.ret == 1  # no gate: pytest's own verdict on the failed sample
+    required = run_bench("--audiobench-require-baseline")
+    assert required.result.ret == 1
+    assert "--audiobench-require-baseline and no baseline at" in required.result.stdout.str()
+
+
+def test_require_baseline_fails_even_when_every_sample_passes(run_bench: Any) -> None:
+    assert run_bench().result.ret == 0
+    assert run_bench("--audiobench-require-baseline").result.ret == 1
+
+
+def test_update_baseline_writes_the_headline_metrics_and_the_next_run_gates_on_them(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any]) -> None:
+    _poor_on(servers, small_records[0]["question"])
+    run = run_bench("--audiobench-update-baseline")
+    assert run.result.ret == 0
+    path = pytester.path / "baselines" / "air_bench_chat" / f"{MODEL}.json"
+    assert f"baseline written to {path}" in run.result.stdout.str()
+    written = json.loads(path.read_text())
+    assert written["judge_model"] == JUDGE and written["model"] == MODEL
+    assert written["metrics"][SPEECH] == {"threshold": 6.5, "tolerance": 0.2}
+    assert set(written["metrics"]) == {f"air_bench_chat.{g}.score" for g in (
+        "speech", "sound", "music", "speech_and_sound", "speech_and_music", "mixed",
+        "average")}
+    # The model gets worse on speech: the gate written above catches it.
+    _poor_on(servers, small_records[0]["question"], small_records[1]["question"])
+    assert run_bench().result.ret == 1
+
+
+def test_update_baseline_refuses_to_write_from_a_run_with_errors(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any]) -> None:
+    servers.model.script = Scripted("a good answer").when(
+        contains=small_records[4]["question"], replies=Reply(status=500))
+    run = run_bench("--audiobench-update-baseline", "--audiobench-retries", "0")
+    assert run.result.ret == 1
+    assert "baseline NOT written" in run.result.stdout.str()
+    assert not (pytester.path / "baselines").exists()
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    ("{not json", "not readable as JSON"),
+    (json.dumps({"benchmark": "air_bench_chat", "model": MODEL}), "metrics: field required"),
+    (json.dumps({"benchmark": "air_bench_chat", "model": MODEL,
+                 "metrics": {SPEECH: {"threshold": 5, "tolerance": -1}}}),
+     "tolerance: input should be greater than or equal to 0"),
+])
+def test_a_malformed_baseline_is_a_one_line_error_naming_the_file(
+        run_bench: Any, pytester: pytest.Pytester, content: str, expected: str) -> None:
+    path = pytester.path / "baselines" / "air_bench_chat" / f"{MODEL}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    run = run_bench()
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    err = run.result.stderr.str()
+    assert f"ERROR: baseline {path}:" in err and expected in err
