@@ -49,8 +49,8 @@ def load_audio(path: Path) -> AudioPayload:
         info = soundfile.info(str(path))
     except (soundfile.LibsndfileError, RuntimeError) as exc:
         raise AudioError(
-            f"cannot read audio file {path}: {exc}; expected wav, mp3 or flac readable by "
-            "libsndfile"
+            f"cannot read audio file {path}: {exc}; expected an audio file libsndfile "
+            "reads (wav, mp3, flac, ogg, ...)"
         ) from exc
     if info.frames <= 0:
         raise EmptyAudio(f"audio file holds no samples: {path}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,7 +20,8 @@ Verdict = Literal["ok", "below", "not measured"]
 class Threshold(BaseModel):
     """The lowest acceptable value of one metric is ``threshold - tolerance``."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Strict: a threshold written as "7.0" or true is a mistake in the file, not a number.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     threshold: float
     tolerance: float = Field(default=0.0, ge=0)
@@ -28,7 +30,7 @@ class Threshold(BaseModel):
 class Baseline(BaseModel):
     """Per-metric thresholds of one model on one benchmark, and the judge they came from."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     benchmark: str
     model: str
@@ -135,7 +137,8 @@ def from_run(benchmark: str, model: str, judge_model: str, metrics: Mapping[str,
     for name in dict.fromkeys((*names, *old)):
         if name in metrics:
             kept[name] = Threshold(
-                threshold=round(metrics[name].value, 4),
+                # Rounded down: a baseline must hold against the run that wrote it.
+                threshold=math.floor(metrics[name].value * 10_000) / 10_000,
                 tolerance=old[name].tolerance if name in old else _tolerance(name, tolerance))
         elif name in old:
             kept[name] = old[name]

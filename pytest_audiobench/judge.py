@@ -56,8 +56,9 @@ def load_template(path: Path | None) -> str:
                 ).read_text(encoding="utf-8")
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"--audiobench-judge-template {path}: cannot read it ({exc})") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"--audiobench-judge-template {path}: cannot read it as UTF-8 text "
+                        f"({exc})") from exc
     missing = [name for name in PLACEHOLDERS if name not in text]
     if missing:
         raise DataError(

@@ -13,18 +13,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_audiobench.settings import (
-    AUDIO_MODES,
-    BENCHMARK_TASKS,
-    EndpointSettings,
-    JudgeSettings,
-    Sampling,
-    Settings,
-)
+from pytest_audiobench.catalog import AUDIO_MODES, BENCHMARK_TASKS
+
+if TYPE_CHECKING:
+    from pytest_audiobench.settings import EndpointSettings, JudgeSettings, Settings
 
 Converter = Callable[[str], Any]
 
@@ -93,9 +89,10 @@ def _name_list(accepted: tuple[str, ...], what: str) -> Converter:
 
 def _env_name(value: str) -> str:
     if not value or not value.replace("_", "").isalnum():
+        # The value is not repeated: it may be a key pasted in by mistake.
         raise argparse.ArgumentTypeError(
-            f"expected the NAME of an environment variable (the key itself is never a flag), "
-            f"got {value!r}"
+            "expected the NAME of an environment variable, like AUDIOBENCH_API_KEY (the key "
+            "itself is never a flag)"
         )
     return value
 
@@ -243,6 +240,8 @@ def enabled(config: pytest.Config) -> bool:
 
 def resolve(config: pytest.Config) -> Settings:
     """Read every option once into the frozen Settings; bad combinations are UsageErrors."""
+    from pytest_audiobench.settings import EndpointSettings, Sampling, Settings
+
     v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
     model = v("model")
     api_url = v("api-url")
@@ -304,6 +303,8 @@ def resolve(config: pytest.Config) -> Settings:
 
 
 def _judge(config: pytest.Config, model_endpoint: EndpointSettings) -> JudgeSettings:
+    from pytest_audiobench.settings import EndpointSettings, JudgeSettings, Sampling
+
     v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
     judge_model, judge_url = v("judge-model"), v("judge-api-url")
     if not judge_model or not judge_url:

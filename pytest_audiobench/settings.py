@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-AudioMode = Literal["input_audio", "data-uri", "audio-url"]
-AUDIO_MODES: tuple[AudioMode, ...] = ("input_audio", "data-uri", "audio-url")
+from pytest_audiobench.catalog import AUDIO_MODES, BENCHMARK_TASKS, AudioMode
 
-#: Task names per benchmark, known before any data is read so that flags can be checked.
-BENCHMARK_TASKS: dict[str, tuple[str, ...]] = {
-    "air_bench_chat": (
-        "speech_QA",
-        "speech_dialogue_QA",
-        "sound_QA",
-        "sound_generation_QA",
-        "music_QA",
-        "music_generation_analysis_QA",
-        "speech_and_sound_QA",
-        "speech_and_music_QA",
-    ),
-}
+__all__ = ["AUDIO_MODES", "BENCHMARK_TASKS", "AudioMode", "EndpointSettings", "JudgeSettings",
+           "Sampling", "Settings"]
 
 
 class _Frozen(BaseModel):

@@ -374,10 +374,6 @@ def test_a_duplicate_uniq_id_is_a_data_error_naming_it(tmp_path: Path) -> None:
     assert str(caught.value) == f"{meta}: uniq_id 7 appears more than once"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: ChatRecord.path is only checked to be non-empty; the release holds bare file names, "
-    "but a path with folders or an absolute path is joined as is, so the sample's audio can "
-    "point outside root/Chat/<task>_<dataset>/ (an absolute path replaces the root entirely)"))
 @pytest.mark.parametrize("path", [
     pytest.param("../../../secret.wav", id="a_path_climbing_out_of_the_release"),
     pytest.param("/etc/passwd", id="an_absolute_path"),

@@ -159,10 +159,6 @@ def test_a_baseline_of_the_wrong_schema_is_an_error_naming_the_file_and_the_fiel
     assert "expected {benchmark, model, judge_model, max_errors" in message
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: Threshold/Baseline validate in pydantic's lax mode, so a threshold written as the "
-    "JSON string \"7.0\" (or true, or max_errors \"2\") is silently coerced instead of "
-    "rejected; the Chat loader is strict (StrictInt uniq_id) but baselines are not"))
 @pytest.mark.parametrize("data", [
     pytest.param(with_changes(metrics={SPEECH: {"threshold": "7.0"}}),
                  id="a_threshold_that_is_a_numeric_string"),
@@ -289,7 +285,7 @@ def test_a_gate_built_by_hand_reports_below_rows_without_a_value_plainly() -> No
 def test_a_first_baseline_takes_this_runs_values_and_the_given_tolerance() -> None:
     made = from_run("air_bench_chat", "m", JUDGE, measured(speech=7.123456, sound=6.5),
                     (SPEECH, SOUND), 0.3, None)
-    assert made.metrics == {SPEECH: Threshold(threshold=7.1235, tolerance=0.3),
+    assert made.metrics == {SPEECH: Threshold(threshold=7.1234, tolerance=0.3),
                             SOUND: Threshold(threshold=6.5, tolerance=0.3)}
     assert made.judge_model == JUDGE
     assert made.max_errors == 0
@@ -339,10 +335,6 @@ def test_a_baseline_written_from_a_run_holds_against_that_run_when_rounding_goes
     assert evaluate(made, metrics, 0, JUDGE).held
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: from_run rounds the threshold to 4 decimals to nearest, so a value rounded UP "
-    "(7.123456 -> 7.1235) makes a baseline written with --audiobench-tolerance 0 fail against "
-    "the very run that wrote it; evaluate's 1e-9 slack does not cover the 5e-5 rounding"))
 def test_a_baseline_written_from_a_run_holds_against_that_run() -> None:
     metrics = measured(speech=7.123456, sound=6.987654)
     made = from_run("air_bench_chat", "m", JUDGE, metrics, (SPEECH, SOUND), 0.0, None)

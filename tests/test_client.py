@@ -14,19 +14,11 @@ import pytest
 from pytest_audiobench.client import Completion, Endpoint, Usage, api_key
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.settings import EndpointSettings, Sampling
-from tests.fakes import openai_server
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
 MODEL = "audio-model"
 KEY_ENV = "AUDIOBENCH_TEST_CLIENT_KEY"
 HELLO = [{"role": "user", "content": "hello"}]
-
-
-@pytest.fixture(autouse=True)
-def _no_nagle(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The fake writes a response's headers and body in two sends; with Nagle on, the body waits
-    # for the client's delayed ACK (~40 ms a request). TCP_NODELAY keeps this file fast.
-    monkeypatch.setattr(openai_server._Handler, "disable_nagle_algorithm", True)
 
 
 @pytest.fixture

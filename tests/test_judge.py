@@ -151,9 +151,6 @@ def test_a_missing_template_file_is_a_data_error_naming_it(tmp_path: Path) -> No
     assert str(path) in str(caught.value)
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError, reason=(
-    "BUG: load_template catches only OSError, so a template that is not UTF-8 escapes as a "
-    "raw UnicodeDecodeError instead of a DataError naming the file"))
 def test_a_template_that_is_not_utf8_is_a_data_error(tmp_path: Path) -> None:
     path = tmp_path / "latin1.txt"
     path.write_bytes("{audio_description}{question}{answer_1}{answer_2} caf\xe9".encode("latin-1"))

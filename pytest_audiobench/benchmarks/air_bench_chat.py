@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from pytest_audiobench.audio import load_audio
 from pytest_audiobench.benchmarks import Runtime, Sample
@@ -37,6 +37,15 @@ class ChatRecord(BaseModel):
     dataset_name: str
     meta_info: str
     uniq_id: StrictInt
+
+    @field_validator("path")
+    @classmethod
+    def _bare_file_name(cls, value: str) -> str:
+        # The release names files inside their task folder; anything else would read audio
+        # from outside the release.
+        if "/" in value or "\\" in value or value in (".", ".."):
+            raise ValueError("must be a bare file name (the release keeps no folders in it)")
+        return value
 
 
 class AirBenchChat:
@@ -144,6 +153,8 @@ def read_records(root: Path) -> list[ChatRecord]:
         raise DataError(f"{meta}: not readable as JSON ({exc})") from exc
     if not isinstance(raw, list):
         raise DataError(f"{meta}: expected a JSON array of records, found {type(raw).__name__}")
+    if not raw:
+        raise DataError(f"{meta}: holds no records; expected the 2,200 AIR-Bench Chat records")
     records = [_record(meta, index, item) for index, item in enumerate(raw)]
     seen: set[int] = set()
     for record in records:

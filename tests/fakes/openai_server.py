@@ -194,6 +194,9 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
+    # Headers and body go out in two writes; without this, Nagle's algorithm holds the body
+    # back ~40 ms on every response.
+    disable_nagle_algorithm = True
     # HTTP/1.1 so httpx can keep connections alive; every response sends Content-Length.
     protocol_version = "HTTP/1.1"
     server: _Server

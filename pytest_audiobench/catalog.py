@@ -1,0 +1,25 @@
+"""Names known before any data is read: benchmarks, their tasks, audio modes.
+
+Kept free of heavy imports: the option converters use it in every pytest start.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+AudioMode = Literal["input_audio", "data-uri", "audio-url"]
+AUDIO_MODES: tuple[AudioMode, ...] = ("input_audio", "data-uri", "audio-url")
+
+#: Task names per benchmark, known before any data is read so that flags can be checked.
+BENCHMARK_TASKS: dict[str, tuple[str, ...]] = {
+    "air_bench_chat": (
+        "speech_QA",
+        "speech_dialogue_QA",
+        "sound_QA",
+        "sound_generation_QA",
+        "music_QA",
+        "music_generation_analysis_QA",
+        "speech_and_sound_QA",
+        "speech_and_music_QA",
+    ),
+}

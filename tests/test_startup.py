@@ -1,0 +1,121 @@
+"""Bad input is a clear one-line error that names the flag, file or record, before any
+request is paid for."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import MODEL, Servers
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def _usage_error(run: Any) -> str:
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR, run.result.stdout.str()
+    lines = [line for line in run.result.stderr.str().splitlines() if line.startswith("ERROR:")]
+    assert len(lines) == 1, run.result.stderr.str()
+    return lines[0]
+
+
+def test_an_unreachable_model_endpoint_is_reported_at_start(run_bench: Any, pytester: Any,
+                                                            servers: Servers,
+                                                            chat_data: Path) -> None:
+    url = _closed_port_url()
+    result = pytester.runpytest(
+        "--audiobench-model", MODEL, "--audiobench-api-url", url,
+        f"--audiobench-data={chat_data}", "--audiobench-judge-model", "j",
+        "--audiobench-judge-api-url", servers.judge.url)
+    line = _usage_error(type("R", (), {"result": result})())
+    assert f"cannot reach {url}" in line
+    assert servers.judge.count() == 0
+
+
+def test_a_model_the_server_does_not_serve_is_reported_at_start(run_bench: Any,
+                                                                servers: Servers) -> None:
+    servers.model.models[:] = ["other-model"]
+    line = _usage_error(run_bench())
+    assert f"does not serve model '{MODEL}'; it serves: other-model" in line
+    assert servers.model.count() == 0
+
+
+def test_a_missing_api_key_variable_is_an_error_naming_it(run_bench: Any,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TEAM_JUDGE_KEY", raising=False)
+    line = _usage_error(run_bench("--audiobench-judge-api-key-env", "TEAM_JUDGE_KEY"))
+    assert "environment variable TEAM_JUDGE_KEY is not set" in line
+
+
+def test_api_keys_come_from_the_environment_and_are_never_printed(
+        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AUDIOBENCH_API_KEY", "sk-model-secret-123")
+    monkeypatch.setenv("TEAM_JUDGE_KEY", "sk-judge-secret-456")
+    run = run_bench("--audiobench-judge-api-key-env", "TEAM_JUDGE_KEY", "-v")
+    run.result.assert_outcomes(passed=16)
+    assert servers.model.requests[0].headers["authorization"] == "Bearer sk-model-secret-123"
+    assert servers.judge.requests[0].headers["authorization"] == "Bearer sk-judge-secret-456"
+    printed = run.result.stdout.str() + run.result.stderr.str() + run.report_path.read_text()
+    assert "secret" not in printed
+
+
+def test_a_data_folder_without_the_meta_file_names_the_flag_and_the_expected_layout(
+        run_bench: Any, tmp_path: Path) -> None:
+    line = _usage_error(run_bench(data=tmp_path))
+    assert f"--audiobench-data {tmp_path}: no Chat/Chat_meta.json there" in line
+
+
+def test_a_record_missing_a_field_names_the_file_and_the_record(run_bench: Any,
+                                                                tmp_path: Path,
+                                                                small_records: list[Any]) -> None:
+    records = [dict(r) for r in small_records]
+    del records[3]["answer_gt"]
+    meta = tmp_path / "Chat" / "Chat_meta.json"
+    meta.parent.mkdir()
+    meta.write_text(json.dumps(records))
+    line = _usage_error(run_bench(data=tmp_path))
+    assert f"{meta}: record 3 (uniq_id {records[3]['uniq_id']}): answer_gt: field required" in line
+
+
+def test_an_unknown_task_name_lists_the_accepted_ones(run_bench: Any) -> None:
+    run = run_bench("--audiobench-tasks", "speech_qa")
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    err = run.result.stderr.str()
+    assert "unknown task speech_qa" in err and "speech_QA, speech_dialogue_QA" in err
+
+
+def test_an_unknown_benchmark_is_a_usage_error(run_bench: Any) -> None:
+    run = run_bench("--audiobench-benchmark", "air_bench_foundation")
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unknown benchmark air_bench_foundation" in run.result.stderr.str()
+
+
+def test_a_judge_template_without_the_placeholders_names_the_file(run_bench: Any,
+                                                                  tmp_path: Path) -> None:
+    template = tmp_path / "judge.txt"
+    template.write_text("Rate the answer {answer_2} to {question}.")
+    line = _usage_error(run_bench(f"--audiobench-judge-template={template}"))
+    assert f"--audiobench-judge-template {template}: missing placeholder(s)" in line
+    assert "{audio_description}" in line and "{answer_1}" in line
+
+
+def test_a_users_judge_template_replaces_ours(run_bench: Any, servers: Servers,
+                                             tmp_path: Path) -> None:
+    template = tmp_path / "judge.txt"
+    template.write_text("OFFICIAL-LIKE {audio_description} | {question} | {answer_1} | "
+                        "{answer_2} | {\"json\": \"braces stay\"}")
+    servers.judge.script = lambda request: "7 7"
+    run = run_bench(f"--audiobench-judge-template={template}")
+    run.result.assert_outcomes(passed=16)
+    text = servers.judge.requests[0].text
+    assert text.startswith("OFFICIAL-LIKE ") and '{"json": "braces stay"}' in text
+    assert "Assistant 1's answer begins" not in text
+    assert f"prompt {template}" in run.result.stdout.str()
