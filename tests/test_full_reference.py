@@ -1,0 +1,104 @@
+"""The 2,200 real AIR-Bench Chat records with generated audio, end to end: counts per task and
+the leaderboard's arithmetic, with and without xdist."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Servers
+from tests.fakes.datasets import build_air_bench_chat, load_chat_reference, reference_available
+from tests.fakes.openai_server import ChatRequest
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not reference_available(), reason="../shared/reference is absent"),
+]
+
+TASK_COUNTS = {"speech_QA": 400, "speech_dialogue_QA": 400, "sound_QA": 400,
+               "sound_generation_QA": 100, "music_QA": 400, "music_generation_analysis_QA": 100,
+               "speech_and_sound_QA": 200, "speech_and_music_QA": 200}
+CATEGORY = {"speech_QA": "speech", "speech_dialogue_QA": "speech", "sound_QA": "sound",
+            "sound_generation_QA": "sound", "music_QA": "music",
+            "music_generation_analysis_QA": "music", "speech_and_sound_QA": "speech_and_sound",
+            "speech_and_music_QA": "speech_and_music"}
+# Qwen2-Audio's published Speech / Sound / Music, and two mixed categories whose mean is its
+# published Mixed (6.77): the leaderboard's Average of these is 6.93.
+TARGET = {"speech": 7.18, "sound": 6.99, "music": 6.79, "speech_and_sound": 6.70,
+          "speech_and_music": 6.84}
+ANSWER = "the model's answer"
+
+
+def _scores(records: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    """Integer judge scores per (question, reference) whose category means hit TARGET."""
+    keys: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    for record in records:
+        keys[CATEGORY[record["task_name"]]][(record["question"], record["answer_gt"])] += 1
+    scores = {}
+    for category, counter in keys.items():
+        n = sum(counter.values())
+        low = int(TARGET[category])
+        high_needed = round(TARGET[category] * n) - low * n
+        for key, count in counter.items():
+            take = count <= high_needed
+            high_needed -= count if take else 0
+            scores[key] = low + 1 if take else low
+        assert high_needed == 0
+    return scores
+
+
+class LeaderboardJudge:
+    def __init__(self, scores: dict[tuple[str, str], int]) -> None:
+        self.scores = scores
+
+    def __call__(self, request: ChatRequest) -> str:
+        text = request.text
+        question = _between(text, "[Question]\n", "\n\n[Assistant 1's answer begins]")
+        one = _between(text, "[Assistant 1's answer begins]\n", "\n[Assistant 1's answer ends]")
+        two = _between(text, "[Assistant 2's answer begins]\n", "\n[Assistant 2's answer ends]")
+        reference = two if one == ANSWER else one
+        model = self.scores[(question, reference)]
+        return f"{model} 5" if one == ANSWER else f"5 {model}"
+
+
+def _between(text: str, start: str, end: str) -> str:
+    match = re.search(re.escape(start) + "(.*?)" + re.escape(end), text, re.S)
+    assert match, text[:300]
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def full_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_air_bench_chat(tmp_path_factory.mktemp("full"), load_chat_reference())
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_the_full_release_gives_the_leaderboard_arithmetic(run_bench: Any, servers: Servers,
+                                                           full_data: Path,
+                                                           xdist: list[str]) -> None:
+    records = load_chat_reference()
+    servers.model.script = lambda request: ANSWER
+    servers.judge.script = LeaderboardJudge(_scores(records))
+    run = run_bench("--audiobench-concurrency", "32", "-q", "-p", "no:terminalprogress",
+                    data=full_data, xdist=xdist)
+    run.result.assert_outcomes(passed=2200)
+    summary = run.report["benchmarks"][0]
+    assert summary["counts"]["selected"] == 2200
+    metrics = summary["metrics"]
+    for task, n in TASK_COUNTS.items():
+        assert metrics[f"air_bench_chat.{task}.score"]["n"] == n
+    for category, value in TARGET.items():
+        assert metrics[f"air_bench_chat.{category}.score"]["value"] == pytest.approx(value)
+        assert metrics[f"air_bench_chat.{category}.reference"]["value"] == 5.0
+        assert metrics[f"air_bench_chat.{category}.win_rate"]["value"] == 1.0
+    assert metrics["air_bench_chat.mixed.score"]["value"] == pytest.approx(6.77)
+    average = metrics["air_bench_chat.average.score"]["value"]
+    assert round(average, 2) == 6.93 and average == pytest.approx((7.18 + 6.99 + 6.79 + 6.77) / 4)
+    assert metrics["air_bench_chat.average.score"]["n"] == 2200
+    assert servers.model.count() == 2200 and servers.judge.count() == 4400
+    assert re.search(r"air_bench_chat\.average\.score\s+2200\s+6\.93", run.result.stdout.str())
