@@ -276,3 +276,58 @@ def test_a_repo_without_the_chat_meta_file_is_an_unexpected_layout(
 
     assert "Chat/Chat_meta.json" in str(info.value)
     assert "\n" not in str(info.value)
+
+
+# --- through the plugin ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def chat_release(tmp_path: Path) -> Path:
+    from tests.fakes.datasets import build_air_bench_chat, chat_records
+
+    records = chat_records(2)
+    if not records:
+        pytest.skip("../shared/reference is absent")
+    return build_air_bench_chat(tmp_path / "release", records)
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n2"]], ids=["no-xdist", "n2"])
+def test_the_plugin_downloads_only_the_selected_tasks_once_and_runs_them(
+        pytester: pytest.Pytester, chat_release: Path, monkeypatch: pytest.MonkeyPatch,
+        xdist: list[str]) -> None:
+    from tests.conftest import JUDGE, MODEL, ScoringJudge
+    from tests.fakes.openai_server import FakeOpenAIServer, Scripted
+
+    cache = pytester.path / "cache"
+    with FakeModelScopeHub({AIR_BENCH_CHAT_REPO: chat_release}) as hub, \
+            FakeOpenAIServer(Scripted("a good answer"), models=[MODEL]) as model, \
+            FakeOpenAIServer(ScoringJudge(), models=[JUDGE]) as judge:
+        monkeypatch.setenv("MODELSCOPE_ENDPOINT", hub.url)
+        result = pytester.runpytest_subprocess(
+            "--audiobench-model", MODEL, "--audiobench-api-url", model.url,
+            "--audiobench-judge-model", JUDGE, "--audiobench-judge-api-url", judge.url,
+            "--audiobench-data", "modelscope", f"--audiobench-cache-dir={cache}",
+            "--audiobench-tasks", "sound_QA", *xdist)
+        result.assert_outcomes(passed=2)
+        files = hub.requested_files
+    assert sorted(files) == sorted(
+        ["Chat/Chat_meta.json"]
+        + [p.relative_to(chat_release).as_posix()
+           for p in (chat_release / "Chat" / "sound_QA_clotho").iterdir()])
+
+
+def test_the_plugin_says_in_one_line_when_the_hub_is_unreachable(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("MODELSCOPE_ENDPOINT", f"http://127.0.0.1:{port}")
+    result = pytester.runpytest_subprocess(
+        "--audiobench-model", "m", "--audiobench-api-url", "http://127.0.0.1:9/v1",
+        "--audiobench-judge-model", "j", "--audiobench-judge-api-url", "http://127.0.0.1:9/v1",
+        "--audiobench-data", "modelscope", f"--audiobench-cache-dir={pytester.path / 'c'}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1
+    assert errors[0].startswith("ERROR: --audiobench-data modelscope: cannot download AIR-Bench")
+    assert "--audiobench-data DIR" in errors[0]
