@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pytest_audiobench.errors import BaselineError
+from pytest_audiobench.errors import BaselineError, problems
 from pytest_audiobench.scoring import Metric
 
 Verdict = Literal["ok", "below", "not measured"]
@@ -95,11 +95,8 @@ def load(path: Path) -> Baseline | None:
     try:
         return Baseline.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'file'}: {e['msg'].lower()}"
-            for e in exc.errors())
         raise BaselineError(
-            f"baseline {path}: {problems}; expected {{benchmark, model, judge_model, "
+            f"baseline {path}: {problems(exc, 'file')}; expected {{benchmark, model, judge_model, "
             "max_errors, metrics: {name: {threshold, tolerance}}}"
         ) from None
 

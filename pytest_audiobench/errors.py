@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+
+def problems(exc: ValidationError, whole: str = "record") -> str:
+    """A pydantic validation error as one line: ``field: what is wrong; ...``."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in error['loc']) or whole}: {error['msg'].lower()}"
+        for error in exc.errors())
+
 
 class AudiobenchError(Exception):
     """Base class of every error the plugin raises on purpose."""

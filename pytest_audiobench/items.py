@@ -51,42 +51,33 @@ class SampleItem(pytest.Function):
         return sample.audio, 0, f"{sample.benchmark} {sample.task} {sample.id}"
 
 
-class _Group(pytest.Collector):
-    def __init__(self, *, samples: list[Sample], **kwargs: Any) -> None:
+class Group(pytest.Collector):
+    """One level of the tree: the root groups samples by benchmark, a benchmark by task, and
+    a task holds the items."""
+
+    _LEVELS = ("benchmark", "task")
+
+    def __init__(self, *, samples: list[Sample], depth: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.samples = samples
-
-
-class RootCollector(_Group):
-    """``audiobench``: one child per benchmark."""
+        self.depth = depth
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        by_benchmark: dict[str, list[Sample]] = {}
+        if self.depth == len(self._LEVELS):
+            for sample in self.samples:
+                item = SampleItem.from_parent(self, name=sample.id, callobj=check_sample)
+                item.stash[SAMPLE_KEY] = sample
+                yield item
+            return
+        groups: dict[str, list[Sample]] = {}
         for sample in self.samples:
-            by_benchmark.setdefault(sample.benchmark, []).append(sample)
-        for name, samples in by_benchmark.items():
-            yield _Tasks.from_parent(self, name=name, samples=samples)
+            groups.setdefault(getattr(sample, self._LEVELS[self.depth]), []).append(sample)
+        for name, members in groups.items():
+            yield Group.from_parent(self, name=name, samples=members, depth=self.depth + 1)
 
 
-class _Tasks(_Group):
-    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        by_task: dict[str, list[Sample]] = {}
-        for sample in self.samples:
-            by_task.setdefault(sample.task, []).append(sample)
-        for name, samples in by_task.items():
-            yield _Samples.from_parent(self, name=name, samples=samples)
-
-
-class _Samples(_Group):
-    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        for sample in self.samples:
-            item = SampleItem.from_parent(self, name=sample.id, callobj=check_sample)
-            item.stash[SAMPLE_KEY] = sample
-            yield item
-
-
-def root(session: pytest.Session, samples: list[Sample]) -> RootCollector:
-    return RootCollector.from_parent(session, name=ROOT_NODE, nodeid=ROOT_NODE, samples=samples)
+def root(session: pytest.Session, samples: list[Sample]) -> Group:
+    return Group.from_parent(session, name=ROOT_NODE, nodeid=ROOT_NODE, samples=samples)
 
 
 def check_sample(audiobench_sample: Sample, audiobench_answer: ModelAnswer,

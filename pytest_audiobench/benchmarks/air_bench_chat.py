@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, f
 from pytest_audiobench.audio import load_audio
 from pytest_audiobench.benchmarks import Runtime, Sample
 from pytest_audiobench.client import audio_part
-from pytest_audiobench.errors import DataError, JudgeError
+from pytest_audiobench.errors import DataError, JudgeError, problems
 from pytest_audiobench.judge import ChatVerdict, PassVerdict, judge_sample
 from pytest_audiobench.results import ModelAnswer, RequestRecord, SampleRecord
 from pytest_audiobench.scoring import CATEGORIES, TASK_CATEGORY, Metric, chat_metrics
@@ -171,11 +171,8 @@ def _record(meta: Path, index: int, item: Any) -> ChatRecord:
     try:
         record = ChatRecord.model_validate(item)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg'].lower()}"
-            for e in exc.errors())
         raise DataError(
-            f"{where}: {problems}; expected an object with path, question, answer_gt, "
+            f"{where}: {problems(exc)}; expected an object with path, question, answer_gt, "
             "task_name, dataset_name, meta_info (strings) and uniq_id (integer)"
         ) from None
     if record.task_name not in TASK_CATEGORY:
