@@ -102,7 +102,7 @@ def load(path: Path) -> Baseline | None:
 
 
 def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], errors: int,
-             judge_model: str, max_errors: int | None = None) -> Gate:
+             judge_model: str | None, max_errors: int | None = None) -> Gate:
     """Hold every metric of the baseline against this run's values."""
     rows = []
     for name, limit in baseline.metrics.items():
@@ -125,7 +125,7 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], errors: int,
                 judge_mismatch=mismatch)
 
 
-def from_run(benchmark: str, model: str, judge_model: str, metrics: Mapping[str, Metric],
+def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mapping[str, Metric],
              names: tuple[str, ...], tolerance: float, previous: Baseline | None) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
     tolerances and the error allowance of ``previous`` stay."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -38,7 +38,7 @@ class EndpointError(AudiobenchError):
 class JudgeError(AudiobenchError):
     """The judge never produced a reply that the protocol's parser accepts."""
 
-    def __init__(self, message: str, verdict: object = None) -> None:
+    def __init__(self, message: str, verdict: Any = None) -> None:
         super().__init__(message)
         self.verdict = verdict
         """The verdict with every raw reply, so that the report keeps them."""

@@ -1,9 +1,9 @@
 """The collection tree ``audiobench::<benchmark>::<task>::<sample id>`` and its items.
 
-Each sample is a ``pytest.Function`` whose fixtures do the work: ``audiobench_answer`` asks
-the model, ``audiobench_verdict`` grades the answer, and the test body holds the verdict
-against the per-sample bar. So an endpoint that fails is an error in setup, a poor answer is
-a failure, and an empty audio file is a skip.
+Each sample is a ``pytest.Function`` whose fixtures do the work: ``audiobench_answers`` asks
+the model (once per ``--audiobench-runs``), ``audiobench_verdicts`` grades each answer, and
+the test body holds the verdicts against the benchmark's per-sample bar. So an endpoint that
+fails is an error in setup, a poor answer is a failure, and an empty audio file is a skip.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ import pytest
 
 from pytest_audiobench.benchmarks import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError
-from pytest_audiobench.judge import ChatVerdict
-from pytest_audiobench.results import ModelAnswer, Outcome, SampleRecord
+from pytest_audiobench.results import ModelAnswer, Outcome, SampleRecord, Verdict
 
 SAMPLE_KEY = pytest.StashKey[Sample]()
 PROGRESS_KEY = pytest.StashKey["Progress"]()
@@ -30,15 +29,15 @@ class Progress:
 
     outcome: Outcome = "passed"
     message: str | None = None
-    answer: ModelAnswer | None = None
-    verdict: ChatVerdict | None = None
+    answers: list[ModelAnswer] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
     phases: list[str] = field(default_factory=list)
 
     def record(self, sample: Sample) -> SampleRecord:
         return SampleRecord(
             benchmark=sample.benchmark, sample_id=sample.id, task=sample.task,
             category=sample.category, nodeid=sample.nodeid, outcome=self.outcome,
-            audio_path=str(sample.audio), answer=self.answer, verdict=self.verdict,
+            audio_path=str(sample.audio), answers=self.answers, verdicts=self.verdicts,
             message=self.message,
         )
 
@@ -80,14 +79,14 @@ def root(session: pytest.Session, samples: list[Sample]) -> Group:
     return Group.from_parent(session, name=ROOT_NODE, nodeid=ROOT_NODE, samples=samples)
 
 
-def check_sample(audiobench_sample: Sample, audiobench_answer: ModelAnswer,
-                 audiobench_verdict: ChatVerdict, request: pytest.FixtureRequest) -> None:
-    """Fail when the model's score is below the per-sample bar."""
+def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer],
+                 audiobench_verdicts: list[Verdict], request: pytest.FixtureRequest) -> None:
+    """Fail when the benchmark says the sample falls short (below the bar, a wrong choice)."""
     from pytest_audiobench.plugin import session_of
 
     run = session_of(request.config)
     bench = run.benchmarks[audiobench_sample.benchmark]
-    report = bench.failure(audiobench_sample, audiobench_answer, audiobench_verdict,
+    report = bench.failure(audiobench_sample, audiobench_answers, audiobench_verdicts,
                            run.settings)
     if report is not None:
         pytest.fail(report, pytrace=False)
@@ -102,42 +101,37 @@ def sample_of(request: pytest.FixtureRequest) -> Sample:
     return sample
 
 
-def answer_of(request: pytest.FixtureRequest, sample: Sample) -> ModelAnswer:
+def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnswer]:
     from pytest_audiobench.plugin import session_of
 
     run = session_of(request.config)
     progress = request.node.stash.setdefault(PROGRESS_KEY, Progress())
     try:
-        answer = run.wait(run.pipeline(sample).answer)
+        answers = run.wait(run.pipeline(sample).answer)
     except EmptyAudio as exc:
         run.done(sample)
         pytest.skip(str(exc))
-    progress.answer = answer
-    run.warn(sample, answer)
-    return answer
+    progress.answers = answers
+    run.warn(sample, answers)
+    return answers
 
 
-def verdict_of(request: pytest.FixtureRequest, sample: Sample) -> ChatVerdict:
+def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]:
     from pytest_audiobench.plugin import session_of
 
     run = session_of(request.config)
     progress = request.node.stash.setdefault(PROGRESS_KEY, Progress())
     try:
-        verdict = run.wait(run.pipeline(sample).grade)
+        verdicts = run.wait(run.pipeline(sample).grade)
     except JudgeError as exc:
-        if isinstance(exc.verdict, ChatVerdict):
-            progress.verdict = exc.verdict
+        if exc.verdict is not None:
+            progress.verdicts = [exc.verdict]
         raise
     finally:
         run.done(sample)
-    progress.verdict = verdict
-    node = request.node
-    node.user_properties += [
-        ("audiobench_model_score", verdict.model_score),
-        ("audiobench_reference_score", verdict.reference_score),
-        ("audiobench_judge_outputs", " | ".join(o for p in verdict.passes for o in p.outputs)),
-    ]
-    return verdict
+    progress.verdicts = verdicts
+    request.node.user_properties += run.benchmarks[sample.benchmark].properties(verdicts)
+    return verdicts
 
 
 def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> None:

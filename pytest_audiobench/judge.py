@@ -44,9 +44,19 @@ class PassVerdict(BaseModel):
 class ChatVerdict(BaseModel):
     """Both passes of one sample and the sample's scores (mean over the parsed passes)."""
 
+    kind: Literal["air_bench_chat"] = "air_bench_chat"
     passes: list[PassVerdict]
     model_score: float | None = None
     reference_score: float | None = None
+
+    @property
+    def judge_failures(self) -> int:
+        """Passes whose every reply the parser rejected."""
+        return sum(1 for p in self.passes if not p.parsed)
+
+    @property
+    def judge_usage(self) -> Usage:
+        return sum((p.usage for p in self.passes), Usage())
 
 
 def load_template(path: Path | None) -> str:

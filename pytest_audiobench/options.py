@@ -138,6 +138,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("temperature", "model sampling temperature", _non_negative_float, 0.0, "T"),
     Option("max-tokens", "model completion token limit", _positive_int, 1024, "N"),
     Option("seed", "model sampling seed (omitted from requests when unset)", _int, metavar="N"),
+    Option("runs", "ask the model N times per sample; metrics are the mean of the middle "
+           "runs (5 runs: middle 3), every run is reported", _positive_int, 1, "N"),
     Option("max-audio-seconds", "warn for clips longer than this (many models hear only 30 s)",
            _non_negative_float, 30.0, "S"),
     Option("timeout", "seconds before one request is abandoned", _non_negative_float, 120.0, "S"),
@@ -282,12 +284,13 @@ def resolve(config: pytest.Config) -> Settings:
     return Settings(
         model=model,
         endpoint=endpoint,
-        judge=_judge(config, endpoint),
+        judge=_judge(config, endpoint, benchmarks),
         benchmarks=benchmarks,
         data=data,
         cache_dir=here / (v("cache-dir") or _default_cache_dir()),
         tasks=tasks,
         limit=v("limit"),
+        runs=v("runs"),
         audio_mode=v("audio-mode"),
         max_audio_seconds=v("max-audio-seconds"),
         concurrency=v("concurrency"),
@@ -302,16 +305,21 @@ def resolve(config: pytest.Config) -> Settings:
     )
 
 
-def _judge(config: pytest.Config, model_endpoint: EndpointSettings) -> JudgeSettings:
+def _judge(config: pytest.Config, model_endpoint: EndpointSettings,
+           benchmarks: tuple[str, ...]) -> JudgeSettings | None:
     from pytest_audiobench.settings import EndpointSettings, JudgeSettings, Sampling
 
     v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
     judge_model, judge_url = v("judge-model"), v("judge-api-url")
-    if not judge_model or not judge_url:
+    if bool(judge_model) != bool(judge_url) or (
+            not judge_model and "air_bench_chat" in benchmarks):
         raise pytest.UsageError(
-            "air_bench_chat is graded by an LLM judge: give both --audiobench-judge-model NAME "
-            "and --audiobench-judge-api-url URL (an OpenAI-compatible server)"
+            "give both --audiobench-judge-model NAME and --audiobench-judge-api-url URL (an "
+            "OpenAI-compatible server): air_bench_chat is graded by an LLM judge, and MMAR's "
+            "rubric metrics need one"
         )
+    if not judge_model:
+        return None
     template = v("judge-template")
     if template is not None:
         template = config.invocation_params.dir / template

@@ -15,8 +15,7 @@ from pytest_audiobench import options
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks import Sample
-    from pytest_audiobench.judge import ChatVerdict
-    from pytest_audiobench.results import ModelAnswer
+    from pytest_audiobench.results import ModelAnswer, Verdict
     from pytest_audiobench.session import AudiobenchSession
 
 SESSION_KEY = pytest.StashKey["AudiobenchSession"]()
@@ -50,8 +49,9 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if SESSION_KEY not in config.stash:
         return None
     settings = session_of(config).settings
+    judge = f"judge {settings.judge.endpoint.model}" if settings.judge else "no judge"
     return (f"audiobench: {','.join(settings.benchmarks)} on {settings.model} at "
-            f"{settings.endpoint.url}, judge {settings.judge.endpoint.model}")
+            f"{settings.endpoint.url}, {judge}")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -121,20 +121,22 @@ def audiobench_sample(request: pytest.FixtureRequest) -> Sample:
 
 
 @pytest.fixture
-def audiobench_answer(request: pytest.FixtureRequest, audiobench_sample: Sample) -> ModelAnswer:
-    """The model's answer to the sample (skips on empty audio, errors on endpoint failure)."""
+def audiobench_answers(request: pytest.FixtureRequest,
+                       audiobench_sample: Sample) -> list[ModelAnswer]:
+    """The model's answers to the sample, one per inference run (skips on empty audio,
+    errors when the endpoint fails)."""
     from pytest_audiobench import items
 
-    return items.answer_of(request, audiobench_sample)
+    return items.answers_of(request, audiobench_sample)
 
 
 @pytest.fixture
-def audiobench_verdict(request: pytest.FixtureRequest, audiobench_sample: Sample,
-                       audiobench_answer: ModelAnswer) -> ChatVerdict:
-    """The judge's verdict on the answer (errors when the judge never gives a usable reply)."""
+def audiobench_verdicts(request: pytest.FixtureRequest, audiobench_sample: Sample,
+                        audiobench_answers: list[ModelAnswer]) -> list[Verdict]:
+    """One verdict per answer (errors when the judge never gives a usable reply)."""
     from pytest_audiobench import items
 
-    return items.verdict_of(request, audiobench_sample)
+    return items.verdicts_of(request, audiobench_sample)
 
 
 class ControllerHooks:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -38,6 +39,9 @@ class Counts(BaseModel):
 class BenchmarkSummary(BaseModel):
     benchmark: str
     metrics: dict[str, Metric]
+    """The gated numbers; over several inference runs, the mean of the middle runs."""
+    runs: list[dict[str, Metric]] = []
+    """Each inference run's numbers, when --audiobench-runs is above 1."""
     headline: list[str]
     counts: Counts
     baseline_path: str
@@ -70,8 +74,7 @@ def count(records: Sequence[SampleRecord], selected: int) -> Counts:
     counts = Counts(selected=selected)
     for record in records:
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
-        if record.verdict is not None:
-            counts.judge_failures += sum(1 for p in record.verdict.passes if not p.parsed)
+        counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
     counts.not_run = max(0, selected - len(records))
     return counts
 
@@ -82,12 +85,17 @@ _COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped"
 def usage(records: Sequence[SampleRecord]) -> TokenUsage:
     total = TokenUsage()
     for record in records:
-        if record.answer is not None:
-            total.model = total.model + record.answer.completion.usage
-        if record.verdict is not None:
-            for judged in record.verdict.passes:
-                total.judge = total.judge + judged.usage
+        for answer in record.answers:
+            total.model = total.model + answer.completion.usage
+        for verdict in record.verdicts:
+            total.judge = total.judge + verdict.judge_usage
     return total
+
+
+def text_field(label: str, text: str) -> str:
+    """``label:`` and a text indented under it, long texts cut with the length said."""
+    body = text if len(text) <= 2000 else text[:2000] + f" ... [{len(text) - 2000} more chars]"
+    return f"{label + ':':<11}" + textwrap.indent(body, " " * 11).lstrip()
 
 
 def render(report: RunReport, verbose: bool = False) -> list[str]:
@@ -95,12 +103,12 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     verdict, then the counts and the gate's decision."""
     settings = report.settings
     judge = settings.judge
-    lines = [
-        f"model {settings.model} at {settings.endpoint.url}; judge {judge.endpoint.model} "
-        f"(temperature {judge.endpoint.sampling.temperature:g}, "
+    runs = f", {settings.runs} runs per sample" if settings.runs > 1 else ""
+    described = "no judge" if judge is None else (
+        f"judge {judge.endpoint.model} (temperature {judge.endpoint.sampling.temperature:g}, "
         f"{'both orders' if judge.swap else 'reference first only'}, "
-        f"prompt {judge.template_path or 'built-in'})",
-    ]
+        f"prompt {judge.template_path or 'built-in'})")
+    lines = [f"model {settings.model} at {settings.endpoint.url}{runs}; {described}"]
     for summary in report.benchmarks:
         lines += ["", *_table(summary, verbose), *_footer(summary, settings.sample_bar)]
     u = report.usage

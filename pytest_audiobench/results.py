@@ -12,6 +12,8 @@ from pytest_audiobench.judge import ChatVerdict
 from pytest_audiobench.settings import AudioMode, Sampling
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
+Verdict = ChatVerdict
+"""What grading one answer gives: a union of every benchmark's verdict, told apart by kind."""
 
 
 class RequestRecord(BaseModel):
@@ -31,6 +33,8 @@ class RequestRecord(BaseModel):
 class ModelAnswer(BaseModel):
     """The model's reply to one sample and the request that produced it."""
 
+    run: int = 0
+    """Which of the ``--audiobench-runs`` inferences this is, from 0."""
     request: RequestRecord
     completion: Completion
     warnings: list[str] = []
@@ -50,7 +54,9 @@ class SampleRecord(BaseModel):
     nodeid: str
     outcome: Outcome
     audio_path: str
-    answer: ModelAnswer | None = None
-    verdict: ChatVerdict | None = None
+    answers: list[ModelAnswer] = []
+    """One per inference run, in run order; empty when the model could not be asked."""
+    verdicts: list[Verdict] = []
+    """One per answer; empty when grading failed."""
     message: str | None = None
     """Why the sample failed, errored or was skipped."""

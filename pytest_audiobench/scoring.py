@@ -10,7 +10,7 @@ Speech, Sound, Music and Mixed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -59,6 +59,24 @@ def chat_metrics(graded: Iterable[tuple[str, ChatVerdict]],
                     value=sum(m.value for m in present) / len(present),
                     n=sum(m.n for m in present))
     return metrics
+
+
+def combine_runs(runs: Sequence[Mapping[str, Metric]]) -> dict[str, Metric]:
+    """One value per metric over repeated inference runs: the mean of the middle runs (sorted,
+    the lowest and the highest dropped when there are at least three; five runs: the middle
+    three), as the MMAR paper's protocol does. Metrics missing from a run are left out."""
+    if len(runs) == 1:
+        return dict(runs[0])
+    names = [name for name in runs[0] if all(name in run for run in runs)]
+    return {name: Metric(value=middle_mean([run[name].value for run in runs]),
+                         n=min(run[name].n for run in runs)) for name in names}
+
+
+def middle_mean(values: Sequence[float]) -> float:
+    """Mean after dropping the lowest and the highest value (kept when fewer than three)."""
+    ordered = sorted(values)
+    kept = ordered[1:-1] if len(ordered) >= 3 else ordered
+    return sum(kept) / len(kept)
 
 
 def _group_stats(verdicts: list[ChatVerdict]) -> dict[str, float]:

@@ -7,6 +7,7 @@ from the test reports, and decides the gate once, at the end.
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -20,10 +21,10 @@ from pytest_audiobench import benchmarks
 from pytest_audiobench.benchmarks import ROOT_NODE, Runtime, Sample
 from pytest_audiobench.engine import Engine, Pipeline
 from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.judge import ChatVerdict
 from pytest_audiobench.lookahead import Lookahead
 from pytest_audiobench.report import BenchmarkSummary, RunReport, count, render, usage
-from pytest_audiobench.results import ModelAnswer, SampleRecord
+from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.scoring import combine_runs
 from pytest_audiobench.settings import Settings
 
 T = TypeVar("T")
@@ -66,7 +67,8 @@ class AudiobenchSession:
             if not self.config.option.collectonly:
                 runtime = self.runtime()
                 runtime.model.check()
-                runtime.judge.check()
+                if runtime.judge is not None:
+                    runtime.judge.check()
         except AudiobenchError as exc:
             raise pytest.UsageError(str(exc)) from exc
 
@@ -87,26 +89,30 @@ class AudiobenchSession:
 
             self._engine = Engine(self.settings.concurrency)
             limit = self._engine.limit
+            judge = self.settings.judge
+            chat = "air_bench_chat" in self.benchmarks
             self._runtime = Runtime(
                 settings=self.settings,
                 model=Endpoint(self.settings.endpoint, limit),
-                judge=Endpoint(self.settings.judge.endpoint, limit),
-                judge_template=load_template(self.settings.judge.template_path),
+                judge=Endpoint(judge.endpoint, limit) if judge else None,
+                judge_template=load_template(judge.template_path) if judge and chat else None,
             )
         return self._runtime
 
     # -- items -------------------------------------------------------------------------
 
-    def pipeline(self, sample: Sample) -> Pipeline[ModelAnswer, ChatVerdict]:
+    def pipeline(self, sample: Sample) -> Pipeline[list[ModelAnswer], list[Verdict]]:
+        """Every run's answer, then every answer's verdict, each graded as soon as it lands."""
         runtime = self.runtime()
         assert self._engine is not None
         bench = self.benchmarks[sample.benchmark]
+        runs = range(self.settings.runs)
 
-        async def answer() -> ModelAnswer:
-            return await bench.answer(sample, runtime)
+        async def answer() -> list[ModelAnswer]:
+            return list(await asyncio.gather(*(bench.answer(sample, runtime, r) for r in runs)))
 
-        async def grade(result: ModelAnswer) -> ChatVerdict:
-            return await bench.grade(sample, result, runtime)
+        async def grade(answers: list[ModelAnswer]) -> list[Verdict]:
+            return list(await asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers)))
 
         return self._engine.start(sample.nodeid, answer, grade)
 
@@ -130,8 +136,8 @@ class AudiobenchSession:
     def wait(future: Future[T]) -> T:
         return future.result()
 
-    def warn(self, sample: Sample, answer: ModelAnswer) -> None:
-        for message in answer.warnings:
+    def warn(self, sample: Sample, answers: list[ModelAnswer]) -> None:
+        for message in dict.fromkeys(m for answer in answers for m in answer.warnings):
             warnings.warn(AudiobenchWarning(f"{sample.nodeid}: {message}"), stacklevel=2)
 
     # -- results (controller) ----------------------------------------------------------
@@ -150,7 +156,8 @@ class AudiobenchSession:
 
             async def close() -> None:
                 await runtime.model.close()
-                await runtime.judge.close()
+                if runtime.judge is not None:
+                    await runtime.judge.close()
 
             self._engine.close(close)
             self._engine = None
@@ -174,11 +181,13 @@ class AudiobenchSession:
         mine = [r for r in records if r.benchmark == name]
         selected = sum(1 for n in self.selected or () if n.startswith(f"{ROOT_NODE}::{name}::"))
         counts = count(mine, selected)
-        metrics = bench.metrics(mine)
+        per_run = [bench.metrics(mine, run) for run in range(self.settings.runs)]
+        metrics = combine_runs(per_run)
         path = self._baseline_path(name)
-        judge_model = self.settings.judge.endpoint.model
+        judge_model = self.settings.judge.endpoint.model if self.settings.judge else None
         current = self._baselines.get(name)
         summary = BenchmarkSummary(benchmark=name, metrics=metrics,
+                                   runs=per_run if len(per_run) > 1 else [],
                                    headline=list(bench.headline()), counts=counts,
                                    baseline_path=str(path), baseline="missing")
         if self.settings.update_baseline:

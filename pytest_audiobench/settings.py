@@ -55,12 +55,15 @@ class Settings(_Frozen):
 
     model: str
     endpoint: EndpointSettings
-    judge: JudgeSettings
+    judge: JudgeSettings | None
+    """None when no judge was given (allowed when no selected benchmark needs one)."""
     benchmarks: tuple[str, ...]
     data: str
     cache_dir: Path
     tasks: tuple[str, ...] = ()
     limit: int | None = None
+    runs: int = 1
+    """Inference runs per sample (the MMAR paper's repeated-run protocol uses 5)."""
     audio_mode: AudioMode = "input_audio"
     max_audio_seconds: float = 30.0
     concurrency: int = 8

@@ -23,14 +23,14 @@ def test_the_json_report_holds_every_sample_with_request_answer_judge_outputs_an
     samples = report["samples"]
     assert [s["sample_id"] for s in samples] == [str(r["uniq_id"]) for r in small_records]
     first = samples[0]
-    assert first["outcome"] == "passed" and first["answer"]["completion"]["text"] == (
+    assert first["outcome"] == "passed" and first["answers"][0]["completion"]["text"] == (
         "a good answer")
-    assert first["answer"]["request"]["prompt"] == small_records[0]["question"]
-    assert len(first["answer"]["request"]["audio_sha256"]) == 64
-    passes = first["verdict"]["passes"]
+    assert first["answers"][0]["request"]["prompt"] == small_records[0]["question"]
+    assert len(first["answers"][0]["request"]["audio_sha256"]) == 64
+    passes = first["verdicts"][0]["passes"]
     assert [(p["order"], p["outputs"], p["model_score"], p["reference_score"]) for p in passes] == [
         ("reference_first", ["6 8"], 8, 6), ("model_first", ["8 6"], 8, 6)]
-    assert first["verdict"]["model_score"] == 8.0
+    assert first["verdicts"][0]["model_score"] == 8.0
     usage = report["usage"]
     assert usage["model"]["prompt_tokens"] > 0 and usage["judge"]["completion_tokens"] == 64
 

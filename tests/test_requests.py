@@ -61,7 +61,7 @@ def test_the_other_audio_modes_send_a_data_uri(run_bench: Any, servers: Servers,
     assert part["type"] == expected_type
     value = part["input_audio"]["data"] if mode == "data-uri" else part["audio_url"]["url"]
     assert value.startswith("data:audio/wav;base64,")
-    assert run.report["samples"][0]["answer"]["request"]["audio_mode"] == mode
+    assert run.report["samples"][0]["answers"][0]["request"]["audio_mode"] == mode
 
 
 def test_flac_is_transcoded_to_wav_and_long_clips_warn(run_bench: Any, servers: Servers,
@@ -75,7 +75,7 @@ def test_flac_is_transcoded_to_wav_and_long_clips_warn(run_bench: Any, servers: 
     run.result.assert_outcomes(passed=1)
     part = _audio(servers.model.requests[0])["input_audio"]
     assert part["format"] == "wav" and base64.b64decode(part["data"]).startswith(b"RIFF")
-    answer = run.report["samples"][0]["answer"]
+    answer = run.report["samples"][0]["answers"][0]
     assert answer["request"]["transcoded"] is True
     assert answer["request"]["audio_seconds"] == 3.0
     assert "clip is 3.0 s, longer than --audiobench-max-audio-seconds 2" in answer["warnings"][0]
@@ -91,7 +91,7 @@ def test_sampling_settings_are_sent_and_recorded(run_bench: Any, servers: Server
     assert (body["temperature"], body["max_tokens"], body["seed"]) == (0.7, 64, 11)
     judge_bodies = [r.body for r in servers.judge.requests]
     assert {(b["temperature"], b["seed"]) for b in judge_bodies} == {(0.0, 42)}
-    sampling = run.report["samples"][0]["answer"]["request"]["sampling"]
+    sampling = run.report["samples"][0]["answers"][0]["request"]["sampling"]
     assert sampling == {"temperature": 0.7, "max_tokens": 64, "seed": 11}
     judge = run.report["settings"]["judge"]["endpoint"]
     assert judge["model"] == JUDGE and judge["sampling"]["seed"] == 42

@@ -100,7 +100,7 @@ def test_an_endpoint_that_keeps_failing_is_an_error_never_a_wrong_answer(
     questions = [r.text for r in servers.model.requests]
     assert sum(target["question"] in q for q in questions) == 3
     record = next(s for s in run.report["samples"] if s["outcome"] == "error")
-    assert record["answer"] is None and record["verdict"] is None
+    assert record["answers"] == [] and record["verdicts"] == []
     counts = run.report["benchmarks"][0]["counts"]
     assert counts["errors"] == 1
     assert run.report["benchmarks"][0]["metrics"]["air_bench_chat.average.score"]["n"] == 15
@@ -112,7 +112,7 @@ def test_rate_limits_and_dropped_connections_are_retried(run_bench: Any,
         Reply(status=429, headers={"Retry-After": "0"}), Reply(drop=True), "a good answer"])
     run = run_bench("--audiobench-concurrency", "1")
     run.result.assert_outcomes(passed=16)
-    attempts = [s["answer"]["completion"]["attempts"] for s in run.report["samples"]]
+    attempts = [s["answers"][0]["completion"]["attempts"] for s in run.report["samples"]]
     assert sum(attempts) == 18 and max(attempts) >= 2 and servers.model.count() == 18
 
 
@@ -140,7 +140,7 @@ def test_unparseable_judge_replies_are_retried_then_excluded_never_zero(
     assert summary["counts"]["judge_failures"] == 2
     assert summary["metrics"]["air_bench_chat.speech.score"] == {"value": 8.0, "n": 3}
     record = next(s for s in run.report["samples"] if s["outcome"] == "error")
-    assert [p["outputs"] for p in record["verdict"]["passes"]] == [["Score: 8/10"] * 2] * 2
+    assert [p["outputs"] for p in record["verdicts"][0]["passes"]] == [["Score: 8/10"] * 2] * 2
     assert "2 pass(es) without a parseable reply" in run.result.stdout.str()
 
 
@@ -151,7 +151,7 @@ def test_zero_scores_count_and_scores_above_ten_are_rejected(run_bench: Any,
     run.result.assert_outcomes(passed=16)
     assert run.metrics["air_bench_chat.average.score"] == 0.0
     assert any("11 3" in p["outputs"][0] for s in run.report["samples"]
-               for p in s["verdict"]["passes"])
+               for p in s["verdicts"][0]["passes"])
 
 
 def test_without_swap_the_judge_is_asked_once_per_sample(run_bench: Any,
@@ -159,7 +159,7 @@ def test_without_swap_the_judge_is_asked_once_per_sample(run_bench: Any,
     run = run_bench("--audiobench-no-swap")
     run.result.assert_outcomes(passed=16)
     assert servers.judge.count() == 16
-    assert {p["order"] for s in run.report["samples"] for p in s["verdict"]["passes"]} == {
+    assert {p["order"] for s in run.report["samples"] for p in s["verdicts"][0]["passes"]} == {
         "reference_first"}
 
 
@@ -187,3 +187,22 @@ def test_the_summary_table_with_a_baseline(run_bench: Any, pytester: pytest.Pyte
     run = run_bench()
     assert run.result.ret == 1
     assert _summary(run.result.stdout.str()) == snapshot
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_repeated_runs_report_every_run_and_gate_on_the_mean_of_the_middle_runs(
+        run_bench: Any, servers: Servers, xdist: list[str]) -> None:
+    # With --audiobench-seed 0 the seed of run k is k: run 0 answers poorly, runs 1-2 well.
+    servers.model.script = lambda request: (
+        "a poor answer" if request.body.get("seed") == 0 else "a good answer")
+    run = run_bench("--audiobench-runs", "3", "--audiobench-seed", "0", xdist=xdist)
+    run.result.assert_outcomes(passed=16)  # a sample's score is its mean over runs: 6
+    assert servers.model.count() == 48 and servers.judge.count() == 96
+    summary = run.report["benchmarks"][0]
+    per_run = [r["air_bench_chat.average.score"]["value"] for r in summary["runs"]]
+    assert per_run == [2.0, 8.0, 8.0]
+    assert summary["metrics"]["air_bench_chat.average.score"]["value"] == 8.0
+    seeds = [a["request"]["sampling"]["seed"] for a in run.report["samples"][0]["answers"]]
+    assert seeds == [0, 1, 2]
+    assert "3 runs per sample" in run.result.stdout.str()

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from pytest_audiobench.client import Endpoint
-    from pytest_audiobench.judge import ChatVerdict
-    from pytest_audiobench.results import ModelAnswer, SampleRecord
+    from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
     from pytest_audiobench.scoring import Metric
     from pytest_audiobench.settings import Settings
 
@@ -30,6 +29,8 @@ class Sample:
     reference: str
     context: str
     """What the judge reads in place of the audio (AIR-Bench Chat's meta_info)."""
+    record: Any = None
+    """The benchmark's own typed record, for what the fields above do not carry."""
 
     @property
     def nodeid(self) -> str:
@@ -42,8 +43,9 @@ class Runtime:
 
     settings: Settings
     model: Endpoint
-    judge: Endpoint
-    judge_template: str
+    judge: Endpoint | None
+    judge_template: str | None
+    """AIR-Bench Chat's judge prompt, when that benchmark runs."""
 
 
 class Benchmark(Protocol):
@@ -57,18 +59,22 @@ class Benchmark(Protocol):
     def load(self, root: Path, settings: Settings) -> list[Sample]:
         """Every selected sample, validated; DataError names the file and record."""
 
-    async def answer(self, sample: Sample, runtime: Runtime) -> ModelAnswer:
-        """Ask the model; EmptyAudio, AudioError or EndpointError when it cannot."""
+    async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
+        """Ask the model (``run`` counts repeated inferences from 0); EmptyAudio, AudioError
+        or EndpointError when it cannot."""
 
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
-        """Grade the answer; JudgeError when no verdict can be had."""
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
+        """Grade one answer; JudgeError when no verdict can be had."""
 
-    def failure(self, sample: Sample, answer: ModelAnswer, verdict: ChatVerdict,
-                settings: Settings) -> str | None:
-        """The report of a sample below the bar, or None when it passes."""
+    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
+                verdicts: Sequence[Verdict], settings: Settings) -> str | None:
+        """The report of a sample that fails its item, or None when it passes."""
 
-    def metrics(self, records: Sequence[SampleRecord]) -> dict[str, Metric]:
-        """The run's numbers from the graded samples."""
+    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
+        """Per-sample properties for ``--junitxml``."""
+
+    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
+        """The numbers of inference run ``run`` from the graded samples."""
 
     def headline(self) -> tuple[str, ...]:
         """Metrics shown in the summary and written by --audiobench-update-baseline."""

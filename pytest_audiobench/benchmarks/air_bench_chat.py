@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import textwrap
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,12 +10,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from pytest_audiobench.audio import load_audio
 from pytest_audiobench.benchmarks import Runtime, Sample
-from pytest_audiobench.client import audio_part
 from pytest_audiobench.errors import DataError, JudgeError, problems
+from pytest_audiobench.inference import ask_model
 from pytest_audiobench.judge import ChatVerdict, PassVerdict, judge_sample
-from pytest_audiobench.results import ModelAnswer, RequestRecord, SampleRecord
+from pytest_audiobench.report import text_field
+from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.scoring import CATEGORIES, TASK_CATEGORY, Metric, chat_metrics
 from pytest_audiobench.settings import BENCHMARK_TASKS, Settings
 
@@ -73,29 +71,14 @@ class AirBenchChat:
             chosen = _first_per_task(chosen, settings.limit)
         return [_sample(root, record) for record in chosen]
 
-    async def answer(self, sample: Sample, runtime: Runtime) -> ModelAnswer:
-        payload = await asyncio.to_thread(load_audio, sample.audio)
-        settings = runtime.settings
-        content = [audio_part(payload, settings.audio_mode),
-                   {"type": "text", "text": sample.question}]
-        completion = await runtime.model.complete([{"role": "user", "content": content}])
-        warnings = []
-        if payload.seconds > settings.max_audio_seconds:
-            warnings.append(
-                f"clip is {payload.seconds:.1f} s, longer than --audiobench-max-audio-seconds "
-                f"{settings.max_audio_seconds:g}: many audio models hear only the first 30 s"
-            )
-        request = RequestRecord(
-            url=settings.endpoint.url, model=settings.endpoint.model,
-            sampling=settings.endpoint.sampling, audio_mode=settings.audio_mode,
-            prompt=sample.question, audio_format=payload.format,
-            audio_seconds=round(payload.seconds, 3), audio_sha256=payload.sha256,
-            transcoded=payload.transcoded,
-        )
-        return ModelAnswer(request=request, completion=completion, warnings=warnings)
+    async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
+        return await ask_model(sample, sample.question, runtime, run)
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
         judge = runtime.settings.judge
+        # Options make a judge mandatory whenever air_bench_chat runs.
+        assert judge is not None and runtime.judge is not None
+        assert runtime.judge_template is not None
         verdict = await judge_sample(
             runtime.judge, runtime.judge_template, audio_description=sample.context,
             question=sample.question, reference=sample.reference, answer=answer.text,
@@ -110,25 +93,39 @@ class AirBenchChat:
             )
         return verdict
 
-    def failure(self, sample: Sample, answer: ModelAnswer, verdict: ChatVerdict,
-                settings: Settings) -> str | None:
-        score = verdict.model_score
+    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
+                verdicts: Sequence[Verdict], settings: Settings) -> str | None:
+        graded = _chat(verdicts)
+        score, reference = _mean_scores(graded)
         if score is None or score >= settings.sample_bar:
             return None
+        runs = "" if len(graded) == 1 else f" over {len(graded)} runs"
         lines = [
             f"{NAME} {sample.task} {sample.id}: model score {score:g} is below the bar "
-            f"{settings.sample_bar:g} (reference scored {verdict.reference_score:g})",
-            _field("question", sample.question),
-            _field("reference", sample.reference),
-            _field("answer", answer.text),
+            f"{settings.sample_bar:g} (reference scored {reference:g}){runs}",
+            text_field("question", sample.question),
+            text_field("reference", sample.reference),
         ]
-        lines += [_pass_line(p) for p in verdict.passes]
+        for answer, verdict in zip(answers, graded, strict=True):
+            label = "answer" if len(graded) == 1 else f"run {answer.run}"
+            lines.append(text_field(label, answer.text))
+            lines += [_pass_line(p) for p in verdict.passes]
         lines.append(f"audio: {sample.audio}")
         return "\n".join(lines)
 
-    def metrics(self, records: Sequence[SampleRecord]) -> dict[str, Metric]:
-        return chat_metrics(((r.task, r.verdict) for r in records if r.verdict is not None),
-                            prefix=NAME)
+    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
+        graded = _chat(verdicts)
+        score, reference = _mean_scores(graded)
+        return [
+            ("audiobench_model_score", score),
+            ("audiobench_reference_score", reference),
+            ("audiobench_judge_outputs",
+             " | ".join(o for v in graded for p in v.passes for o in p.outputs)),
+        ]
+
+    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
+        graded = ((r.task, _chat(r.verdicts)[run]) for r in records if len(r.verdicts) > run)
+        return chat_metrics(graded, prefix=NAME)
 
     def headline(self) -> tuple[str, ...]:
         groups = (*CATEGORIES, "mixed", "average")
@@ -202,9 +199,16 @@ def _sample(root: Path, record: ChatRecord) -> Sample:
     )
 
 
-def _field(label: str, text: str) -> str:
-    body = text if len(text) <= 2000 else text[:2000] + f" ... [{len(text) - 2000} more chars]"
-    return f"{label + ':':<11}" + textwrap.indent(body, " " * 11).lstrip()
+def _chat(verdicts: Sequence[Verdict]) -> list[ChatVerdict]:
+    return [v for v in verdicts if isinstance(v, ChatVerdict)]
+
+
+def _mean_scores(verdicts: Sequence[ChatVerdict]) -> tuple[float | None, float | None]:
+    scored = [v for v in verdicts if v.model_score is not None]
+    if not scored:
+        return None, None
+    return (sum(v.model_score or 0 for v in scored) / len(scored),
+            sum(v.reference_score or 0 for v in scored) / len(scored))
 
 
 def _pass_line(judged: PassVerdict) -> str:

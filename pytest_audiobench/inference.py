@@ -1,0 +1,36 @@
+"""Asking the model about one sample: its audio and a prompt in one user message."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pytest_audiobench.audio import load_audio
+from pytest_audiobench.benchmarks import Runtime, Sample
+from pytest_audiobench.client import audio_part
+from pytest_audiobench.results import ModelAnswer, RequestRecord
+
+
+async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> ModelAnswer:
+    """Send the sample's audio and ``prompt`` in one user message (no system prompt); each
+    run of ``--audiobench-runs`` moves the seed on by one when a seed is set."""
+    payload = await asyncio.to_thread(load_audio, sample.audio)
+    settings = runtime.settings
+    content = [audio_part(payload, settings.audio_mode), {"type": "text", "text": prompt}]
+    completion = await runtime.model.complete([{"role": "user", "content": content}],
+                                              seed_offset=run)
+    warnings = []
+    if payload.seconds > settings.max_audio_seconds:
+        warnings.append(
+            f"clip is {payload.seconds:.1f} s, longer than --audiobench-max-audio-seconds "
+            f"{settings.max_audio_seconds:g}: many audio models hear only the first 30 s"
+        )
+    sampling = settings.endpoint.sampling
+    if sampling.seed is not None:
+        sampling = sampling.model_copy(update={"seed": sampling.seed + run})
+    request = RequestRecord(
+        url=settings.endpoint.url, model=settings.endpoint.model, sampling=sampling,
+        audio_mode=settings.audio_mode, prompt=prompt, audio_format=payload.format,
+        audio_seconds=round(payload.seconds, 3), audio_sha256=payload.sha256,
+        transcoded=payload.transcoded,
+    )
+    return ModelAnswer(run=run, request=request, completion=completion, warnings=warnings)
