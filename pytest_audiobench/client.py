@@ -12,6 +12,7 @@ import email.utils
 import os
 import random
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     import openai
 
     from pytest_audiobench.audio import AudioPayload
+    from pytest_audiobench.cache import ResponseCache
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 _BACKOFF_CAP = 30.0
@@ -51,6 +53,8 @@ class Completion(BaseModel):
     usage: Usage = Usage()
     attempts: int = 1
     """HTTP attempts it took, retries included."""
+    cached: bool = False
+    """Served from the response cache: no request was sent this time."""
 
 
 def audio_part(payload: AudioPayload, mode: AudioMode) -> dict[str, Any]:
@@ -77,9 +81,11 @@ def api_key(settings: EndpointSettings) -> str:
 class Endpoint:
     """Chat completions against one server, at most ``limit`` requests in flight."""
 
-    def __init__(self, settings: EndpointSettings, limit: asyncio.Semaphore) -> None:
+    def __init__(self, settings: EndpointSettings, limit: asyncio.Semaphore,
+                 cache: ResponseCache | None = None) -> None:
         self.settings = settings
         self._limit = limit
+        self._cache = cache
         self._key = api_key(settings)
         self._client: openai.AsyncOpenAI | None = None
 
@@ -122,10 +128,13 @@ class Endpoint:
                 + ", ".join(served[:20])
             )
 
-    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0) -> Completion:
-        """Send one chat request, retrying transient failures; EndpointError when all fail."""
-        import openai
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0,
+                       fingerprint: Mapping[str, Any] | None = None) -> Completion:
+        """Send one chat request, retrying transient failures; EndpointError when all fail.
 
+        ``seed_offset`` tells repeated runs and judge retries apart (it moves the seed when one
+        is set, and is part of the cache key always); ``fingerprint`` stands for the messages
+        in the cache key when hashing them whole would be wasteful (audio)."""
         sampling = self.settings.sampling
         extra: dict[str, Any] = {}
         if sampling.seed is not None:
@@ -134,6 +143,22 @@ class Endpoint:
             extra["temperature"] = sampling.temperature
         if sampling.max_tokens is not None:
             extra["max_tokens"] = sampling.max_tokens
+        if self._cache is None:
+            return await self._send(messages, extra)
+        from pytest_audiobench.cache import request_key
+
+        key = request_key({"model": self.settings.model, "sampling": extra,
+                           "offset": seed_offset, "request": fingerprint or messages})
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        completion = await self._send(messages, extra)
+        self._cache.put(key, completion)
+        return completion
+
+    async def _send(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
+        import openai
+
         attempts = self.settings.retries + 1
         for attempt in range(1, attempts + 1):
             try:

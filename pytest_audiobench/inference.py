@@ -16,8 +16,9 @@ async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> 
     payload = await asyncio.to_thread(load_audio, sample.audio)
     settings = runtime.settings
     content = [audio_part(payload, settings.audio_mode), {"type": "text", "text": prompt}]
+    fingerprint = {"prompt": prompt, "audio": payload.sha256, "audio_mode": settings.audio_mode}
     completion = await runtime.model.complete([{"role": "user", "content": content}],
-                                              seed_offset=run)
+                                              seed_offset=run, fingerprint=fingerprint)
     warnings = []
     if payload.seconds > settings.max_audio_seconds:
         warnings.append(

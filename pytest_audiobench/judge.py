@@ -35,6 +35,8 @@ class PassVerdict(BaseModel):
     model_score: int | None = None
     reference_score: int | None = None
     usage: Usage = Usage()
+    cached: int = 0
+    """Replies served from the response cache."""
 
     @property
     def parsed(self) -> bool:
@@ -57,6 +59,14 @@ class ChatVerdict(BaseModel):
     @property
     def judge_usage(self) -> Usage:
         return sum((p.usage for p in self.passes), Usage())
+
+    @property
+    def judge_calls(self) -> int:
+        return sum(len(p.outputs) for p in self.passes)
+
+    @property
+    def judge_cached(self) -> int:
+        return sum(p.cached for p in self.passes)
 
 
 def load_template(path: Path | None) -> str:
@@ -118,18 +128,20 @@ async def judge_pass(endpoint: Endpoint, prompt_of: dict[Order, str], order: Ord
     """Ask until the reply parses or ``retries`` new attempts are spent."""
     outputs: list[str] = []
     usage = Usage()
+    cached = 0
     for attempt in range(retries + 1):
         completion = await endpoint.complete(
             [{"role": "user", "content": prompt_of[order]}], seed_offset=attempt)
         outputs.append(completion.text)
         usage = usage + completion.usage
+        cached += completion.cached
         scores = parse_scores(completion.text)
         if scores is not None:
             first, second = scores
             model, reference = (second, first) if order == "reference_first" else scores
             return PassVerdict(order=order, outputs=outputs, model_score=model,
-                               reference_score=reference, usage=usage)
-    return PassVerdict(order=order, outputs=outputs, usage=usage)
+                               reference_score=reference, usage=usage, cached=cached)
+    return PassVerdict(order=order, outputs=outputs, usage=usage, cached=cached)
 
 
 async def judge_sample(endpoint: Endpoint, template: str, *, audio_description: str,

@@ -126,8 +126,11 @@ OPTIONS: tuple[Option, ...] = (
         tuple(BENCHMARK_TASKS), "benchmark"), ("air_bench_chat",), "LIST"),
     Option("data", "release root of the benchmark data, or 'modelscope' to download the "
            "selected tasks into --audiobench-cache-dir", str, metavar="PATH"),
-    Option("cache-dir", "where downloads are kept (default ~/.cache/pytest-audiobench)",
+    Option("cache-dir", "where downloads and the response cache are kept (default "
+           "~/.cache/pytest-audiobench)",
            Path, metavar="DIR"),
+    Option("no-cache", "send every request, ignoring and not filling the response cache"),
+    Option("clear-cache", "empty the response cache before the run"),
     Option("tasks", "only these tasks, comma-separated", _name_list(_ALL_TASKS, "task"),
            metavar="LIST"),
     Option("limit", "at most N samples per task, the same N on every run (lowest ids first)",
@@ -288,6 +291,8 @@ def resolve(config: pytest.Config) -> Settings:
         benchmarks=benchmarks,
         data=data,
         cache_dir=here / (v("cache-dir") or _default_cache_dir()),
+        cache=not v("no-cache"),
+        clear_cache=v("clear-cache"),
         tasks=tasks,
         limit=v("limit"),
         runs=v("runs"),

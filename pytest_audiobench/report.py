@@ -50,8 +50,15 @@ class BenchmarkSummary(BaseModel):
 
 
 class TokenUsage(BaseModel):
+    """Tokens and requests of the model and of the judge; cached replies count their tokens
+    (what the run would have cost) and are also counted apart."""
+
     model: Usage = Usage()
     judge: Usage = Usage()
+    model_requests: int = 0
+    model_cached: int = 0
+    judge_requests: int = 0
+    judge_cached: int = 0
 
 
 class RunReport(BaseModel):
@@ -87,8 +94,12 @@ def usage(records: Sequence[SampleRecord]) -> TokenUsage:
     for record in records:
         for answer in record.answers:
             total.model = total.model + answer.completion.usage
+            total.model_requests += 1
+            total.model_cached += answer.completion.cached
         for verdict in record.verdicts:
             total.judge = total.judge + verdict.judge_usage
+            total.judge_requests += verdict.judge_calls
+            total.judge_cached += verdict.judge_cached
     return total
 
 
@@ -112,7 +123,9 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     for summary in report.benchmarks:
         lines += ["", *_table(summary, verbose), *_footer(summary, settings.sample_bar)]
     u = report.usage
-    lines += ["", f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} audio) "
+    lines += ["", f"requests: model {u.model_requests} ({u.model_cached} from the cache), "
+              f"judge {u.judge_requests} ({u.judge_cached} from the cache)",
+              f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} audio) "
               f"+ {u.model.completion_tokens} completion; judge {u.judge.prompt_tokens} prompt "
               f"+ {u.judge.completion_tokens} completion"]
     if settings.report_path is not None:

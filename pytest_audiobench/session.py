@@ -19,6 +19,7 @@ import pytest
 from pytest_audiobench import baseline as baselines
 from pytest_audiobench import benchmarks
 from pytest_audiobench.benchmarks import ROOT_NODE, Runtime, Sample
+from pytest_audiobench.cache import ResponseCache
 from pytest_audiobench.engine import Engine, Pipeline
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.lookahead import Lookahead
@@ -60,6 +61,8 @@ class AudiobenchSession:
             if workerinput is not None:
                 self._roots = {k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()}
                 return
+            if self.settings.clear_cache:
+                ResponseCache(self.settings.cache_dir / "responses").clear()
             self._roots = {name: b.locate(self.settings) for name, b in self.benchmarks.items()}
             self.samples()
             self._baselines = {name: baselines.load(self._baseline_path(name))
@@ -82,6 +85,9 @@ class AudiobenchSession:
                              for name, b in self.benchmarks.items()}
         return self._samples
 
+    def response_cache(self) -> ResponseCache | None:
+        return ResponseCache(self.settings.cache_dir / "responses") if self.settings.cache else None
+
     def runtime(self) -> Runtime:
         if self._runtime is None:
             from pytest_audiobench.client import Endpoint
@@ -91,10 +97,11 @@ class AudiobenchSession:
             limit = self._engine.limit
             judge = self.settings.judge
             chat = "air_bench_chat" in self.benchmarks
+            cache = self.response_cache()
             self._runtime = Runtime(
                 settings=self.settings,
-                model=Endpoint(self.settings.endpoint, limit),
-                judge=Endpoint(judge.endpoint, limit) if judge else None,
+                model=Endpoint(self.settings.endpoint, limit, cache),
+                judge=Endpoint(judge.endpoint, limit, cache) if judge else None,
                 judge_template=load_template(judge.template_path) if judge and chat else None,
             )
         return self._runtime

@@ -60,6 +60,9 @@ class Settings(_Frozen):
     benchmarks: tuple[str, ...]
     data: str
     cache_dir: Path
+    cache: bool = True
+    """Serve repeated requests from the response cache under ``cache_dir/responses``."""
+    clear_cache: bool = False
     tasks: tuple[str, ...] = ()
     limit: int | None = None
     runs: int = 1

@@ -71,6 +71,13 @@ def _between(text: str, start: str, end: str) -> str:
     return match.group(1) if match else ""
 
 
+@pytest.fixture(autouse=True)
+def _own_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs that name no --audiobench-cache-dir keep their downloads and responses here, never
+    in the real ~/.cache, and never see another test's cached replies."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
 @dataclass
 class Servers:
     model: FakeOpenAIServer
@@ -131,7 +138,8 @@ def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> A
         flags = ["-p", "no:cacheprovider", "--audiobench-model", MODEL,
                  "--audiobench-api-url", servers.model.url,
                  f"--audiobench-data={data or chat_data}",
-                 f"--audiobench-report={report}", "--audiobench-retry-wait", "0"]
+                 f"--audiobench-report={report}", "--audiobench-retry-wait", "0",
+                 f"--audiobench-cache-dir={pytester.path / 'cache'}"]
         if judge:
             flags += ["--audiobench-judge-model", JUDGE,
                       "--audiobench-judge-api-url", servers.judge.url]

@@ -66,7 +66,7 @@ def test_last_failed_reruns_only_the_failed_samples(pytester: pytest.Pytester, s
         contains=small_records[2]["question"], replies="a poor answer")
     flags = ["--audiobench-model", MODEL, "--audiobench-api-url", servers.model.url,
              f"--audiobench-data={chat_data}", "--audiobench-judge-model", "judge-model",
-             "--audiobench-judge-api-url", servers.judge.url]
+             "--audiobench-judge-api-url", servers.judge.url, "--audiobench-no-cache"]
     pytester.runpytest(*flags).assert_outcomes(passed=15, failed=1)
     before = servers.model.count()
     rerun = pytester.runpytest(*flags, "--lf")

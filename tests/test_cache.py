@@ -1,0 +1,109 @@
+"""The response cache: nothing is paid twice, across runs, workers and crashes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import JUDGE, MODEL, ScoringJudge, Servers
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
+
+
+def _requests(run: Any) -> dict[str, int]:
+    usage = run.report["usage"]
+    return {k: usage[k] for k in ("model_requests", "model_cached", "judge_requests",
+                                  "judge_cached")}
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_a_second_identical_run_sends_no_request(run_bench: Any, servers: Servers,
+                                                 xdist: list[str]) -> None:
+    first = run_bench(xdist=xdist)
+    first.result.assert_outcomes(passed=16)
+    assert (servers.model.count(), servers.judge.count()) == (16, 32)
+    second = run_bench(xdist=xdist)
+    second.result.assert_outcomes(passed=16)
+    assert (servers.model.count(), servers.judge.count()) == (16, 32)
+    assert second.metrics == first.metrics
+    assert _requests(second) == {"model_requests": 16, "model_cached": 16,
+                                 "judge_requests": 32, "judge_cached": 32}
+    assert "requests: model 16 (16 from the cache), judge 32 (32 from the cache)" in (
+        second.result.stdout.str())
+
+
+def test_changing_the_judge_rejudges_without_asking_the_model_again(
+        run_bench: Any, servers: Servers) -> None:
+    run_bench().result.assert_outcomes(passed=16)
+    again = run_bench("--audiobench-judge-temperature", "0.5")
+    again.result.assert_outcomes(passed=16)
+    assert (servers.model.count(), servers.judge.count()) == (16, 64)
+    assert _requests(again)["model_cached"] == 16 and _requests(again)["judge_cached"] == 0
+
+
+def test_a_new_sampling_setting_or_run_asks_the_model_again(run_bench: Any,
+                                                            servers: Servers) -> None:
+    run_bench().result.assert_outcomes(passed=16)
+    run_bench("--audiobench-max-tokens", "16").result.assert_outcomes(passed=16)
+    assert servers.model.count() == 32
+    run_bench("--audiobench-runs", "2").result.assert_outcomes(passed=16)
+    assert servers.model.count() == 48  # run 0 from the cache, run 1 asked
+
+
+def test_no_cache_sends_everything_and_clear_cache_forgets(run_bench: Any,
+                                                           servers: Servers) -> None:
+    run_bench().result.assert_outcomes(passed=16)
+    run_bench("--audiobench-no-cache").result.assert_outcomes(passed=16)
+    assert servers.model.count() == 32
+    run_bench("--audiobench-clear-cache").result.assert_outcomes(passed=16)
+    assert servers.model.count() == 48
+    run_bench().result.assert_outcomes(passed=16)
+    assert servers.model.count() == 48
+
+
+def test_errors_are_not_cached(run_bench: Any, servers: Servers,
+                               small_records: list[Any]) -> None:
+    servers.model.script = Scripted("a good answer").when(
+        contains=small_records[0]["question"], replies=Reply(status=500))
+    run_bench("--audiobench-retries", "0").result.assert_outcomes(passed=15, errors=1)
+    servers.model.script = Scripted("a good answer")
+    run_bench().result.assert_outcomes(passed=16)
+    assert servers.model.count() == 17
+
+
+def test_a_run_killed_half_way_resumes_paying_only_for_what_had_not_completed(
+        pytester: pytest.Pytester, chat_data: Path) -> None:
+    cache = pytester.path / "cache"
+    delayed = Scripted(Reply("a good answer", delay=0.3))
+    with FakeOpenAIServer(delayed, models=[MODEL]) as model, \
+            FakeOpenAIServer(ScoringJudge(), models=[JUDGE]) as judge:
+        args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                "--audiobench-model", MODEL, "--audiobench-api-url", model.url,
+                "--audiobench-judge-model", JUDGE, "--audiobench-judge-api-url", judge.url,
+                f"--audiobench-data={chat_data}", f"--audiobench-cache-dir={cache}",
+                "--audiobench-concurrency", "2"]
+        process = subprocess.Popen(args, cwd=pytester.path, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while judge.count() < 10 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        assert 0 < judge.count() < 32, "the run should have been killed half way"
+        kept = [p for p in (cache / "responses").rglob("*.json")]
+        assert not [p for p in kept if p.name.startswith(".tmp-")]
+        sent_before = model.count() + judge.count()
+        resumed = subprocess.run(args, cwd=pytester.path, capture_output=True, text=True,
+                                 timeout=120)
+        assert resumed.returncode == 0, resumed.stdout[-2000:]
+        assert "16 passed" in resumed.stdout
+        sent_after = model.count() + judge.count() - sent_before
+    # Every reply that was stored before the kill is reused; only the rest is asked.
+    assert sent_after == 16 + 32 - len(kept)
