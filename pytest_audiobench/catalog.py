@@ -22,4 +22,19 @@ BENCHMARK_TASKS: dict[str, tuple[str, ...]] = {
         "speech_and_sound_QA",
         "speech_and_music_QA",
     ),
+    # MMAR's items are grouped by modality.
+    "mmar": (
+        "speech",
+        "mix-sound-speech",
+        "music",
+        "sound",
+        "mix-music-speech",
+        "mix-sound-music-speech",
+        "mix-sound-music",
+    ),
 }
+
+Matcher = Literal["official", "strict"]
+MATCHERS: tuple[Matcher, ...] = ("official", "strict")
+MmarPrompt = Literal["default", "reasoning"]
+MMAR_PROMPTS: tuple[MmarPrompt, ...] = ("default", "reasoning")

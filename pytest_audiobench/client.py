@@ -128,13 +128,15 @@ class Endpoint:
                 + ", ".join(served[:20])
             )
 
-    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0,
-                       fingerprint: Mapping[str, Any] | None = None) -> Completion:
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
+                       fingerprint: Mapping[str, Any] | None = None,
+                       cache_tag: str | None = None) -> Completion:
         """Send one chat request, retrying transient failures; EndpointError when all fail.
 
         ``seed_offset`` tells repeated runs and judge retries apart (it moves the seed when one
         is set, and is part of the cache key always); ``fingerprint`` stands for the messages
-        in the cache key when hashing them whole would be wasteful (audio)."""
+        in the cache key when hashing them whole would be wasteful (audio); ``cache_tag`` tells
+        apart identical requests that must each get their own reply (rubric raters)."""
         sampling = self.settings.sampling
         extra: dict[str, Any] = {}
         if sampling.seed is not None:
@@ -148,7 +150,8 @@ class Endpoint:
         from pytest_audiobench.cache import request_key
 
         key = request_key({"model": self.settings.model, "sampling": extra,
-                           "offset": seed_offset, "request": fingerprint or messages})
+                           "offset": seed_offset, "tag": cache_tag,
+                           "request": fingerprint or messages})
         hit = self._cache.get(key)
         if hit is not None:
             return hit

@@ -36,7 +36,8 @@ class Progress:
     def record(self, sample: Sample) -> SampleRecord:
         return SampleRecord(
             benchmark=sample.benchmark, sample_id=sample.id, task=sample.task,
-            category=sample.category, nodeid=sample.nodeid, outcome=self.outcome,
+            category=sample.category, subcategory=sample.subcategory, nodeid=sample.nodeid,
+            outcome=self.outcome,
             audio_path=str(sample.audio), answers=self.answers, verdicts=self.verdicts,
             message=self.message,
         )

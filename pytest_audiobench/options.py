@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_audiobench.catalog import AUDIO_MODES, BENCHMARK_TASKS
+from pytest_audiobench.catalog import AUDIO_MODES, BENCHMARK_TASKS, MATCHERS, MMAR_PROMPTS
 
 if TYPE_CHECKING:
     from pytest_audiobench.settings import EndpointSettings, JudgeSettings, Settings
@@ -124,8 +124,9 @@ OPTIONS: tuple[Option, ...] = (
            "(default AUDIOBENCH_API_KEY; unset means no key)", _env_name, metavar="VAR"),
     Option("benchmark", "benchmarks to run, comma-separated", _name_list(
         tuple(BENCHMARK_TASKS), "benchmark"), ("air_bench_chat",), "LIST"),
-    Option("data", "release root of the benchmark data, or 'modelscope' to download the "
-           "selected tasks into --audiobench-cache-dir", str, metavar="PATH"),
+    Option("data", "release root of the benchmark data, or a download source ('modelscope' "
+           "for air_bench_chat, 'huggingface' for mmar) into --audiobench-cache-dir; "
+           "per benchmark: air_bench_chat=PATH,mmar=PATH", str, metavar="PATH"),
     Option("cache-dir", "where downloads and the response cache are kept (default "
            "~/.cache/pytest-audiobench)",
            Path, metavar="DIR"),
@@ -178,6 +179,23 @@ OPTIONS: tuple[Option, ...] = (
     Option("tolerance", "tolerance written by --audiobench-update-baseline for score metrics",
            _non_negative_float, 0.2, "D"),
     Option("report", "write the JSON report of the whole run here", Path, metavar="PATH"),
+    Option("mmar-prompt", "MMAR prompt: default (the maintainers' layout) or reasoning (asks "
+           "for the reasoning, then an 'Answer:' line)", _choice(MMAR_PROMPTS), "default",
+           "STYLE"),
+    Option("mmar-template", "file replacing the MMAR prompt; it must contain {question} and "
+           "{choices}", Path, metavar="FILE"),
+    Option("matcher", "MMAR answer matcher that decides correctness: official (the official "
+           "script's decisions) or strict (fixes its same-words false positives, accepts an "
+           "option letter); both are reported", _choice(MATCHERS), "official", "NAME"),
+    Option("export-mmar", "write the MMAR challenge submission (JSONL of id, "
+           "thinking_prediction, answer_prediction) here", Path, metavar="PATH"),
+    Option("rubric-temperature", "MMAR rubric judge temperature (official: 0)",
+           _non_negative_float, 0.0, "T"),
+    Option("rubric-seed", "MMAR rubric judge seed (official: 42)", _int, 42, "N"),
+    Option("rubric-raters", "MMAR rubric raters per correct answer (official: 5; the middle "
+           "ones are averaged)", _positive_int, 5, "N"),
+    Option("rubric-attempts", "MMAR rubric judge attempts per rater before the sample's "
+           "rubric score is unavailable (official: 20)", _positive_int, 20, "N"),
 )
 
 _BY_NAME = {option.name: option for option in OPTIONS}
@@ -245,7 +263,13 @@ def enabled(config: pytest.Config) -> bool:
 
 def resolve(config: pytest.Config) -> Settings:
     """Read every option once into the frozen Settings; bad combinations are UsageErrors."""
-    from pytest_audiobench.settings import EndpointSettings, Sampling, Settings
+    from pytest_audiobench.settings import (
+        EndpointSettings,
+        MmarSettings,
+        RubricSettings,
+        Sampling,
+        Settings,
+    )
 
     v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
     model = v("model")
@@ -255,13 +279,9 @@ def resolve(config: pytest.Config) -> Settings:
             f"--audiobench-model {model} needs --audiobench-api-url URL: the base URL of the "
             "OpenAI-compatible server that serves it (e.g. http://localhost:8000/v1)"
         )
-    data = v("data")
-    if not data:
-        raise pytest.UsageError(
-            "--audiobench-data is required: the release root of the benchmark (the folder that "
-            "holds Chat/Chat_meta.json for air_bench_chat), or 'modelscope' to download it"
-        )
     benchmarks = v("benchmark")
+    here = config.invocation_params.dir
+    data = _data(v("data"), benchmarks, here)
     tasks = v("tasks") or ()
     for task in tasks:
         if not any(task in BENCHMARK_TASKS[name] for name in benchmarks):
@@ -281,9 +301,6 @@ def resolve(config: pytest.Config) -> Settings:
         sampling=Sampling(temperature=v("temperature"), max_tokens=v("max-tokens"),
                           seed=v("seed")),
     )
-    here = config.invocation_params.dir
-    if data != "modelscope":
-        data = str(here / data)
     return Settings(
         model=model,
         endpoint=endpoint,
@@ -307,6 +324,14 @@ def resolve(config: pytest.Config) -> Settings:
         max_errors=v("max-errors"),
         tolerance=v("tolerance"),
         report_path=here / v("report") if v("report") else None,
+        mmar=MmarSettings(
+            prompt=v("mmar-prompt"),
+            template_path=here / v("mmar-template") if v("mmar-template") else None,
+            matcher=v("matcher"),
+            export_path=here / v("export-mmar") if v("export-mmar") else None,
+            rubric=RubricSettings(temperature=v("rubric-temperature"), seed=v("rubric-seed"),
+                                  raters=v("rubric-raters"), attempts=v("rubric-attempts")),
+        ),
     )
 
 
@@ -344,6 +369,37 @@ def _judge(config: pytest.Config, model_endpoint: EndpointSettings,
         swap=not v("no-swap"),
         parse_retries=v("judge-retries"),
     )
+
+
+_SOURCES = ("modelscope", "huggingface")
+
+
+def _data(raw: str | None, benchmarks: tuple[str, ...], here: Path) -> dict[str, str]:
+    """``PATH`` for every benchmark, or ``name=PATH`` pairs; sources stay names."""
+    if not raw:
+        raise pytest.UsageError(
+            "--audiobench-data is required: the release root of the benchmark (for "
+            "air_bench_chat the folder holding Chat/Chat_meta.json, for mmar the folder holding "
+            "MMAR-meta.jsonl and audio/), a download source, or name=PATH pairs"
+        )
+    if "=" not in raw:
+        pairs = {name: raw for name in benchmarks}
+    else:
+        pairs = {}
+        for part in raw.split(","):
+            name, _, value = part.partition("=")
+            if name.strip() not in benchmarks or not value.strip():
+                raise pytest.UsageError(
+                    f"--audiobench-data {raw}: {part!r} is not name=PATH with a benchmark of "
+                    f"--audiobench-benchmark ({', '.join(benchmarks)})")
+            pairs[name.strip()] = value.strip()
+        missing = [name for name in benchmarks if name not in pairs]
+        if missing:
+            raise pytest.UsageError(
+                f"--audiobench-data {raw}: no data for {', '.join(missing)}; give "
+                + ",".join(f"{name}=PATH" for name in benchmarks))
+    return {name: value if value in _SOURCES else str(here / value)
+            for name, value in pairs.items()}
 
 
 def _default_cache_dir() -> Path:

@@ -43,6 +43,10 @@ class BenchmarkSummary(BaseModel):
     runs: list[dict[str, Metric]] = []
     """Each inference run's numbers, when --audiobench-runs is above 1."""
     headline: list[str]
+    failed_means: str = "failed"
+    """What a failed item means here ("below the bar 5", "wrong")."""
+    notes: list[str] = []
+    """How the numbers were made (matcher, judge protocol, what is unavailable)."""
     counts: Counts
     baseline_path: str
     baseline: BaselineStatus
@@ -121,7 +125,7 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
         f"prompt {judge.template_path or 'built-in'})")
     lines = [f"model {settings.model} at {settings.endpoint.url}{runs}; {described}"]
     for summary in report.benchmarks:
-        lines += ["", *_table(summary, verbose), *_footer(summary, settings.sample_bar)]
+        lines += ["", *_table(summary, verbose), *_footer(summary)]
     u = report.usage
     lines += ["", f"requests: model {u.model_requests} ({u.model_cached} from the cache), "
               f"judge {u.judge_requests} ({u.judge_cached} from the cache)",
@@ -155,10 +159,10 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
             for r in rows]
 
 
-def _footer(summary: BenchmarkSummary, bar: float) -> list[str]:
+def _footer(summary: BenchmarkSummary) -> list[str]:
     c = summary.counts
-    lines = [
-        f"samples: {c.selected} selected, {c.passed} passed, {c.failed} below the bar {bar:g}, "
+    lines = [*summary.notes,
+        f"samples: {c.selected} selected, {c.passed} passed, {c.failed} {summary.failed_means}, "
         f"{c.errors} errors, {c.skipped} skipped, {c.not_run} not run",
     ]
     if c.judge_failures:

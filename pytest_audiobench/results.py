@@ -3,17 +3,56 @@ JSON) and lands in the JSON report."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from pytest_audiobench.client import Completion
+from pytest_audiobench.client import Completion, Usage
 from pytest_audiobench.judge import ChatVerdict
+from pytest_audiobench.matching import MatchDecision
+from pytest_audiobench.rubrics import RubricVerdict
 from pytest_audiobench.settings import AudioMode, Sampling
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
-Verdict = ChatVerdict
-"""What grading one answer gives: a union of every benchmark's verdict, told apart by kind."""
+
+
+class MmarVerdict(BaseModel):
+    """One answer's grading: what was extracted, both matchers' decisions, the rubric."""
+
+    kind: Literal["mmar"] = "mmar"
+    matcher: Literal["official", "strict"]
+    reasoning: str
+    prediction: str
+    """The final answer taken from the reply (the whole reply when it has no answer line)."""
+    official: MatchDecision
+    strict: MatchDecision
+    rubric: RubricVerdict | None = None
+    """None without a judge or without rubrics in the release."""
+
+    @property
+    def correct(self) -> bool:
+        return (self.official if self.matcher == "official" else self.strict).correct
+
+    @property
+    def judge_failures(self) -> int:
+        return int(self.rubric is not None and self.rubric.score is None)
+
+    @property
+    def judge_usage(self) -> Usage:
+        raters = self.rubric.raters if self.rubric else []
+        return sum((r.usage for r in raters), Usage())
+
+    @property
+    def judge_calls(self) -> int:
+        return sum(len(r.outputs) for r in (self.rubric.raters if self.rubric else []))
+
+    @property
+    def judge_cached(self) -> int:
+        return sum(r.cached for r in (self.rubric.raters if self.rubric else []))
+
+
+Verdict = Annotated[ChatVerdict | MmarVerdict, Field(discriminator="kind")]
+"""What grading one answer gives: every benchmark's verdict, told apart by ``kind``."""
 
 
 class RequestRecord(BaseModel):
@@ -51,6 +90,7 @@ class SampleRecord(BaseModel):
     sample_id: str
     task: str
     category: str
+    subcategory: str = ""
     nodeid: str
     outcome: Outcome
     audio_path: str

@@ -86,6 +86,8 @@ class RaterResult(BaseModel):
     problem: str | None = None
     """Why the last rejected reply was rejected."""
     usage: Usage = Usage()
+    cached: int = 0
+    """Replies served from the response cache."""
 
 
 class RubricVerdict(BaseModel):
@@ -122,8 +124,8 @@ class RubricMetrics(BaseModel):
 class ChatEndpoint(Protocol):
     """What the raters need of an endpoint (``pytest_audiobench.client.Endpoint`` fits)."""
 
-    async def complete(self, messages: list[dict[str, Any]],
-                       seed_offset: int = 0) -> Completion: ...
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
+                       cache_tag: str | None = None) -> Completion: ...
 
 
 def rubric_prompt(question: str, answer: str, thinking: str, criteria: Sequence[RubricCriterion],
@@ -254,7 +256,7 @@ async def rate_sample(endpoint: ChatEndpoint, *, question: str, answer: str, thi
     results: list[RaterResult] = []
     for rater in range(raters):
         result = await _rate(endpoint, messages, criteria, max_attempts,
-                             rater * max_attempts if vary_seed else None)
+                             rater * max_attempts if vary_seed else None, rater)
         results.append(result)
         if result.score is None:
             break
@@ -307,22 +309,27 @@ def rubric_metrics(samples: Iterable[tuple[bool, float | None]]) -> RubricMetric
 
 async def _rate(endpoint: ChatEndpoint, messages: list[dict[str, Any]],
                 criteria: Sequence[RubricCriterion], max_attempts: int,
-                seed_base: int | None) -> RaterResult:
+                seed_base: int | None, rater: int) -> RaterResult:
     outputs: list[str] = []
     usage = Usage()
     problem = None
+    cached = 0
     for attempt in range(max_attempts):
         offset = 0 if seed_base is None else seed_base + attempt
-        completion = await endpoint.complete(messages, seed_offset=offset)
+        # The official raters send the very same request; the tag keeps one cache entry per
+        # rater and attempt, so a resumed run replays each rater instead of the first one.
+        completion = await endpoint.complete(messages, seed_offset=offset,
+                                             cache_tag=f"rater {rater} attempt {attempt}")
         outputs.append(completion.text)
         usage = usage + completion.usage
+        cached += completion.cached
         checked = check_rubric_reply(completion.text, criteria)
         if isinstance(checked, str):
             problem = checked
             continue
-        return RaterResult(outputs=outputs, scores=checked, usage=usage,
+        return RaterResult(outputs=outputs, scores=checked, usage=usage, cached=cached,
                            score=call_score([s.score for s in checked], criteria))
-    return RaterResult(outputs=outputs, problem=problem, usage=usage)
+    return RaterResult(outputs=outputs, problem=problem, usage=usage, cached=cached)
 
 
 def _text(value: object) -> str:

@@ -98,11 +98,19 @@ class AudiobenchSession:
             judge = self.settings.judge
             chat = "air_bench_chat" in self.benchmarks
             cache = self.response_cache()
+            rubric_judge = None
+            if judge is not None and "mmar" in self.benchmarks:
+                rubric = self.settings.mmar.rubric
+                sampling = judge.endpoint.sampling.model_copy(
+                    update={"temperature": rubric.temperature, "seed": rubric.seed})
+                rubric_judge = Endpoint(judge.endpoint.model_copy(update={"sampling": sampling}),
+                                        limit, cache)
             self._runtime = Runtime(
                 settings=self.settings,
                 model=Endpoint(self.settings.endpoint, limit, cache),
                 judge=Endpoint(judge.endpoint, limit, cache) if judge else None,
                 judge_template=load_template(judge.template_path) if judge and chat else None,
+                rubric_judge=rubric_judge,
             )
         return self._runtime
 
@@ -162,9 +170,9 @@ class AudiobenchSession:
             runtime = self._runtime
 
             async def close() -> None:
-                await runtime.model.close()
-                if runtime.judge is not None:
-                    await runtime.judge.close()
+                for endpoint in (runtime.model, runtime.judge, runtime.rubric_judge):
+                    if endpoint is not None:
+                        await endpoint.close()
 
             self._engine.close(close)
             self._engine = None
@@ -194,8 +202,11 @@ class AudiobenchSession:
         judge_model = self.settings.judge.endpoint.model if self.settings.judge else None
         current = self._baselines.get(name)
         summary = BenchmarkSummary(benchmark=name, metrics=metrics,
+                                   notes=bench.notes(self.settings) + bench.finish(
+                                       mine, self.settings),
                                    runs=per_run if len(per_run) > 1 else [],
                                    headline=list(bench.headline()), counts=counts,
+                                   failed_means=bench.failed_means(self.settings),
                                    baseline_path=str(path), baseline="missing")
         if self.settings.update_baseline:
             fresh = baselines.from_run(name, self.settings.model, judge_model, metrics,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from pytest_audiobench.catalog import AUDIO_MODES, BENCHMARK_TASKS, AudioMode
+from pytest_audiobench.catalog import AUDIO_MODES, BENCHMARK_TASKS, AudioMode, Matcher, MmarPrompt
 
 __all__ = ["AUDIO_MODES", "BENCHMARK_TASKS", "AudioMode", "EndpointSettings", "JudgeSettings",
            "Sampling", "Settings"]
@@ -50,6 +50,29 @@ class JudgeSettings(_Frozen):
     parse_retries: int = 2
 
 
+class RubricSettings(_Frozen):
+    """MMAR's rubric judging (official: gpt-4o-2024-11-20, temperature 0, seed 42, 5 raters,
+    up to 20 attempts each)."""
+
+    temperature: float = 0.0
+    seed: int | None = 42
+    raters: int = 5
+    attempts: int = 20
+
+
+class MmarSettings(_Frozen):
+    """How MMAR is asked and matched."""
+
+    prompt: MmarPrompt = "default"
+    template_path: Path | None = None
+    """A user's prompt template with {question} and {choices}; replaces ``prompt``."""
+    matcher: Matcher = "official"
+    """Which matcher decides correctness; both are always computed and reported."""
+    export_path: Path | None = None
+    """Where the challenge submission JSONL is written."""
+    rubric: RubricSettings = RubricSettings()
+
+
 class Settings(_Frozen):
     """Everything one benchmark run depends on."""
 
@@ -58,7 +81,8 @@ class Settings(_Frozen):
     judge: JudgeSettings | None
     """None when no judge was given (allowed when no selected benchmark needs one)."""
     benchmarks: tuple[str, ...]
-    data: str
+    data: dict[str, str]
+    """Per benchmark: a release root, or a download source ('modelscope', 'huggingface')."""
     cache_dir: Path
     cache: bool = True
     """Serve repeated requests from the response cache under ``cache_dir/responses``."""
@@ -78,3 +102,4 @@ class Settings(_Frozen):
     max_errors: int | None = None
     tolerance: float = 0.2
     report_path: Path | None = None
+    mmar: MmarSettings = MmarSettings()

@@ -130,8 +130,8 @@ class Run:
 def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> Any:
     """Run the plugin in a subprocess with the standard flags plus ``args``."""
 
-    def run(*args: str, data: Path | None = None, judge: bool = True,
-            xdist: Sequence[str] = ()) -> Run:
+    def run(*args: str, data: Path | str | None = None, judge: bool = True,
+            xdist: Sequence[str] = (), benchmark: str | None = None) -> Run:
         report = pytester.path / "report.json"
         # Path values use the --flag=value form: a separate value would steer pytest's rootdir
         # (pytest-dev/pytest#8846), and with it the default baselines/ folder.
@@ -140,6 +140,8 @@ def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> A
                  f"--audiobench-data={data or chat_data}",
                  f"--audiobench-report={report}", "--audiobench-retry-wait", "0",
                  f"--audiobench-cache-dir={pytester.path / 'cache'}"]
+        if benchmark:
+            flags += ["--audiobench-benchmark", benchmark]
         if judge:
             flags += ["--audiobench-judge-model", JUDGE,
                       "--audiobench-judge-api-url", servers.judge.url]

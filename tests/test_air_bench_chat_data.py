@@ -48,7 +48,7 @@ def settings(root: Path, tmp_path: Path, tasks: tuple[str, ...] = (),
         endpoint=EndpointSettings(url="http://x", model="m", api_key_env="K"),
         judge=JudgeSettings(endpoint=EndpointSettings(url="http://y", model="j",
                                                       api_key_env="J")),
-        benchmarks=("air_bench_chat",), data=str(root), cache_dir=tmp_path,
+        benchmarks=("air_bench_chat",), data={"air_bench_chat": str(root)}, cache_dir=tmp_path,
         baselines_dir=tmp_path, tasks=tasks, limit=limit,
     )
 

@@ -288,9 +288,12 @@ class ScriptedJudge:
     def __init__(self, replies: Sequence[str]) -> None:
         self.replies = list(replies)
         self.requests: list[tuple[list[dict[str, Any]], int]] = []
+        self.tags: list[str | None] = []
 
-    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0) -> Completion:
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0,
+                       cache_tag: str | None = None) -> Completion:
         self.requests.append((messages, seed_offset))
+        self.tags.append(cache_tag)
         await asyncio.sleep(0)
         text = self.replies.pop(0) if self.replies else "no more replies"
         return Completion(text=text, usage=Usage(prompt_tokens=10, completion_tokens=2))
@@ -387,3 +390,9 @@ def test_one_rater_is_its_own_score() -> None:
 def test_rating_needs_at_least_one_rater_and_one_attempt(options: dict[str, int]) -> None:
     with pytest.raises(ValueError, match="must be >= 1"):
         rate(ScriptedJudge([]), **options)
+
+
+def test_every_rater_and_attempt_has_its_own_cache_tag() -> None:
+    judge = ScriptedJudge(["not json", reply(1, 1, 1, 1, 1), reply(1, 1, 1, 1, 1)])
+    rate(judge, raters=2)
+    assert judge.tags == ["rater 0 attempt 0", "rater 0 attempt 1", "rater 1 attempt 0"]

@@ -31,6 +31,7 @@ class Sample:
     """What the judge reads in place of the audio (AIR-Bench Chat's meta_info)."""
     record: Any = None
     """The benchmark's own typed record, for what the fields above do not carry."""
+    subcategory: str = ""
 
     @property
     def nodeid(self) -> str:
@@ -46,6 +47,8 @@ class Runtime:
     judge: Endpoint | None
     judge_template: str | None
     """AIR-Bench Chat's judge prompt, when that benchmark runs."""
+    rubric_judge: Endpoint | None = None
+    """The judge with MMAR's rubric sampling settings, when a judge is given."""
 
 
 class Benchmark(Protocol):
@@ -79,10 +82,22 @@ class Benchmark(Protocol):
     def headline(self) -> tuple[str, ...]:
         """Metrics shown in the summary and written by --audiobench-update-baseline."""
 
+    def failed_means(self, settings: Settings) -> str:
+        """What a failed sample item means, for the summary's counts."""
+
+    def notes(self, settings: Settings) -> list[str]:
+        """How the numbers were made, for the summary and the JSON report."""
+
+    def finish(self, records: Sequence[SampleRecord], settings: Settings) -> list[str]:
+        """Write what the benchmark exports at the end of a run; say what was written."""
+
 
 def get(name: str) -> Benchmark:
     """The benchmark called ``name``; names are checked when options are read."""
+    if name == "mmar":
+        from pytest_audiobench.benchmarks.mmar import Mmar
+
+        return Mmar()
     from pytest_audiobench.benchmarks.air_bench_chat import AirBenchChat
 
-    registry: dict[str, Benchmark] = {"air_bench_chat": AirBenchChat()}
-    return registry[name]
+    return AirBenchChat()

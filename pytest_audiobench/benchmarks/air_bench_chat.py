@@ -52,8 +52,12 @@ class AirBenchChat:
     name = NAME
 
     def locate(self, settings: Settings) -> Path:
-        if settings.data != "modelscope":
-            return Path(settings.data)
+        spec = settings.data[NAME]
+        if spec == "huggingface":
+            raise DataError("--audiobench-data huggingface: air_bench_chat is downloaded from "
+                            "ModelScope; use 'modelscope' or a local release root")
+        if spec != "modelscope":
+            return Path(spec)
         from pytest_audiobench.download import DownloadError, download_air_bench_chat
 
         tasks = [t for t in settings.tasks if t in BENCHMARK_TASKS[NAME]] or list(
@@ -126,6 +130,15 @@ class AirBenchChat:
     def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
         graded = ((r.task, _chat(r.verdicts)[run]) for r in records if len(r.verdicts) > run)
         return chat_metrics(graded, prefix=NAME)
+
+    def failed_means(self, settings: Settings) -> str:
+        return f"below the bar {settings.sample_bar:g}"
+
+    def notes(self, settings: Settings) -> list[str]:
+        return []  # the judge and its protocol are named in the summary's first line
+
+    def finish(self, records: Sequence[SampleRecord], settings: Settings) -> list[str]:
+        return []
 
     def headline(self) -> tuple[str, ...]:
         groups = (*CATEGORIES, "mixed", "average")

@@ -1,0 +1,276 @@
+"""MMAR end to end: matchers, rubrics, CRS, export, gate, with scripted servers."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import MODEL, ScoringJudge, Servers
+from tests.fakes.datasets import build_mmar, load_mmar_reference, reference_available
+from tests.fakes.openai_server import ChatRequest
+
+pytestmark = pytest.mark.skipif(not reference_available(), reason="../shared/reference is absent")
+
+LETTERS = "ABCDEF"
+
+
+def _tokens(text: str) -> set[str]:
+    return set(re.findall(r"\b\w+\b", text.lower()))
+
+
+def _twins(record: dict[str, Any]) -> list[str]:
+    return [c for c in record["choices"]
+            if c != record["answer"] and _tokens(c) == _tokens(record["answer"])]
+
+
+def _pick() -> list[dict[str, Any]]:
+    """Three items per modality with distinct questions, and one same-words item."""
+    seen: set[str] = set()
+    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    twin = None
+    for record in load_mmar_reference():
+        if record["question"] in seen or "" in record["choices"]:
+            continue
+        if twin is None and _twins(record):
+            twin = record
+            seen.add(record["question"])
+            continue
+        if len(per[record["modality"]]) < 3:
+            per[record["modality"]].append(record)
+            seen.add(record["question"])
+    assert twin is not None
+    return [r for group in per.values() for r in group] + [twin]
+
+
+RECORDS = _pick() if reference_available() else []
+
+
+def _reply(record: dict[str, Any]) -> str:
+    """Position 0 of each modality: the answer; 1: a wrong choice; 2: the answer's letter;
+    the same-words item: its twin (official accepts it, strict does not)."""
+    if _twins(record):
+        return _twins(record)[0]
+    same = [r for r in RECORDS if r["modality"] == record["modality"]]
+    position = same.index(record)
+    if position == 0:
+        return record["answer"]
+    if position == 1:
+        return next(c for c in record["choices"] if c != record["answer"])
+    return LETTERS[record["choices"].index(record["answer"])]
+
+
+def _official_correct(prediction: str, record: dict[str, Any]) -> bool:
+    """The official evaluation script's rule, written out independently for the check."""
+    predicted = _tokens(prediction)
+    answer = _tokens(record["answer"])
+    if not predicted or not answer <= predicted:
+        return False
+    foreign: set[str] = set()
+    for choice in record["choices"]:
+        if _tokens(choice) != answer:
+            foreign |= _tokens(choice) - answer
+    return not (predicted & foreign)
+
+
+class MmarModel:
+    def __init__(self, reasoning: bool = False) -> None:
+        self.by_question = {r["question"]: _reply(r) for r in RECORDS}
+        self.reasoning = reasoning
+
+    def __call__(self, request: ChatRequest) -> str:
+        question = request.text.split("\n", 1)[0]
+        answer = self.by_question.get(question, "a good answer")
+        return f"I listened closely.\nAnswer: {answer}" if self.reasoning else answer
+
+
+def rubric_reply(points: tuple[int, ...] = (1, 1, 1, 1, 0)) -> str:
+    return json.dumps([{"name": f"criterion {i}", "score": p, "justification": "heard it"}
+                       for i, p in enumerate(points)])
+
+
+class BothJudges:
+    """Rubric requests (a system message first) get a JSON list; Chat's get two scores."""
+
+    def __init__(self) -> None:
+        self.chat = ScoringJudge()
+        self.rubric_calls = 0
+
+    def __call__(self, request: ChatRequest) -> str:
+        if request.body["messages"][0]["role"] == "system":
+            self.rubric_calls += 1
+            return rubric_reply()
+        return str(self.chat(request))
+
+
+@pytest.fixture(scope="module")
+def mmar_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_mmar(tmp_path_factory.mktemp("mmar"), RECORDS)
+
+
+@pytest.fixture
+def mmar_servers(servers: Servers) -> Servers:
+    servers.model.script = MmarModel()
+    servers.judge.script = BothJudges()
+    return servers
+
+
+def _mmar(run_bench: Any, data: Path, *args: str, **kw: Any) -> Any:
+    return run_bench(*args, data=data, benchmark="mmar", **kw)
+
+
+def test_items_are_named_by_modality_and_id(run_bench: Any, mmar_data: Path) -> None:
+    run = _mmar(run_bench, mmar_data, "--collect-only", "-q")
+    ids = {line for line in run.result.outlines if line.startswith("audiobench::")}
+    assert ids == {f"audiobench::mmar::{r['modality']}::{r['id']}" for r in RECORDS}
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_accuracy_by_both_matchers_rubrics_and_crs(run_bench: Any, mmar_servers: Servers,
+                                                    mmar_data: Path, xdist: list[str]) -> None:
+    run = _mmar(run_bench, mmar_data, xdist=xdist)
+    n = len(RECORDS)  # 22: 7 answered right, 7 wrong, 7 by letter, 1 same-words twin
+    run.result.assert_outcomes(passed=8, failed=n - 8)
+    m = run.metrics
+    assert m["mmar.avg"] == pytest.approx(100 * 8 / n)
+    assert m["mmar.official.avg"] == pytest.approx(100 * 8 / n)
+    assert m["mmar.strict.avg"] == pytest.approx(100 * 14 / n)
+    assert m["mmar.modality.speech.avg"] == pytest.approx(100 / 3)
+    # Correct answers score 0.8 with every rater; wrong ones 0 without a judge call.
+    assert m["mmar.rubrics"] == pytest.approx(100 * 0.8 * 8 / n)
+    assert m["mmar.crs"] == pytest.approx(0.8)
+    assert mmar_servers.judge.count() == 8 * 5
+    out = run.result.stdout.str()
+    assert "official matcher decides correctness" in out
+    assert re.search(r"mmar\.avg\s+22\s+36\.36", out)
+
+
+def test_a_wrong_answer_fails_with_choices_extraction_and_the_matchers_reasons(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path) -> None:
+    run = _mmar(run_bench, mmar_data)
+    out = run.result.stdout.str()
+    letter = [r for r in RECORDS if r["modality"] == "sound"][2]
+    assert f"mmar sound {letter['id']}: wrong answer (official matcher)" in out
+    assert " | ".join(letter["choices"]) in out
+    assert "bare letter" in out and "strict:    correct" in out
+    assert letter["question"] in out and f"correct:   {letter['answer']}" in out
+
+
+def test_the_strict_matcher_decides_when_asked_and_rubrics_follow_it(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path) -> None:
+    run = _mmar(run_bench, mmar_data, "--audiobench-matcher", "strict")
+    run.result.assert_outcomes(passed=14, failed=len(RECORDS) - 14)
+    assert run.metrics["mmar.avg"] == pytest.approx(100 * 14 / len(RECORDS))
+    assert mmar_servers.judge.count() == 14 * 5
+
+
+def test_the_export_has_the_challenge_format_and_agrees_with_the_official_accuracy(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path, tmp_path: Path) -> None:
+    mmar_servers.model.script = MmarModel(reasoning=True)
+    export = tmp_path / "submission.jsonl"
+    run = _mmar(run_bench, mmar_data, f"--audiobench-export-mmar={export}",
+                "--audiobench-mmar-prompt", "reasoning")
+    lines = [json.loads(line) for line in export.read_text().splitlines()]
+    assert [sorted(line) for line in lines] == [
+        ["answer_prediction", "id", "thinking_prediction"]] * len(RECORDS)
+    assert {line["id"] for line in lines} == {r["id"] for r in RECORDS}
+    assert all(line["thinking_prediction"] == "I listened closely." for line in lines)
+    by_id = {r["id"]: r for r in RECORDS}
+    official = sum(_official_correct(line["answer_prediction"], by_id[line["id"]])
+                   for line in lines)
+    assert run.metrics["mmar.official.avg"] == pytest.approx(100 * official / len(lines))
+    assert f"MMAR submission: {len(RECORDS)} lines written to {export}" in (
+        run.result.stdout.str())
+    assert "Answer:" in mmar_servers.model.requests[0].text  # the reasoning prompt asks for it
+
+
+def test_the_gate_holds_on_mmar_metrics_and_fails_below_them(
+        run_bench: Any, pytester: pytest.Pytester, mmar_servers: Servers,
+        mmar_data: Path) -> None:
+    path = pytester.path / "baselines" / "mmar" / f"{MODEL}.json"
+    path.parent.mkdir(parents=True)
+
+    def baseline(avg: float) -> None:
+        path.write_text(json.dumps({
+            "benchmark": "mmar", "model": MODEL, "judge_model": "judge-model",
+            "metrics": {"mmar.avg": {"threshold": avg, "tolerance": 1.0},
+                        "mmar.modality.speech.avg": {"threshold": 33.0, "tolerance": 0.5},
+                        "mmar.rubrics": {"threshold": 29.0, "tolerance": 0.1},
+                        "mmar.crs": {"threshold": 0.8, "tolerance": 0.01}}}))
+
+    baseline(36.0)
+    held = _mmar(run_bench, mmar_data)
+    assert held.result.ret == 0 and "gate: held" in held.result.stdout.str()
+    baseline(40.0)
+    failed = _mmar(run_bench, mmar_data)
+    assert failed.result.ret == 1
+    assert "mmar.avg below (36.364 < 40 - 1)" in failed.result.stdout.str()
+
+
+def test_a_legacy_release_without_rubrics_says_rubric_metrics_are_unavailable(
+        run_bench: Any, mmar_servers: Servers, tmp_path: Path) -> None:
+    data = build_mmar(tmp_path / "legacy", RECORDS, legacy_json=True)
+    run = _mmar(run_bench, data)
+    run.result.assert_outcomes(passed=8, failed=len(RECORDS) - 8)
+    assert "mmar.rubrics" not in run.metrics and "mmar.crs" not in run.metrics
+    assert mmar_servers.judge.count() == 0
+    assert "Rubrics and CRS unavailable: this release (MMAR-meta.json) has no rubrics" in (
+        run.result.stdout.str())
+
+
+def test_without_a_judge_mmar_reports_accuracy_and_says_rubrics_are_unavailable(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path) -> None:
+    run = _mmar(run_bench, mmar_data, judge=False)
+    run.result.assert_outcomes(passed=8, failed=len(RECORDS) - 8)
+    assert "mmar.rubrics" not in run.metrics
+    assert "Rubrics and CRS unavailable: no judge given" in run.result.stdout.str()
+
+
+def test_both_benchmarks_run_together_each_from_its_own_data(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path, chat_data: Path) -> None:
+    chat_script = mmar_servers.model.script
+
+    def model(request: ChatRequest) -> str:
+        answer = str(chat_script(request))
+        return "a good answer" if answer == "a good answer" else answer
+
+    mmar_servers.model.script = model
+    run = run_bench(data=f"air_bench_chat={chat_data},mmar={mmar_data}",
+                    benchmark="air_bench_chat,mmar")
+    run.result.assert_outcomes(passed=16 + 8, failed=len(RECORDS) - 8)
+    names = [b["benchmark"] for b in run.report["benchmarks"]]
+    assert names == ["air_bench_chat", "mmar"]
+    assert run.metrics["air_bench_chat.average.score"] == 8.0
+    assert run.metrics["mmar.official.avg"] == pytest.approx(100 * 8 / len(RECORDS))
+
+
+def test_five_runs_gate_on_the_mean_of_the_middle_three(run_bench: Any, mmar_servers: Servers,
+                                                        mmar_data: Path) -> None:
+    run = _mmar(run_bench, mmar_data, "--audiobench-runs", "5", judge=False)
+    summary = run.report["benchmarks"][0]
+    assert len(summary["runs"]) == 5
+    assert summary["metrics"]["mmar.avg"]["value"] == pytest.approx(100 * 8 / len(RECORDS))
+    assert mmar_servers.model.count() == 5 * len(RECORDS)
+
+
+def test_choices_without_the_answer_name_the_record(run_bench: Any, tmp_path: Path) -> None:
+    bad = [dict(r) for r in RECORDS[:2]]
+    bad[1]["choices"] = [c for c in bad[1]["choices"] if c != bad[1]["answer"]]
+    data = build_mmar(tmp_path / "bad", bad)
+    run = _mmar(run_bench, data)
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    err = run.result.stderr.str()
+    assert bad[1]["id"] in err and "choices do not contain the answer" in err
+
+
+def test_missing_audio_for_an_id_is_skipped_with_its_path(run_bench: Any, mmar_servers: Servers,
+                                                         tmp_path: Path) -> None:
+    data = build_mmar(tmp_path / "gap", RECORDS, missing={RECORDS[0]["id"]})
+    run = _mmar(run_bench, data, "-rs", judge=False)
+    run.result.assert_outcomes(passed=7, failed=len(RECORDS) - 8, skipped=1)
+    assert "audio file not found" in run.result.stdout.str()
