@@ -102,3 +102,42 @@ def test_the_full_release_gives_the_leaderboard_arithmetic(run_bench: Any, serve
     assert metrics["air_bench_chat.average.score"]["n"] == 2200
     assert servers.model.count() == 2200 and servers.judge.count() == 4400
     assert re.search(r"air_bench_chat\.average\.score\s+2200\s+6\.93", run.result.stdout.str())
+
+
+MODALITY_COUNTS = {"speech": 294, "mix-sound-speech": 218, "music": 206, "sound": 165,
+                   "mix-music-speech": 82, "mix-sound-music-speech": 24, "mix-sound-music": 11}
+CATEGORY_COUNTS = {"semantic_layer": 412, "perception_layer": 404, "cultural_layer": 141,
+                   "signal_layer": 43}
+
+
+def test_the_full_mmar_release_counts_every_modality_and_category(
+        run_bench: Any, servers: Servers, tmp_path: Path) -> None:
+    from tests.fakes.datasets import build_mmar, load_mmar_reference
+
+    records = load_mmar_reference()
+    answers = {}
+    for record in records:
+        answers.setdefault(record["question"], set()).add(record["answer"])
+
+    def model(request: ChatRequest) -> str:
+        # A question asked of several items with different answers gets "?", which no
+        # matcher takes; every other question gets its answer.
+        known = answers.get(request.text.split("\n", 1)[0], set())
+        return next(iter(known)) if len(known) == 1 else "?"
+
+    servers.model.script = model
+    data = build_mmar(tmp_path / "mmar", records)
+    run = run_bench("--audiobench-concurrency", "32", "-q", data=data, benchmark="mmar",
+                    judge=False)
+    metrics = run.report["benchmarks"][0]["metrics"]
+    for modality, n in MODALITY_COUNTS.items():
+        assert metrics[f"mmar.modality.{modality}.avg"]["n"] == n
+    for category, n in CATEGORY_COUNTS.items():
+        assert metrics[f"mmar.category.{category}.avg"]["n"] == n
+    subcategories = [name for name in metrics if name.startswith("mmar.subcategory.")
+                     and name.endswith(".official.avg")]
+    assert len(subcategories) == 16
+    assert metrics["mmar.avg"]["n"] == 1000
+    unique = sum(1 for r in records if len(answers[r["question"]]) == 1)
+    passed = run.result.parseoutcomes()["passed"]
+    assert passed <= unique and metrics["mmar.avg"]["value"] == pytest.approx(passed / 10)
