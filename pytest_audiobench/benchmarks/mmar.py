@@ -43,8 +43,10 @@ class Mmar:
 
     def __init__(self) -> None:
         self.has_rubrics = True
+        self.template: str | None = None
 
     def locate(self, settings: Settings) -> Path:
+        self._read_template(settings)  # a bad template stops the run before any request
         spec = settings.data[NAME]
         if spec == "modelscope":
             raise DataError("--audiobench-data modelscope: MMAR is published on Hugging Face; "
@@ -59,6 +61,7 @@ class Mmar:
             raise DataError(f"--audiobench-data huggingface: {exc}") from exc
 
     def load(self, root: Path, settings: Settings) -> list[Sample]:
+        self._read_template(settings)
         records, self.has_rubrics = read_mmar(root)
         wanted = set(settings.tasks) & set(BENCHMARK_TASKS[NAME]) or set(BENCHMARK_TASKS[NAME])
         chosen = [r for r in records if r.modality in wanted]
@@ -75,8 +78,14 @@ class Mmar:
                        question=r.question, reference=r.answer, context=r.thinking or "",
                        record=r) for r in chosen]
 
+    def _read_template(self, settings: Settings) -> None:
+        path = settings.mmar.template_path
+        if path is not None and self.template is None:
+            self.template = load_prompt_template(path)
+
     async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
-        return await ask_model(sample, prompt_for(sample.record, runtime.settings), runtime, run)
+        prompt = prompt_for(sample.record, runtime.settings.mmar.prompt, self.template)
+        return await ask_model(sample, prompt, runtime, run)
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
         record: MmarRecord = sample.record
@@ -204,13 +213,14 @@ def export_submission(records: Sequence[SampleRecord], path: Path) -> tuple[int,
     return len(lines), empty
 
 
-def prompt_for(record: MmarRecord, settings: Settings) -> str:
-    mmar = settings.mmar
-    if mmar.template_path is not None:
-        return load_prompt_template(mmar.template_path).replace(
-            "{question}", record.question).replace("{choices}", "\n".join(record.choices))
+def prompt_for(record: MmarRecord, style: str, template: str | None) -> str:
+    """A user's template when given (filled in one pass, literally), else the built-in
+    layout of ``style``."""
+    if template is not None:
+        values = {"{question}": record.question, "{choices}": "\n".join(record.choices)}
+        return re.sub(r"\{question\}|\{choices\}", lambda m: values[m.group(0)], template)
     build: Callable[[str, Sequence[str]], str] = (
-        reasoning_prompt if mmar.prompt == "reasoning" else default_prompt)
+        reasoning_prompt if style == "reasoning" else default_prompt)
     return build(record.question, record.choices)
 
 
