@@ -56,7 +56,7 @@ class Mmar:
         from pytest_audiobench.download import DownloadError, download_mmar
 
         try:
-            return download_mmar(settings.cache_dir / "huggingface")
+            return download_mmar(settings.cache_dir)
         except DownloadError as exc:
             raise DataError(f"--audiobench-data huggingface: {exc}") from exc
 
