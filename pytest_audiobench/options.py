@@ -87,6 +87,23 @@ def _name_list(accepted: tuple[str, ...], what: str) -> Converter:
     return convert
 
 
+def _path(value: str) -> Path:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty value")
+    return Path(value)
+
+
+def _shard(value: str) -> tuple[int, int]:
+    index, _, total = value.partition("/")
+    try:
+        k, n = int(index), int(total)
+    except ValueError:
+        k = n = 0
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N, like 2/4; got {value!r}")
+    return k, n
+
+
 def _env_name(value: str) -> str:
     if not value or not value.replace("_", "").isalnum():
         # The value is not repeated: it may be a key pasted in by mistake.
@@ -128,8 +145,7 @@ OPTIONS: tuple[Option, ...] = (
            "for air_bench_chat, 'huggingface' for mmar) into --audiobench-cache-dir; "
            "per benchmark: air_bench_chat=PATH,mmar=PATH", str, metavar="PATH"),
     Option("cache-dir", "where downloads and the response cache are kept (default "
-           "~/.cache/pytest-audiobench)",
-           Path, metavar="DIR"),
+           "~/.cache/pytest-audiobench)", _path, metavar="DIR"),
     Option("no-cache", "send every request, ignoring and not filling the response cache"),
     Option("clear-cache", "empty the response cache before the run"),
     Option("tasks", "only these tasks, comma-separated", _name_list(_ALL_TASKS, "task"),
@@ -165,12 +181,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("judge-retries", "new judge calls after a reply the protocol's parser rejects",
            _non_negative_int, 2, "N"),
     Option("judge-template", "file replacing the built-in judge prompt; it must contain "
-           "{audio_description}, {question}, {answer_1} and {answer_2}", Path, metavar="FILE"),
+           "{audio_description}, {question}, {answer_1} and {answer_2}", _path, metavar="FILE"),
     Option("no-swap", "judge once (reference as Assistant 1) instead of both orders"),
     Option("sample-bar", "a sample whose model score is below this fails its test item",
            _non_negative_float, 5.0, "SCORE"),
     Option("baselines", "folder of baseline files <benchmark>/<model>.json (default: "
-           "baselines/ under the rootdir)", Path, metavar="DIR"),
+           "baselines/ under the rootdir)", _path, metavar="DIR"),
     Option("update-baseline", "write the baseline file from this run's metrics"),
     Option("require-baseline", "fail the run when no baseline file exists"),
     Option("fail-on-samples", "fail the run when any sample fails, even if the gate holds"),
@@ -178,17 +194,20 @@ OPTIONS: tuple[Option, ...] = (
            "max_errors)", _non_negative_int, metavar="N"),
     Option("tolerance", "tolerance written by --audiobench-update-baseline for score metrics",
            _non_negative_float, 0.2, "D"),
-    Option("report", "write the JSON report of the whole run here", Path, metavar="PATH"),
+    Option("report", "write the JSON report of the whole run here", _path, metavar="PATH"),
+    Option("shard", "run only slice K of N (a deterministic split of the selected samples); "
+           "each shard writes its --audiobench-report and audiobench-merge gates on the union",
+           _shard, metavar="K/N"),
     Option("mmar-prompt", "MMAR prompt: default (the maintainers' layout) or reasoning (asks "
            "for the reasoning, then an 'Answer:' line)", _choice(MMAR_PROMPTS), "default",
            "STYLE"),
     Option("mmar-template", "file replacing the MMAR prompt; it must contain {question} and "
-           "{choices}", Path, metavar="FILE"),
+           "{choices}", _path, metavar="FILE"),
     Option("matcher", "MMAR answer matcher that decides correctness: official (the official "
            "script's decisions) or strict (fixes its same-words false positives, accepts an "
            "option letter); both are reported", _choice(MATCHERS), "official", "NAME"),
     Option("export-mmar", "write the MMAR challenge submission (JSONL of id, "
-           "thinking_prediction, answer_prediction) here", Path, metavar="PATH"),
+           "thinking_prediction, answer_prediction) here", _path, metavar="PATH"),
     Option("rubric-temperature", "MMAR rubric judge temperature (official: 0)",
            _non_negative_float, 0.0, "T"),
     Option("rubric-seed", "MMAR rubric judge seed (official: 42)", _int, 42, "N"),
@@ -324,6 +343,7 @@ def resolve(config: pytest.Config) -> Settings:
         max_errors=v("max-errors"),
         tolerance=v("tolerance"),
         report_path=here / v("report") if v("report") else None,
+        shard=_sharding(v("shard"), v("report"), v("update-baseline")),
         mmar=MmarSettings(
             prompt=v("mmar-prompt"),
             template_path=here / v("mmar-template") if v("mmar-template") else None,
@@ -369,6 +389,19 @@ def _judge(config: pytest.Config, model_endpoint: EndpointSettings,
         swap=not v("no-swap"),
         parse_retries=v("judge-retries"),
     )
+
+
+def _sharding(shard: tuple[int, int] | None, report: Path | None,
+              update: bool) -> tuple[int, int] | None:
+    if shard is None:
+        return None
+    if report is None:
+        raise pytest.UsageError("--audiobench-shard needs --audiobench-report PATH: the shard's "
+                                "report is what audiobench-merge combines")
+    if update:
+        raise pytest.UsageError("--audiobench-update-baseline cannot run on a shard: write the "
+                                "baseline from the merge (audiobench-merge --update-baseline)")
+    return shard
 
 
 _SOURCES = ("modelscope", "huggingface")

@@ -75,6 +75,13 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
     return report
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Last, so that the shards split what -k, --deselect and --lf left.
+    if SESSION_KEY in config.stash:
+        session_of(config).shard(items)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     if SESSION_KEY in session.config.stash and not hasattr(session.config, "workerinput"):
         session_of(session.config).expect(item.nodeid for item in session.items)

@@ -16,7 +16,7 @@ from pytest_audiobench.results import SampleRecord
 from pytest_audiobench.scoring import Metric
 from pytest_audiobench.settings import Settings
 
-BaselineStatus = Literal["applied", "missing", "written", "refused"]
+BaselineStatus = Literal["applied", "missing", "written", "refused", "shard"]
 
 
 class Counts(BaseModel):
@@ -74,6 +74,8 @@ class RunReport(BaseModel):
     benchmarks: list[BenchmarkSummary]
     usage: TokenUsage
     gate_held: bool
+    selected: list[str] = []
+    """Node ids of every selected sample; those without a record did not run."""
     samples: list[SampleRecord]
 
     def write(self, path: Path) -> None:
@@ -168,7 +170,9 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     if c.judge_failures:
         lines.append(f"judge: {c.judge_failures} pass(es) without a parseable reply, excluded "
                      "from the means")
-    if summary.baseline == "missing":
+    if summary.baseline == "shard":
+        lines.append("gate: this is a shard; audiobench-merge gates on the union of all shards")
+    elif summary.baseline == "missing":
         lines.append(f"gate: no baseline at {summary.baseline_path}: no gate applied")
     elif summary.baseline == "written":
         lines.append(f"gate: baseline written to {summary.baseline_path}")

@@ -23,10 +23,10 @@ from pytest_audiobench.cache import ResponseCache
 from pytest_audiobench.engine import Engine, Pipeline
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.lookahead import Lookahead
-from pytest_audiobench.report import BenchmarkSummary, RunReport, count, render, usage
+from pytest_audiobench.report import RunReport, render
 from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
-from pytest_audiobench.scoring import combine_runs
 from pytest_audiobench.settings import Settings
+from pytest_audiobench.summary import build_report, exit_status, load_baselines
 
 T = TypeVar("T")
 _WORKER_ROOTS = "audiobench_roots"
@@ -65,8 +65,7 @@ class AudiobenchSession:
                 ResponseCache(self.settings.cache_dir / "responses").clear()
             self._roots = {name: b.locate(self.settings) for name, b in self.benchmarks.items()}
             self.samples()
-            self._baselines = {name: baselines.load(self._baseline_path(name))
-                               for name in self.benchmarks}
+            self._baselines = load_baselines(self.settings, self.benchmarks)
             if not self.config.option.collectonly:
                 runtime = self.runtime()
                 runtime.model.check()
@@ -157,6 +156,20 @@ class AudiobenchSession:
 
     # -- results (controller) ----------------------------------------------------------
 
+    def shard(self, items: list[pytest.Item]) -> None:
+        """Keep slice K of N: every N-th sample item in node id order, from the K-th."""
+        if self.settings.shard is None:
+            return
+        k, n = self.settings.shard
+        ours = sorted(item.nodeid for item in items if item.nodeid.startswith(ROOT_NODE + "::"))
+        keep = {nodeid for index, nodeid in enumerate(ours) if index % n == k - 1}
+        dropped = [i for i in items if i.nodeid.startswith(ROOT_NODE + "::")
+                   and i.nodeid not in keep]
+        if dropped:
+            gone = set(dropped)
+            items[:] = [i for i in items if i not in gone]
+            self.config.hook.pytest_deselected(items=dropped)
+
     def expect(self, nodeids: Iterable[str]) -> None:
         self.selected = [n for n in nodeids if n.startswith(ROOT_NODE + "::")]
 
@@ -179,66 +192,19 @@ class AudiobenchSession:
         if (hasattr(self.config, "workerinput") or self.selected is None
                 or self.config.option.collectonly):
             return
-        self.report = self._build_report()
+        ordered = [self.records[n] for n in self.selected if n in self.records]
+        self.report = build_report(self.settings, self.benchmarks, ordered, self.selected,
+                                   self._baselines)
         if self.settings.report_path is not None:
             self.report.write(self.settings.report_path)
-        session.exitstatus = self._exit_status(session.exitstatus)
-
-    def _build_report(self) -> RunReport:
-        ordered = [self.records[n] for n in self.selected or () if n in self.records]
-        summaries = [self._summarise(name, ordered) for name in self.benchmarks]
-        held = all(s.gate is None or s.gate.held for s in summaries)
-        return RunReport(settings=self.settings, benchmarks=summaries, usage=usage(ordered),
-                         gate_held=held, samples=ordered)
-
-    def _summarise(self, name: str, records: list[SampleRecord]) -> BenchmarkSummary:
-        bench = self.benchmarks[name]
-        mine = [r for r in records if r.benchmark == name]
-        selected = sum(1 for n in self.selected or () if n.startswith(f"{ROOT_NODE}::{name}::"))
-        counts = count(mine, selected)
-        per_run = [bench.metrics(mine, run) for run in range(self.settings.runs)]
-        metrics = combine_runs(per_run)
-        path = self._baseline_path(name)
-        judge_model = self.settings.judge.endpoint.model if self.settings.judge else None
-        current = self._baselines.get(name)
-        summary = BenchmarkSummary(benchmark=name, metrics=metrics,
-                                   notes=bench.notes(self.settings) + bench.finish(
-                                       mine, self.settings),
-                                   runs=per_run if len(per_run) > 1 else [],
-                                   headline=list(bench.headline()), counts=counts,
-                                   failed_means=bench.failed_means(self.settings),
-                                   baseline_path=str(path), baseline="missing")
-        if self.settings.update_baseline:
-            fresh = baselines.from_run(name, self.settings.model, judge_model, metrics,
-                                       bench.headline(), self.settings.tolerance, current)
-            gate = baselines.evaluate(fresh, metrics, counts.gate_errors, judge_model,
-                                      self.settings.max_errors)
-            if gate.held:
-                baselines.write(path, fresh)
-            summary.baseline = "written" if gate.held else "refused"
-            summary.gate = gate
-        elif current is not None:
-            summary.gate = baselines.evaluate(current, metrics, counts.gate_errors, judge_model,
-                                              self.settings.max_errors)
-            summary.baseline = "applied"
-        return summary
-
-    def _baseline_path(self, benchmark: str) -> Path:
-        return baselines.path_for(self.settings.baselines_dir, benchmark, self.settings.model)
-
-    def _exit_status(self, status: int | pytest.ExitCode) -> int | pytest.ExitCode:
-        if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-            return status
-        assert self.report is not None
-        summaries = self.report.benchmarks
-        gated = [s for s in summaries if s.gate is not None]
-        if not self.report.gate_held or self.foreign_failures:
-            return pytest.ExitCode.TESTS_FAILED
-        if self.settings.require_baseline and any(s.baseline == "missing" for s in summaries):
-            return pytest.ExitCode.TESTS_FAILED
-        if self.settings.fail_on_samples or len(gated) < len(summaries):
-            return status
-        return pytest.ExitCode.OK
+        if self.settings.shard is not None:
+            # A shard's numbers are partial: the merge gates. Only other tests' failures and
+            # interruptions fail the shard's job.
+            failed = self.foreign_failures or session.exitstatus not in (
+                pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+            session.exitstatus = session.exitstatus if failed else pytest.ExitCode.OK
+            return
+        session.exitstatus = exit_status(self.report, session.exitstatus, self.foreign_failures)
 
     def terminal_lines(self) -> list[str]:
         if self.report is None:

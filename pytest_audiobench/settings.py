@@ -102,4 +102,6 @@ class Settings(_Frozen):
     max_errors: int | None = None
     tolerance: float = 0.2
     report_path: Path | None = None
+    shard: tuple[int, int] | None = None
+    """This run's slice (K, N); the gate then belongs to the merge of all N reports."""
     mmar: MmarSettings = MmarSettings()

@@ -1,0 +1,584 @@
+#!/usr/bin/env python
+"""Measure and print the speed figures of issue 5 (see scripts/README.md).
+
+    python scripts/bench_speed.py [--delay 0.1] [--quick]
+
+A fake OpenAI-compatible server runs in its own process and answers every request after a
+fixed delay; the plugin runs in ``pytest`` subprocesses over the 2,200 real AIR-Bench Chat
+records with generated audio. Every figure is printed with its target and PASS/FAIL. The
+machine is small and noisy: read the ratios, which compare runs made minutes apart in the
+same invocation, rather than absolute seconds.
+
+Not a test: nothing in the test suite imports or runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MODEL = "audio-model"
+JUDGE = "judge-model"
+MODEL_REPLY = "The audio is a short tone."
+JUDGE_REPLY = "8 6"
+# evalscope's judge contract asks for a JSON object with these keys; our prompt never has them.
+EVALSCOPE_JUDGE_KEY = '"assistant1"'
+EVALSCOPE_JUDGE_REPLY = '{"assistant1": 8, "assistant2": 6}'
+CALLS_PER_SAMPLE = 3  # the model, then the judge in both orders
+QUICK_SAMPLES = 550
+EVALSCOPE_VENV = Path("/tmp/evalscope-venv")
+
+# Targets of issue 5.
+WALL_RATIO_TARGET = 1.3
+XDIST_RATIO_TARGET = 1.0
+CPU_MS_TARGET = 5.0
+PEAK_MB_TARGET = 300.0
+# Not in the issue: "does not grow with the number of samples", read as within 10 %.
+PEAK_GROWTH_TARGET = 1.10
+COLLECT_SECONDS_TARGET = 3.0
+
+# The server process: FakeOpenAIServer from tests/fakes, one port for the model and the
+# judge, a fixed delay on every reply. It prints its URL, then answers one line per
+# "stats" line on stdin (counters since the previous one) and stops at end of input.
+SERVER_CODE = textwrap.dedent("""
+    import json, sys, time
+    sys.path.insert(0, sys.argv[1])
+    from tests.fakes import openai_server
+    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+    openai_server._Server.request_queue_size = 4096  # never queue (the kernel may cap it)
+    delay = float(sys.argv[2])
+    model_id, judge_id = sys.argv[3], sys.argv[4]
+    answer = Reply(sys.argv[5], delay=delay)
+    judged = Reply(sys.argv[6], delay=delay)
+    json_key, json_judged = sys.argv[7], Reply(sys.argv[8], delay=delay)
+
+    def script(request):
+        if request.model != judge_id:
+            return answer
+        return json_judged if json_key in request.text else judged
+
+    server = FakeOpenAIServer(script, models=[model_id, judge_id]).start()
+    print(server.url, flush=True)
+    cpu = time.process_time()
+    for line in sys.stdin:
+        with server._lock:
+            count, peak = len(server.requests), server.max_in_flight
+            server.requests.clear()
+            server.max_in_flight = server._in_flight
+        now = time.process_time()
+        print(json.dumps({"requests": count, "max_in_flight": peak, "cpu": now - cpu}),
+              flush=True)
+        cpu = now
+    server.stop()
+""")
+
+
+# -- the server process ----------------------------------------------------------------
+
+
+@dataclass
+class ServerStats:
+    requests: int
+    max_in_flight: int
+    cpu: float
+
+
+class ServerProcess:
+    """The fake endpoint in a child process that is waited for only at the very end, so its
+    CPU time never lands in the RUSAGE_CHILDREN deltas of the measured runs."""
+
+    def __init__(self, delay: float) -> None:
+        args = [sys.executable, "-c", SERVER_CODE, str(REPO), str(delay), MODEL, JUDGE,
+                MODEL_REPLY, JUDGE_REPLY, EVALSCOPE_JUDGE_KEY, EVALSCOPE_JUDGE_REPLY]
+        self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      text=True, bufsize=1)
+        self.url = self._line()
+
+    def _line(self) -> str:
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the fake server process exited before answering")
+        return line.strip()
+
+    def stats(self) -> ServerStats:
+        """Requests received, peak in flight and server CPU seconds since the last call."""
+        assert self._proc.stdin is not None
+        self._proc.stdin.write("stats\n")
+        self._proc.stdin.flush()
+        data = json.loads(self._line())
+        return ServerStats(int(data["requests"]), int(data["max_in_flight"]), float(data["cpu"]))
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+
+
+# -- data --------------------------------------------------------------------------------
+
+
+@dataclass
+class Data:
+    chat: Path
+    mmar: Path
+    task_counts: dict[str, int]
+    mmar_count: int
+
+
+def build_data(root: Path) -> Data:
+    sys.path.insert(0, str(REPO))
+    from tests.fakes.datasets import (
+        build_air_bench_chat,
+        build_mmar,
+        load_chat_reference,
+        load_mmar_reference,
+        reference_available,
+    )
+
+    if not reference_available():
+        raise SystemExit("../shared/reference is absent: the benchmark uses the real metadata")
+    chat_records = load_chat_reference()
+    mmar_records = load_mmar_reference()
+    chat = build_air_bench_chat(root / "air-bench", chat_records, seconds=0.05)
+    mmar = build_mmar(root / "mmar", mmar_records, seconds=0.05)
+    counts = Counter(str(r["task_name"]) for r in chat_records)
+    return Data(chat, mmar, dict(counts), len(mmar_records))
+
+
+def per_task_limit(task_counts: dict[str, int], wanted: int) -> tuple[int | None, int]:
+    """The --audiobench-limit whose selection is closest to ``wanted`` samples (None: all)."""
+    total = sum(task_counts.values())
+    if wanted >= total:
+        return None, total
+    best = min(range(1, max(task_counts.values()) + 1),
+               key=lambda n: (abs(sum(min(n, c) for c in task_counts.values()) - wanted), -n))
+    return best, sum(min(best, c) for c in task_counts.values())
+
+
+# -- pytest runs -------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    label: str
+    expected: int
+    session: float | None
+    wall: float
+    user: float
+    system: float
+    peak_mb: float
+    returncode: int
+    last_line: str
+    counted: int | None
+    server: ServerStats | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def cpu(self) -> float:
+        return self.user + self.system
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _session_seconds(line: str) -> float | None:
+    match = re.search(r"\bin (\d+(?:\.\d+)?)s\b", line)
+    return float(match.group(1)) if match else None
+
+
+def _counted(line: str, word: str) -> int | None:
+    match = re.search(rf"(\d+) {word}\b", line)
+    return int(match.group(1)) if match else None
+
+
+def run_measured(args: Sequence[str], cwd: Path, log: Path,
+                 env: dict[str, str]) -> tuple[float, float, float, float, int, str]:
+    """Run a child to completion: wall, user, sys, peak RSS (MB), exit code, its output.
+
+    CPU is the RUSAGE_CHILDREN delta around the run: the child and every descendant it
+    waited for (xdist workers). The peak is wait4's ru_maxrss of this child, which Linux
+    reports as the largest RSS of any single process in that tree; RUSAGE_CHILDREN's own
+    ru_maxrss is a maximum over every child ever waited for, so it cannot tell runs apart.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(list(args), cwd=cwd, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    user = after.ru_utime - before.ru_utime
+    system = after.ru_stime - before.ru_stime
+    return (wall, user, system, usage.ru_maxrss / 1024, proc.returncode,
+            log.read_text(encoding="utf-8", errors="replace"))
+
+
+class Bench:
+    def __init__(self, server: ServerProcess, data: Data, work: Path) -> None:
+        self.server = server
+        self.data = data
+        self.work = work
+        self.cwd = work / "rootdir"  # an empty rootdir: only the benchmark items are collected
+        self.cwd.mkdir()
+        self.logs = work / "logs"
+        self.logs.mkdir()
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
+        self.env["XDG_CACHE_HOME"] = str(work / "xdg-cache")
+        self.env["PYTHONDONTWRITEBYTECODE"] = "1"
+        self.runs: list[Run] = []
+
+    def flags(self, concurrency: int, limit: int | None, *, mmar: bool = False) -> list[str]:
+        data = f"--audiobench-data={self.data.chat}"
+        benchmark = "air_bench_chat"
+        if mmar:
+            benchmark = "air_bench_chat,mmar"
+            data = f"--audiobench-data=air_bench_chat={self.data.chat},mmar={self.data.mmar}"
+        flags = ["-p", "no:cacheprovider", "-q",
+                 "--audiobench-model", MODEL, "--audiobench-api-url", self.server.url,
+                 "--audiobench-judge-model", JUDGE,
+                 "--audiobench-judge-api-url", self.server.url,
+                 "--audiobench-benchmark", benchmark, data,
+                 "--audiobench-no-cache", f"--audiobench-cache-dir={self.work / 'cache'}",
+                 "--audiobench-concurrency", str(concurrency)]
+        if limit is not None:
+            flags += ["--audiobench-limit", str(limit)]
+        return flags
+
+    def pytest(self, label: str, flags: Sequence[str], expected: int, *,
+               collect_only: bool = False) -> Run:
+        self.server.stats()  # reset the server's counters
+        args = [sys.executable, "-m", "pytest", *flags]
+        if collect_only:
+            args.append("--collect-only")
+        log = self.logs / (re.sub(r"\W+", "-", label).strip("-") + ".log")
+        wall, user, system, peak, code, output = run_measured(args, self.cwd, log, self.env)
+        lines = [line for line in output.splitlines() if line.strip()]
+        last = lines[-1].strip() if lines else ""
+        word = "tests? collected" if collect_only else "passed"
+        server = self.server.stats()
+        run = Run(label, expected, _session_seconds(last), wall, user, system, peak, code, last,
+                  _counted(last, word), server)
+        if code != 0:
+            run.problems.append(f"exit status {code} (log: {log})")
+        if run.counted != expected:
+            run.problems.append(f"expected {expected} {word}, the last line says {last!r}")
+        if run.session is None:
+            run.problems.append(f"no session time in the last line {last!r}")
+        calls = 0 if collect_only else expected * CALLS_PER_SAMPLE
+        if not collect_only and server.requests != calls:
+            run.problems.append(f"the server saw {server.requests} requests, not {calls}")
+        self.runs.append(run)
+        print(describe(run), flush=True)
+        return run
+
+
+def describe(run: Run) -> str:
+    session = f"{run.session:7.2f} s" if run.session is not None else "      ? s"
+    text = (f"  {run.label:<34} {run.expected:>5} items  session {session}  "
+            f"process {run.wall:7.2f} s  cpu {run.cpu:6.2f} s (user {run.user:.2f} + sys "
+            f"{run.system:.2f})  peak {run.peak_mb:6.1f} MB")
+    if run.server is not None and run.server.requests:
+        text += (f"  | server: {run.server.requests} requests, max {run.server.max_in_flight} "
+                 f"in flight, cpu {run.server.cpu:.2f} s")
+    for problem in run.problems:
+        text += f"\n      PROBLEM: {problem}"
+    return text
+
+
+# -- evalscope ---------------------------------------------------------------------------
+
+EVALSCOPE_RUNNER = textwrap.dedent("""
+    import json, sys, time
+    from evalscope import TaskConfig, run_task
+    from evalscope.version import __version__
+    url, root, work, batch = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    limit = None if sys.argv[5] == "all" else int(sys.argv[5])
+    model, judge = sys.argv[6], sys.argv[7]
+    start = time.perf_counter()
+    config = TaskConfig(
+        model=model, api_url=url, api_key="EMPTY", eval_type="openai_api",
+        datasets=["air_bench_chat"],
+        dataset_args={"air_bench_chat": {"local_path": root}},
+        judge={"models": [{"model_id": judge, "api_url": url, "api_key": "EMPTY",
+                           "eval_type": "openai_api"}]},
+        eval_batch_size=batch, limit=limit, work_dir=work, no_timestamp=True,
+        generation_config={"temperature": 0.0, "max_tokens": 1024},
+    )
+    result = run_task(config)
+    print("EVALSCOPE_VERSION", __version__)
+    print("EVALSCOPE_SECONDS", round(time.perf_counter() - start, 3))
+""")
+
+
+@dataclass
+class EvalscopeResult:
+    measured: Run | None
+    note: str
+    version: str | None = None
+
+
+def run_evalscope(bench: Bench, python: Path, concurrency: int,
+                  limit: int | None, expected: int) -> EvalscopeResult:
+    if not python.is_file():
+        return EvalscopeResult(None, f"no evalscope interpreter at {python}; create it with "
+                               f"`python -m venv {EVALSCOPE_VENV} && {EVALSCOPE_VENV}/bin/pip "
+                               "install evalscope`")
+    probe = subprocess.run([str(python), "-c", "from evalscope.version import __version__ as v;"
+                            "print(v)"], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        tail = (probe.stderr.strip().splitlines() or ["?"])[-1]
+        return EvalscopeResult(None, f"evalscope does not import from {python}: {tail}")
+    version = probe.stdout.strip()
+    bench.server.stats()
+    log = bench.logs / "evalscope.log"
+    args = [str(python), "-c", EVALSCOPE_RUNNER, bench.server.url.removesuffix("/v1") + "/v1",
+            str(bench.data.chat), str(bench.work / "evalscope-work"), str(concurrency),
+            "all" if limit is None else str(limit), MODEL, JUDGE]
+    env = dict(bench.env, HF_HUB_OFFLINE="1", MODELSCOPE_OFFLINE="1")
+    wall, user, system, peak, code, output = run_measured(args, bench.cwd, log, env)
+    seconds = re.search(r"EVALSCOPE_SECONDS (\d+(?:\.\d+)?)", output)
+    run = Run(f"evalscope {version}, batch {concurrency}", expected,
+              float(seconds.group(1)) if seconds else None, wall, user, system, peak, code,
+              "", None, bench.server.stats())
+    if code != 0 or seconds is None:
+        tail = " | ".join(output.strip().splitlines()[-3:])
+        return EvalscopeResult(None, f"evalscope {version} failed (exit {code}, log {log}): "
+                               f"{tail[-300:]}", version)
+    calls = expected * CALLS_PER_SAMPLE
+    if run.server is not None and run.server.requests != calls:
+        run.problems.append(f"the server saw {run.server.requests} requests, not {calls}")
+    print(describe(run), flush=True)
+    return EvalscopeResult(run, "", version)
+
+
+# -- the figures -------------------------------------------------------------------------
+
+
+def verdict(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"
+
+
+def check(value: float | None, target: float, *, below: bool = False,
+          valid: bool = True) -> str:
+    if value is None or not valid:
+        return "FAIL (run invalid)"
+    return verdict(value < target if below else value <= target)
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    return "?" if value is None else f"{value:.{digits}f}"
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or b == 0 else a / b
+
+
+@dataclass
+class Plan:
+    samples: int
+    limit: int | None
+    half: int
+    half_limit: int | None
+    delay: float
+    single: tuple[int, ...] = (32, 64)
+    workers: int = 4
+
+
+def print_figures(plan: Plan, bench: Bench, single: dict[int, Run], xdist: dict[int, Run],
+                  collect: Run, half: Run, collect_all: Run, evalscope: EvalscopeResult) -> None:
+    n = plan.samples
+    requests = n * CALLS_PER_SAMPLE
+    print()
+    print("=" * 100)
+    print(f"Figures (issue 5): {n} AIR-Bench Chat samples, {requests} requests, "
+          f"server delay {plan.delay * 1000:.0f} ms, {os.cpu_count()} cores")
+    print("=" * 100)
+
+    print(f"1. Wall time without xdist (ideal = {requests} requests x {plan.delay} s / "
+          "concurrency; ratio from the session time)")
+    for c, run in single.items():
+        ideal = requests * plan.delay / c
+        r = ratio(run.session, ideal)
+        print(f"   concurrency {c:>2}: session {fmt(run.session)} s, process {run.wall:.2f} s, "
+              f"ideal {ideal:.2f} s -> wall/ideal {fmt(r)} (process/ideal "
+              f"{run.wall / ideal:.2f})   target <= {WALL_RATIO_TARGET}   "
+              f"{check(r, WALL_RATIO_TARGET, valid=run.ok)}")
+
+    print(f"2. -n {plan.workers} with a quarter of the concurrency each, against the single "
+          "process (ratio of session times)")
+    for c, run in xdist.items():
+        base = single[c * plan.workers]
+        r = ratio(run.session, base.session)
+        print(f"   -n {plan.workers} x concurrency {c:>2}: session {fmt(run.session)} s "
+              f"(process {run.wall:.2f} s) vs single at {c * plan.workers}: "
+              f"{fmt(base.session)} s (process {base.wall:.2f} s) -> ratio {fmt(r)}   "
+              f"target <= {XDIST_RATIO_TARGET}   "
+              f"{check(r, XDIST_RATIO_TARGET, valid=run.ok and base.ok)}")
+
+    print("3. Client CPU per sample (user+sys of the pytest process tree / samples)")
+    print(f"   --collect-only (start-up, data loading, collection, exit): {collect.cpu:.2f} s "
+          f"(user {collect.user:.2f} + sys {collect.system:.2f}), "
+          f"{collect.cpu / n * 1000:.2f} ms per sample")
+    for label, run in [*((f"concurrency {c}", r) for c, r in single.items()),
+                       *((f"-n {plan.workers} x {c}", r) for c, r in xdist.items())]:
+        whole = run.cpu / n * 1000
+        net = (run.cpu - collect.cpu) / n * 1000
+        judged = run in single.values()
+        tail = (f"   target <= {CPU_MS_TARGET} ms   with start-up "
+                f"{check(whole, CPU_MS_TARGET, valid=run.ok)}, without "
+                f"{check(net, CPU_MS_TARGET, valid=run.ok)}") if judged else "   (information)"
+        print(f"   {label:<16}: {run.cpu:6.2f} s -> {whole:.2f} ms per sample with start-up, "
+              f"{net:.2f} ms without{tail}")
+
+    print(f"4. Peak RSS of any one process (target < {PEAK_MB_TARGET:.0f} MB each)")
+    measured = [r for r in bench.runs if not r.label.startswith("warm-up")]
+    for run in measured:
+        print(f"   {run.label:<34} {run.peak_mb:6.1f} MB   "
+              f"{check(run.peak_mb, PEAK_MB_TARGET, below=True)}")
+    full = single[max(single)]
+    growth = ratio(full.peak_mb, half.peak_mb)
+    print(f"   growth with samples: {plan.samples} samples {full.peak_mb:.1f} MB vs "
+          f"{plan.half} samples {half.peak_mb:.1f} MB (both at concurrency {max(single)}) -> "
+          f"ratio {fmt(growth, 3)}   target <= {PEAK_GROWTH_TARGET} (our reading of 'does not "
+          f"grow')   {check(growth, PEAK_GROWTH_TARGET, valid=full.ok and half.ok)}")
+
+    total = sum(bench.data.task_counts.values()) + bench.data.mmar_count
+    print(f"5. Collection of all {total} items (air_bench_chat + mmar, --collect-only -q)")
+    print(f"   session {fmt(collect_all.session)} s, process {collect_all.wall:.2f} s, "
+          f"cpu {collect_all.cpu:.2f} s   target < {COLLECT_SECONDS_TARGET} s (session)   "
+          f"{check(collect_all.session, COLLECT_SECONDS_TARGET, below=True, valid=collect_all.ok)}"
+          f"   (process wall: "
+          f"{check(collect_all.wall, COLLECT_SECONDS_TARGET, below=True, valid=collect_all.ok)})")
+
+    print("6. evalscope side by side (same server, same data)")
+    theirs = evalscope.measured
+    if theirs is None:
+        print(f"   evalscope comparison: not measured ({evalscope.note})")
+    else:
+        c = max(single)
+        ours = single[c]
+        print(f"   evalscope {evalscope.version}, eval_batch_size {c}: run_task "
+              f"{fmt(theirs.session)} s, "
+              f"process {theirs.wall:.2f} s, cpu {theirs.cpu:.2f} s "
+              f"({theirs.cpu / n * 1000:.2f} ms per sample), peak {theirs.peak_mb:.1f} MB")
+        print(f"   pytest-audiobench, concurrency {c}: session {fmt(ours.session)} s, process "
+              f"{ours.wall:.2f} s, cpu {ours.cpu:.2f} s ({ours.cpu / n * 1000:.2f} ms per "
+              f"sample), peak {ours.peak_mb:.1f} MB")
+        print(f"   ratios ours/evalscope: process wall {ours.wall / theirs.wall:.2f}, cpu "
+              f"{fmt(ratio(ours.cpu, theirs.cpu))}, peak {ours.peak_mb / theirs.peak_mb:.2f}   "
+              "(information; no target)")
+        for problem in theirs.problems:
+            print(f"   PROBLEM: {problem}")
+
+    invalid = [r for r in bench.runs if not r.ok]
+    if invalid:
+        print(f"\n{len(invalid)} run(s) had problems; their figures are marked FAIL:")
+        for bad in invalid:
+            print(f"   {bad.label}: {'; '.join(bad.problems)}")
+    print(f"Logs: {bench.logs} (deleted at exit unless --keep)")
+
+
+# -- main --------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--delay", type=float, default=0.1,
+                        help="seconds the server waits before every reply (default 0.1)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"about {QUICK_SAMPLES} samples (a per-task limit) for a smoke check")
+    parser.add_argument("--evalscope-python", type=Path,
+                        default=EVALSCOPE_VENV / "bin" / "python",
+                        help="interpreter of a separate venv with evalscope installed")
+    parser.add_argument("--no-evalscope", action="store_true",
+                        help="skip the evalscope comparison")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the data and the logs of every run (their folder is printed)")
+    return parser.parse_args(argv)
+
+
+def _plan(args: argparse.Namespace, data: Data) -> Plan:
+    total = sum(data.task_counts.values())
+    limit, samples = per_task_limit(data.task_counts, QUICK_SAMPLES if args.quick else total)
+    half_limit, half = per_task_limit(data.task_counts, samples // 2)
+    return Plan(samples, limit, half, half_limit, args.delay)
+
+
+def measure(args: argparse.Namespace, work: Path) -> None:
+    started = time.perf_counter()
+    print(f"Building the data in {work} ...", flush=True)
+    data = build_data(work / "data")
+    plan = _plan(args, data)
+    print(f"  {plan.samples} samples (--audiobench-limit {plan.limit}), half run {plan.half} "
+          f"(--audiobench-limit {plan.half_limit}); built in "
+          f"{time.perf_counter() - started:.1f} s", flush=True)
+    server = ServerProcess(args.delay)
+    try:
+        bench = Bench(server, data, work)
+        print(f"Fake endpoint (separate process) at {server.url}, delay {args.delay} s")
+        print("Runs (session = pytest's own 'in N s'; process = wall time of the process):")
+        c_max = max(plan.single)
+        # Not measured: puts the package, pytest and the data in the page cache.
+        bench.pytest("warm-up (collect-only)", bench.flags(c_max, plan.limit), plan.samples,
+                     collect_only=True)
+        collect = bench.pytest("collect-only (start-up)", bench.flags(c_max, plan.limit),
+                               plan.samples, collect_only=True)
+        single = {c: bench.pytest(f"no xdist, concurrency {c}", bench.flags(c, plan.limit),
+                                  plan.samples) for c in plan.single}
+        xdist: dict[int, Run] = {}
+        for c in plan.single:
+            each = c // plan.workers
+            flags = [*bench.flags(each, plan.limit), "-n", str(plan.workers)]
+            xdist[each] = bench.pytest(f"-n {plan.workers}, concurrency {each} each", flags,
+                                       plan.samples)
+        half = bench.pytest(f"half: {plan.half} samples, concurrency {c_max}",
+                            bench.flags(c_max, plan.half_limit), plan.half)
+        total = sum(data.task_counts.values()) + data.mmar_count
+        collect_all = bench.pytest(f"collect-only, all {total} items",
+                                   bench.flags(c_max, None, mmar=True), total,
+                                   collect_only=True)
+        if args.no_evalscope:
+            evalscope = EvalscopeResult(None, "skipped with --no-evalscope")
+        else:
+            evalscope = run_evalscope(bench, args.evalscope_python, c_max, plan.limit,
+                                      plan.samples)
+    finally:
+        server.close()
+    print_figures(plan, bench, single, xdist, collect, half, collect_all, evalscope)
+    print(f"Whole benchmark: {time.perf_counter() - started:.0f} s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.keep:
+        measure(args, Path(tempfile.mkdtemp(prefix="audiobench-speed-")))
+    else:
+        with tempfile.TemporaryDirectory(prefix="audiobench-speed-") as tmp:
+            measure(args, Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

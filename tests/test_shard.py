@@ -1,0 +1,103 @@
+"""Several machines: --audiobench-shard K/N runs and audiobench-merge gating on the union."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Servers, write_baseline
+from tests.fakes.openai_server import Scripted
+
+
+def _merge(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest_audiobench.merge", *map(str, args)],
+                          cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def uneven(servers: Servers, small_records: list[Any]) -> None:
+    servers.model.script = Scripted("a good answer").when(
+        contains=small_records[0]["question"], replies="a poor answer").when(
+        contains=small_records[9]["question"], replies="a poor answer")
+
+
+def _shards(run_bench: Any, pytester: pytest.Pytester, n: int) -> list[Path]:
+    paths = []
+    for k in range(1, n + 1):
+        path = pytester.path / f"shard-{k}.json"
+        xdist = ["-n2"] if k == 2 else []
+        run = run_bench("--audiobench-shard", f"{k}/{n}", f"--audiobench-report={path}",
+                        xdist=xdist)
+        assert run.result.ret == 0, run.result.stdout.str()  # the merge gates, not the shard
+        assert "audiobench-merge gates on the union" in run.result.stdout.str()
+        paths.append(path)
+    return paths
+
+
+def test_shards_split_the_samples_without_overlap_and_the_merge_equals_one_run(
+        run_bench: Any, pytester: pytest.Pytester, uneven: None, servers: Servers) -> None:
+    single = run_bench()
+    paths = _shards(run_bench, pytester, 3)
+    selected = [set(json.loads(p.read_text())["selected"]) for p in paths]
+    assert sorted(len(s) for s in selected) == [5, 5, 6]
+    assert set.union(*selected) == set(json.loads(single.report_path.read_text())["selected"])
+    merged_path = pytester.path / "merged.json"
+    result = _merge(*paths, "--report", merged_path, cwd=pytester.path)
+    assert result.returncode == 1, result.stdout + result.stderr  # no gate: failed samples
+    merged = json.loads(merged_path.read_text())
+    metrics = {name: m["value"] for b in merged["benchmarks"] for name, m in
+               b["metrics"].items()}
+    assert metrics == single.metrics
+    assert merged["benchmarks"][0]["counts"] == single.report["benchmarks"][0]["counts"]
+    # The merge lists samples in node id order; a single run in collection order.
+    assert sorted(s["nodeid"] for s in merged["samples"]) == sorted(
+        s["nodeid"] for s in single.report["samples"])
+    assert "air_bench_chat.average.score" in result.stdout
+
+
+def test_the_merge_gates_like_a_single_run(run_bench: Any, pytester: pytest.Pytester,
+                                           uneven: None) -> None:
+    paths = _shards(run_bench, pytester, 2)
+    write_baseline(pytester.path, {"air_bench_chat.average.score": (7.0, 0.1)})
+    held = _merge(*paths, cwd=pytester.path)
+    assert held.returncode == 0 and "gate: held" in held.stdout
+    write_baseline(pytester.path, {"air_bench_chat.average.score": (7.9, 0.1)})
+    failed = _merge(*paths, cwd=pytester.path)
+    assert failed.returncode == 1 and "gate: FAILED" in failed.stdout
+
+
+def test_the_merge_refuses_reports_that_are_not_one_runs_shards(
+        run_bench: Any, pytester: pytest.Pytester) -> None:
+    paths = _shards(run_bench, pytester, 2)
+    missing = _merge(paths[0], cwd=pytester.path)
+    assert missing.returncode == 4
+    assert "expected shards 1..2 once each, got [1]" in missing.stderr
+    other = pytester.path / "other.json"
+    run_bench("--audiobench-shard", "2/2", f"--audiobench-report={other}",
+              "--audiobench-temperature", "0.5")
+    mixed = _merge(paths[0], other, cwd=pytester.path)
+    assert mixed.returncode == 4 and "ran with other settings" in mixed.stderr
+    assert "endpoint" in mixed.stderr
+
+
+def test_a_shard_needs_a_report_and_cannot_write_a_baseline(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> None:
+    no_report = pytester.runpytest(
+        "--audiobench-model", "m", "--audiobench-api-url", servers.model.url,
+        "--audiobench-judge-model", "j", "--audiobench-judge-api-url", servers.judge.url,
+        f"--audiobench-data={chat_data}", "--audiobench-shard", "1/2")
+    assert no_report.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--audiobench-shard needs --audiobench-report PATH" in no_report.stderr.str()
+    empty = run_bench("--audiobench-report=")
+    assert empty.result.ret == pytest.ExitCode.USAGE_ERROR
+    update = run_bench("--audiobench-shard", "1/2", "--audiobench-update-baseline")
+    assert update.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "cannot run on a shard" in update.result.stderr.str()
+    bad = run_bench("--audiobench-shard", "3/2")
+    assert bad.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "expected K/N with 1 <= K <= N" in bad.result.stderr.str()
