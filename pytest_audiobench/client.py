@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from pytest_audiobench.audio import AudioPayload
     from pytest_audiobench.cache import ResponseCache
+    from pytest_audiobench.pacing import Pacer
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 _BACKOFF_CAP = 30.0
@@ -81,10 +82,10 @@ def api_key(settings: EndpointSettings) -> str:
 class Endpoint:
     """Chat completions against one server, at most ``limit`` requests in flight."""
 
-    def __init__(self, settings: EndpointSettings, limit: asyncio.Semaphore,
+    def __init__(self, settings: EndpointSettings, pacer: Pacer,
                  cache: ResponseCache | None = None) -> None:
         self.settings = settings
-        self._limit = limit
+        self._pacer = pacer
         self._cache = cache
         self._key = api_key(settings)
         self._client: openai.AsyncOpenAI | None = None
@@ -162,25 +163,39 @@ class Endpoint:
     async def _send(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
         import openai
 
+        pacer = self._pacer
         attempts = self.settings.retries + 1
         for attempt in range(1, attempts + 1):
             try:
-                async with self._limit:
+                async with pacer.slot():
+                    left = pacer.remaining()
+                    timeout = self.settings.timeout if left is None else max(
+                        0.01, min(self.settings.timeout, left))
                     response = await self._async_client().chat.completions.create(
                         model=self.settings.model, messages=messages,  # type: ignore[arg-type]
-                        **extra,
+                        timeout=timeout, **extra,
                     )
             except openai.APIStatusError as exc:
+                if exc.status_code == 429:
+                    await pacer.throttle()
                 if exc.status_code not in _RETRY_STATUS or attempt == attempts:
                     raise self._failure(exc, attempt) from exc
-                await asyncio.sleep(self._wait(attempt, exc.response.headers.get("retry-after")))
+                await self._sleep(self._wait(attempt, exc.response.headers.get("retry-after")))
             except openai.APIError as exc:  # connection dropped, timeout
                 if attempt == attempts:
                     raise self._failure(exc, attempt) from exc
-                await asyncio.sleep(self._wait(attempt, None))
+                await self._sleep(self._wait(attempt, None))
             else:
-                return _completion(response, attempt, self.settings.url)
+                await pacer.relax()
+                completion = _completion(response, attempt, self.settings.url)
+                pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
+                return completion
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    async def _sleep(self, seconds: float) -> None:
+        # Never sleep past the deadline: the next attempt would be refused anyway.
+        left = self._pacer.remaining()
+        await asyncio.sleep(seconds if left is None else max(0.0, min(seconds, left)))
 
     def _wait(self, attempt: int, retry_after: str | None) -> float:
         told = _parse_retry_after(retry_after)

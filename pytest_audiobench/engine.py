@@ -14,6 +14,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pytest_audiobench.pacing import Pacer
+
 A = TypeVar("A")
 G = TypeVar("G")
 T = TypeVar("T")
@@ -30,12 +32,12 @@ class Pipeline(Generic[A, G]):
 class Engine:
     """Owns the loop thread and the in-flight limit of this process."""
 
-    def __init__(self, concurrency: int) -> None:
+    def __init__(self, pacing: Callable[[], Pacer]) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="audiobench-engine",
                                         daemon=True)
         self._thread.start()
-        self.limit: asyncio.Semaphore = self.call(_make_semaphore(concurrency))
+        self.pacer: Pacer = self.call(_on_loop(pacing))
         self._pipelines: dict[str, Pipeline[Any, Any]] = {}
 
     def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
@@ -64,8 +66,9 @@ class Engine:
         self._loop.close()
 
 
-async def _make_semaphore(size: int) -> asyncio.Semaphore:
-    return asyncio.Semaphore(size)
+async def _on_loop(make: Callable[[], T]) -> T:
+    # asyncio primitives belong to the loop they are made on.
+    return make()
 
 
 async def _run(answer: Callable[[], Awaitable[A]], grade: Callable[[A], Awaitable[G]],

@@ -35,6 +35,14 @@ class EndpointError(AudiobenchError):
     """A model or judge endpoint failed after every retry, timed out, or is unreachable."""
 
 
+class DeadlineReached(EndpointError):
+    """The run's overall deadline passed before the request was sent."""
+
+
+class BudgetExhausted(AudiobenchError):
+    """The run's request or token budget is spent: the sample is not run."""
+
+
 class JudgeError(AudiobenchError):
     """The judge never produced a reply that the protocol's parser accepts."""
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks import ROOT_NODE, Sample
-from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError
+from pytest_audiobench.errors import AudiobenchError, BudgetExhausted, EmptyAudio, JudgeError
 from pytest_audiobench.results import ModelAnswer, Outcome, SampleRecord, Verdict
 
 SAMPLE_KEY = pytest.StashKey[Sample]()
@@ -112,6 +112,10 @@ def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnsw
     except EmptyAudio as exc:
         run.done(sample)
         pytest.skip(str(exc))
+    except BudgetExhausted as exc:
+        run.done(sample)
+        progress.outcome, progress.message = "not_run", str(exc)
+        pytest.skip(f"not run: {exc}")
     progress.answers = answers
     run.warn(sample, answers)
     return answers
@@ -128,6 +132,9 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         if exc.verdict is not None:
             progress.verdicts = [exc.verdict]
         raise
+    except BudgetExhausted as exc:
+        progress.outcome, progress.message = "not_run", str(exc)
+        pytest.skip(f"not run: {exc}")
     finally:
         run.done(sample)
     progress.verdicts = verdicts

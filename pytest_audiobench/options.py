@@ -168,6 +168,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("retry-wait", "base of the exponential backoff between retries, in seconds "
            "(a server's Retry-After wins)", _non_negative_float, 1.0, "S"),
     Option("concurrency", "requests in flight per process", _positive_int, 8, "N"),
+    Option("deadline", "seconds after the start past which no request is sent; samples still "
+           "waiting then error, so a run never hangs", _non_negative_float, metavar="S"),
+    Option("budget-requests", "send at most N requests in the whole run (split over xdist "
+           "workers; cached replies are free); the rest is reported as not run",
+           _positive_int, metavar="N"),
+    Option("budget-tokens", "stop sending once N prompt+completion tokens were used (split over "
+           "xdist workers)", _positive_int, metavar="N"),
     Option("judge-model", "judge model id served at --audiobench-judge-api-url", str,
            metavar="NAME"),
     Option("judge-api-url", "base URL of the OpenAI-compatible judge endpoint", str,
@@ -335,6 +342,9 @@ def resolve(config: pytest.Config) -> Settings:
         audio_mode=v("audio-mode"),
         max_audio_seconds=v("max-audio-seconds"),
         concurrency=v("concurrency"),
+        deadline=v("deadline"),
+        budget_requests=v("budget-requests"),
+        budget_tokens=v("budget-tokens"),
         sample_bar=v("sample-bar"),
         baselines_dir=here / v("baselines") if v("baselines") else config.rootpath / "baselines",
         update_baseline=v("update-baseline"),

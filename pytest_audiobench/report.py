@@ -88,11 +88,12 @@ def count(records: Sequence[SampleRecord], selected: int) -> Counts:
     for record in records:
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
         counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
-    counts.not_run = max(0, selected - len(records))
+    counts.not_run += max(0, selected - len(records))
     return counts
 
 
-_COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped"}
+_COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",
+            "not_run": "not_run"}
 
 
 def usage(records: Sequence[SampleRecord]) -> TokenUsage:

@@ -13,7 +13,8 @@ from pytest_audiobench.matching import MatchDecision
 from pytest_audiobench.rubrics import RubricVerdict
 from pytest_audiobench.settings import AudioMode, Sampling
 
-Outcome = Literal["passed", "failed", "error", "skipped"]
+Outcome = Literal["passed", "failed", "error", "skipped", "not_run"]
+"""``not_run``: stopped by the budget before it could be graded (the item shows as skipped)."""
 
 
 class MmarVerdict(BaseModel):

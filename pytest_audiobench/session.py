@@ -8,6 +8,7 @@ from the test reports, and decides the gate once, at the end.
 from __future__ import annotations
 
 import asyncio
+import time
 import warnings
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -23,6 +24,7 @@ from pytest_audiobench.cache import ResponseCache
 from pytest_audiobench.engine import Engine, Pipeline
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.lookahead import Lookahead
+from pytest_audiobench.pacing import Pacer
 from pytest_audiobench.report import RunReport, render
 from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.settings import Settings
@@ -30,6 +32,8 @@ from pytest_audiobench.summary import build_report, exit_status, load_baselines
 
 T = TypeVar("T")
 _WORKER_ROOTS = "audiobench_roots"
+_DEADLINE = "audiobench_deadline"
+_SHARE = "audiobench_budget_share"
 
 
 class AudiobenchWarning(UserWarning):
@@ -51,6 +55,10 @@ class AudiobenchSession:
         self.foreign_failures = 0
         self.report: RunReport | None = None
         self._baselines: dict[str, baselines.Baseline | None] = {}
+        workerinput: dict[str, Any] = getattr(config, "workerinput", {})
+        starts_now = None if settings.deadline is None else time.time() + settings.deadline
+        self._deadline_at: float | None = workerinput.get(_DEADLINE, starts_now)
+        self._budget_share: int = workerinput.get(_SHARE, 1)
 
     # -- start -------------------------------------------------------------------------
 
@@ -76,7 +84,10 @@ class AudiobenchSession:
 
     def worker_input(self) -> dict[str, Any]:
         """What a worker needs from the controller: the data roots, downloaded once."""
-        return {_WORKER_ROOTS: {name: str(path) for name, path in self._roots.items()}}
+        workers = getattr(self.config.option, "numprocesses", None)
+        return {_WORKER_ROOTS: {name: str(path) for name, path in self._roots.items()},
+                _DEADLINE: self._deadline_at,
+                _SHARE: workers if isinstance(workers, int) and workers > 0 else 1}
 
     def samples(self) -> dict[str, list[Sample]]:
         if self._samples is None:
@@ -87,13 +98,23 @@ class AudiobenchSession:
     def response_cache(self) -> ResponseCache | None:
         return ResponseCache(self.settings.cache_dir / "responses") if self.settings.cache else None
 
+    def _make_pacer(self) -> Pacer:
+        share = self._budget_share
+        settings = self.settings
+        return Pacer(
+            settings.concurrency, deadline=self._deadline_at,
+            max_requests=None if settings.budget_requests is None else max(
+                1, settings.budget_requests // share),
+            max_tokens=None if settings.budget_tokens is None else max(
+                1, settings.budget_tokens // share))
+
     def runtime(self) -> Runtime:
         if self._runtime is None:
             from pytest_audiobench.client import Endpoint
             from pytest_audiobench.judge import load_template
 
-            self._engine = Engine(self.settings.concurrency)
-            limit = self._engine.limit
+            self._engine = Engine(self._make_pacer)
+            limit = self._engine.pacer
             judge = self.settings.judge
             chat = "air_bench_chat" in self.benchmarks
             cache = self.response_cache()

@@ -94,6 +94,12 @@ class Settings(_Frozen):
     audio_mode: AudioMode = "input_audio"
     max_audio_seconds: float = 30.0
     concurrency: int = 8
+    deadline: float | None = None
+    """Seconds from the start after which no request is sent (items then error)."""
+    budget_requests: int | None = None
+    budget_tokens: int | None = None
+    """Budgets for the whole run (split evenly over xdist workers); samples left when one is
+    spent are reported as not run."""
     sample_bar: float = 5.0
     baselines_dir: Path
     update_baseline: bool = False

@@ -373,6 +373,73 @@ def run_evalscope(bench: Bench, python: Path, concurrency: int,
     return EvalscopeResult(run, "", version)
 
 
+# -- where the CPU goes (--profile) ---------------------------------------------------------
+
+# The first rule that matches a sampled stack names its share; the engine thread's rules
+# come first because its stacks never contain the main thread's frames.
+PROFILE_RULES: tuple[tuple[str, str], ...] = (
+    ("async_maybe_transform", "engine: openai SDK transforming the request params"),
+    ("BaseClient._build_request", "engine: openai SDK building the HTTP request (JSON, headers)"),
+    ("AsyncClient.send", "engine: httpx/httpcore sending and receiving"),
+    ("_process_response", "engine: openai SDK parsing the response into models"),
+    ("AsyncCompletions.create", "engine: openai SDK, rest of create()"),
+    ("load_audio", "engine: reading and encoding audio"),
+    ("audiobench-engine", "engine: asyncio loop and the pipelines' own code"),
+    ("pytest_runtestloop", "main: pytest running the items (hooks, fixtures, reports, output)"),
+    ("pytest_sessionstart", "main: session start (data, endpoint checks, importing openai)"),
+    ("pytest_collection", "main: collection"),
+    ("asyncio_", "executor threads (getaddrinfo, blocking helpers)"),
+    ("MainThread", "main: interpreter start, imports, plugins, config, finish"),
+)
+
+
+def _profile_share(stack: str) -> str:
+    for marker, name in PROFILE_RULES:
+        if marker in stack:
+            return name
+    return "other (interpreter shutdown, unnamed threads)"
+
+
+def profile_run(bench: Bench, plan: Plan, concurrency: int) -> None:
+    """One more run under py-spy (GIL samples only, so idle waits do not count); prints
+    where the CPU per sample goes and the functions with the most own time."""
+    spy = Path(sys.executable).with_name("py-spy")
+    if not spy.is_file():
+        print(f"\nProfile: not run (no py-spy next to {sys.executable}; pip install py-spy)")
+        return
+    raw = bench.work / "profile.txt"
+    rate = 250
+    args = [str(spy), "record", "--gil", "--threads", "-r", str(rate), "-f", "raw", "-o",
+            str(raw), "--", sys.executable, "-m", "pytest",
+            *bench.flags(concurrency, plan.limit)]
+    bench.server.stats()
+    log = bench.logs / "profile.log"
+    wall, user, system, _, code, _ = run_measured(args, bench.cwd, log, bench.env)
+    bench.server.stats()
+    if code != 0 or not raw.is_file():
+        print(f"\nProfile: py-spy failed (exit {code}, log {log})")
+        return
+    shares: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    for line in raw.read_text(encoding="utf-8").splitlines():
+        stack, _, hits = line.rpartition(" ")
+        if not stack or not hits.isdigit():
+            continue
+        shares[_profile_share(stack)] += int(hits)
+        own[stack.rsplit(";", 1)[-1]] += int(hits)
+    total = sum(shares.values())
+    n = plan.samples
+    print(f"\nProfile: no xdist, concurrency {concurrency}, under py-spy --gil at {rate} Hz "
+          f"(wall {wall:.1f} s, cpu {user + system:.1f} s incl. py-spy; {total / rate:.1f} s "
+          f"of samples holding the GIL = {total / rate / n * 1000:.2f} ms per sample)")
+    for name, count in shares.most_common():
+        print(f"   {count / total * 100:5.1f}%  {count / rate / n * 1000:6.2f} ms/sample  {name}")
+    print("   functions with the most own time:")
+    for frame, count in own.most_common(12):
+        print(f"   {count / total * 100:5.1f}%  {frame}")
+    print(f"   raw stacks: {raw}")
+
+
 # -- the figures -------------------------------------------------------------------------
 
 
@@ -514,9 +581,24 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="interpreter of a separate venv with evalscope installed")
     parser.add_argument("--no-evalscope", action="store_true",
                         help="skip the evalscope comparison")
+    parser.add_argument("--profile", action="store_true",
+                        help="add one run under py-spy and print where the CPU per sample goes")
     parser.add_argument("--keep", action="store_true",
                         help="keep the data and the logs of every run (their folder is printed)")
     return parser.parse_args(argv)
+
+
+def package_state() -> str:
+    """The commit and uncommitted files the numbers come from (read-only git commands)."""
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True,
+                              check=False)
+        return done.stdout.strip() if done.returncode == 0 else "?"
+
+    changed = [line for line in git("status", "--porcelain").splitlines() if line.strip()]
+    return (f"{git('rev-parse', '--short', 'HEAD')}"
+            f"{f' + {len(changed)} uncommitted files' if changed else ''}, "
+            f"python {sys.version.split()[0]}")
 
 
 def _plan(args: argparse.Namespace, data: Data) -> Plan:
@@ -534,6 +616,7 @@ def measure(args: argparse.Namespace, work: Path) -> None:
     print(f"  {plan.samples} samples (--audiobench-limit {plan.limit}), half run {plan.half} "
           f"(--audiobench-limit {plan.half_limit}); built in "
           f"{time.perf_counter() - started:.1f} s", flush=True)
+    print(f"Package: {package_state()}")
     server = ServerProcess(args.delay)
     try:
         bench = Bench(server, data, work)
@@ -564,6 +647,8 @@ def measure(args: argparse.Namespace, work: Path) -> None:
         else:
             evalscope = run_evalscope(bench, args.evalscope_python, c_max, plan.limit,
                                       plan.samples)
+        if args.profile:
+            profile_run(bench, plan, min(plan.single))
     finally:
         server.close()
     print_figures(plan, bench, single, xdist, collect, half, collect_all, evalscope)

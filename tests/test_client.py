@@ -13,6 +13,7 @@ import pytest
 
 from pytest_audiobench.client import Completion, Endpoint, Usage, api_key
 from pytest_audiobench.errors import EndpointError
+from pytest_audiobench.pacing import Pacer
 from pytest_audiobench.settings import EndpointSettings, Sampling
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
@@ -46,7 +47,7 @@ def script(server: FakeOpenAIServer, *replies: Reply | str) -> None:
 def complete(endpoint_settings: EndpointSettings, messages: list[dict[str, Any]] | None = None,
              seed_offset: int = 0, limit: int = 4) -> Completion:
     async def run() -> Completion:
-        endpoint = Endpoint(endpoint_settings, asyncio.Semaphore(limit))
+        endpoint = Endpoint(endpoint_settings, Pacer(limit))
         try:
             return await endpoint.complete(messages or HELLO, seed_offset=seed_offset)
         finally:
@@ -241,7 +242,7 @@ def test_no_more_requests_are_in_flight_than_the_semaphore_allows(
     script(server, Reply("slow", delay=0.2))
 
     async def run() -> list[Completion]:
-        endpoint = Endpoint(settings(server.url), asyncio.Semaphore(limit))
+        endpoint = Endpoint(settings(server.url), Pacer(limit))
         try:
             return await asyncio.gather(*(endpoint.complete(HELLO) for _ in range(16)))
         finally:
@@ -277,7 +278,7 @@ def test_an_unset_required_key_is_an_error_naming_the_variable(
 
 def test_an_endpoint_with_an_unset_required_key_fails_when_built() -> None:
     with pytest.raises(EndpointError, match=KEY_ENV):
-        Endpoint(settings("http://x", api_key_required=True), asyncio.Semaphore(1))
+        Endpoint(settings("http://x", api_key_required=True), Pacer(1))
 
 
 @pytest.mark.parametrize(("value", "sent"), [("sk-secret-123", "sk-secret-123"),
@@ -295,7 +296,7 @@ def test_the_key_is_sent_as_a_bearer_token(server: FakeOpenAIServer,
 
 
 def check(endpoint_settings: EndpointSettings) -> None:
-    Endpoint(endpoint_settings, asyncio.Semaphore(1)).check()
+    Endpoint(endpoint_settings, Pacer(1)).check()
 
 
 def test_check_passes_when_the_model_is_served() -> None:

@@ -1,0 +1,58 @@
+"""Rate limits, the deadline and the budget: runs that never hang and never overspend."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from tests.conftest import Servers
+from tests.fakes.openai_server import Reply, Scripted
+
+
+def test_a_flood_of_429s_lowers_the_limit_and_every_sample_still_passes(
+        run_bench: Any, servers: Servers) -> None:
+    limited = [Reply(status=429, headers={"Retry-After": "0"})] * 6 + ["a good answer"]
+    servers.model.script = Scripted("a good answer").when(replies=limited)
+    run = run_bench("--audiobench-concurrency", "8")
+    run.result.assert_outcomes(passed=16)
+    assert servers.model.count() == 16 + 6
+    attempts = sum(a["completion"]["attempts"] for s in run.report["samples"]
+                   for a in s["answers"])
+    assert attempts == 22
+
+
+def test_the_deadline_stops_new_requests_and_the_waiting_samples_error(
+        run_bench: Any, servers: Servers) -> None:
+    servers.model.script = Scripted(Reply("a good answer", delay=0.4))
+    started = time.monotonic()
+    run = run_bench("--audiobench-deadline", "1", "--audiobench-concurrency", "2")
+    assert time.monotonic() - started < 20
+    outcomes = run.result.parseoutcomes()
+    assert outcomes.get("errors", 0) > 0 and outcomes.get("passed", 0) < 16
+    assert "deadline (--audiobench-deadline) has passed" in run.result.stdout.str()
+    assert servers.model.count() < 16
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_a_request_budget_stops_new_calls_and_reports_what_was_not_run(
+        run_bench: Any, servers: Servers, xdist: list[str]) -> None:
+    run = run_bench("--audiobench-budget-requests", "12", "--audiobench-concurrency", "1",
+                    xdist=xdist)
+    sent = servers.model.count() + servers.judge.count()
+    assert sent <= 12
+    counts = run.report["benchmarks"][0]["counts"]
+    assert counts["not_run"] > 0 and counts["passed"] + counts["not_run"] == 16
+    assert "not run: request budget spent" in run.result.stdout.str() or counts["not_run"]
+    not_run = [s for s in run.report["samples"] if s["outcome"] == "not_run"]
+    assert all("budget" in s["message"] for s in not_run)
+    assert run.result.ret == 0 or run.report["gate_held"] is True
+
+
+def test_cached_replies_are_free_under_a_budget(run_bench: Any, servers: Servers) -> None:
+    run_bench().result.assert_outcomes(passed=16)
+    again = run_bench("--audiobench-budget-requests", "1")
+    again.result.assert_outcomes(passed=16)
+    assert servers.model.count() == 16
