@@ -101,6 +101,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         from pytest_audiobench import items
 
         items.note_phase(item, report, call.excinfo)
+        if call.when == "teardown":
+            report.audiobench_in_flight = session_of(  # type: ignore[attr-defined]
+                item.config).in_flight()
     return report
 
 
@@ -152,10 +155,18 @@ class ControllerHooks:
     def __init__(self, run: AudiobenchSession) -> None:
         self.run = run
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None and self.run.settings.progress > 0:
+            from pytest_audiobench.progress import Progress
+
+            self.run.progress = Progress(self.run.settings.progress, terminal.write_line)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "audiobench_record", None)
         if record is not None:
-            self.run.add(record)
+            self.run.add(record, getattr(report, "node", None),
+                         getattr(report, "audiobench_in_flight", None))
         elif report.failed and not report.nodeid.startswith("audiobench::"):
             self.run.foreign_failures += 1
 

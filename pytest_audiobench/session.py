@@ -25,6 +25,7 @@ from pytest_audiobench.engine import Engine, Pipeline
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.lookahead import Lookahead
 from pytest_audiobench.pacing import Pacer
+from pytest_audiobench.progress import Progress
 from pytest_audiobench.report import RunReport, render
 from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.settings import Settings
@@ -54,6 +55,8 @@ class AudiobenchSession:
         self.selected: list[str] | None = None
         self.foreign_failures = 0
         self.report: RunReport | None = None
+        self.progress: Progress | None = None
+        """Set by the plugin on the controller when a terminal is there to print to."""
         self._baselines: dict[str, baselines.Baseline | None] = {}
         workerinput: dict[str, Any] = getattr(config, "workerinput", {})
         starts_now = None if settings.deadline is None else time.time() + settings.deadline
@@ -193,10 +196,18 @@ class AudiobenchSession:
 
     def expect(self, nodeids: Iterable[str]) -> None:
         self.selected = [n for n in nodeids if n.startswith(ROOT_NODE + "::")]
+        if self.progress is not None:
+            self.progress.total = len(self.selected)
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: dict[str, Any], process: object = None,
+            in_flight: int | None = None) -> None:
         parsed = SampleRecord.model_validate(record)
         self.records[parsed.nodeid] = parsed
+        if self.progress is not None:
+            self.progress.record(parsed, process, in_flight)
+
+    def in_flight(self) -> int:
+        return self._engine.pacer.in_flight if self._engine is not None else 0
 
     def finish(self, session: pytest.Session) -> None:
         """Aggregate, gate, write the report and baselines, and set the exit status."""

@@ -94,6 +94,8 @@ class Settings(_Frozen):
     audio_mode: AudioMode = "input_audio"
     max_audio_seconds: float = 30.0
     concurrency: int = 8
+    progress: float = 30.0
+    """Seconds between progress lines on the terminal; 0 for none."""
     deadline: float | None = None
     """Seconds from the start after which no request is sent (items then error)."""
     budget_requests: int | None = None

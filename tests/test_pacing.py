@@ -56,3 +56,20 @@ def test_cached_replies_are_free_under_a_budget(run_bench: Any, servers: Servers
     again = run_bench("--audiobench-budget-requests", "1")
     again.result.assert_outcomes(passed=16)
     assert servers.model.count() == 16
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_a_progress_line_says_done_in_flight_errors_and_cached(run_bench: Any,
+                                                               xdist: list[str]) -> None:
+    run = run_bench("--audiobench-progress", "0.000001", xdist=xdist)
+    # Under xdist a line can follow the progress dots on the same line.
+    lines = [line.lstrip(".sEF") for line in run.result.outlines if "samples done" in line]
+    assert lines[-1].startswith("audiobench: 16/16 samples done (100%), ")
+    assert "requests in flight, 0 errors, 0 answers from the cache" in lines[-1]
+    assert any("/16 samples done" in line and "left" in line for line in lines[:-1])
+
+
+def test_no_progress_line_with_progress_0(run_bench: Any) -> None:
+    run = run_bench("--audiobench-progress", "0")
+    assert not [line for line in run.result.outlines if "samples done" in line]
