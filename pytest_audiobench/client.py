@@ -138,6 +138,35 @@ class Endpoint:
         is set, and is part of the cache key always); ``fingerprint`` stands for the messages
         in the cache key when hashing them whole would be wasteful (audio); ``cache_tag`` tells
         apart identical requests that must each get their own reply (rubric raters)."""
+        extra = self._sampling(seed_offset)
+        if self._cache is None:
+            return await self._send(messages, extra)
+        key = self.cache_key(messages, seed_offset, fingerprint=fingerprint, cache_tag=cache_tag)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        completion = await self._send(messages, extra)
+        self._cache.put(key, completion)
+        return completion
+
+    def cached(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
+               fingerprint: Mapping[str, Any] | None = None,
+               cache_tag: str | None = None) -> Completion | None:
+        """The reply ``complete`` would serve from the cache, without sending anything."""
+        if self._cache is None:
+            return None
+        return self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
+                                              cache_tag=cache_tag))
+
+    def cache_key(self, messages: list[dict[str, Any]], seed_offset: int, *,
+                  fingerprint: Mapping[str, Any] | None, cache_tag: str | None) -> str:
+        from pytest_audiobench.cache import request_key
+
+        return request_key({"model": self.settings.model,
+                            "sampling": self._sampling(seed_offset), "offset": seed_offset,
+                            "tag": cache_tag, "request": fingerprint or messages})
+
+    def _sampling(self, seed_offset: int) -> dict[str, Any]:
         sampling = self.settings.sampling
         extra: dict[str, Any] = {}
         if sampling.seed is not None:
@@ -146,19 +175,7 @@ class Endpoint:
             extra["temperature"] = sampling.temperature
         if sampling.max_tokens is not None:
             extra["max_tokens"] = sampling.max_tokens
-        if self._cache is None:
-            return await self._send(messages, extra)
-        from pytest_audiobench.cache import request_key
-
-        key = request_key({"model": self.settings.model, "sampling": extra,
-                           "offset": seed_offset, "tag": cache_tag,
-                           "request": fingerprint or messages})
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        completion = await self._send(messages, extra)
-        self._cache.put(key, completion)
-        return completion
+        return extra
 
     async def _send(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
         import openai

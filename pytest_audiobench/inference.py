@@ -10,13 +10,30 @@ from pytest_audiobench.client import audio_part
 from pytest_audiobench.results import ModelAnswer, RequestRecord
 
 
+def model_fingerprint(prompt: str, audio_sha256: str, audio_mode: str) -> dict[str, str]:
+    """What identifies a model request in the cache: its text, its audio, how it is sent."""
+    return {"prompt": prompt, "audio": audio_sha256, "audio_mode": audio_mode}
+
+
+def cached_answer(sample: Sample, prompt: str, runtime: Runtime, run: int) -> str | None:
+    """The cached reply to this request, read without sending (for dry runs); None when it
+    is not cached. Reads the audio to hash it; EmptyAudio when there is none."""
+    payload = load_audio(sample.audio)
+    content = [audio_part(payload, runtime.settings.audio_mode),
+               {"type": "text", "text": prompt}]
+    hit = runtime.model.cached([{"role": "user", "content": content}], seed_offset=run,
+                               fingerprint=model_fingerprint(prompt, payload.sha256,
+                                                             runtime.settings.audio_mode))
+    return None if hit is None else hit.text
+
+
 async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> ModelAnswer:
     """Send the sample's audio and ``prompt`` in one user message (no system prompt); each
     run of ``--audiobench-runs`` moves the seed on by one when a seed is set."""
     payload = await asyncio.to_thread(load_audio, sample.audio)
     settings = runtime.settings
     content = [audio_part(payload, settings.audio_mode), {"type": "text", "text": prompt}]
-    fingerprint = {"prompt": prompt, "audio": payload.sha256, "audio_mode": settings.audio_mode}
+    fingerprint = model_fingerprint(prompt, payload.sha256, settings.audio_mode)
     completion = await runtime.model.complete([{"role": "user", "content": content}],
                                               seed_offset=run, fingerprint=fingerprint)
     warnings = []

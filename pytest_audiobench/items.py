@@ -107,6 +107,8 @@ def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnsw
 
     run = session_of(request.config)
     progress = request.node.stash.setdefault(PROGRESS_KEY, Progress())
+    if run.settings.dry_run:
+        pytest.skip("dry run: nothing is sent")
     try:
         answers = run.wait(run.pipeline(sample).answer)
     except EmptyAudio as exc:

@@ -144,14 +144,20 @@ async def judge_pass(endpoint: Endpoint, prompt_of: dict[Order, str], order: Ord
     return PassVerdict(order=order, outputs=outputs, usage=usage, cached=cached)
 
 
+def judge_prompts(template: str, audio_description: str, question: str, reference: str,
+                  answer: str) -> dict[Order, str]:
+    """The prompt of each pass: the reference as Assistant 1, then the model."""
+    return {
+        "reference_first": render(template, audio_description, question, reference, answer),
+        "model_first": render(template, audio_description, question, answer, reference),
+    }
+
+
 async def judge_sample(endpoint: Endpoint, template: str, *, audio_description: str,
                        question: str, reference: str, answer: str, swap: bool,
                        retries: int) -> ChatVerdict:
     """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time."""
-    prompts: dict[Order, str] = {
-        "reference_first": render(template, audio_description, question, reference, answer),
-        "model_first": render(template, audio_description, question, answer, reference),
-    }
+    prompts = judge_prompts(template, audio_description, question, reference, answer)
     orders: list[Order] = ["reference_first", "model_first"] if swap else ["reference_first"]
     passes = await asyncio.gather(*(judge_pass(endpoint, prompts, o, retries) for o in orders))
     return combine(list(passes))

@@ -170,6 +170,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("concurrency", "requests in flight per process", _positive_int, 8, "N"),
     Option("progress", "print a progress line (done, in flight, errors, cached) every S "
            "seconds; 0 turns it off", _non_negative_float, 30.0, "S"),
+    Option("dry-run", "send nothing: say how many model and judge calls the run would make, "
+           "the cached ones subtracted"),
     Option("deadline", "seconds after the start past which no request is sent; samples still "
            "waiting then error, so a run never hangs", _non_negative_float, metavar="S"),
     Option("budget-requests", "send at most N requests in the whole run (split over xdist "
@@ -345,6 +347,7 @@ def resolve(config: pytest.Config) -> Settings:
         max_audio_seconds=v("max-audio-seconds"),
         concurrency=v("concurrency"),
         deadline=v("deadline"),
+        dry_run=v("dry-run"),
         progress=v("progress"),
         budget_requests=v("budget-requests"),
         budget_tokens=v("budget-tokens"),

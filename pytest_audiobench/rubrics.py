@@ -250,9 +250,8 @@ async def rate_sample(endpoint: ChatEndpoint, *, question: str, answer: str, thi
     """
     if raters < 1 or max_attempts < 1:
         raise ValueError(f"raters ({raters}) and max_attempts ({max_attempts}) must be >= 1")
-    messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": rubric_prompt(
-                    question, answer, thinking, criteria, model_reasoning, model_answer)}]
+    messages = rubric_messages(question, answer, thinking, criteria, model_reasoning,
+                               model_answer)
     results: list[RaterResult] = []
     for rater in range(raters):
         result = await _rate(endpoint, messages, criteria, max_attempts,
@@ -274,6 +273,15 @@ async def rate_sample(endpoint: ChatEndpoint, *, question: str, answer: str, thi
         return RubricVerdict(correct=True, raters=results, score=None, reason=reason, notes=notes)
     score = trimmed_mean([r.score for r in results if r.score is not None])
     return RubricVerdict(correct=True, raters=results, score=score, notes=notes)
+
+
+def rubric_messages(question: str, answer: str, thinking: str,
+                    criteria: Sequence[RubricCriterion], model_reasoning: str,
+                    model_answer: str) -> list[dict[str, Any]]:
+    """The request every rater sends: our system message and the rubric prompt."""
+    return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": rubric_prompt(
+                question, answer, thinking, criteria, model_reasoning, model_answer)}]
 
 
 def crs(rubric_scores: Sequence[float], n_correct: int) -> float | None:

@@ -25,6 +25,7 @@ from pytest_audiobench.engine import Engine, Pipeline
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.lookahead import Lookahead
 from pytest_audiobench.pacing import Pacer
+from pytest_audiobench.plan import DryRun
 from pytest_audiobench.progress import Progress
 from pytest_audiobench.report import RunReport, render
 from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
@@ -55,6 +56,7 @@ class AudiobenchSession:
         self.selected: list[str] | None = None
         self.foreign_failures = 0
         self.report: RunReport | None = None
+        self.plan: DryRun | None = None
         self.progress: Progress | None = None
         """Set by the plugin on the controller when a terminal is there to print to."""
         self._baselines: dict[str, baselines.Baseline | None] = {}
@@ -77,7 +79,7 @@ class AudiobenchSession:
             self._roots = {name: b.locate(self.settings) for name, b in self.benchmarks.items()}
             self.samples()
             self._baselines = load_baselines(self.settings, self.benchmarks)
-            if not self.config.option.collectonly:
+            if not self.config.option.collectonly and not self.settings.dry_run:
                 runtime = self.runtime()
                 runtime.model.check()
                 if runtime.judge is not None:
@@ -156,6 +158,8 @@ class AudiobenchSession:
 
     def prefetch(self, item: pytest.Item) -> None:
         """Start the pipelines of the items this process runs next, a window at a time."""
+        if self.settings.dry_run:
+            return
         from pytest_audiobench.items import SAMPLE_KEY
 
         if self._lookahead is None:
@@ -211,6 +215,9 @@ class AudiobenchSession:
 
     def finish(self, session: pytest.Session) -> None:
         """Aggregate, gate, write the report and baselines, and set the exit status."""
+        controller = not hasattr(self.config, "workerinput") and self.selected is not None
+        if controller and self.settings.dry_run and not self.config.option.collectonly:
+            self._plan(session)
         if self._engine is not None and self._runtime is not None:
             runtime = self._runtime
 
@@ -221,8 +228,8 @@ class AudiobenchSession:
 
             self._engine.close(close)
             self._engine = None
-        if (hasattr(self.config, "workerinput") or self.selected is None
-                or self.config.option.collectonly):
+        if (self.selected is None or not controller or self.config.option.collectonly
+                or self.settings.dry_run):
             return
         ordered = [self.records[n] for n in self.selected if n in self.records]
         self.report = build_report(self.settings, self.benchmarks, ordered, self.selected,
@@ -238,7 +245,20 @@ class AudiobenchSession:
             return
         session.exitstatus = exit_status(self.report, session.exitstatus, self.foreign_failures)
 
+    def _plan(self, session: pytest.Session) -> None:
+        from pytest_audiobench.plan import dry_run
+
+        wanted = set(self.selected or ())
+        samples = [s for group in self.samples().values() for s in group if s.nodeid in wanted]
+        self.plan = dry_run(samples, self.benchmarks, self.runtime())
+        if self.settings.report_path is not None:
+            self.settings.report_path.parent.mkdir(parents=True, exist_ok=True)
+            self.settings.report_path.write_text(self.plan.model_dump_json(indent=1),
+                                                 encoding="utf-8")
+
     def terminal_lines(self) -> list[str]:
+        if self.plan is not None:
+            return self.plan.lines()
         if self.report is None:
             return []
         lines = render(self.report, verbose=self.config.option.verbose > 0)

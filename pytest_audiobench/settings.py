@@ -96,6 +96,7 @@ class Settings(_Frozen):
     concurrency: int = 8
     progress: float = 30.0
     """Seconds between progress lines on the terminal; 0 for none."""
+    dry_run: bool = False
     deadline: float | None = None
     """Seconds from the start after which no request is sent (items then error)."""
     budget_requests: int | None = None

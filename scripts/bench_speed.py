@@ -310,7 +310,7 @@ def describe(run: Run) -> str:
 # -- evalscope ---------------------------------------------------------------------------
 
 EVALSCOPE_RUNNER = textwrap.dedent("""
-    import json, sys, time
+    import sys, time
     from evalscope import TaskConfig, run_task
     from evalscope.version import __version__
     url, root, work, batch = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -326,7 +326,7 @@ EVALSCOPE_RUNNER = textwrap.dedent("""
         eval_batch_size=batch, limit=limit, work_dir=work, no_timestamp=True,
         generation_config={"temperature": 0.0, "max_tokens": 1024},
     )
-    result = run_task(config)
+    run_task(config)
     print("EVALSCOPE_VERSION", __version__)
     print("EVALSCOPE_SECONDS", round(time.perf_counter() - start, 3))
 """)
@@ -353,7 +353,7 @@ def run_evalscope(bench: Bench, python: Path, concurrency: int,
     version = probe.stdout.strip()
     bench.server.stats()
     log = bench.logs / "evalscope.log"
-    args = [str(python), "-c", EVALSCOPE_RUNNER, bench.server.url.removesuffix("/v1") + "/v1",
+    args = [str(python), "-c", EVALSCOPE_RUNNER, bench.server.url,
             str(bench.data.chat), str(bench.work / "evalscope-work"), str(concurrency),
             "all" if limit is None else str(limit), MODEL, JUDGE]
     env = dict(bench.env, HF_HUB_OFFLINE="1", MODELSCOPE_OFFLINE="1")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -107,3 +108,26 @@ def test_a_run_killed_half_way_resumes_paying_only_for_what_had_not_completed(
         sent_after = model.count() + judge.count() - sent_before
     # Every reply that was stored before the kill is reused; only the rest is asked.
     assert sent_after == 16 + 32 - len(kept)
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_a_dry_run_sends_nothing_and_counts_the_calls_minus_the_cache(
+        run_bench: Any, servers: Servers, small_records: list[Any], xdist: list[str]) -> None:
+    dry = run_bench("--audiobench-dry-run", xdist=xdist)
+    assert dry.result.ret == 0
+    assert (servers.model.count(), servers.judge.count()) == (0, 0)
+    out = dry.result.stdout.str()
+    assert "model calls: 16 (0 in the cache, 16 to send)" in out
+    assert "judge calls: 32 (0 in the cache, 32 to send), retries not counted" in out
+    # Half the samples answered and judged: the dry run subtracts exactly those.
+    run_bench("--audiobench-tasks", "speech_QA,sound_QA,music_QA,speech_and_sound_QA")
+    assert (servers.model.count(), servers.judge.count()) == (8, 16)
+    again = run_bench("--audiobench-dry-run", xdist=xdist)
+    out = again.result.stdout.str()
+    assert "model calls: 16 (8 in the cache, 8 to send)" in out
+    assert "judge calls: 32 (16 in the cache, 16 to send)" in out
+    assert "to send in all: 24" in out
+    assert (servers.model.count(), servers.judge.count()) == (8, 16)
+    plan = json.loads(again.report_path.read_text())
+    assert plan["model_cached"] == 8 and plan["judge_calls"] == 32

@@ -274,3 +274,16 @@ def test_missing_audio_for_an_id_is_skipped_with_its_path(run_bench: Any, mmar_s
     run = _mmar(run_bench, data, "-rs", judge=False)
     run.result.assert_outcomes(passed=7, failed=len(RECORDS) - 8, skipped=1)
     assert "audio file not found" in run.result.stdout.str()
+
+
+def test_a_dry_run_bounds_rubric_calls_until_the_answers_are_known(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path) -> None:
+    n = len(RECORDS)
+    before = _mmar(run_bench, mmar_data, "--audiobench-dry-run").result.stdout.str()
+    assert f"model calls: {n} (0 in the cache, {n} to send)" in before
+    assert f"judge calls: up to {5 * n} (0 in the cache, up to {5 * n} to send)" in before
+    _mmar(run_bench, mmar_data)
+    after = _mmar(run_bench, mmar_data, "--audiobench-dry-run").result.stdout.str()
+    assert f"model calls: {n} ({n} in the cache, 0 to send)" in after
+    assert "judge calls: 40 (40 in the cache, 0 to send)" in after
+    assert mmar_servers.model.count() == n and mmar_servers.judge.count() == 40

@@ -62,6 +62,14 @@ class Benchmark(Protocol):
     def load(self, root: Path, settings: Settings) -> list[Sample]:
         """Every selected sample, validated; DataError names the file and record."""
 
+    def prompt(self, sample: Sample) -> str:
+        """The text sent with the sample's audio."""
+
+    def judge_calls(self, sample: Sample, answer: str | None,
+                    runtime: Runtime) -> tuple[int, int, bool]:
+        """Judge calls grading ``answer`` takes (first attempts), how many of them are cached,
+        and whether the count is only a maximum (the answer is unknown and decides it)."""
+
     async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
         """Ask the model (``run`` counts repeated inferences from 0); EmptyAudio, AudioError
         or EndpointError when it cannot."""

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, f
 from pytest_audiobench.benchmarks import Runtime, Sample
 from pytest_audiobench.errors import DataError, JudgeError, problems
 from pytest_audiobench.inference import ask_model
-from pytest_audiobench.judge import ChatVerdict, PassVerdict, judge_sample
+from pytest_audiobench.judge import ChatVerdict, PassVerdict, judge_prompts, judge_sample
 from pytest_audiobench.report import text_field
 from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.scoring import CATEGORIES, TASK_CATEGORY, Metric, chat_metrics
@@ -75,8 +75,25 @@ class AirBenchChat:
             chosen = _first_per_task(chosen, settings.limit)
         return [_sample(root, record) for record in chosen]
 
+    def prompt(self, sample: Sample) -> str:
+        return sample.question  # zero-shot, the question alone
+
+    def judge_calls(self, sample: Sample, answer: str | None,
+                    runtime: Runtime) -> tuple[int, int, bool]:
+        judge = runtime.settings.judge
+        assert judge is not None and runtime.judge is not None
+        assert runtime.judge_template is not None
+        if answer is None:
+            return (2 if judge.swap else 1), 0, False
+        prompts = judge_prompts(runtime.judge_template, sample.context, sample.question,
+                                sample.reference, answer)
+        asked = list(prompts.values()) if judge.swap else [prompts["reference_first"]]
+        hits = sum(runtime.judge.cached([{"role": "user", "content": p}]) is not None
+                   for p in asked)
+        return len(asked), hits, False
+
     async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
-        return await ask_model(sample, sample.question, runtime, run)
+        return await ask_model(sample, self.prompt(sample), runtime, run)
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
         judge = runtime.settings.judge

@@ -27,7 +27,12 @@ from pytest_audiobench.matching import (
 from pytest_audiobench.mmar_data import CATEGORIES, MODALITIES, MmarRecord, audio_path, read_mmar
 from pytest_audiobench.report import text_field
 from pytest_audiobench.results import MmarVerdict, ModelAnswer, SampleRecord, Verdict
-from pytest_audiobench.rubrics import RubricVerdict, rate_sample, rubric_metrics
+from pytest_audiobench.rubrics import (
+    RubricVerdict,
+    rate_sample,
+    rubric_messages,
+    rubric_metrics,
+)
 from pytest_audiobench.scoring import Metric
 from pytest_audiobench.settings import BENCHMARK_TASKS, Settings
 
@@ -44,6 +49,7 @@ class Mmar:
     def __init__(self) -> None:
         self.has_rubrics = True
         self.template: str | None = None
+        self.style = "default"
 
     def locate(self, settings: Settings) -> Path:
         self._read_template(settings)  # a bad template stops the run before any request
@@ -62,6 +68,7 @@ class Mmar:
 
     def load(self, root: Path, settings: Settings) -> list[Sample]:
         self._read_template(settings)
+        self.style = settings.mmar.prompt
         records, self.has_rubrics = read_mmar(root)
         wanted = set(settings.tasks) & set(BENCHMARK_TASKS[NAME]) or set(BENCHMARK_TASKS[NAME])
         chosen = [r for r in records if r.modality in wanted]
@@ -83,9 +90,30 @@ class Mmar:
         if path is not None and self.template is None:
             self.template = load_prompt_template(path)
 
+    def prompt(self, sample: Sample) -> str:
+        return prompt_for(sample.record, self.style, self.template)
+
+    def judge_calls(self, sample: Sample, answer: str | None,
+                    runtime: Runtime) -> tuple[int, int, bool]:
+        record: MmarRecord = sample.record
+        judge = runtime.rubric_judge
+        raters = runtime.settings.mmar.rubric.raters
+        if judge is None or record.rubric is None:
+            return 0, 0, False
+        if answer is None:
+            return raters, 0, True  # only a correct answer is rated
+        reasoning, prediction = split_reasoning(answer)
+        match = match_official if runtime.settings.mmar.matcher == "official" else match_strict
+        if not match(prediction, record.answer, record.choices).correct:
+            return 0, 0, False  # a wrong answer scores 0 without a judge call
+        messages = rubric_messages(record.question, record.answer, record.thinking or "",
+                                   record.rubric, reasoning, prediction)
+        hits = sum(judge.cached(messages, cache_tag=f"rater {r} attempt 0") is not None
+                   for r in range(raters))
+        return raters, hits, False
+
     async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
-        prompt = prompt_for(sample.record, runtime.settings.mmar.prompt, self.template)
-        return await ask_model(sample, prompt, runtime, run)
+        return await ask_model(sample, self.prompt(sample), runtime, run)
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
         record: MmarRecord = sample.record
