@@ -54,18 +54,29 @@ COLLECT_SECONDS_TARGET = 3.0
 # judge, a fixed delay on every reply. It prints its URL, then answers one line per
 # "stats" line on stdin (counters since the previous one) and stops at end of input.
 SERVER_CODE = textwrap.dedent("""
-    import json, sys, time
+    import json, sys, threading, time
     sys.path.insert(0, sys.argv[1])
     from tests.fakes import openai_server
-    from tests.fakes.openai_server import FakeOpenAIServer, Reply
-    openai_server._Server.request_queue_size = 4096  # never queue (the kernel may cap it)
+    from tests.fakes.openai_server import FakeOpenAIServer
+    if hasattr(openai_server, "_Server"):  # never queue (the kernel may cap it)
+        openai_server._Server.request_queue_size = 4096
     delay = float(sys.argv[2])
-    model_id, judge_id = sys.argv[3], sys.argv[4]
-    answer = Reply(sys.argv[5], delay=delay)
-    judged = Reply(sys.argv[6], delay=delay)
-    json_key, json_judged = sys.argv[7], Reply(sys.argv[8], delay=delay)
+    model_id, judge_id, answer, judged, json_key, json_judged = sys.argv[3:9]
+    lock = threading.Lock()
+    counts = {"requests": 0, "in_flight": 0, "max_in_flight": 0}
 
     def script(request):
+        # The delay is spent here rather than in Reply(delay=...), so that the requests
+        # held at once can be counted without reading the server's internals.
+        with lock:
+            counts["requests"] += 1
+            counts["in_flight"] += 1
+            counts["max_in_flight"] = max(counts["max_in_flight"], counts["in_flight"])
+        try:
+            time.sleep(delay)
+        finally:
+            with lock:
+                counts["in_flight"] -= 1
         if request.model != judge_id:
             return answer
         return json_judged if json_key in request.text else judged
@@ -74,13 +85,12 @@ SERVER_CODE = textwrap.dedent("""
     print(server.url, flush=True)
     cpu = time.process_time()
     for line in sys.stdin:
-        with server._lock:
-            count, peak = len(server.requests), server.max_in_flight
-            server.requests.clear()
-            server.max_in_flight = server._in_flight
+        server.requests.clear()  # the server keeps every request; a long session adds up
+        with lock:
+            stats = {"requests": counts["requests"], "max_in_flight": counts["max_in_flight"]}
+            counts["requests"], counts["max_in_flight"] = 0, counts["in_flight"]
         now = time.process_time()
-        print(json.dumps({"requests": count, "max_in_flight": peak, "cpu": now - cpu}),
-              flush=True)
+        print(json.dumps({**stats, "cpu": now - cpu}), flush=True)
         cpu = now
     server.stop()
 """)

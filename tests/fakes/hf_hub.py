@@ -33,9 +33,10 @@ from collections.abc import Mapping, Sequence
 from fnmatch import fnmatch
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
+
+from tests.fakes.serving import ServedInThread
 
 __all__ = ["DEFAULT_LFS_PATTERNS", "FakeHfHub"]
 
@@ -236,7 +237,7 @@ def _lfs_pointer(data: bytes) -> bytes:
     ).encode()
 
 
-class FakeHfHub:
+class FakeHfHub(ServedInThread):
     """A Hugging Face-like hub on 127.0.0.1 serving `repos` (dataset id -> local folder).
 
     Files whose repo path matches one of `lfs_patterns` (:func:`fnmatch.fnmatch`) are served
@@ -251,16 +252,17 @@ class FakeHfHub:
         self._lock = threading.Lock()
         self._downloaded: list[str] = []
         self._requests: list[tuple[str, str]] = []
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
+
+    thread_name = "fake-hf-hub"
+
+    def _make_server(self) -> _Server:
+        return _Server(self)
 
     @property
     def url(self) -> str:
         """The endpoint, e.g. ``http://127.0.0.1:PORT`` (no trailing slash)."""
-        if self._server is None:
-            raise RuntimeError("FakeHfHub is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"http://127.0.0.1:{self.port}"
 
     @property
     def requests(self) -> list[tuple[str, str]]:
@@ -284,35 +286,3 @@ class FakeHfHub:
     def _log(self, method: str, path: str) -> None:
         with self._lock:
             self._requests.append((method, path))
-
-    def start(self) -> FakeHfHub:
-        if self._server is None:
-            self._server = _Server(self)
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name="fake-hf-hub",
-                daemon=True,
-            )
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            if self._thread is not None:
-                self._thread.join(timeout=5)
-            self._server = None
-            self._thread = None
-
-    def __enter__(self) -> FakeHfHub:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -21,9 +21,10 @@ import threading
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.fakes.serving import ServedInThread
 
 __all__ = ["FakeModelScopeHub"]
 
@@ -155,7 +156,7 @@ def _entry(folder: Path, path: Path) -> dict[str, Any]:
     }
 
 
-class FakeModelScopeHub:
+class FakeModelScopeHub(ServedInThread):
     """A ModelScope-like hub on 127.0.0.1 serving `repos` (dataset id -> local folder)."""
 
     def __init__(self, repos: Mapping[str, Path]) -> None:
@@ -163,15 +164,16 @@ class FakeModelScopeHub:
         self._lock = threading.Lock()
         self._requested: list[str] = []
         self._requests: list[tuple[str, str]] = []
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
+
+    thread_name = "fake-modelscope-hub"
+
+    def _make_server(self) -> _Server:
+        return _Server(self)
 
     @property
     def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("FakeModelScopeHub is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"http://127.0.0.1:{self.port}"
 
     @property
     def requested_files(self) -> list[str]:
@@ -192,35 +194,3 @@ class FakeModelScopeHub:
     def _log(self, method: str, path: str) -> None:
         with self._lock:
             self._requests.append((method, path))
-
-    def start(self) -> FakeModelScopeHub:
-        if self._server is None:
-            self._server = _Server(self)
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name="fake-modelscope-hub",
-                daemon=True,
-            )
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            if self._thread is not None:
-                self._thread.join(timeout=5)
-            self._server = None
-            self._thread = None
-
-    def __enter__(self) -> FakeModelScopeHub:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from tests.fakes.serving import ServedInThread
 
 __all__ = [
     "ChatRequest",
@@ -278,7 +279,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(ServedInThread):
     """OpenAI-compatible chat server answering from a script, on 127.0.0.1."""
 
     def __init__(self, script: Script | None = None, models: Sequence[str] = ()) -> None:
@@ -292,60 +293,28 @@ class FakeOpenAIServer:
         self._ids = itertools.count(1)
         self._connections: set[socket.socket] = set()
         self._stopping = threading.Event()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
 
     @property
     def url(self) -> str:
         """Base URL for the openai client, "http://127.0.0.1:<port>/v1"."""
-        if self._server is None:
-            raise RuntimeError("FakeOpenAIServer is not started")
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> FakeOpenAIServer:
-        """Bind a free port and serve in a daemon thread; returns self."""
-        if self._server is not None:
-            return self
+    thread_name = "fake-openai-server"
+    poll_interval = 0.02
+
+    def _make_server(self) -> _Server:
         self._stopping.clear()
-        self._server = _Server(self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.02},
-            name="fake-openai-server",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
+        return _Server(self)
 
-    def stop(self) -> None:
-        """Shut down, close open connections and join; idempotent."""
-        server, thread = self._server, self._thread
-        if server is None:
-            return
-        self._stopping.set()
-        server.shutdown()
-        server.server_close()
+    def _on_stop(self) -> None:
+        self._stopping.set()  # cuts pending delays short
         # Kept-alive client connections would otherwise pin handler threads forever.
         with self._lock:
             connections = list(self._connections)
         for conn in connections:
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-        if thread is not None:
-            thread.join()
-        self._server = None
-        self._thread = None
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def count(self, model: str | None = None) -> int:
         """Number of chat requests received, optionally only those for one model."""

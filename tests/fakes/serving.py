@@ -1,0 +1,64 @@
+"""The life cycle every fake server shares: serve on 127.0.0.1 in a daemon thread, stop
+cleanly, work as a context manager."""
+
+from __future__ import annotations
+
+import threading
+from http.server import ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self
+
+
+class ServedInThread:
+    """Subclasses build their server in ``_make_server`` and may clean up in ``_on_stop``."""
+
+    thread_name = "fake-server"
+    poll_interval = 0.05
+
+    def __init__(self) -> None:
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    def _make_server(self) -> ThreadingHTTPServer:
+        raise NotImplementedError
+
+    def _on_stop(self) -> None:
+        """Called after the server stopped accepting and before its thread is joined."""
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError(f"{type(self).__name__} is not started")
+        port: int = self._server.server_address[1]
+        return port
+
+    def start(self) -> Self:
+        """Bind a free port and serve in a daemon thread; does nothing when running."""
+        if self._server is None:
+            self._server = self._make_server()
+            self._thread = threading.Thread(
+                target=self._server.serve_forever,
+                kwargs={"poll_interval": self.poll_interval},
+                name=self.thread_name, daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Shut down and join; idempotent."""
+        server, thread = self._server, self._thread
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        self._on_stop()
+        if thread is not None:
+            thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
