@@ -49,6 +49,8 @@ PEAK_MB_TARGET = 300.0
 # Not in the issue: "does not grow with the number of samples", read as within 10 %.
 PEAK_GROWTH_TARGET = 1.10
 COLLECT_SECONDS_TARGET = 3.0
+# A run during which other processes used more than this share of one core is flagged.
+NOISE_SHARE = 0.1
 
 # The server process: FakeOpenAIServer from tests/fakes, one port for the model and the
 # judge, a fixed delay on every reply. It prints its URL, then answers one line per
@@ -200,6 +202,17 @@ class Run:
     counted: int | None
     server: ServerStats | None = None
     problems: list[str] = field(default_factory=list)
+    others: float | None = None  # CPU seconds of processes other than the run and the server
+
+    def note_others(self, machine_busy: float | None) -> None:
+        if machine_busy is not None:
+            server = self.server.cpu if self.server is not None else 0.0
+            self.others = max(0.0, machine_busy - self.cpu - server)
+
+    @property
+    def disturbed(self) -> bool:
+        """Other processes took more than a tenth of a core while this run was measured."""
+        return self.others is not None and self.others > NOISE_SHARE * self.wall
 
     @property
     def cpu(self) -> float:
@@ -220,9 +233,29 @@ def _counted(line: str, word: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def run_measured(args: Sequence[str], cwd: Path, log: Path,
-                 env: dict[str, str]) -> tuple[float, float, float, float, int, str]:
-    """Run a child to completion: wall, user, sys, peak RSS (MB), exit code, its output.
+@dataclass
+class Measured:
+    wall: float
+    user: float
+    system: float
+    peak_mb: float
+    returncode: int
+    output: str
+    machine_busy: float | None  # CPU seconds every process on the machine used meanwhile
+
+
+def machine_busy_seconds() -> float | None:
+    """CPU seconds spent so far by every process on the machine (/proc/stat), or None."""
+    try:
+        fields = Path("/proc/stat").read_text(encoding="ascii").split("\n", 1)[0].split()
+    except OSError:
+        return None
+    ticks = [int(value) for value in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def run_measured(args: Sequence[str], cwd: Path, log: Path, env: dict[str, str]) -> Measured:
+    """Run a child to completion and measure it.
 
     CPU is the RUSAGE_CHILDREN delta around the run: the child and every descendant it
     waited for (xdist workers). The peak is wait4's ru_maxrss of this child, which Linux
@@ -230,6 +263,7 @@ def run_measured(args: Sequence[str], cwd: Path, log: Path,
     ru_maxrss is a maximum over every child ever waited for, so it cannot tell runs apart.
     """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy_before = machine_busy_seconds()
     start = time.perf_counter()
     with log.open("wb") as out:
         proc = subprocess.Popen(list(args), cwd=cwd, env=env, stdout=out,
@@ -237,11 +271,12 @@ def run_measured(args: Sequence[str], cwd: Path, log: Path,
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
+    busy_after = machine_busy_seconds()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    user = after.ru_utime - before.ru_utime
-    system = after.ru_stime - before.ru_stime
-    return (wall, user, system, usage.ru_maxrss / 1024, proc.returncode,
-            log.read_text(encoding="utf-8", errors="replace"))
+    busy = None if busy_before is None or busy_after is None else busy_after - busy_before
+    return Measured(wall, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime,
+                    usage.ru_maxrss / 1024, proc.returncode,
+                    log.read_text(encoding="utf-8", errors="replace"), busy)
 
 
 class Bench:
@@ -283,15 +318,16 @@ class Bench:
         if collect_only:
             args.append("--collect-only")
         log = self.logs / (re.sub(r"\W+", "-", label).strip("-") + ".log")
-        wall, user, system, peak, code, output = run_measured(args, self.cwd, log, self.env)
-        lines = [line for line in output.splitlines() if line.strip()]
+        m = run_measured(args, self.cwd, log, self.env)
+        lines = [line for line in m.output.splitlines() if line.strip()]
         last = lines[-1].strip() if lines else ""
         word = "tests? collected" if collect_only else "passed"
         server = self.server.stats()
-        run = Run(label, expected, _session_seconds(last), wall, user, system, peak, code, last,
-                  _counted(last, word), server)
-        if code != 0:
-            run.problems.append(f"exit status {code} (log: {log})")
+        run = Run(label, expected, _session_seconds(last), m.wall, m.user, m.system, m.peak_mb,
+                  m.returncode, last, _counted(last, word), server)
+        run.note_others(m.machine_busy)
+        if m.returncode != 0:
+            run.problems.append(f"exit status {m.returncode} (log: {log})")
         if run.counted != expected:
             run.problems.append(f"expected {expected} {word}, the last line says {last!r}")
         if run.session is None:
@@ -312,6 +348,11 @@ def describe(run: Run) -> str:
     if run.server is not None and run.server.requests:
         text += (f"  | server: {run.server.requests} requests, max {run.server.max_in_flight} "
                  f"in flight, cpu {run.server.cpu:.2f} s")
+    if run.others is not None:
+        text += f"  | others {run.others:.1f} s"
+    if run.disturbed:
+        text += (f"\n      NOISY: other processes used {run.others:.1f} s of CPU during this "
+                 "run: the machine was not idle")
     for problem in run.problems:
         text += f"\n      PROBLEM: {problem}"
     return text
@@ -367,15 +408,16 @@ def run_evalscope(bench: Bench, python: Path, concurrency: int,
             str(bench.data.chat), str(bench.work / "evalscope-work"), str(concurrency),
             "all" if limit is None else str(limit), MODEL, JUDGE]
     env = dict(bench.env, HF_HUB_OFFLINE="1", MODELSCOPE_OFFLINE="1")
-    wall, user, system, peak, code, output = run_measured(args, bench.cwd, log, env)
-    seconds = re.search(r"EVALSCOPE_SECONDS (\d+(?:\.\d+)?)", output)
+    m = run_measured(args, bench.cwd, log, env)
+    seconds = re.search(r"EVALSCOPE_SECONDS (\d+(?:\.\d+)?)", m.output)
     run = Run(f"evalscope {version}, batch {concurrency}", expected,
-              float(seconds.group(1)) if seconds else None, wall, user, system, peak, code,
-              "", None, bench.server.stats())
-    if code != 0 or seconds is None:
-        tail = " | ".join(output.strip().splitlines()[-3:])
-        return EvalscopeResult(None, f"evalscope {version} failed (exit {code}, log {log}): "
-                               f"{tail[-300:]}", version)
+              float(seconds.group(1)) if seconds else None, m.wall, m.user, m.system,
+              m.peak_mb, m.returncode, "", None, bench.server.stats())
+    run.note_others(m.machine_busy)
+    if m.returncode != 0 or seconds is None:
+        tail = " | ".join(m.output.strip().splitlines()[-3:])
+        return EvalscopeResult(None, f"evalscope {version} failed (exit {m.returncode}, log "
+                               f"{log}): {tail[-300:]}", version)
     calls = expected * CALLS_PER_SAMPLE
     if run.server is not None and run.server.requests != calls:
         run.problems.append(f"the server saw {run.server.requests} requests, not {calls}")
@@ -424,10 +466,10 @@ def profile_run(bench: Bench, plan: Plan, concurrency: int) -> None:
             *bench.flags(concurrency, plan.limit)]
     bench.server.stats()
     log = bench.logs / "profile.log"
-    wall, user, system, _, code, _ = run_measured(args, bench.cwd, log, bench.env)
+    m = run_measured(args, bench.cwd, log, bench.env)
     bench.server.stats()
-    if code != 0 or not raw.is_file():
-        print(f"\nProfile: py-spy failed (exit {code}, log {log})")
+    if m.returncode != 0 or not raw.is_file():
+        print(f"\nProfile: py-spy failed (exit {m.returncode}, log {log})")
         return
     shares: Counter[str] = Counter()
     own: Counter[str] = Counter()
@@ -440,7 +482,7 @@ def profile_run(bench: Bench, plan: Plan, concurrency: int) -> None:
     total = sum(shares.values())
     n = plan.samples
     print(f"\nProfile: no xdist, concurrency {concurrency}, under py-spy --gil at {rate} Hz "
-          f"(wall {wall:.1f} s, cpu {user + system:.1f} s incl. py-spy; {total / rate:.1f} s "
+          f"(wall {m.wall:.1f} s, cpu {m.user + m.system:.1f} s incl. py-spy; {total / rate:.1f} s "
           f"of samples holding the GIL = {total / rate / n * 1000:.2f} ms per sample)")
     for name, count in shares.most_common():
         print(f"   {count / total * 100:5.1f}%  {count / rate / n * 1000:6.2f} ms/sample  {name}")
@@ -569,6 +611,13 @@ def print_figures(plan: Plan, bench: Bench, single: dict[int, Run], xdist: dict[
         for problem in theirs.problems:
             print(f"   PROBLEM: {problem}")
 
+    noisy = [r for r in [*bench.runs, *([theirs] if theirs else [])] if r.disturbed]
+    if noisy:
+        print(f"\n{len(noisy)} run(s) shared the machine with other busy processes; their "
+              "figures are not to be trusted:")
+        for run in noisy:
+            print(f"   {run.label}: others used {fmt(run.others, 1)} s of CPU in "
+                  f"{run.wall:.1f} s")
     invalid = [r for r in bench.runs if not r.ok]
     if invalid:
         print(f"\n{len(invalid)} run(s) had problems; their figures are marked FAIL:")
@@ -596,6 +645,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true",
                         help="keep the data and the logs of every run (their folder is printed)")
     return parser.parse_args(argv)
+
+
+def idle_check(seconds: float = 2.0) -> str:
+    """How busy the machine is before the runs: the load average lags by a minute, so the
+    CPU that every process uses over a couple of seconds is measured too."""
+    before = machine_busy_seconds()
+    time.sleep(seconds)
+    after = machine_busy_seconds()
+    text = f"Load average (1 min) {os.getloadavg()[0]:.2f}"
+    if before is None or after is None:
+        return text
+    cores = (after - before) / seconds
+    text += f"; cores busy over the last {seconds:.0f} s: {cores:.2f}"
+    if cores > NOISE_SHARE:
+        text += "   WARNING: the machine is busy, the figures will be noisy"
+    return text
 
 
 def package_state() -> str:
@@ -627,6 +692,7 @@ def measure(args: argparse.Namespace, work: Path) -> None:
           f"(--audiobench-limit {plan.half_limit}); built in "
           f"{time.perf_counter() - started:.1f} s", flush=True)
     print(f"Package: {package_state()}")
+    print(idle_check())
     server = ServerProcess(args.delay)
     try:
         bench = Bench(server, data, work)
