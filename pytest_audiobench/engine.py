@@ -54,6 +54,9 @@ class Engine:
             asyncio.run_coroutine_threadsafe(_run(answer, grade, pipeline), self._loop)
         return pipeline
 
+    def running(self, key: str) -> bool:
+        return key in self._pipelines
+
     def forget(self, key: str) -> None:
         """Drop a finished pipeline so that a long run does not keep every result."""
         self._pipelines.pop(key, None)

@@ -75,7 +75,7 @@ class AudiobenchSession:
                 self._roots = {k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()}
                 return
             if self.settings.clear_cache:
-                ResponseCache(self.settings.cache_dir / "responses").clear()
+                ResponseCache(self._cache_root).clear()
             self._roots = {name: b.locate(self.settings) for name, b in self.benchmarks.items()}
             self.samples()
             self._baselines = load_baselines(self.settings, self.benchmarks)
@@ -100,8 +100,12 @@ class AudiobenchSession:
                              for name, b in self.benchmarks.items()}
         return self._samples
 
+    @property
+    def _cache_root(self) -> Path:
+        return self.settings.cache_dir / "responses"
+
     def response_cache(self) -> ResponseCache | None:
-        return ResponseCache(self.settings.cache_dir / "responses") if self.settings.cache else None
+        return ResponseCache(self._cache_root) if self.settings.cache else None
 
     def _make_pacer(self) -> Pacer:
         share = self._budget_share
@@ -119,7 +123,7 @@ class AudiobenchSession:
             from pytest_audiobench.judge import load_template
 
             self._engine = Engine(self._make_pacer)
-            limit = self._engine.pacer
+            pacer = self._engine.pacer
             judge = self.settings.judge
             chat = "air_bench_chat" in self.benchmarks
             cache = self.response_cache()
@@ -129,11 +133,11 @@ class AudiobenchSession:
                 sampling = judge.endpoint.sampling.model_copy(
                     update={"temperature": rubric.temperature, "seed": rubric.seed})
                 rubric_judge = Endpoint(judge.endpoint.model_copy(update={"sampling": sampling}),
-                                        limit, cache)
+                                        pacer, cache)
             self._runtime = Runtime(
                 settings=self.settings,
-                model=Endpoint(self.settings.endpoint, limit, cache),
-                judge=Endpoint(judge.endpoint, limit, cache) if judge else None,
+                model=Endpoint(self.settings.endpoint, pacer, cache),
+                judge=Endpoint(judge.endpoint, pacer, cache) if judge else None,
                 judge_template=load_template(judge.template_path) if judge and chat else None,
                 rubric_judge=rubric_judge,
             )
@@ -165,10 +169,13 @@ class AudiobenchSession:
         if self._lookahead is None:
             self._lookahead = Lookahead(item.session)
         window = 2 * self.settings.concurrency
+        engine = self._engine
         for upcoming in self._lookahead.upcoming(item, window):
             sample = upcoming.stash.get(SAMPLE_KEY, None)
-            if sample is not None:
+            # Most of the window is already running: only the new items cost anything.
+            if sample is not None and (engine is None or not engine.running(sample.nodeid)):
                 self.pipeline(sample)
+                engine = self._engine
 
     def done(self, sample: Sample) -> None:
         if self._engine is not None:
