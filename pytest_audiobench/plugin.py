@@ -77,7 +77,8 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Last, so that the shards split what -k, --deselect and --lf left.
+    # Last among plain hooks, so that the shards split what -k and --deselect left (--lf is a
+    # wrapper and filters afterwards).
     if SESSION_KEY in config.stash:
         session_of(config).shard(items)
 
