@@ -168,6 +168,8 @@ class ControllerHooks:
         if record is not None:
             self.run.add(record, getattr(report, "node", None),
                          getattr(report, "audiobench_in_flight", None))
+            # pytest keeps every report to the end; the record now lives in the session.
+            del report.audiobench_record
         elif report.failed and not report.nodeid.startswith("audiobench::"):
             self.run.foreign_failures += 1
 
