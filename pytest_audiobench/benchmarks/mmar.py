@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from pytest_audiobench.benchmarks import Runtime, Sample
+from pytest_audiobench.catalog import Matcher
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.inference import ask_model
 from pytest_audiobench.matching import (
@@ -102,12 +103,11 @@ class Mmar:
             return 0, 0, False
         if answer is None:
             return raters, 0, True  # only a correct answer is rated
-        reasoning, prediction = split_reasoning(answer)
-        match = match_official if runtime.settings.mmar.matcher == "official" else match_strict
-        if not match(prediction, record.answer, record.choices).correct:
+        verdict = match_answer(record, answer, runtime.settings.mmar.matcher)
+        if not verdict.correct:
             return 0, 0, False  # a wrong answer scores 0 without a judge call
         messages = rubric_messages(record.question, record.answer, record.thinking or "",
-                                   record.rubric, reasoning, prediction)
+                                   record.rubric, verdict.reasoning, verdict.prediction)
         hits = sum(judge.cached(messages, cache_tag=f"rater {r} attempt 0") is not None
                    for r in range(raters))
         return raters, hits, False
@@ -117,11 +117,7 @@ class Mmar:
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
         record: MmarRecord = sample.record
-        reasoning, prediction = split_reasoning(answer.text)
-        official = match_official(prediction, record.answer, record.choices)
-        strict = match_strict(prediction, record.answer, record.choices)
-        verdict = MmarVerdict(matcher=runtime.settings.mmar.matcher, reasoning=reasoning,
-                              prediction=prediction, official=official, strict=strict)
+        verdict = match_answer(record, answer.text, runtime.settings.mmar.matcher)
         if runtime.rubric_judge is None or record.rubric is None:
             return verdict
         if not verdict.correct:
@@ -132,7 +128,7 @@ class Mmar:
             rubric = await rate_sample(
                 runtime.rubric_judge, question=record.question, answer=record.answer,
                 thinking=record.thinking or "", criteria=record.rubric,
-                model_reasoning=reasoning, model_answer=prediction,
+                model_reasoning=verdict.reasoning, model_answer=verdict.prediction,
                 raters=rubric_settings.raters, max_attempts=rubric_settings.attempts)
         return verdict.model_copy(update={"rubric": rubric})
 
@@ -239,6 +235,14 @@ def export_submission(records: Sequence[SampleRecord], path: Path) -> tuple[int,
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
     return len(lines), empty
+
+
+def match_answer(record: MmarRecord, reply: str, matcher: Matcher) -> MmarVerdict:
+    """Split the reply and match its answer with both matchers; ``matcher`` decides."""
+    reasoning, prediction = split_reasoning(reply)
+    return MmarVerdict(matcher=matcher, reasoning=reasoning, prediction=prediction,
+                       official=match_official(prediction, record.answer, record.choices),
+                       strict=match_strict(prediction, record.answer, record.choices))
 
 
 def prompt_for(record: MmarRecord, style: str, template: str | None) -> str:
