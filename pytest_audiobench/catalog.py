@@ -34,6 +34,14 @@ BENCHMARK_TASKS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+BuiltinName = Literal["cascade", "random"]
+BUILTIN_MODELS: tuple[BuiltinName, ...] = ("cascade", "random")
+"""--audiobench-model names that run in this process instead of at --audiobench-api-url."""
+OFFLINE_JUDGES: tuple[str, ...] = ("overlap",)
+"""--audiobench-judge-model names that judge in this process, without a server."""
+IN_PROCESS = "in-process"
+"""The endpoint URL recorded for built-in models and offline judges."""
+
 Matcher = Literal["official", "strict"]
 MATCHERS: tuple[Matcher, ...] = ("official", "strict")
 MmarPrompt = Literal["default", "reasoning"]

@@ -13,7 +13,7 @@ import os
 import random
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
@@ -66,6 +66,26 @@ def audio_part(payload: AudioPayload, mode: AudioMode) -> dict[str, Any]:
     return {"type": "input_audio", "input_audio": {"data": data, "format": payload.format}}
 
 
+class InProcess(Protocol):
+    """A model that answers in this process instead of over HTTP (the built-in baselines and
+    the offline judge). It gets the same messages an HTTP server would, plus the request's
+    fingerprint (the fields the messages were built from), and says what identifies it in the
+    response cache."""
+
+    identity: dict[str, Any]
+    """What its answers depend on besides the request (weights, a nested endpoint)."""
+
+    def check(self) -> None:
+        """Fail with EndpointError (one line naming the fix) when it cannot run here."""
+
+    async def answer(self, messages: list[dict[str, Any]], options: dict[str, Any],
+                     fingerprint: Mapping[str, Any] | None) -> Completion:
+        """Reply to one request; ``options`` are the sampling settings it would carry."""
+
+    async def close(self) -> None:
+        """Release what it holds."""
+
+
 def api_key(settings: EndpointSettings) -> str:
     """The key from the environment, never from a flag; servers without auth get a dummy."""
     key = os.environ.get(settings.api_key_env)
@@ -80,14 +100,16 @@ def api_key(settings: EndpointSettings) -> str:
 
 
 class Endpoint:
-    """Chat completions against one server, at most ``limit`` requests in flight."""
+    """Chat completions against one server, at most ``limit`` requests in flight; or against
+    an in-process model, with the same response cache in front of it."""
 
     def __init__(self, settings: EndpointSettings, pacer: Pacer,
-                 cache: ResponseCache | None = None) -> None:
+                 cache: ResponseCache | None = None, local: InProcess | None = None) -> None:
         self.settings = settings
         self._pacer = pacer
         self._cache = cache
-        self._key = api_key(settings)
+        self._local = local
+        self._key = "" if local is not None else api_key(settings)
         self._client: openai.AsyncOpenAI | None = None
 
     def _async_client(self) -> openai.AsyncOpenAI:
@@ -103,9 +125,15 @@ class Endpoint:
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()
+        if self._local is not None:
+            await self._local.close()
 
     def check(self) -> None:
-        """Fail fast when the server is unreachable or does not serve the model."""
+        """Fail fast when the server is unreachable or does not serve the model (or the
+        in-process model cannot run here)."""
+        if self._local is not None:
+            self._local.check()
+            return
         import openai
 
         client = openai.OpenAI(base_url=self.settings.url, api_key=self._key, max_retries=1,
@@ -140,14 +168,22 @@ class Endpoint:
         apart identical requests that must each get their own reply (rubric raters)."""
         extra = self._sampling(seed_offset)
         if self._cache is None:
-            return await self._send(messages, extra)
+            return await self._reply(messages, extra, fingerprint)
         key = self.cache_key(messages, seed_offset, fingerprint=fingerprint, cache_tag=cache_tag)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        completion = await self._send(messages, extra)
+        completion = await self._reply(messages, extra, fingerprint)
         self._cache.put(key, completion)
         return completion
+
+    async def _reply(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                     fingerprint: Mapping[str, Any] | None) -> Completion:
+        if self._local is None:
+            return await self._send(messages, extra)
+        # No slot of the in-flight limit: it limits requests to servers, and a cascade's own
+        # request to its text model takes one.
+        return await self._local.answer(messages, extra, fingerprint)
 
     def cached(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
                fingerprint: Mapping[str, Any] | None = None,
@@ -162,9 +198,12 @@ class Endpoint:
                   fingerprint: Mapping[str, Any] | None, cache_tag: str | None) -> str:
         from pytest_audiobench.cache import request_key
 
-        return request_key({"model": self.settings.model,
-                            "sampling": self._sampling(seed_offset), "offset": seed_offset,
-                            "tag": cache_tag, "request": fingerprint or messages})
+        key: dict[str, Any] = {"model": self.settings.model,
+                               "sampling": self._sampling(seed_offset), "offset": seed_offset,
+                               "tag": cache_tag, "request": fingerprint or messages}
+        if self._local is not None:
+            key["in_process"] = self._local.identity
+        return request_key(key)
 
     def _sampling(self, seed_offset: int) -> dict[str, Any]:
         sampling = self.settings.sampling

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from pytest_audiobench.audio import load_audio
 from pytest_audiobench.benchmarks import Runtime, Sample
@@ -10,9 +11,15 @@ from pytest_audiobench.client import audio_part
 from pytest_audiobench.results import ModelAnswer, RequestRecord
 
 
-def model_fingerprint(prompt: str, audio_sha256: str, audio_mode: str) -> dict[str, str]:
-    """What identifies a model request in the cache: its text, its audio, how it is sent."""
-    return {"prompt": prompt, "audio": audio_sha256, "audio_mode": audio_mode}
+def model_fingerprint(sample: Sample, prompt: str, audio_sha256: str,
+                      audio_mode: str) -> dict[str, Any]:
+    """What identifies a model request in the cache: its text, its audio, how it is sent; and
+    a multiple-choice question's options, which in-process models read."""
+    fingerprint: dict[str, Any] = {"prompt": prompt, "audio": audio_sha256,
+                                   "audio_mode": audio_mode}
+    if sample.choices:
+        fingerprint["choices"] = list(sample.choices)
+    return fingerprint
 
 
 def cached_answer(sample: Sample, prompt: str, runtime: Runtime, run: int) -> str | None:
@@ -22,7 +29,7 @@ def cached_answer(sample: Sample, prompt: str, runtime: Runtime, run: int) -> st
     content = [audio_part(payload, runtime.settings.audio_mode),
                {"type": "text", "text": prompt}]
     hit = runtime.model.cached([{"role": "user", "content": content}], seed_offset=run,
-                               fingerprint=model_fingerprint(prompt, payload.sha256,
+                               fingerprint=model_fingerprint(sample, prompt, payload.sha256,
                                                              runtime.settings.audio_mode))
     return None if hit is None else hit.text
 
@@ -33,7 +40,7 @@ async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> 
     payload = await asyncio.to_thread(load_audio, sample.audio)
     settings = runtime.settings
     content = [audio_part(payload, settings.audio_mode), {"type": "text", "text": prompt}]
-    fingerprint = model_fingerprint(prompt, payload.sha256, settings.audio_mode)
+    fingerprint = model_fingerprint(sample, prompt, payload.sha256, settings.audio_mode)
     completion = await runtime.model.complete([{"role": "user", "content": content}],
                                               seed_offset=run, fingerprint=fingerprint)
     warnings = []

@@ -77,7 +77,11 @@ class Group(pytest.Collector):
 
 
 def root(session: pytest.Session, samples: list[Sample]) -> Group:
-    return Group.from_parent(session, name=ROOT_NODE, nodeid=ROOT_NODE, samples=samples)
+    """The tree's root, marked ``audiobench`` so that ``-m audiobench`` runs the samples
+    alone in a repository that has other tests."""
+    group = Group.from_parent(session, name=ROOT_NODE, nodeid=ROOT_NODE, samples=samples)
+    group.add_marker(ROOT_NODE)
+    return group
 
 
 def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer],

@@ -14,7 +14,7 @@ import asyncio
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -123,15 +123,27 @@ def combine(passes: list[PassVerdict]) -> ChatVerdict:
     )
 
 
-async def judge_pass(endpoint: Endpoint, prompt_of: dict[Order, str], order: Order,
+JudgeRequest = tuple[list[dict[str, Any]], dict[str, str]]
+
+
+def pass_request(prompt: str, order: Order, reference: str, answer: str) -> JudgeRequest:
+    """The messages of one pass and its fingerprint: the inputs the prompt was made from
+    (what an in-process judge reads, and what the response cache keys on)."""
+    first, second = (reference, answer) if order == "reference_first" else (answer, reference)
+    return ([{"role": "user", "content": prompt}],
+            {"prompt": prompt, "reference": reference, "answer_1": first, "answer_2": second})
+
+
+async def judge_pass(endpoint: Endpoint, request: JudgeRequest, order: Order,
                      retries: int) -> PassVerdict:
     """Ask until the reply parses or ``retries`` new attempts are spent."""
+    messages, fingerprint = request
     outputs: list[str] = []
     usage = Usage()
     cached = 0
     for attempt in range(retries + 1):
-        completion = await endpoint.complete(
-            [{"role": "user", "content": prompt_of[order]}], seed_offset=attempt)
+        completion = await endpoint.complete(messages, seed_offset=attempt,
+                                             fingerprint=fingerprint)
         outputs.append(completion.text)
         usage = usage + completion.usage
         cached += completion.cached
@@ -145,11 +157,15 @@ async def judge_pass(endpoint: Endpoint, prompt_of: dict[Order, str], order: Ord
 
 
 def judge_prompts(template: str, audio_description: str, question: str, reference: str,
-                  answer: str) -> dict[Order, str]:
-    """The prompt of each pass: the reference as Assistant 1, then the model."""
+                  answer: str) -> dict[Order, JudgeRequest]:
+    """The request of each pass: the reference as Assistant 1, then the model."""
     return {
-        "reference_first": render(template, audio_description, question, reference, answer),
-        "model_first": render(template, audio_description, question, answer, reference),
+        "reference_first": pass_request(
+            render(template, audio_description, question, reference, answer),
+            "reference_first", reference, answer),
+        "model_first": pass_request(
+            render(template, audio_description, question, answer, reference),
+            "model_first", reference, answer),
     }
 
 
@@ -157,7 +173,8 @@ async def judge_sample(endpoint: Endpoint, template: str, *, audio_description: 
                        question: str, reference: str, answer: str, swap: bool,
                        retries: int) -> ChatVerdict:
     """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time."""
-    prompts = judge_prompts(template, audio_description, question, reference, answer)
+    requests = judge_prompts(template, audio_description, question, reference, answer)
     orders: list[Order] = ["reference_first", "model_first"] if swap else ["reference_first"]
-    passes = await asyncio.gather(*(judge_pass(endpoint, prompts, o, retries) for o in orders))
+    passes = await asyncio.gather(*(judge_pass(endpoint, requests[o], o, retries)
+                                    for o in orders))
     return combine(list(passes))

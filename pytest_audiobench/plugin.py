@@ -30,6 +30,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "audiobench: a benchmark sample item of pytest-audiobench "
+                            "(-m audiobench runs them without the repository's other tests)")
     if not options.enabled(config):
         return
     from pytest_audiobench.session import AudiobenchSession

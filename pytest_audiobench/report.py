@@ -122,10 +122,16 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     settings = report.settings
     judge = settings.judge
     runs = f", {settings.runs} runs per sample" if settings.runs > 1 else ""
-    described = "no judge" if judge is None else (
-        f"judge {judge.endpoint.model} (temperature {judge.endpoint.sampling.temperature:g}, "
-        f"{'both orders' if judge.swap else 'reference first only'}, "
-        f"prompt {judge.template_path or 'built-in'})")
+    orders = "both orders" if judge is not None and judge.swap else "reference first only"
+    if judge is None:
+        described = "no judge"
+    elif judge.offline:
+        described = (f"offline judge {judge.endpoint.model} ({orders}; not comparable to "
+                     "published LLM-judge scores)")
+    else:
+        described = (f"judge {judge.endpoint.model} (temperature "
+                     f"{judge.endpoint.sampling.temperature:g}, {orders}, prompt "
+                     f"{judge.template_path or 'built-in'})")
     lines = [f"model {settings.model} at {settings.endpoint.url}{runs}; {described}"]
     for summary in report.benchmarks:
         lines += ["", *_table(summary, verbose), *_footer(summary)]

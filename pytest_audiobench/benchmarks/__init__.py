@@ -32,6 +32,8 @@ class Sample:
     record: Any = None
     """The benchmark's own typed record, for what the fields above do not carry."""
     subcategory: str = ""
+    choices: tuple[str, ...] = ()
+    """The options of a multiple-choice question (MMAR), in the release's order."""
 
     @property
     def nodeid(self) -> str:

@@ -14,6 +14,7 @@ from pytest_audiobench.benchmarks import Runtime, Sample
 from pytest_audiobench.errors import DataError, JudgeError, problems
 from pytest_audiobench.inference import ask_model
 from pytest_audiobench.judge import ChatVerdict, PassVerdict, judge_prompts, judge_sample
+from pytest_audiobench.overlap_judge import NOT_COMPARABLE
 from pytest_audiobench.report import text_field
 from pytest_audiobench.results import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.scoring import CATEGORIES, TASK_CATEGORY, Metric, chat_metrics
@@ -85,11 +86,11 @@ class AirBenchChat:
         assert runtime.judge_template is not None
         if answer is None:
             return (2 if judge.swap else 1), 0, False
-        prompts = judge_prompts(runtime.judge_template, sample.context, sample.question,
-                                sample.reference, answer)
-        asked = list(prompts.values()) if judge.swap else [prompts["reference_first"]]
-        hits = sum(runtime.judge.cached([{"role": "user", "content": p}]) is not None
-                   for p in asked)
+        requests = judge_prompts(runtime.judge_template, sample.context, sample.question,
+                                 sample.reference, answer)
+        asked = list(requests.values()) if judge.swap else [requests["reference_first"]]
+        hits = sum(runtime.judge.cached(messages, fingerprint=fingerprint) is not None
+                   for messages, fingerprint in asked)
         return len(asked), hits, False
 
     async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
@@ -152,7 +153,11 @@ class AirBenchChat:
         return f"below the bar {settings.sample_bar:g}"
 
     def notes(self, settings: Settings) -> list[str]:
-        return []  # the judge and its protocol are named in the summary's first line
+        # The judge and its protocol are named in the summary's first line; an offline
+        # judge's numbers must not be read next to a leaderboard.
+        if settings.judge is not None and settings.judge.offline:
+            return [NOT_COMPARABLE]
+        return []
 
     def finish(self, records: Sequence[SampleRecord], settings: Settings) -> list[str]:
         return []

@@ -84,7 +84,7 @@ class Mmar:
         return [Sample(benchmark=NAME, id=r.id, task=r.modality, category=r.category,
                        subcategory=r.sub_category, audio=audio_path(root, r),
                        question=r.question, reference=r.answer, context=r.thinking or "",
-                       record=r) for r in chosen]
+                       record=r, choices=tuple(r.choices)) for r in chosen]
 
     def _read_template(self, settings: Settings) -> None:
         path = settings.mmar.template_path
@@ -198,6 +198,10 @@ class Mmar:
                          "rubrics")
         elif settings.judge is None:
             notes.append("Rubrics and CRS unavailable: no judge given (--audiobench-judge-*)")
+        elif settings.judge.offline:
+            notes.append(f"Rubrics and CRS unavailable: the offline judge "
+                         f"{settings.judge.endpoint.model!r} cannot rate reasoning; they need an "
+                         "LLM judge (--audiobench-judge-model and --audiobench-judge-api-url)")
         else:
             rubric = mmar.rubric
             notes.append(f"rubrics judged by {settings.judge.endpoint.model} (temperature "
