@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from pytest_audiobench.benchmarks import Runtime, Sample
+from pytest_audiobench.bundled import MINI, mini_root
 from pytest_audiobench.errors import DataError, JudgeError, problems
 from pytest_audiobench.inference import ask_model
 from pytest_audiobench.judge import ChatVerdict, PassVerdict, judge_prompts, judge_sample
@@ -57,6 +58,8 @@ class AirBenchChat:
         if spec == "huggingface":
             raise DataError("--audiobench-data huggingface: air_bench_chat is downloaded from "
                             "ModelScope; use 'modelscope' or a local release root")
+        if spec == MINI:
+            return mini_root(NAME)
         if spec != "modelscope":
             return Path(spec)
         from pytest_audiobench.download import DownloadError, download_air_bench_chat

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from pytest_audiobench.benchmarks import Runtime, Sample
+from pytest_audiobench.bundled import MINI, mini_root
 from pytest_audiobench.catalog import Matcher
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.inference import ask_model
@@ -58,6 +59,8 @@ class Mmar:
         if spec == "modelscope":
             raise DataError("--audiobench-data modelscope: MMAR is published on Hugging Face; "
                             "use 'huggingface' or a local release root")
+        if spec == MINI:
+            return mini_root(NAME)
         if spec != "huggingface":
             return Path(spec)
         from pytest_audiobench.download import DownloadError, download_mmar
