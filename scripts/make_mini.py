@@ -207,14 +207,14 @@ def white_noise(seconds: float, seed: int, amp: float = 0.3) -> Audio:
 
 
 def brown_noise(seconds: float, seed: int, amp: float = 0.5) -> Audio:
-    """Integrated white noise with a slow leak: a low rumble with no hiss."""
+    """White noise through two one-pole low-passes near 80 Hz: a low rumble with no hiss."""
     rng = np.random.default_rng(seed)
-    white = rng.standard_normal(round(seconds * RATE))
-    out = np.empty_like(white)
-    level = 0.0
-    for index, value in enumerate(white):
-        level = 0.995 * level + 0.02 * value
-        out[index] = level
+    out = rng.standard_normal(round(seconds * RATE))
+    for _ in range(2):
+        level = 0.0
+        for index, value in enumerate(out):
+            level = 0.97 * level + 0.03 * value
+            out[index] = level
     out -= out.mean()
     return fade(amp * out / np.max(np.abs(out)), 0.05)
 
@@ -596,13 +596,13 @@ MMAR: tuple[MmarItem, ...] = (
              "keeps the order of the voice and the beeps", "music",
              lambda tts: then(tts.say("Please wait.", MALE), beeps(2), gap=0.1), spoken=True),
     MmarItem("voice_vs_noise", "mix-sound-speech", "Signal Layer", "Acoustic Quality Analysis",
-             "Which is louder, the voice or the rumble?", ("voice", "rumble"), "rumble",
-             "A low rumble fills the clip and stays stronger than the voice speaking over it, "
-             "which is harder to make out: the rumble is louder.",
-             ("a strong low rumble", "a weaker voice over it"),
-             "compares the two levels rather than which is easier to notice", "music",
+             "Which is louder, the voice or the hiss?", ("voice", "hiss"), "hiss",
+             "A loud, steady hiss fills the clip and partly masks the voice speaking over it: "
+             "the hiss is louder.",
+             ("a loud steady hiss", "a weaker, partly masked voice"),
+             "compares the two levels", "music",
              lambda tts: over(tts.say("Can you hear me?", FEMALE),
-                              brown_noise(2.0, seed=53), 6), spoken=True),
+                              white_noise(2.0, seed=53), 4), spoken=True),
     # mix-music-speech
     MmarItem("morning_show", "mix-music-speech", "Semantic Layer", "Content Analysis",
              "Which part of the day is the show for?",
