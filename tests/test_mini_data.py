@@ -1,0 +1,136 @@
+"""The bundled mini benchmark: read by the package's own loaders, complete, small, and exactly
+what scripts/make_mini.py writes."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import soundfile as sf
+
+from pytest_audiobench.benchmarks.air_bench_chat import read_records
+from pytest_audiobench.mmar_data import (
+    CATEGORIES,
+    MODALITIES,
+    SUB_CATEGORIES,
+    audio_path,
+    read_mmar,
+)
+from pytest_audiobench.scoring import TASK_CATEGORY
+
+REPO = Path(__file__).resolve().parents[1]
+MINI = REPO / "pytest_audiobench" / "mini"
+CHAT_ROOT = MINI / "air_bench_chat"
+MMAR_ROOT = MINI / "mmar"
+SCRIPT = REPO / "scripts" / "make_mini.py"
+SIZE_LIMIT = 5_000_000
+CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
+               "uniq_id"]
+MMAR_FIELDS = ["id", "audio_path", "question", "choices", "answer", "modality", "category",
+               "sub-category", "language", "source", "url", "timestamp", "thinking", "cue",
+               "rubric"]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("make_mini", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # dataclasses look the module up while the script's classes are created.
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _chat_clips() -> list[Path]:
+    return [CHAT_ROOT / "Chat" / f"{r.task_name}_{r.dataset_name}" / r.path
+            for r in read_records(CHAT_ROOT)]
+
+
+def _mmar_clips() -> list[Path]:
+    records, _ = read_mmar(MMAR_ROOT)
+    return [audio_path(MMAR_ROOT, record) for record in records]
+
+
+def test_chat_covers_every_task_three_times_with_the_official_fields() -> None:
+    records = read_records(CHAT_ROOT)
+    assert Counter(r.task_name for r in records) == {task: 3 for task in TASK_CATEGORY}
+    assert {r.dataset_name for r in records} == {"mini"}
+    raw = json.loads((CHAT_ROOT / "Chat" / "Chat_meta.json").read_text(encoding="utf-8"))
+    assert [list(item) for item in raw] == [CHAT_FIELDS] * len(raw)
+
+
+def test_mmar_covers_every_modality_and_layer_with_rubrics() -> None:
+    records, has_rubrics = read_mmar(MMAR_ROOT)
+    assert has_rubrics
+    assert 24 <= len(records) <= 28
+    modalities = Counter(r.modality for r in records)
+    assert set(modalities) == set(MODALITIES)
+    assert min(modalities.values()) >= 3
+    assert {r.category for r in records} == set(CATEGORIES)
+    assert {r.sub_category for r in records} <= set(SUB_CATEGORIES)
+    for record in records:
+        assert len(set(record.choices)) == len(record.choices), record.id
+        assert record.language == ("en" if "speech" in record.modality else None), record.id
+        assert record.source == "pytest-audiobench mini"
+        assert record.thinking and record.cue, record.id
+    lines = (MMAR_ROOT / "MMAR-meta.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [list(json.loads(line)) for line in lines] == [MMAR_FIELDS] * len(lines)
+
+
+def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
+    clips = _chat_clips() + _mmar_clips()
+    assert sorted(clips) == sorted(MINI.rglob("*.wav"))
+    for clip in clips:
+        info = sf.info(clip)
+        assert (info.format, info.subtype, info.samplerate, info.channels) == (
+            "WAV", "PCM_16", 16_000, 1), clip
+        assert 1.5 <= info.duration <= 4.0, clip
+        data, _ = sf.read(clip, dtype="int16")
+        assert abs(data).max() > 0, clip
+
+
+def test_the_folder_stays_under_5_mb() -> None:
+    size = sum(len(data) for data in _files(MINI).values())
+    assert size < SIZE_LIMIT, f"{MINI} holds {size:,} bytes, over {SIZE_LIMIT:,}"
+
+
+def test_the_manifest_hashes_every_file() -> None:
+    files = _files(MINI)
+    manifest = json.loads(files.pop("MANIFEST.json"))
+    assert manifest["files"] == {
+        name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+
+
+def test_the_script_regenerates_the_same_bytes(tmp_path: Path) -> None:
+    script = _script()
+    if shutil.which("espeak-ng") is None:
+        pytest.fail(f"cannot regenerate the mini benchmark: {script.ESPEAK_MISSING}")
+    recorded = json.loads((MINI / "MANIFEST.json").read_text(encoding="utf-8"))["espeak_ng"]
+    installed = script.espeak_version()
+    if installed != recorded:
+        pytest.fail(f"the installed espeak-ng is {installed!r} but the mini benchmark was made "
+                    f"with {recorded!r}: speech clips would differ, so reproducibility cannot "
+                    "be checked here; use that version or regenerate with "
+                    "python scripts/make_mini.py and commit the result")
+    subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path)], check=True,
+                   capture_output=True)
+    fresh, committed = _files(tmp_path), _files(MINI)
+    assert sorted(fresh) == sorted(committed)
+    differ = [name for name in committed if fresh[name] != committed[name]]
+    assert not differ, f"regenerated files differ from the committed ones: {differ}"
