@@ -3,9 +3,17 @@ the offline judge, end to end, with real audio decoding and a real speech model.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from pytest_audiobench.bundled import mini_baselines
+from pytest_audiobench.words import words
+from tests.conftest import MODEL, Run, Servers
+from tests.fakes.openai_server import Scripted
+from tests.test_run import _summary
 
 INSTALL = "pip install 'pytest-audiobench[cascade]'"
 
@@ -26,3 +34,91 @@ def test_without_the_extra_the_cascade_is_a_one_line_error_naming_the_install(
     assert errors == [f"ERROR: --audiobench-model cascade needs faster-whisper, which comes with "
                       f"the cascade extra: {INSTALL}"]
     assert "Traceback" not in result.stderr.str()
+
+
+# --- the README's main job: both benchmarks on the mini data, cascade and offline judge ---------
+
+MAIN_JOB = ("--audiobench-model", "cascade", "--audiobench-judge-model", "overlap",
+            "--audiobench-benchmark", "air_bench_chat,mmar", "--audiobench-data", "mini")
+CHAT_ITEMS, MMAR_ITEMS = 24, 28
+
+
+def offline_run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, Run]:
+    report = pytester.path / "report.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--audiobench-report={report}",
+                                f"--audiobench-cache-dir={pytester.path / 'cache'}", *args)
+    return result, Run(result, report)
+
+
+def answers(run: Run) -> dict[str, str]:
+    return {s["nodeid"]: s["answers"][0]["completion"]["text"] for s in run.report["samples"]}
+
+
+def test_the_main_job_runs_offline_prints_failures_and_holds_the_committed_gate(
+        pytester: pytest.Pytester, snapshot: Any) -> None:
+    result, run = offline_run(pytester, *MAIN_JOB)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    outcomes = run.outcomes()
+    assert len(outcomes) == CHAT_ITEMS + MMAR_ITEMS
+    assert sum(n.startswith("audiobench::mmar::") for n in outcomes) == MMAR_ITEMS
+    counted = result.parseoutcomes()
+    assert counted["passed"] + counted["failed"] == CHAT_ITEMS + MMAR_ITEMS
+    assert counted["failed"] > 0  # tones and noise leave a transcript-only model guessing
+    # Speech is transcribed: the counting and name questions are answered right.
+    said = answers(run)
+    assert "five" in words(said["audiobench::air_bench_chat::speech_QA::1"])  # "5" or "five"
+    assert "david" in words(said["audiobench::air_bench_chat::speech_QA::2"])
+    assert said["audiobench::mmar::speech::mini-010"] == "five"
+    assert said["audiobench::mmar::speech::mini-011"] == "David"
+    assert outcomes["audiobench::mmar::speech::mini-010"] == "passed"
+    assert outcomes["audiobench::mmar::speech::mini-011"] == "passed"
+    # A failure report a person can act on, printed per sample.
+    stdout = result.stdout.str()
+    assert "mmar sound mini-002: wrong answer (official matcher)" in stdout
+    assert all(s["gate"]["judge_mismatch"] is None for s in run.report["benchmarks"])
+    assert [s["baseline"] for s in run.report["benchmarks"]] == ["applied", "applied"]
+    assert _summary(stdout) == snapshot
+
+
+def test_the_main_job_under_xdist_gives_the_same_numbers(pytester: pytest.Pytester) -> None:
+    result, run = offline_run(pytester, *MAIN_JOB, "-n", "2")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    assert len(run.outcomes()) == CHAT_ITEMS + MMAR_ITEMS
+    committed = mini_baselines()
+    for name in ("air_bench_chat", "mmar"):
+        thresholds = json.loads((committed / name / "cascade.json").read_text("utf-8"))["metrics"]
+        for metric, limit in thresholds.items():
+            # The baselines were written by this very run: equal up to their 4 decimals.
+            assert run.metrics[metric] == pytest.approx(limit["threshold"], abs=1e-4), metric
+
+
+def test_the_random_baseline_is_seeded_and_holds_its_committed_gate(
+        pytester: pytest.Pytester) -> None:
+    args = ("--audiobench-model", "random", "--audiobench-judge-model", "overlap",
+            "--audiobench-benchmark", "mmar", "--audiobench-data", "mini", "--audiobench-no-cache")
+    first, run = offline_run(pytester, *args)
+    assert first.ret == pytest.ExitCode.OK, first.stdout.str()[-3000:]
+    picks = answers(run)
+    _, rerun = offline_run(pytester, *args)
+    assert answers(rerun) == picks
+    _, reseeded = offline_run(pytester, *args, "--audiobench-seed", "1")
+    assert answers(reseeded) != picks
+    assert all(pick in sample["answers"][0]["request"]["prompt"]
+               for sample, pick in zip(run.report["samples"], picks.values(), strict=True))
+
+
+def test_the_cascade_asks_a_text_model_with_the_transcript_when_one_is_given(
+        pytester: pytest.Pytester, servers: Servers) -> None:
+    servers.model.script = Scripted("The speaker bought five apples.")
+    result, run = offline_run(
+        pytester, "--audiobench-model", "cascade", "--audiobench-cascade-llm", MODEL,
+        "--audiobench-api-url", servers.model.url, "--audiobench-judge-model", "overlap",
+        "--audiobench-data", "mini", "--audiobench-tasks", "speech_QA")
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
+    asked = servers.model.requests
+    assert len(asked) == 3 and all(not r.audio_parts for r in asked)
+    apples = next(r.text for r in asked if "How many apples" in r.text)
+    assert "five" in words(apples) and "Transcript:" in apples
+    assert answers(run)["audiobench::air_bench_chat::speech_QA::1"] == (
+        "The speaker bought five apples.")
+    assert f"model cascade+{MODEL} at in-process" in result.stdout.str()
