@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.client import Completion, Endpoint, Usage, api_key
+from pytest_audiobench.client import Completion, Endpoint, Usage, _completion, api_key
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.pacing import Pacer
 from pytest_audiobench.settings import EndpointSettings, Sampling
@@ -92,6 +92,23 @@ def test_usage_without_details_has_no_audio_tokens(server: FakeOpenAIServer) -> 
     script(server, Reply("one two three", usage={"prompt_tokens": 4, "completion_tokens": 3,
                                                  "total_tokens": 7}))
     assert complete(settings(server.url)).usage == Usage(prompt_tokens=4, completion_tokens=3)
+
+
+def test_usage_reported_as_nulls_counts_zero(server: FakeOpenAIServer) -> None:
+    script(server, Reply("hi", usage={"prompt_tokens": None, "completion_tokens": 5,
+                                      "prompt_tokens_details": None}))
+    assert complete(settings(server.url)).usage == Usage(completion_tokens=5)
+
+
+def test_a_reply_without_choices_is_an_endpoint_error() -> None:
+    # The decoded JSON is read directly (the SDK's models are skipped): odd shapes fail
+    # with our message, not a KeyError.
+    for body in ({"choices": []}, {"object": "chat.completion"}, ["not", "an", "object"]):
+        with pytest.raises(EndpointError, match="without choices"):
+            _completion(body, 1, "http://x")
+    odd = _completion({"choices": [{"message": None, "finish_reason": 3}], "usage": None},
+                      2, "http://x")
+    assert odd == Completion(text="", finish_reason=None, attempts=2)
 
 
 def test_the_model_and_messages_are_sent_as_given(server: FakeOpenAIServer) -> None:
