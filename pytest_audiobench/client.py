@@ -96,7 +96,7 @@ class Endpoint:
 
             self._client = openai.AsyncOpenAI(
                 base_url=self.settings.url, api_key=self._key, max_retries=0,
-                timeout=self.settings.timeout,
+                timeout=self.settings.timeout, http_client=_aiohttp_client(self.settings.timeout),
             )
         return self._client
 
@@ -212,11 +212,20 @@ class Endpoint:
         # auth, timeout and error classes, without the SDK's walk over every message part to
         # transform params (our messages are plain JSON already) and without building its
         # pydantic models of the reply; ``cast_to=object`` hands back the decoded JSON.
-        return await self._async_client().post(
-            "/chat/completions", cast_to=object,
-            body={"model": self.settings.model, "messages": messages, **extra},
-            options={"timeout": timeout, "security": {"bearer_auth": True}},
-        )
+        import openai
+
+        try:
+            return await self._async_client().post(
+                "/chat/completions", cast_to=object,
+                body={"model": self.settings.model, "messages": messages, **extra},
+                options={"timeout": timeout, "security": {"bearer_auth": True}},
+            )
+        except openai.APITimeoutError as exc:
+            if _dropped(exc):
+                # The aiohttp transport reports a refused or dropped connection as a
+                # timeout; say what httpx would have said.
+                raise openai.APIConnectionError(request=exc.request) from exc
+            raise
 
     async def _sleep(self, seconds: float) -> None:
         # Never sleep past the deadline: the next attempt would be refused anyway.
@@ -235,6 +244,37 @@ class Endpoint:
             f"{self.settings.model} at {self.settings.url} failed after {attempt} "
             f"attempt{'s' if attempt > 1 else ''}: {_short(exc)}"
         )
+
+
+def _aiohttp_client(timeout: float) -> Any:
+    """The SDK's aiohttp transport when ``openai[aiohttp]`` is installed, else None (the
+    SDK's default httpx pool). Per request it costs about half the CPU of the httpx pool,
+    whose bookkeeping probes every idle connection on every request and so grows with the
+    concurrency."""
+    import openai
+
+    make = getattr(openai, "DefaultAioHttpClient", None)
+    if make is None:
+        return None
+    try:
+        return make(timeout=timeout)
+    except RuntimeError:  # the aiohttp extra is not installed
+        return None
+
+
+def _dropped(exc: BaseException) -> bool:
+    """Whether a timeout error really stands for a connection that was refused or dropped:
+    an aiohttp connection error that is not one of its timeouts, somewhere in the causes."""
+    try:
+        import aiohttp
+    except ImportError:
+        return False
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, aiohttp.ClientConnectionError):
+            return not isinstance(seen, aiohttp.ServerTimeoutError | asyncio.TimeoutError)
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _completion(response: Any, attempts: int, url: str) -> Completion:
