@@ -118,7 +118,7 @@ class Endpoint:
 
             self._client = openai.AsyncOpenAI(
                 base_url=self.settings.url, api_key=self._key, max_retries=0,
-                timeout=self.settings.timeout,
+                timeout=self.settings.timeout, http_client=_aiohttp_client(self.settings.timeout),
             )
         return self._client
 
@@ -227,10 +227,7 @@ class Endpoint:
                     left = pacer.remaining()
                     timeout = self.settings.timeout if left is None else max(
                         0.01, min(self.settings.timeout, left))
-                    response = await self._async_client().chat.completions.create(
-                        model=self.settings.model, messages=messages,  # type: ignore[arg-type]
-                        timeout=timeout, **extra,
-                    )
+                    response = await self._post(messages, extra, timeout)
             except openai.APIStatusError as exc:
                 if exc.status_code == 429:
                     await pacer.throttle()
@@ -247,6 +244,27 @@ class Endpoint:
                 pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
                 return completion
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    async def _post(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                    timeout: float) -> Any:
+        # The client's own POST rather than ``chat.completions.create``: the same request,
+        # auth, timeout and error classes, without the SDK's walk over every message part to
+        # transform params (our messages are plain JSON already) and without building its
+        # pydantic models of the reply; ``cast_to=object`` hands back the decoded JSON.
+        import openai
+
+        try:
+            return await self._async_client().post(
+                "/chat/completions", cast_to=object,
+                body={"model": self.settings.model, "messages": messages, **extra},
+                options={"timeout": timeout, "security": {"bearer_auth": True}},
+            )
+        except openai.APITimeoutError as exc:
+            if _dropped(exc):
+                # The aiohttp transport reports a refused or dropped connection as a
+                # timeout; say what httpx would have said.
+                raise openai.APIConnectionError(request=exc.request) from exc
+            raise
 
     async def _sleep(self, seconds: float) -> None:
         # Never sleep past the deadline: the next attempt would be refused anyway.
@@ -267,20 +285,66 @@ class Endpoint:
         )
 
 
+def _aiohttp_client(timeout: float) -> Any:
+    """The SDK's aiohttp transport when ``openai[aiohttp]`` is installed, else None (the
+    SDK's default httpx pool). Per request it costs about half the CPU of the httpx pool,
+    whose bookkeeping probes every idle connection on every request and so grows with the
+    concurrency."""
+    import openai
+
+    make = getattr(openai, "DefaultAioHttpClient", None)
+    if make is None:
+        return None
+    try:
+        return make(timeout=timeout)
+    except RuntimeError:  # the aiohttp extra is not installed
+        return None
+
+
+def _dropped(exc: BaseException) -> bool:
+    """Whether a timeout error really stands for a connection that was refused or dropped:
+    an aiohttp connection error that is not one of its timeouts, somewhere in the causes."""
+    try:
+        import aiohttp
+    except ImportError:
+        return False
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, aiohttp.ClientConnectionError):
+            return not isinstance(seen, aiohttp.ServerTimeoutError | asyncio.TimeoutError)
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def _completion(response: Any, attempts: int, url: str) -> Completion:
-    if not response.choices:
+    """The reply as the decoded JSON of a chat completion (read leniently, like the SDK)."""
+    choices = response.get("choices") if isinstance(response, dict) else None
+    if not choices or not isinstance(choices, list):
         raise EndpointError(f"{url} returned a completion without choices")
-    choice = response.choices[0]
+    choice = _mapping(choices[0])
+    message = _mapping(choice.get("message"))
     usage = Usage()
-    if response.usage is not None:
-        details = getattr(response.usage, "prompt_tokens_details", None)
+    reported = response.get("usage")
+    if isinstance(reported, dict):
+        details = _mapping(reported.get("prompt_tokens_details"))
         usage = Usage(
-            prompt_tokens=response.usage.prompt_tokens or 0,
-            completion_tokens=response.usage.completion_tokens or 0,
-            audio_tokens=(getattr(details, "audio_tokens", None) or 0) if details else 0,
+            prompt_tokens=_count(reported.get("prompt_tokens")),
+            completion_tokens=_count(reported.get("completion_tokens")),
+            audio_tokens=_count(details.get("audio_tokens")),
         )
-    return Completion(text=choice.message.content or "", finish_reason=choice.finish_reason,
+    finish = choice.get("finish_reason")
+    content = message.get("content")
+    return Completion(text=content if isinstance(content, str) else "",
+                      finish_reason=finish if isinstance(finish, str) else None,
                       usage=usage, attempts=attempts)
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _parse_retry_after(value: str | None) -> float | None:

@@ -166,6 +166,9 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
     if report.when == "teardown":
         report.audiobench_record = progress.record(sample).model_dump(  # type: ignore[attr-defined]
             mode="json")
+        # pytest keeps every item to the end of the run; its answers and verdicts now travel
+        # in the record, so the item need not hold them as well.
+        del item.stash[PROGRESS_KEY]
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

@@ -18,10 +18,14 @@ class Lookahead:
     def __init__(self, session: pytest.Session) -> None:
         self._session = session
         self._position: dict[str, int] | None = None
+        self._horizon = 0
+        """In a plain run: items before this index were handed out already."""
         self._queue = _xdist_queue(session.config)
 
     def upcoming(self, item: pytest.Item, count: int) -> list[pytest.Item]:
-        """``item`` and up to ``count - 1`` items that this process runs after it."""
+        """``item`` and up to ``count - 1`` items that this process runs after it; in a plain
+        run only those not handed out by an earlier call (one item per call once the window
+        is full, rather than the whole window to check again)."""
         items = self._session.items
         if self._queue is not None:
             with self._queue.lock() as pending:
@@ -32,7 +36,12 @@ class Lookahead:
         if self._position is None:
             self._position = {it.nodeid: index for index, it in enumerate(items)}
         start = self._position.get(item.nodeid)
-        return [item] if start is None else items[start:start + count]
+        if start is None:
+            return [item]
+        end = start + count
+        fresh = items[max(start, self._horizon):end]
+        self._horizon = max(self._horizon, end)
+        return fresh
 
 
 def _xdist_queue(config: pytest.Config) -> Any:

@@ -182,7 +182,7 @@ class AudiobenchSession:
         engine = self._engine
         for upcoming in self._lookahead.upcoming(item, window):
             sample = upcoming.stash.get(SAMPLE_KEY, None)
-            # Most of the window is already running: only the new items cost anything.
+            # On xdist most of the window is already running: only new items cost anything.
             if sample is not None and (engine is None or not engine.running(sample.nodeid)):
                 self.pipeline(sample)
                 engine = self._engine

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.client import Completion, Endpoint, Usage, api_key
+from pytest_audiobench.client import Completion, Endpoint, Usage, _completion, api_key
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.pacing import Pacer
 from pytest_audiobench.settings import EndpointSettings, Sampling
@@ -92,6 +92,23 @@ def test_usage_without_details_has_no_audio_tokens(server: FakeOpenAIServer) -> 
     script(server, Reply("one two three", usage={"prompt_tokens": 4, "completion_tokens": 3,
                                                  "total_tokens": 7}))
     assert complete(settings(server.url)).usage == Usage(prompt_tokens=4, completion_tokens=3)
+
+
+def test_usage_reported_as_nulls_counts_zero(server: FakeOpenAIServer) -> None:
+    script(server, Reply("hi", usage={"prompt_tokens": None, "completion_tokens": 5,
+                                      "prompt_tokens_details": None}))
+    assert complete(settings(server.url)).usage == Usage(completion_tokens=5)
+
+
+def test_a_reply_without_choices_is_an_endpoint_error() -> None:
+    # The decoded JSON is read directly (the SDK's models are skipped): odd shapes fail
+    # with our message, not a KeyError.
+    for body in ({"choices": []}, {"object": "chat.completion"}, ["not", "an", "object"]):
+        with pytest.raises(EndpointError, match="without choices"):
+            _completion(body, 1, "http://x")
+    odd = _completion({"choices": [{"message": None, "finish_reason": 3}], "usage": None},
+                      2, "http://x")
+    assert odd == Completion(text="", finish_reason=None, attempts=2)
 
 
 def test_the_model_and_messages_are_sent_as_given(server: FakeOpenAIServer) -> None:
@@ -195,8 +212,15 @@ def test_a_dropped_connection_is_retried(server: FakeOpenAIServer) -> None:
 def test_a_connection_dropped_on_every_attempt_is_an_endpoint_error(
         server: FakeOpenAIServer) -> None:
     script(server, Reply(drop=True))
-    assert "failed after 2 attempts" in failure(settings(server.url, retries=1))
+    message = failure(settings(server.url, retries=1))
+    assert "failed after 2 attempts: APIConnectionError: Connection error." in message
     assert server.count() == 2
+
+
+def test_a_refused_connection_is_a_connection_error_not_a_timeout() -> None:
+    # The aiohttp transport calls it a connect timeout; we report it as httpx did.
+    message = failure(settings(f"http://127.0.0.1:{free_port()}/v1", retries=0))
+    assert message.endswith("failed after 1 attempt: APIConnectionError: Connection error.")
 
 
 def test_a_timeout_is_retried_then_an_endpoint_error(server: FakeOpenAIServer) -> None:
@@ -204,8 +228,7 @@ def test_a_timeout_is_retried_then_an_endpoint_error(server: FakeOpenAIServer) -
     start = time.monotonic()
     message = failure(settings(server.url, timeout=0.3, retries=1))
     elapsed = time.monotonic() - start
-    assert "failed after 2 attempts" in message
-    assert "Timeout" in message
+    assert "failed after 2 attempts: APITimeoutError: Request timed out." in message
     assert server.count() == 2
     assert elapsed < 1.8  # abandoned at the timeout, not after the server's 2 s
 
