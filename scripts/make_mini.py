@@ -775,8 +775,11 @@ A tiny benchmark bundled with pytest-audiobench, in the two release layouts the 
 - `mmar/`: {mmar} MMAR records (`MMAR-meta.jsonl` with thinking, cue and a five-criterion
   rubric, audio in `audio/`), covering all seven modalities and all four layers.
 
-Point the plugin at either folder with `--audiobench-data` to try a model end to end in
-seconds. The numbers it gives say nothing about the real benchmarks.
+`--audiobench-data mini` runs both (or `air_bench_chat=mini`, `mmar=mini`) to try a model
+end to end in seconds. The numbers it gives say nothing about the real benchmarks.
+`baselines/` holds the committed baselines of the built-in models on it; they are written by
+runs (`--audiobench-update-baseline`), not by the script, and must be rewritten when the data
+changes.
 
 Everything here was written and synthesized by this project: the questions, answers,
 reasoning and rubrics were written for it, speech was synthesized with espeak-ng and every
@@ -791,9 +794,9 @@ All audio is 16 kHz mono 16-bit PCM WAV, 1.5 to 4 seconds long.
     python scripts/make_mini.py
 
 It needs espeak-ng (`apt-get install espeak-ng`), numpy and soundfile, rewrites this folder
-and prints its total size. The output is byte-identical from run to run with the espeak-ng
-version recorded in `MANIFEST.json`, which also holds the sha256 of every file;
-`tests/test_mini_data.py` checks both.
+(all but `baselines/`) and prints its total size. The output is byte-identical from run to
+run with the espeak-ng version recorded in `MANIFEST.json`, which also holds the sha256 of
+every file; `tests/test_mini_data.py` checks both.
 
 ## License
 
