@@ -6,7 +6,7 @@ heavy modules (openai, soundfile, the benchmarks) load only when a benchmark run
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -163,7 +163,7 @@ class ControllerHooks:
         if terminal is not None and self.run.settings.progress > 0:
             from pytest_audiobench.progress import Progress
 
-            self.run.progress = Progress(self.run.settings.progress, terminal.write_line)
+            self.run.progress = Progress(self.run.settings.progress, _own_line(terminal))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "audiobench_record", None)
@@ -190,3 +190,15 @@ class XdistHooks:
         run = session_of(node.config)
         if run.selected is None:
             run.expect(ids)
+
+
+def _own_line(terminal: Any) -> Callable[[str], None]:
+    """Write a line that starts at the left margin. ``write_line`` starts a new line only
+    after a test file's name, and under xdist the progress letters come without one."""
+    def write(line: str) -> None:
+        terminal.ensure_newline()
+        if getattr(getattr(terminal, "_tw", None), "width_of_current_line", 0):
+            terminal.write("\n")
+        terminal.write_line(line)
+
+    return write
