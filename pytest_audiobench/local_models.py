@@ -76,7 +76,9 @@ def best_choice(transcript: str, choices: Sequence[str], tie_key: str) -> str:
 
 
 def _choices(fingerprint: Mapping[str, Any] | None) -> list[str]:
-    return list((fingerprint or {}).get("choices") or [])
+    """The question's options; a few real MMAR items hold an empty placeholder option, which
+    no baseline should answer."""
+    return [c for c in (fingerprint or {}).get("choices") or [] if c.strip()]
 
 
 class RandomChoice:

@@ -152,6 +152,10 @@ def test_random_picks_are_spread_over_the_choices_and_move_with_the_seed() -> No
     assert 50 < moved < 95  # about 75 of 100 change with a new seed
 
 
+def test_random_never_picks_an_empty_placeholder_option() -> None:
+    assert {random_answer(0, f"q{n}", ["", "a", " "]) for n in range(50)} == {"a"}
+
+
 def test_random_has_nothing_to_pick_for_an_open_question() -> None:
     assert random_answer(0, "Describe the sound.", None) == OPEN_RANDOM
 

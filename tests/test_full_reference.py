@@ -3,6 +3,7 @@ the leaderboard's arithmetic, with and without xdist."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -143,3 +144,24 @@ def test_the_full_mmar_release_counts_every_modality_and_category(
     unique = sum(1 for r in records if len(answers[r["question"]]) == 1)
     passed = run.result.parseoutcomes()["passed"]
     assert passed <= unique and metrics["mmar.avg"]["value"] == pytest.approx(passed / 10)
+
+
+def test_the_random_baseline_on_the_full_mmar_release_is_near_the_published_29_3(
+        pytester: pytest.Pytester, tmp_path: Path) -> None:
+    from tests.fakes.datasets import build_mmar, load_mmar_reference
+
+    records = load_mmar_reference()
+    # Uniform over the non-empty options: 29.37 % expected; the MMAR paper reports 29.3 %.
+    expected = 100 * sum(1 / len([c for c in r["choices"] if c.strip()])
+                         for r in records) / len(records)
+    assert expected == pytest.approx(29.37, abs=0.01)
+    data = build_mmar(tmp_path / "mmar", records)
+    report = tmp_path / "report.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", "-q", "--audiobench-model", "random",
+                                "--audiobench-benchmark", "mmar", f"--audiobench-data={data}",
+                                f"--audiobench-report={report}", "--audiobench-no-cache")
+    metrics = json.loads(report.read_text("utf-8"))["benchmarks"][0]["metrics"]
+    assert metrics["mmar.avg"]["n"] == 1000
+    # Seeded, so always the same value; 3 standard deviations of 1,000 draws is 4.3 points.
+    assert abs(metrics["mmar.strict.avg"]["value"] - expected) < 4.3
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # no baseline: pytest's own status
