@@ -286,28 +286,19 @@ class Endpoint:
 
 
 def _aiohttp_client(timeout: float) -> Any:
-    """The SDK's aiohttp transport when ``openai[aiohttp]`` is installed, else None (the
-    SDK's default httpx pool). Per request it costs about half the CPU of the httpx pool,
-    whose bookkeeping probes every idle connection on every request and so grows with the
-    concurrency."""
+    """The SDK's aiohttp transport (``openai[aiohttp]``, a dependency). Per request it costs
+    about half the CPU of the SDK's default httpx pool, whose bookkeeping probes every idle
+    connection on every request and so grows with the concurrency."""
     import openai
 
-    make = getattr(openai, "DefaultAioHttpClient", None)
-    if make is None:
-        return None
-    try:
-        return make(timeout=timeout)
-    except RuntimeError:  # the aiohttp extra is not installed
-        return None
+    return openai.DefaultAioHttpClient(timeout=timeout)
 
 
 def _dropped(exc: BaseException) -> bool:
     """Whether a timeout error really stands for a connection that was refused or dropped:
     an aiohttp connection error that is not one of its timeouts, somewhere in the causes."""
-    try:
-        import aiohttp
-    except ImportError:
-        return False
+    import aiohttp
+
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, aiohttp.ClientConnectionError):

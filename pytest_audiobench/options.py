@@ -456,7 +456,7 @@ def _judge(config: pytest.Config, model_endpoint: EndpointSettings,
         )
     if not judge_model:
         return None
-    if judge_model in OFFLINE_JUDGES and not judge_url:
+    if offline:
         return JudgeSettings(
             endpoint=EndpointSettings(url=IN_PROCESS, model=judge_model,
                                       api_key_env="AUDIOBENCH_JUDGE_API_KEY"),
