@@ -92,6 +92,43 @@ def test_the_main_job_under_xdist_gives_the_same_numbers(pytester: pytest.Pytest
             assert run.metrics[metric] == pytest.approx(limit["threshold"], abs=1e-4), metric
 
 
+# CTranslate2's kernel families and the CPU flags each one needs (its cpu_isa.cc).
+ISA_FLAGS = {"GENERIC": (), "AVX": ("avx",), "AVX2": ("avx2", "fma"),
+             "AVX512": ("avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw")}
+
+
+def supported_isas() -> list[str]:
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        pytest.skip("no /proc/cpuinfo: cannot tell which instruction sets this CPU has")
+    flags = {flag for line in cpuinfo.splitlines() if line.startswith("flags")
+             for flag in line.partition(":")[2].split()}
+    if "sse4_1" not in flags:
+        pytest.skip("not an x86-64 CPU with SSE4.1: CTranslate2 has no ISA to force here")
+    return [isa for isa, needs in ISA_FLAGS.items() if set(needs) <= flags]
+
+
+def test_the_cascade_answers_the_same_under_every_instruction_set_this_cpu_has(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A subprocess per ISA: CTranslate2 reads CT2_FORCE_CPU_ISA once, when it is loaded.
+    monkeypatch.setenv("CT2_VERBOSE", "1")
+    seen: dict[str, tuple[dict[str, str], dict[str, float]]] = {}
+    for isa in supported_isas():
+        monkeypatch.setenv("CT2_FORCE_CPU_ISA", isa)
+        report = pytester.path / f"{isa}.json"
+        result = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "-s", f"--audiobench-report={report}",
+            f"--audiobench-cache-dir={pytester.path / isa}", *MAIN_JOB)
+        assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+        assert f"Selected ISA: {isa}" in result.stderr.str()  # the dispatch was forced
+        run = Run(result, report)
+        seen[isa] = answers(run), run.metrics
+    assert len(seen) >= 2, "this CPU offers one instruction set only: nothing to compare"
+    first = next(iter(seen.values()))
+    assert {isa: got == first for isa, got in seen.items()} == dict.fromkeys(seen, True)
+
+
 def test_the_random_baseline_is_seeded_and_holds_its_committed_gate(
         pytester: pytest.Pytester) -> None:
     args = ("--audiobench-model", "random", "--audiobench-judge-model", "overlap",
