@@ -11,19 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_audiobench import options
+from pytest_audiobench.config import options
+from pytest_audiobench.run.keys import SESSION_KEY, session_of
 
 if TYPE_CHECKING:
-    from pytest_audiobench.benchmarks import Sample
-    from pytest_audiobench.results import ModelAnswer, Verdict
-    from pytest_audiobench.session import AudiobenchSession
-
-SESSION_KEY = pytest.StashKey["AudiobenchSession"]()
-
-
-def session_of(config: pytest.Config) -> AudiobenchSession:
-    return config.stash[SESSION_KEY]
-
+    from pytest_audiobench.benchmarks.sample import Sample
+    from pytest_audiobench.outcome.records import ModelAnswer, Verdict
+    from pytest_audiobench.run.session import AudiobenchSession
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.register(parser)
@@ -34,7 +28,7 @@ def pytest_configure(config: pytest.Config) -> None:
                             "(-m audiobench runs them without the repository's other tests)")
     if not options.enabled(config):
         return
-    from pytest_audiobench.session import AudiobenchSession
+    from pytest_audiobench.run.session import AudiobenchSession
 
     hint = options.rootdir_hint(config)
     if hint:
@@ -67,7 +61,7 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
     report = yield
     config = collector.config
     if isinstance(collector, pytest.Session) and SESSION_KEY in config.stash:
-        from pytest_audiobench import items
+        from pytest_audiobench.run import items
 
         run = session_of(config)
         samples = [s for group in run.samples().values() for s in group]
@@ -101,7 +95,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if SESSION_KEY in item.config.stash:
-        from pytest_audiobench import items
+        from pytest_audiobench.run import items
 
         items.note_phase(item, report, call.excinfo)
         if call.when == "teardown":
@@ -128,7 +122,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 @pytest.fixture
 def audiobench_sample(request: pytest.FixtureRequest) -> Sample:
     """The benchmark sample of the current item."""
-    from pytest_audiobench import items
+    from pytest_audiobench.run import items
 
     return items.sample_of(request)
 
@@ -138,7 +132,7 @@ def audiobench_answers(request: pytest.FixtureRequest,
                        audiobench_sample: Sample) -> list[ModelAnswer]:
     """The model's answers to the sample, one per inference run (skips on empty audio,
     errors when the endpoint fails)."""
-    from pytest_audiobench import items
+    from pytest_audiobench.run import items
 
     return items.answers_of(request, audiobench_sample)
 
@@ -147,7 +141,7 @@ def audiobench_answers(request: pytest.FixtureRequest,
 def audiobench_verdicts(request: pytest.FixtureRequest, audiobench_sample: Sample,
                         audiobench_answers: list[ModelAnswer]) -> list[Verdict]:
     """One verdict per answer (errors when the judge never gives a usable reply)."""
-    from pytest_audiobench import items
+    from pytest_audiobench.run import items
 
     return items.verdicts_of(request, audiobench_sample)
 
@@ -161,7 +155,7 @@ class ControllerHooks:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         terminal = session.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None and self.run.settings.progress > 0:
-            from pytest_audiobench.progress import Progress
+            from pytest_audiobench.run.progress import Progress
 
             self.run.progress = Progress(self.run.settings.progress, _own_line(terminal))
 

@@ -30,7 +30,7 @@ import soundfile as sf
 Audio = npt.NDArray[np.float64]
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = REPO / "pytest_audiobench" / "mini"
+DEFAULT_OUT = REPO / "pytest_audiobench" / "data" / "mini"
 RATE = 16_000
 MIN_SECONDS = 1.5
 MAX_SECONDS = 4.0

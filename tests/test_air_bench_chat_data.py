@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.benchmarks import Sample
-from pytest_audiobench.benchmarks.air_bench_chat import AirBenchChat, read_records
+from pytest_audiobench.benchmarks.air_bench_chat.benchmark import AirBenchChat
+from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
+from pytest_audiobench.benchmarks.air_bench_chat.scoring import TASK_CATEGORY
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.config.settings import EndpointSettings, JudgeSettings, Settings
 from pytest_audiobench.errors import DataError
-from pytest_audiobench.scoring import TASK_CATEGORY
-from pytest_audiobench.settings import EndpointSettings, JudgeSettings, Settings
 from tests.fakes.datasets import (
     REFERENCE_DIR,
     build_air_bench_chat,

@@ -12,9 +12,8 @@ import numpy.typing as npt
 import pytest
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
 
-from pytest_audiobench.audio import AudioPayload, load_audio
-from pytest_audiobench.client import audio_part
 from pytest_audiobench.errors import AudioError, EmptyAudio
+from pytest_audiobench.transport.audio import AudioPayload, audio_part, load_audio
 
 
 def tone(seconds: float, rate: int, channels: int = 1) -> npt.NDArray[np.float32]:

@@ -8,19 +8,10 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.baseline import (
-    Baseline,
-    Gate,
-    GateRow,
-    Threshold,
-    evaluate,
-    from_run,
-    load,
-    path_for,
-    write,
-)
 from pytest_audiobench.errors import BaselineError
-from pytest_audiobench.scoring import Metric
+from pytest_audiobench.gate.baseline import Baseline, Threshold, from_run, load, path_for, write
+from pytest_audiobench.gate.decision import Gate, GateRow, evaluate
+from pytest_audiobench.outcome.metrics import Metric
 
 SPEECH = "air_bench_chat.speech.score"
 SOUND = "air_bench_chat.sound.score"

@@ -11,17 +11,13 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.client import Completion
+from pytest_audiobench.builtin.cascade import best_choice, transcript_prompt
+from pytest_audiobench.builtin.overlap import OverlapJudge, score
+from pytest_audiobench.builtin.random_choice import OPEN_RANDOM, RandomChoice
+from pytest_audiobench.builtin.request import request_parts
+from pytest_audiobench.builtin.words import overlap_f1, spell, words
 from pytest_audiobench.errors import EndpointError
-from pytest_audiobench.local_models import (
-    OPEN_RANDOM,
-    RandomChoice,
-    best_choice,
-    request_parts,
-    transcript_prompt,
-)
-from pytest_audiobench.overlap_judge import OverlapJudge, score
-from pytest_audiobench.words import overlap_f1, spell, words
+from pytest_audiobench.transport.types import Completion
 from tests.test_options import assert_usage_error, data_flag, run
 
 # --- words --------------------------------------------------------------------------------------

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.client import Completion, Endpoint, Usage, _completion, api_key
+from pytest_audiobench.config.settings import EndpointSettings, Sampling
 from pytest_audiobench.errors import EndpointError
-from pytest_audiobench.pacing import Pacer
-from pytest_audiobench.settings import EndpointSettings, Sampling
+from pytest_audiobench.transport.endpoint import Endpoint, _completion, api_key
+from pytest_audiobench.transport.pacing import Pacer
+from pytest_audiobench.transport.types import Completion, Usage
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
 MODEL = "audio-model"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_audiobench import download
-from pytest_audiobench.download import (
+from pytest_audiobench.hub import download
+from pytest_audiobench.hub.download import (
     AIR_BENCH_CHAT_REPO,
     CHAT_FOLDERS,
     DownloadError,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_audiobench import download
-from pytest_audiobench.download import (
+from pytest_audiobench.hub import download
+from pytest_audiobench.hub.download import (
     MMAR_ARCHIVE,
     MMAR_LEGACY_META,
     MMAR_META,

@@ -8,9 +8,7 @@ from typing import Any, cast
 
 import pytest
 
-from pytest_audiobench.client import Completion, Endpoint, Usage
-from pytest_audiobench.errors import DataError
-from pytest_audiobench.judge import (
+from pytest_audiobench.benchmarks.air_bench_chat.judge import (
     PLACEHOLDERS,
     ChatVerdict,
     Order,
@@ -23,6 +21,9 @@ from pytest_audiobench.judge import (
     pass_request,
     render,
 )
+from pytest_audiobench.errors import DataError
+from pytest_audiobench.transport.endpoint import Endpoint
+from pytest_audiobench.transport.types import Completion, Usage
 
 OFFICIAL_OPENING = "You are a helpful and precise assistant for checking the quality of the answer."
 

@@ -7,15 +7,14 @@ from itertools import pairwise
 
 import pytest
 
-from pytest_audiobench.matching import (
+from pytest_audiobench.benchmarks.mmar.matching import (
     MatchDecision,
-    default_prompt,
     match_official,
     match_strict,
-    reasoning_prompt,
     split_reasoning,
     tokens,
 )
+from pytest_audiobench.benchmarks.mmar.prompts import default_prompt, reasoning_prompt
 from tests.fakes.datasets import load_mmar_reference, reference_available
 
 needs_reference = pytest.mark.skipif(

@@ -16,18 +16,18 @@ from types import ModuleType
 import pytest
 import soundfile as sf
 
-from pytest_audiobench.benchmarks.air_bench_chat import read_records
-from pytest_audiobench.mmar_data import (
+from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
+from pytest_audiobench.benchmarks.air_bench_chat.scoring import TASK_CATEGORY
+from pytest_audiobench.benchmarks.mmar.data import (
     CATEGORIES,
     MODALITIES,
     SUB_CATEGORIES,
     audio_path,
     read_mmar,
 )
-from pytest_audiobench.scoring import TASK_CATEGORY
 
 REPO = Path(__file__).resolve().parents[1]
-MINI = REPO / "pytest_audiobench" / "mini"
+MINI = REPO / "pytest_audiobench" / "data" / "mini"
 CHAT_ROOT = MINI / "air_bench_chat"
 MMAR_ROOT = MINI / "mmar"
 SCRIPT = REPO / "scripts" / "make_mini.py"

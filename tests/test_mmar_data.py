@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.errors import DataError
-from pytest_audiobench.mmar_data import (
+from pytest_audiobench.benchmarks.mmar.data import (
     CATEGORIES,
     CATEGORY_COUNTS,
     MODALITIES,
@@ -23,6 +22,7 @@ from pytest_audiobench.mmar_data import (
     audio_path,
     read_mmar,
 )
+from pytest_audiobench.errors import DataError
 from tests.fakes.datasets import (
     MMAR_LEGACY_FIELDS,
     REFERENCE_DIR,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.bundled import mini_baselines
-from pytest_audiobench.words import words
+from pytest_audiobench.benchmarks.release import mini_baselines
+from pytest_audiobench.builtin.words import words
 from tests.conftest import MODEL, Run, Servers
 from tests.fakes.openai_server import Scripted
 from tests.test_run import _summary

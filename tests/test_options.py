@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench import options
+from pytest_audiobench.config import options
 
 USAGE_ERROR = 4
 REQUIRED = ("--audiobench-model", "m", "--audiobench-api-url", "http://127.0.0.1:9/v1")

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from pytest_audiobench.errors import BudgetExhausted, DeadlineReached
-from pytest_audiobench.pacing import Pacer
+from pytest_audiobench.transport.pacing import Pacer
 
 
 def test_no_more_than_the_limit_is_in_flight() -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pytest_audiobench.client import Completion
-from pytest_audiobench.progress import Progress
-from pytest_audiobench.results import ModelAnswer, RequestRecord, SampleRecord
-from pytest_audiobench.settings import Sampling
+from pytest_audiobench.config.settings import Sampling
+from pytest_audiobench.outcome.records import ModelAnswer, RequestRecord, SampleRecord
+from pytest_audiobench.run.progress import Progress
+from pytest_audiobench.transport.types import Completion
 
 
 def _record(outcome: str, cached: bool) -> SampleRecord:

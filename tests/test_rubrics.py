@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from pytest_audiobench.client import Completion, Usage
-from pytest_audiobench.rubrics import (
+from pytest_audiobench.benchmarks.mmar.rubrics import (
     SYSTEM_PROMPT,
     CriterionScore,
     Rubric,
@@ -28,6 +27,7 @@ from pytest_audiobench.rubrics import (
     trimmed_mean,
     wrong_answer_verdict,
 )
+from pytest_audiobench.transport.types import Completion, Usage
 from tests.fakes.datasets import load_mmar_reference, reference_available
 
 NAMES = ("Cue: throat singing", "Cue: long song", "Acoustics", "Culture", "Final choice")

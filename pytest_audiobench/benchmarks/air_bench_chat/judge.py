@@ -1,0 +1,181 @@
+"""The AIR-Bench Chat judge: prompt, the official parse semantics, and the two-pass protocol.
+
+The prompt is ours; it carries the official inputs in the official order (audio description,
+question, Assistant 1, Assistant 2) in one user message and asks for the official output line.
+Parsing follows the official ``cal_score.py``: strip, drop newlines, split on single spaces,
+exactly two integers. Scores of 0 are kept; a score above 10 (which aborts the official
+script) or below 0 is rejected like an unparseable reply. Rejected replies are asked again and,
+when every attempt fails, the pass is a judge failure: excluded from the means, never a 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from pytest_audiobench.errors import DataError
+from pytest_audiobench.transport.endpoint import Endpoint
+from pytest_audiobench.transport.types import Usage
+
+PLACEHOLDERS = ("{audio_description}", "{question}", "{answer_1}", "{answer_2}")
+_PLACEHOLDER = re.compile("|".join(re.escape(name) for name in PLACEHOLDERS))
+Order = Literal["reference_first", "model_first"]
+
+
+class PassVerdict(BaseModel):
+    """One judge pass: who was Assistant 1, every raw reply, and the scores it gave."""
+
+    order: Order
+    outputs: list[str]
+    """Raw judge replies, one per attempt, the accepted one last."""
+    model_score: int | None = None
+    reference_score: int | None = None
+    usage: Usage = Usage()
+    cached: int = 0
+    """Replies served from the response cache."""
+
+    @property
+    def parsed(self) -> bool:
+        return self.model_score is not None
+
+
+class ChatVerdict(BaseModel):
+    """Both passes of one sample and the sample's scores (mean over the parsed passes)."""
+
+    kind: Literal["air_bench_chat"] = "air_bench_chat"
+    passes: list[PassVerdict]
+    model_score: float | None = None
+    reference_score: float | None = None
+
+    @property
+    def judge_failures(self) -> int:
+        """Passes whose every reply the parser rejected."""
+        return sum(1 for p in self.passes if not p.parsed)
+
+    @property
+    def judge_usage(self) -> Usage:
+        return sum((p.usage for p in self.passes), Usage())
+
+    @property
+    def judge_calls(self) -> int:
+        return sum(len(p.outputs) for p in self.passes)
+
+    @property
+    def judge_cached(self) -> int:
+        return sum(p.cached for p in self.passes)
+
+
+def load_template(path: Path | None) -> str:
+    """The built-in prompt, or a user's file that must carry the four placeholders."""
+    if path is None:
+        return (resources.files("pytest_audiobench.benchmarks.air_bench_chat") / "judge_prompt.txt"
+                ).read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"--audiobench-judge-template {path}: cannot read it as UTF-8 text "
+                        f"({exc})") from exc
+    missing = [name for name in PLACEHOLDERS if name not in text]
+    if missing:
+        raise DataError(
+            f"--audiobench-judge-template {path}: missing placeholder(s) {', '.join(missing)}; "
+            f"a judge template must contain {', '.join(PLACEHOLDERS)}"
+        )
+    return text
+
+
+def render(template: str, audio_description: str, question: str, answer_1: str,
+           answer_2: str) -> str:
+    """Fill the placeholders in one pass, literally: templates may hold other braces, and an
+    answer that happens to contain "{question}" stays as the model wrote it."""
+    values = dict(zip(PLACEHOLDERS, (audio_description, question, answer_1, answer_2),
+                      strict=True))
+    return _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
+
+
+def parse_scores(reply: str) -> tuple[int, int] | None:
+    """The two scores of a reply as the official scorer reads them, or None."""
+    fields = reply.strip().replace("\n", "").split(" ")
+    if len(fields) != 2:
+        return None
+    try:
+        first, second = int(fields[0]), int(fields[1])
+    except ValueError:
+        return None
+    if not (0 <= first <= 10 and 0 <= second <= 10):
+        return None
+    return first, second
+
+
+def combine(passes: list[PassVerdict]) -> ChatVerdict:
+    """A sample's scores: the mean over its parsed passes (None when none parsed)."""
+    parsed = [p for p in passes if p.parsed]
+    if not parsed:
+        return ChatVerdict(passes=passes)
+    return ChatVerdict(
+        passes=passes,
+        model_score=sum(p.model_score or 0 for p in parsed) / len(parsed),
+        reference_score=sum(p.reference_score or 0 for p in parsed) / len(parsed),
+    )
+
+
+JudgeRequest = tuple[list[dict[str, Any]], dict[str, str]]
+
+
+def pass_request(prompt: str, order: Order, reference: str, answer: str) -> JudgeRequest:
+    """The messages of one pass and its fingerprint: the inputs the prompt was made from
+    (what an in-process judge reads, and what the response cache keys on)."""
+    first, second = (reference, answer) if order == "reference_first" else (answer, reference)
+    return ([{"role": "user", "content": prompt}],
+            {"prompt": prompt, "reference": reference, "answer_1": first, "answer_2": second})
+
+
+async def judge_pass(endpoint: Endpoint, request: JudgeRequest, order: Order,
+                     retries: int) -> PassVerdict:
+    """Ask until the reply parses or ``retries`` new attempts are spent."""
+    messages, fingerprint = request
+    outputs: list[str] = []
+    usage = Usage()
+    cached = 0
+    for attempt in range(retries + 1):
+        completion = await endpoint.complete(messages, seed_offset=attempt,
+                                             fingerprint=fingerprint)
+        outputs.append(completion.text)
+        usage = usage + completion.usage
+        cached += completion.cached
+        scores = parse_scores(completion.text)
+        if scores is not None:
+            first, second = scores
+            model, reference = (second, first) if order == "reference_first" else scores
+            return PassVerdict(order=order, outputs=outputs, model_score=model,
+                               reference_score=reference, usage=usage, cached=cached)
+    return PassVerdict(order=order, outputs=outputs, usage=usage, cached=cached)
+
+
+def judge_prompts(template: str, audio_description: str, question: str, reference: str,
+                  answer: str) -> dict[Order, JudgeRequest]:
+    """The request of each pass: the reference as Assistant 1, then the model."""
+    return {
+        "reference_first": pass_request(
+            render(template, audio_description, question, reference, answer),
+            "reference_first", reference, answer),
+        "model_first": pass_request(
+            render(template, audio_description, question, answer, reference),
+            "model_first", reference, answer),
+    }
+
+
+async def judge_sample(endpoint: Endpoint, template: str, *, audio_description: str,
+                       question: str, reference: str, answer: str, swap: bool,
+                       retries: int) -> ChatVerdict:
+    """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time."""
+    requests = judge_prompts(template, audio_description, question, reference, answer)
+    orders: list[Order] = ["reference_first", "model_first"] if swap else ["reference_first"]
+    passes = await asyncio.gather(*(judge_pass(endpoint, requests[o], o, retries)
+                                    for o in orders))
+    return combine(list(passes))

@@ -1,0 +1,61 @@
+"""Asking the model about one sample: its audio and a prompt in one user message."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pytest_audiobench.benchmarks.base import Runtime
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.outcome.records import ModelAnswer, RequestRecord
+from pytest_audiobench.transport.audio import audio_part, load_audio
+
+
+def model_fingerprint(sample: Sample, prompt: str, audio_sha256: str,
+                      audio_mode: str) -> dict[str, Any]:
+    """What identifies a model request in the cache: its text, its audio, how it is sent; and
+    a multiple-choice question's options, which in-process models read."""
+    fingerprint: dict[str, Any] = {"prompt": prompt, "audio": audio_sha256,
+                                   "audio_mode": audio_mode}
+    if sample.choices:
+        fingerprint["choices"] = list(sample.choices)
+    return fingerprint
+
+
+def cached_answer(sample: Sample, prompt: str, runtime: Runtime, run: int) -> str | None:
+    """The cached reply to this request, read without sending (for dry runs); None when it
+    is not cached. Reads the audio to hash it; EmptyAudio when there is none."""
+    payload = load_audio(sample.audio)
+    content = [audio_part(payload, runtime.settings.audio_mode),
+               {"type": "text", "text": prompt}]
+    hit = runtime.model.cached([{"role": "user", "content": content}], seed_offset=run,
+                               fingerprint=model_fingerprint(sample, prompt, payload.sha256,
+                                                             runtime.settings.audio_mode))
+    return None if hit is None else hit.text
+
+
+async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> ModelAnswer:
+    """Send the sample's audio and ``prompt`` in one user message (no system prompt); each
+    run of ``--audiobench-runs`` moves the seed on by one when a seed is set."""
+    payload = await asyncio.to_thread(load_audio, sample.audio)
+    settings = runtime.settings
+    content = [audio_part(payload, settings.audio_mode), {"type": "text", "text": prompt}]
+    fingerprint = model_fingerprint(sample, prompt, payload.sha256, settings.audio_mode)
+    completion = await runtime.model.complete([{"role": "user", "content": content}],
+                                              seed_offset=run, fingerprint=fingerprint)
+    warnings = []
+    if payload.seconds > settings.max_audio_seconds:
+        warnings.append(
+            f"clip is {payload.seconds:.1f} s, longer than --audiobench-max-audio-seconds "
+            f"{settings.max_audio_seconds:g}: many audio models hear only the first 30 s"
+        )
+    sampling = settings.endpoint.sampling
+    if sampling.seed is not None:
+        sampling = sampling.model_copy(update={"seed": sampling.seed + run})
+    request = RequestRecord(
+        url=settings.endpoint.url, model=settings.endpoint.model, sampling=sampling,
+        audio_mode=settings.audio_mode, prompt=prompt, audio_format=payload.format,
+        audio_seconds=round(payload.seconds, 3), audio_sha256=payload.sha256,
+        transcoded=payload.transcoded,
+    )
+    return ModelAnswer(run=run, request=request, completion=completion, warnings=warnings)

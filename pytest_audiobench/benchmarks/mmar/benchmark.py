@@ -1,0 +1,257 @@
+"""MMAR: multiple-choice audio reasoning, accuracy by matcher and reasoning rubrics.
+
+Each answer is matched by both matchers (the configured one decides correctness, the other is
+reported beside it); with a judge, a correct answer's reasoning is rated against the item's
+rubric, and a wrong one scores 0 without a judge call, as the official scripts do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_audiobench.benchmarks.asking import ask_model
+from pytest_audiobench.benchmarks.base import Runtime
+from pytest_audiobench.benchmarks.mmar import NAME
+from pytest_audiobench.benchmarks.mmar.data import (
+    CATEGORIES,
+    MODALITIES,
+    MmarRecord,
+    audio_path,
+    read_mmar,
+)
+from pytest_audiobench.benchmarks.mmar.export import export_submission
+from pytest_audiobench.benchmarks.mmar.matching import (
+    MatchDecision,
+    match_official,
+    match_strict,
+    split_reasoning,
+)
+from pytest_audiobench.benchmarks.mmar.metrics import mmar_metrics, slug
+from pytest_audiobench.benchmarks.mmar.prompts import load_prompt_template, prompt_for
+from pytest_audiobench.benchmarks.mmar.rubrics import (
+    RubricVerdict,
+    rate_sample,
+    rubric_messages,
+)
+from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict, mmar_verdicts
+from pytest_audiobench.benchmarks.release import mini_root
+from pytest_audiobench.benchmarks.reporting import text_field
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.config.names import BENCHMARK_TASKS, MINI, Matcher
+from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.errors import DataError
+from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+
+THINKING_LIMIT = 10_000
+"""The challenge's limit on thinking_prediction, in characters."""
+
+
+class Mmar:
+    """The 1,000 MMAR items; tasks are the seven modalities."""
+
+    name = NAME
+
+    def __init__(self) -> None:
+        self.has_rubrics = True
+        self.template: str | None = None
+        self.style = "default"
+
+    def locate(self, settings: Settings) -> Path:
+        self._read_template(settings)  # a bad template stops the run before any request
+        spec = settings.data[NAME]
+        if spec == "modelscope":
+            raise DataError("--audiobench-data modelscope: MMAR is published on Hugging Face; "
+                            "use 'huggingface' or a local release root")
+        if spec == MINI:
+            return mini_root(NAME)
+        if spec != "huggingface":
+            return Path(spec)
+        from pytest_audiobench.hub.download import DownloadError, download_mmar
+
+        try:
+            return download_mmar(settings.cache_dir)
+        except DownloadError as exc:
+            raise DataError(f"--audiobench-data huggingface: {exc}") from exc
+
+    def load(self, root: Path, settings: Settings) -> list[Sample]:
+        self._read_template(settings)
+        self.style = settings.mmar.prompt
+        records, self.has_rubrics = read_mmar(root)
+        wanted = set(settings.tasks) & set(BENCHMARK_TASKS[NAME]) or set(BENCHMARK_TASKS[NAME])
+        chosen = [r for r in records if r.modality in wanted]
+        if settings.limit is not None:
+            taken: Counter[str] = Counter()
+            kept = []
+            for record in chosen:  # the release's order: the same N on every run
+                taken[record.modality] += 1
+                if taken[record.modality] <= settings.limit:
+                    kept.append(record)
+            chosen = kept
+        return [Sample(benchmark=NAME, id=r.id, task=r.modality, category=r.category,
+                       subcategory=r.sub_category, audio=audio_path(root, r),
+                       question=r.question, reference=r.answer, context=r.thinking or "",
+                       record=r, choices=tuple(r.choices)) for r in chosen]
+
+    def _read_template(self, settings: Settings) -> None:
+        path = settings.mmar.template_path
+        if path is not None and self.template is None:
+            self.template = load_prompt_template(path)
+
+    def prompt(self, sample: Sample) -> str:
+        return prompt_for(sample.record, self.style, self.template)
+
+    def judge_calls(self, sample: Sample, answer: str | None,
+                    runtime: Runtime) -> tuple[int, int, bool]:
+        record: MmarRecord = sample.record
+        judge = runtime.rubric_judge
+        raters = runtime.settings.mmar.rubric.raters
+        if judge is None or record.rubric is None:
+            return 0, 0, False
+        if answer is None:
+            return raters, 0, True  # only a correct answer is rated
+        verdict = match_answer(record, answer, runtime.settings.mmar.matcher)
+        if not verdict.correct:
+            return 0, 0, False  # a wrong answer scores 0 without a judge call
+        messages = rubric_messages(record.question, record.answer, record.thinking or "",
+                                   record.rubric, verdict.reasoning, verdict.prediction)
+        hits = sum(judge.cached(messages, cache_tag=f"rater {r} attempt 0") is not None
+                   for r in range(raters))
+        return raters, hits, False
+
+    async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
+        return await ask_model(sample, self.prompt(sample), runtime, run)
+
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
+        record: MmarRecord = sample.record
+        verdict = match_answer(record, answer.text, runtime.settings.mmar.matcher)
+        if runtime.rubric_judge is None or record.rubric is None:
+            return verdict
+        if not verdict.correct:
+            rubric = RubricVerdict(correct=False, score=0.0,
+                                   notes=["wrong answer: 0 without a judge call"])
+        else:
+            rubric_settings = runtime.settings.mmar.rubric
+            rubric = await rate_sample(
+                runtime.rubric_judge, question=record.question, answer=record.answer,
+                thinking=record.thinking or "", criteria=record.rubric,
+                model_reasoning=verdict.reasoning, model_answer=verdict.prediction,
+                raters=rubric_settings.raters, max_attempts=rubric_settings.attempts)
+        return verdict.model_copy(update={"rubric": rubric})
+
+    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
+                verdicts: Sequence[Verdict], settings: Settings) -> str | None:
+        graded = mmar_verdicts(verdicts)
+        wrong = [v for v in graded if not v.correct]
+        if not wrong:
+            return None
+        record: MmarRecord = sample.record
+        runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
+        lines = [
+            f"{NAME} {sample.task} {sample.id}: wrong answer{runs} ({settings.mmar.matcher} "
+            "matcher)",
+            text_field("question", record.question),
+            text_field("choices", " | ".join(record.choices)),
+            text_field("correct", record.answer),
+        ]
+        for answer, verdict in zip(answers, graded, strict=True):
+            prefix = "" if len(graded) == 1 else f"run {answer.run} "
+            lines += [
+                text_field(prefix + "answer", answer.text),
+                text_field("extracted", verdict.prediction),
+                f"official:  {_decision(verdict.official)}",
+                f"strict:    {_decision(verdict.strict)}",
+            ]
+            if verdict.rubric is not None and verdict.rubric.raters:
+                lines += _rubric_lines(verdict.rubric)
+        lines.append(f"audio: {sample.audio}")
+        return "\n".join(lines)
+
+    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
+        graded = mmar_verdicts(verdicts)
+        props: list[tuple[str, object]] = [
+            ("audiobench_correct", " ".join(str(v.correct).lower() for v in graded)),
+            ("audiobench_prediction", " | ".join(v.prediction for v in graded)),
+        ]
+        rubric = [v.rubric.score for v in graded if v.rubric is not None]
+        if rubric:
+            props.append(("audiobench_rubric", " ".join(
+                "n/a" if s is None else f"{s:.3f}" for s in rubric)))
+        return props
+
+    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
+        graded = [(r.sample_id, mmar_verdicts(r.verdicts)[run]) for r in records
+                  if len(r.verdicts) > run]
+        return mmar_metrics(graded, {r.sample_id: r for r in records})
+
+    def headline(self) -> tuple[str, ...]:
+        names = [f"{NAME}.avg", *(f"{NAME}.modality.{m}.avg" for m in MODALITIES),
+                 *(f"{NAME}.category.{slug(c)}.avg" for c in CATEGORIES)]
+        if self.has_rubrics:
+            names += [f"{NAME}.rubrics", f"{NAME}.crs"]
+        return tuple(names)
+
+
+    def failed_means(self, settings: Settings) -> str:
+        return "wrong"
+
+    def notes(self, settings: Settings) -> list[str]:
+        mmar = settings.mmar
+        prompt = (f"prompt {mmar.template_path}" if mmar.template_path
+                  else f"{mmar.prompt} prompt")
+        notes = [f"{mmar.matcher} matcher decides correctness (mmar.official.avg and "
+                 f"mmar.strict.avg give both); {prompt}"]
+        if not self.has_rubrics:
+            notes.append("Rubrics and CRS unavailable: this release (MMAR-meta.json) has no "
+                         "rubrics")
+        elif settings.judge is None:
+            notes.append("Rubrics and CRS unavailable: no judge given (--audiobench-judge-*)")
+        elif settings.judge.offline:
+            notes.append(f"Rubrics and CRS unavailable: the offline judge "
+                         f"{settings.judge.endpoint.model!r} cannot rate reasoning; they need an "
+                         "LLM judge (--audiobench-judge-model and --audiobench-judge-api-url)")
+        else:
+            rubric = mmar.rubric
+            notes.append(f"rubrics judged by {settings.judge.endpoint.model} (temperature "
+                         f"{rubric.temperature:g}, seed {rubric.seed}, {rubric.raters} raters "
+                         "per correct answer, the lowest and highest dropped)")
+        if settings.runs > 1:
+            notes.append(f"{settings.runs} inference runs; numbers are the mean of the middle "
+                         "runs (paper protocol); each run is in the JSON report")
+        return notes
+
+    def finish(self, records: Sequence[SampleRecord], settings: Settings) -> list[str]:
+        path = settings.mmar.export_path
+        if path is None:
+            return []
+        written, empty = export_submission([r for r in records if r.benchmark == NAME], path)
+        return [f"MMAR submission: {written} lines written to {path}"
+                + (f" ({empty} without a prediction)" if empty else "")]
+
+
+def match_answer(record: MmarRecord, reply: str, matcher: Matcher) -> MmarVerdict:
+    """Split the reply and match its answer with both matchers; ``matcher`` decides."""
+    reasoning, prediction = split_reasoning(reply)
+    return MmarVerdict(matcher=matcher, reasoning=reasoning, prediction=prediction,
+                       official=match_official(prediction, record.answer, record.choices),
+                       strict=match_strict(prediction, record.answer, record.choices))
+
+
+def _decision(decision: MatchDecision) -> str:
+    verdict = "correct" if decision.correct else "wrong"
+    took = f", read as {decision.extracted!r}" if decision.extracted else ""
+    return f"{verdict}{took}: {decision.reason}"
+
+
+def _rubric_lines(rubric: RubricVerdict) -> list[str]:
+    lines = [f"rubric: {'n/a' if rubric.score is None else f'{rubric.score:.3f}'}"
+             + (f" ({rubric.reason})" if rubric.reason else "")]
+    for index, rater in enumerate(rubric.raters, 1):
+        if rater.scores is None:
+            lines.append(f"  rater {index}: no acceptable reply ({rater.problem})")
+            continue
+        lines.append(f"  rater {index}: {rater.score:.2f}")
+        lines += [f"    {s.name}: {s.score} - {s.justification}" for s in rater.scores]
+    return lines

@@ -1,0 +1,1 @@
+"""Options declared once, and the frozen settings a run resolves them into."""

@@ -1,0 +1,1 @@
+"""Baselines and the decision they define."""

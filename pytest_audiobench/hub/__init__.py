@@ -1,0 +1,1 @@
+"""Fetching releases from model hubs, and unpacking archives safely."""

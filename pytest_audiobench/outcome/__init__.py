@@ -1,0 +1,1 @@
+"""What a sample and a run produced: records and metrics, as plain data."""

@@ -1,0 +1,119 @@
+"""``audiobench-merge``: combine the JSON reports of ``--audiobench-shard K/N`` runs and gate on
+the union exactly as one unsharded run would.
+
+    audiobench-merge shard-1.json shard-2.json ... [--report merged.json] [--baselines DIR]
+                     [--update-baseline] [--export-mmar PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.errors import AudiobenchError, problems
+from pytest_audiobench.report.model import RunReport
+from pytest_audiobench.report.summary import build_report, exit_status, load_baselines
+from pytest_audiobench.report.terminal import render
+
+# Settings that legitimately differ between the shards of one run.
+_PER_SHARD = {"shard", "report_path"}
+
+
+class MergeError(AudiobenchError):
+    """The reports are not the shards of one run."""
+
+
+def read(path: Path) -> RunReport:
+    try:
+        return RunReport.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise MergeError(f"{path}: cannot read it ({exc})") from exc
+    except ValidationError as exc:
+        raise MergeError(f"{path}: not a pytest-audiobench JSON report ({problems(exc, 'file')})"
+                         ) from exc
+
+
+def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None = None,
+          baselines_dir: Path | None = None, update_baseline: bool = False,
+          export_mmar: Path | None = None) -> RunReport:
+    """One report over every shard's samples, gated against the baselines."""
+    _check_shards(reports)
+    first = reports[0][1].settings
+    settings = first.model_copy(update={
+        "shard": None, "report_path": report_path, "update_baseline": update_baseline,
+        "baselines_dir": baselines_dir or first.baselines_dir,
+        "mmar": first.mmar.model_copy(update={"export_path": export_mmar})})
+    benches = {name: registry.get(name) for name in settings.benchmarks}
+    for name, bench in benches.items():
+        headline = next((b.headline for _, r in reports for b in r.benchmarks
+                         if b.benchmark == name), [])
+        if hasattr(bench, "has_rubrics"):  # MMAR: known from the data, which is not here
+            bench.has_rubrics = f"{name}.rubrics" in headline
+    samples = [s for _, r in reports for s in r.samples]
+    selected = [n for _, r in reports for n in r.selected]
+    order = {nodeid: index for index, nodeid in enumerate(sorted(selected))}
+    samples.sort(key=lambda s: order.get(s.nodeid, len(order)))
+    return build_report(settings, benches, samples, sorted(selected),
+                        load_baselines(settings, benches))
+
+
+def _check_shards(reports: Sequence[tuple[Path, RunReport]]) -> None:
+    if not reports:
+        raise MergeError("no reports given: pass the JSON report of every shard")
+    shards = {}
+    for path, report in reports:
+        if report.settings.shard is None:
+            raise MergeError(f"{path}: not a shard's report (it ran without --audiobench-shard)")
+        shards[path] = report.settings.shard
+    total = {n for _, n in shards.values()}
+    if len(total) != 1:
+        raise MergeError(f"the reports come from different splits: {sorted(total)} shards")
+    (n,) = total
+    seen = sorted(k for k, _ in shards.values())
+    if seen != list(range(1, n + 1)):
+        raise MergeError(f"expected shards 1..{n} once each, got {seen}")
+    reference_path, reference = reports[0]
+    base = reference.settings.model_dump(mode="json", exclude=_PER_SHARD)
+    for path, report in reports[1:]:
+        other = report.settings.model_dump(mode="json", exclude=_PER_SHARD)
+        differing = sorted(key for key in base if base[key] != other.get(key))
+        if differing:
+            raise MergeError(f"{path} ran with other settings than {reference_path}: "
+                             + ", ".join(differing))
+    nodeids = [n for _, r in reports for n in r.selected]
+    if len(nodeids) != len(set(nodeids)):
+        raise MergeError("a sample appears in more than one shard: were the shards run on the "
+                         "same data and selection?")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="audiobench-merge", description=__doc__.split("\n")[0])
+    parser.add_argument("reports", nargs="+", type=Path, help="every shard's JSON report")
+    parser.add_argument("--report", type=Path, help="write the merged JSON report here")
+    parser.add_argument("--baselines", type=Path, help="baselines folder (default: the shards')")
+    parser.add_argument("--update-baseline", action="store_true",
+                        help="write the baseline file from the merged metrics")
+    parser.add_argument("--export-mmar", type=Path, help="write the MMAR submission here")
+    args = parser.parse_args(argv)
+    try:
+        merged = merge([(path, read(path)) for path in args.reports],
+                       report_path=args.report, baselines_dir=args.baselines,
+                       update_baseline=args.update_baseline, export_mmar=args.export_mmar)
+    except AudiobenchError as exc:
+        print(f"audiobench-merge: error: {exc}", file=sys.stderr)
+        return 4
+    if args.report is not None:
+        merged.write(args.report)
+    print("\n".join(render(merged)))
+    outcomes = {s.outcome for s in merged.samples}
+    status = 1 if outcomes & {"failed", "error"} else 0
+    return int(exit_status(merged, status))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

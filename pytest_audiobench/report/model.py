@@ -1,0 +1,109 @@
+"""The run's report: computed once as data, printed as the terminal summary, written as JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from pytest_audiobench import __version__
+from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.gate.decision import Gate
+from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.outcome.records import SampleRecord
+from pytest_audiobench.transport.types import Usage
+
+BaselineStatus = Literal["applied", "missing", "written", "refused", "shard"]
+
+
+class Counts(BaseModel):
+    """Where every selected sample ended up; nothing is left uncounted."""
+
+    selected: int
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    not_run: int = 0
+    judge_failures: int = 0
+    """Judge passes whose every reply the parser rejected (excluded from the means)."""
+
+    @property
+    def gate_errors(self) -> int:
+        return self.errors + self.not_run
+
+
+class BenchmarkSummary(BaseModel):
+    benchmark: str
+    metrics: dict[str, Metric]
+    """The gated numbers; over several inference runs, the mean of the middle runs."""
+    runs: list[dict[str, Metric]] = []
+    """Each inference run's numbers, when --audiobench-runs is above 1."""
+    headline: list[str]
+    failed_means: str = "failed"
+    """What a failed item means here ("below the bar 5", "wrong")."""
+    notes: list[str] = []
+    """How the numbers were made (matcher, judge protocol, what is unavailable)."""
+    counts: Counts
+    baseline_path: str
+    baseline: BaselineStatus
+    gate: Gate | None = None
+
+
+class TokenUsage(BaseModel):
+    """Tokens and requests of the model and of the judge; cached replies count their tokens
+    (what the run would have cost) and are also counted apart."""
+
+    model: Usage = Usage()
+    judge: Usage = Usage()
+    model_requests: int = 0
+    model_cached: int = 0
+    judge_requests: int = 0
+    judge_cached: int = 0
+
+
+class RunReport(BaseModel):
+    """Everything about one run; ``samples`` holds every sample's request, answer and verdict."""
+
+    tool: str = "pytest-audiobench"
+    version: str = __version__
+    settings: Settings
+    benchmarks: list[BenchmarkSummary]
+    usage: TokenUsage
+    gate_held: bool
+    selected: list[str] = []
+    """Node ids of every selected sample; those without a record did not run."""
+    samples: list[SampleRecord]
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.model_dump_json(indent=1) + "\n", encoding="utf-8")
+
+
+def count(records: Sequence[SampleRecord], selected: int) -> Counts:
+    counts = Counts(selected=selected)
+    for record in records:
+        setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
+        counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
+    counts.not_run += max(0, selected - len(records))
+    return counts
+
+
+_COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",
+            "not_run": "not_run"}
+
+
+def usage(records: Sequence[SampleRecord]) -> TokenUsage:
+    total = TokenUsage()
+    for record in records:
+        for answer in record.answers:
+            total.model = total.model + answer.completion.usage
+            total.model_requests += 1
+            total.model_cached += answer.completion.cached
+        for verdict in record.verdicts:
+            total.judge = total.judge + verdict.judge_usage
+            total.judge_requests += verdict.judge_calls
+            total.judge_cached += verdict.judge_cached
+    return total

@@ -1,0 +1,87 @@
+"""The terminal summary: per benchmark a table of its numbers against the baseline, the counts
+and the gate's decision, then the run's requests and tokens."""
+
+from __future__ import annotations
+
+from pytest_audiobench.report.model import BenchmarkSummary, RunReport
+
+
+def render(report: RunReport, verbose: bool = False) -> list[str]:
+    """The terminal summary: per benchmark a table of metric, n, value, baseline, delta and
+    verdict, then the counts and the gate's decision."""
+    settings = report.settings
+    judge = settings.judge
+    runs = f", {settings.runs} runs per sample" if settings.runs > 1 else ""
+    orders = "both orders" if judge is not None and judge.swap else "reference first only"
+    if judge is None:
+        described = "no judge"
+    elif judge.offline:
+        described = (f"offline judge {judge.endpoint.model} ({orders}; not comparable to "
+                     "published LLM-judge scores)")
+    else:
+        described = (f"judge {judge.endpoint.model} (temperature "
+                     f"{judge.endpoint.sampling.temperature:g}, {orders}, prompt "
+                     f"{judge.template_path or 'built-in'})")
+    lines = [f"model {settings.model} at {settings.endpoint.url}{runs}; {described}"]
+    for summary in report.benchmarks:
+        lines += ["", *_table(summary, verbose), *_footer(summary)]
+    u = report.usage
+    lines += ["", f"requests: model {u.model_requests} ({u.model_cached} from the cache), "
+              f"judge {u.judge_requests} ({u.judge_cached} from the cache)",
+              f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} audio) "
+              f"+ {u.model.completion_tokens} completion; judge {u.judge.prompt_tokens} prompt "
+              f"+ {u.judge.completion_tokens} completion"]
+    if settings.report_path is not None:
+        lines.append(f"JSON report: {settings.report_path}")
+    return lines
+
+
+def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
+    gated = {row.metric: row for row in summary.gate.rows} if summary.gate else {}
+    names = list(summary.metrics) if verbose else list(summary.headline)
+    names += [name for name in gated if name not in names]
+    rows = [("metric", "n", "value", "baseline", "delta", "verdict")]
+    for name in names:
+        metric = summary.metrics.get(name)
+        row = gated.get(name)
+        rows.append((
+            name,
+            str(metric.n) if metric else "-",
+            f"{metric.value:.2f}" if metric else "n/a",
+            f"{row.threshold:.2f} ± {row.tolerance:g}" if row else "-",
+            f"{row.delta:+.2f}" if row and row.delta is not None else "",
+            row.verdict if row else "",
+        ))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) if i < 5 else cell
+                      for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+            for r in rows]
+
+
+def _footer(summary: BenchmarkSummary) -> list[str]:
+    c = summary.counts
+    lines = [*summary.notes,
+        f"samples: {c.selected} selected, {c.passed} passed, {c.failed} {summary.failed_means}, "
+        f"{c.errors} errors, {c.skipped} skipped, {c.not_run} not run",
+    ]
+    if c.judge_failures:
+        lines.append(f"judge: {c.judge_failures} pass(es) without a parseable reply, excluded "
+                     "from the means")
+    if summary.baseline == "shard":
+        lines.append("gate: this is a shard; audiobench-merge gates on the union of all shards")
+    elif summary.baseline == "missing":
+        lines.append(f"gate: no baseline at {summary.baseline_path}: no gate applied")
+    elif summary.baseline == "written":
+        lines.append(f"gate: baseline written to {summary.baseline_path}")
+    elif summary.baseline == "refused" and summary.gate is not None:
+        lines.append(f"gate: FAILED: baseline NOT written to {summary.baseline_path}: "
+                     + "; ".join(summary.gate.reasons()))
+    elif summary.gate is not None:
+        gate = summary.gate
+        allowance = f"{c.gate_errors} errors, {gate.max_errors} allowed"
+        if gate.held:
+            lines.append(f"gate: held ({allowance}) against {summary.baseline_path}")
+        else:
+            lines.append(f"gate: FAILED against {summary.baseline_path}: "
+                         + "; ".join(gate.reasons()))
+    return lines

@@ -1,0 +1,1 @@
+"""One pytest run: the session, its items, prefetching, progress and the dry run."""

@@ -1,0 +1,68 @@
+"""``--audiobench-dry-run``: how many model and judge calls a run would make, the cached
+ones subtracted, without sending any."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel
+
+from pytest_audiobench.benchmarks.asking import cached_answer
+from pytest_audiobench.benchmarks.base import Benchmark, Runtime
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.errors import AudioError, EmptyAudio
+
+
+class DryRun(BaseModel):
+    """What a run would send. Judge counts are first attempts: retries after unparseable
+    replies cannot be known in advance."""
+
+    samples: int
+    runs: int
+    model_calls: int = 0
+    model_cached: int = 0
+    judge_calls: int = 0
+    judge_cached: int = 0
+    judge_upper_bound: bool = False
+    """True when some answers are not cached yet, so their judge calls are a maximum (MMAR
+    rubrics are asked only for correct answers)."""
+    skipped: list[str] = []
+    """Samples without usable audio, which would be skipped."""
+
+    def lines(self) -> list[str]:
+        bound = "up to " if self.judge_upper_bound else ""
+        send = self.model_calls - self.model_cached + self.judge_calls - self.judge_cached
+        lines = [
+            f"dry run: {self.samples} samples x {self.runs} run(s); nothing was sent",
+            f"model calls: {self.model_calls} ({self.model_cached} in the cache, "
+            f"{self.model_calls - self.model_cached} to send)",
+            f"judge calls: {bound}{self.judge_calls} ({self.judge_cached} in the cache, "
+            f"{bound}{self.judge_calls - self.judge_cached} to send), retries not counted",
+            f"to send in all: {bound}{send}",
+        ]
+        if self.skipped:
+            lines.append(f"{len(self.skipped)} samples would be skipped (no usable audio): "
+                         + ", ".join(self.skipped[:5]) + (" ..." if len(self.skipped) > 5 else ""))
+        return lines
+
+
+def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
+            runtime: Runtime) -> DryRun:
+    runs = runtime.settings.runs
+    plan = DryRun(samples=len(samples), runs=runs)
+    for sample in samples:
+        bench = benchmarks[sample.benchmark]
+        prompt = bench.prompt(sample)
+        for run in range(runs):
+            try:
+                answer = cached_answer(sample, prompt, runtime, run)
+            except (EmptyAudio, AudioError):
+                plan.skipped.append(sample.nodeid)
+                break
+            plan.model_calls += 1
+            plan.model_cached += answer is not None
+            calls, cached, bound = bench.judge_calls(sample, answer, runtime)
+            plan.judge_calls += calls
+            plan.judge_cached += cached
+            plan.judge_upper_bound |= bound
+    return plan

@@ -1,0 +1,187 @@
+"""The collection tree ``audiobench::<benchmark>::<task>::<sample id>`` and its items.
+
+Each sample is a ``pytest.Function`` whose fixtures do the work: ``audiobench_answers`` asks
+the model (once per ``--audiobench-runs``), ``audiobench_verdicts`` grades each answer, and
+the test body holds the verdicts against the benchmark's per-sample bar. So an endpoint that
+fails is an error in setup, a poor answer is a failure, and an empty audio file is a skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
+from pytest_audiobench.errors import AudiobenchError, BudgetExhausted, EmptyAudio, JudgeError
+from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
+from pytest_audiobench.run.keys import SAMPLE_KEY
+
+STATE_KEY = pytest.StashKey["ItemState"]()
+
+
+@dataclass
+class ItemState:
+    """What an item learned so far; turned into its SampleRecord at teardown."""
+
+    outcome: Outcome = "passed"
+    message: str | None = None
+    answers: list[ModelAnswer] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    phases: list[str] = field(default_factory=list)
+
+    def record(self, sample: Sample) -> SampleRecord:
+        return SampleRecord(
+            benchmark=sample.benchmark, sample_id=sample.id, task=sample.task,
+            category=sample.category, subcategory=sample.subcategory, nodeid=sample.nodeid,
+            outcome=self.outcome,
+            audio_path=str(sample.audio), answers=self.answers, verdicts=self.verdicts,
+            message=self.message,
+        )
+
+
+class SampleItem(pytest.Function):
+    """One benchmark sample as a test item."""
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        sample = self.stash[SAMPLE_KEY]
+        return sample.audio, 0, f"{sample.benchmark} {sample.task} {sample.id}"
+
+
+class Group(pytest.Collector):
+    """One level of the tree: the root groups samples by benchmark, a benchmark by task, and
+    a task holds the items."""
+
+    _LEVELS = ("benchmark", "task")
+
+    def __init__(self, *, samples: list[Sample], depth: int = 0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.samples = samples
+        self.depth = depth
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        if self.depth == len(self._LEVELS):
+            for sample in self.samples:
+                item = SampleItem.from_parent(self, name=sample.id, callobj=check_sample)
+                item.stash[SAMPLE_KEY] = sample
+                yield item
+            return
+        groups: dict[str, list[Sample]] = {}
+        for sample in self.samples:
+            groups.setdefault(getattr(sample, self._LEVELS[self.depth]), []).append(sample)
+        for name, members in groups.items():
+            yield Group.from_parent(self, name=name, samples=members, depth=self.depth + 1)
+
+
+def root(session: pytest.Session, samples: list[Sample]) -> Group:
+    """The tree's root, marked ``audiobench`` so that ``-m audiobench`` runs the samples
+    alone in a repository that has other tests."""
+    group = Group.from_parent(session, name=ROOT_NODE, nodeid=ROOT_NODE, samples=samples)
+    group.add_marker(ROOT_NODE)
+    return group
+
+
+def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer],
+                 audiobench_verdicts: list[Verdict], request: pytest.FixtureRequest) -> None:
+    """Fail when the benchmark says the sample falls short (below the bar, a wrong choice)."""
+    from pytest_audiobench.run.keys import session_of
+
+    run = session_of(request.config)
+    bench = run.benchmarks[audiobench_sample.benchmark]
+    report = bench.failure(audiobench_sample, audiobench_answers, audiobench_verdicts,
+                           run.settings)
+    if report is not None:
+        pytest.fail(report, pytrace=False)
+
+
+def sample_of(request: pytest.FixtureRequest) -> Sample:
+    sample: Sample | None = request.node.stash.get(SAMPLE_KEY, None)
+    if sample is None:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: the audiobench_* fixtures serve only the plugin's own "
+            "sample items")
+    return sample
+
+
+def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnswer]:
+    from pytest_audiobench.run.keys import session_of
+
+    run = session_of(request.config)
+    progress = request.node.stash.setdefault(STATE_KEY, ItemState())
+    if run.settings.dry_run:
+        pytest.skip("dry run: nothing is sent")
+    try:
+        answers = run.wait(run.pipeline(sample).answer)
+    except EmptyAudio as exc:
+        run.done(sample)
+        pytest.skip(str(exc))
+    except BudgetExhausted as exc:
+        run.done(sample)
+        progress.outcome, progress.message = "not_run", str(exc)
+        pytest.skip(f"not run: {exc}")
+    progress.answers = answers
+    run.warn(sample, answers)
+    return answers
+
+
+def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]:
+    from pytest_audiobench.run.keys import session_of
+
+    run = session_of(request.config)
+    progress = request.node.stash.setdefault(STATE_KEY, ItemState())
+    try:
+        verdicts = run.wait(run.pipeline(sample).grade)
+    except JudgeError as exc:
+        if exc.verdict is not None:
+            progress.verdicts = [exc.verdict]
+        raise
+    except BudgetExhausted as exc:
+        progress.outcome, progress.message = "not_run", str(exc)
+        pytest.skip(f"not run: {exc}")
+    finally:
+        run.done(sample)
+    progress.verdicts = verdicts
+    request.node.user_properties += run.benchmarks[sample.benchmark].properties(verdicts)
+    return verdicts
+
+
+def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> None:
+    """Fold one phase's report into the item's record; attach it to the teardown report."""
+    sample = item.stash.get(SAMPLE_KEY, None)
+    if sample is None:
+        return
+    progress = item.stash.setdefault(STATE_KEY, ItemState())
+    if report.skipped and progress.outcome == "passed":
+        progress.outcome = "skipped"
+        progress.message = _skip_reason(report)
+    elif report.failed and progress.outcome in ("passed", "skipped"):
+        progress.outcome = "failed" if report.when == "call" else "error"
+        progress.message = _message(excinfo)
+        if excinfo is not None and isinstance(excinfo.value, AudiobenchError):
+            # Our errors say all there is to say; the engine's traceback would bury it.
+            report.longrepr = progress.message
+    if report.when == "teardown":
+        report.audiobench_record = progress.record(sample).model_dump(  # type: ignore[attr-defined]
+            mode="json")
+        # pytest keeps every item to the end of the run; its answers and verdicts now travel
+        # in the record, so the item need not hold them as well.
+        del item.stash[STATE_KEY]
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def _message(excinfo: Any) -> str:
+    if excinfo is None:
+        return "failed"
+    value = excinfo.value
+    text = getattr(value, "msg", None) or str(value)
+    return f"{type(value).__name__}: {text}" if not isinstance(value, pytest.fail.Exception) \
+        else str(text)

@@ -1,0 +1,60 @@
+"""A content-addressed store of model answers and judge replies, one file per request.
+
+The key is a hash of everything that can change a reply: the endpoint's model id, the
+sampling settings (seed included), which run or retry the request is, and the request's
+content (the prompt text and the audio's content hash for the model; the whole prompt for a
+judge). Entries are written to a temporary file and renamed into place, so several xdist
+workers can write at once and a run killed half way leaves only complete entries: the next
+run asks just for what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_audiobench.transport.types import Completion
+
+_VERSION = 1  # bump when the key's recipe changes, so old entries are never misread
+
+
+def request_key(parts: Mapping[str, Any]) -> str:
+    text = json.dumps({"v": _VERSION, **parts}, sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Completion | None:
+        try:
+            text = self._path(key).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        return Completion.model_validate_json(text).model_copy(update={"cached": True})
+
+    def put(self, key: str, completion: Completion) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(completion.model_dump_json())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def clear(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)

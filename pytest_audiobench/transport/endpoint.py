@@ -1,0 +1,301 @@
+"""The one place that talks HTTP: an OpenAI-compatible endpoint with retries.
+
+We retry ourselves (the ``openai`` client's own retries are off) so that every attempt is
+counted, ``Retry-After`` is honoured, and the in-flight limit of the run applies to each
+request rather than to each sample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pytest_audiobench.config.settings import EndpointSettings
+from pytest_audiobench.errors import EndpointError
+from pytest_audiobench.transport.types import Completion, InProcess, Usage
+
+if TYPE_CHECKING:
+    import openai
+
+    from pytest_audiobench.transport.cache import ResponseCache
+    from pytest_audiobench.transport.pacing import Pacer
+
+_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+_BACKOFF_CAP = 30.0
+
+
+def api_key(settings: EndpointSettings) -> str:
+    """The key from the environment, never from a flag; servers without auth get a dummy."""
+    key = os.environ.get(settings.api_key_env)
+    if key:
+        return key
+    if settings.api_key_required:
+        raise EndpointError(
+            f"environment variable {settings.api_key_env} is not set: it must hold the API key "
+            f"for {settings.url}"
+        )
+    return "EMPTY"
+
+
+class Endpoint:
+    """Chat completions against one server, at most ``limit`` requests in flight; or against
+    an in-process model, with the same response cache in front of it."""
+
+    def __init__(self, settings: EndpointSettings, pacer: Pacer,
+                 cache: ResponseCache | None = None, local: InProcess | None = None) -> None:
+        self.settings = settings
+        self._pacer = pacer
+        self._cache = cache
+        self._local = local
+        self._key = "" if local is not None else api_key(settings)
+        self._client: openai.AsyncOpenAI | None = None
+
+    def _async_client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                base_url=self.settings.url, api_key=self._key, max_retries=0,
+                timeout=self.settings.timeout, http_client=_aiohttp_client(self.settings.timeout),
+            )
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+        if self._local is not None:
+            await self._local.close()
+
+    def check(self) -> None:
+        """Fail fast when the server is unreachable or does not serve the model (or the
+        in-process model cannot run here)."""
+        if self._local is not None:
+            self._local.check()
+            return
+        import openai
+
+        client = openai.OpenAI(base_url=self.settings.url, api_key=self._key, max_retries=1,
+                               timeout=min(self.settings.timeout, 15.0))
+        try:
+            served = [model.id for model in client.models.list()]
+        except openai.NotFoundError:
+            return  # the server does not list models; the first request will tell
+        except openai.APIStatusError as exc:
+            raise EndpointError(
+                f"{self.settings.url} answered HTTP {exc.status_code} to GET /models: "
+                f"{_short(exc)} (is {self.settings.api_key_env} the right key?)"
+            ) from exc
+        except openai.APIError as exc:
+            raise EndpointError(f"cannot reach {self.settings.url}: {_short(exc)}") from exc
+        finally:
+            client.close()
+        if served and self.settings.model not in served:
+            raise EndpointError(
+                f"{self.settings.url} does not serve model {self.settings.model!r}; it serves: "
+                + ", ".join(served[:20])
+            )
+
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
+                       fingerprint: Mapping[str, Any] | None = None,
+                       cache_tag: str | None = None) -> Completion:
+        """Send one chat request, retrying transient failures; EndpointError when all fail.
+
+        ``seed_offset`` tells repeated runs and judge retries apart (it moves the seed when one
+        is set, and is part of the cache key always); ``fingerprint`` stands for the messages
+        in the cache key when hashing them whole would be wasteful (audio); ``cache_tag`` tells
+        apart identical requests that must each get their own reply (rubric raters)."""
+        extra = self._sampling(seed_offset)
+        if self._cache is None:
+            return await self._reply(messages, extra, fingerprint)
+        key = self.cache_key(messages, seed_offset, fingerprint=fingerprint, cache_tag=cache_tag)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        completion = await self._reply(messages, extra, fingerprint)
+        self._cache.put(key, completion)
+        return completion
+
+    async def _reply(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                     fingerprint: Mapping[str, Any] | None) -> Completion:
+        if self._local is None:
+            return await self._send(messages, extra)
+        # No slot of the in-flight limit: it limits requests to servers, and a cascade's own
+        # request to its text model takes one.
+        return await self._local.answer(messages, extra, fingerprint)
+
+    def cached(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
+               fingerprint: Mapping[str, Any] | None = None,
+               cache_tag: str | None = None) -> Completion | None:
+        """The reply ``complete`` would serve from the cache, without sending anything."""
+        if self._cache is None:
+            return None
+        return self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
+                                              cache_tag=cache_tag))
+
+    def cache_key(self, messages: list[dict[str, Any]], seed_offset: int, *,
+                  fingerprint: Mapping[str, Any] | None, cache_tag: str | None) -> str:
+        from pytest_audiobench.transport.cache import request_key
+
+        key: dict[str, Any] = {"model": self.settings.model,
+                               "sampling": self._sampling(seed_offset), "offset": seed_offset,
+                               "tag": cache_tag, "request": fingerprint or messages}
+        if self._local is not None:
+            key["in_process"] = self._local.identity
+        return request_key(key)
+
+    def _sampling(self, seed_offset: int) -> dict[str, Any]:
+        sampling = self.settings.sampling
+        extra: dict[str, Any] = {}
+        if sampling.seed is not None:
+            extra["seed"] = sampling.seed + seed_offset
+        if sampling.temperature is not None:
+            extra["temperature"] = sampling.temperature
+        if sampling.max_tokens is not None:
+            extra["max_tokens"] = sampling.max_tokens
+        return extra
+
+    async def _send(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
+        import openai
+
+        pacer = self._pacer
+        attempts = self.settings.retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                async with pacer.slot():
+                    left = pacer.remaining()
+                    timeout = self.settings.timeout if left is None else max(
+                        0.01, min(self.settings.timeout, left))
+                    response = await self._post(messages, extra, timeout)
+            except openai.APIStatusError as exc:
+                if exc.status_code == 429:
+                    await pacer.throttle()
+                if exc.status_code not in _RETRY_STATUS or attempt == attempts:
+                    raise self._failure(exc, attempt) from exc
+                await self._sleep(self._wait(attempt, exc.response.headers.get("retry-after")))
+            except openai.APIError as exc:  # connection dropped, timeout
+                if attempt == attempts:
+                    raise self._failure(exc, attempt) from exc
+                await self._sleep(self._wait(attempt, None))
+            else:
+                await pacer.relax()
+                completion = _completion(response, attempt, self.settings.url)
+                pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
+                return completion
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    async def _post(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                    timeout: float) -> Any:
+        # The client's own POST rather than ``chat.completions.create``: the same request,
+        # auth, timeout and error classes, without the SDK's walk over every message part to
+        # transform params (our messages are plain JSON already) and without building its
+        # pydantic models of the reply; ``cast_to=object`` hands back the decoded JSON.
+        import openai
+
+        try:
+            return await self._async_client().post(
+                "/chat/completions", cast_to=object,
+                body={"model": self.settings.model, "messages": messages, **extra},
+                options={"timeout": timeout, "security": {"bearer_auth": True}},
+            )
+        except openai.APITimeoutError as exc:
+            if _dropped(exc):
+                # The aiohttp transport reports a refused or dropped connection as a
+                # timeout; say what httpx would have said.
+                raise openai.APIConnectionError(request=exc.request) from exc
+            raise
+
+    async def _sleep(self, seconds: float) -> None:
+        # Never sleep past the deadline: the next attempt would be refused anyway.
+        left = self._pacer.remaining()
+        await asyncio.sleep(seconds if left is None else max(0.0, min(seconds, left)))
+
+    def _wait(self, attempt: int, retry_after: str | None) -> float:
+        told = _parse_retry_after(retry_after)
+        if told is not None:
+            return min(told, _BACKOFF_CAP)
+        ceiling = min(_BACKOFF_CAP, self.settings.retry_wait * 2.0 ** (attempt - 1))
+        return ceiling * (0.5 + random.random() / 2)
+
+    def _failure(self, exc: Exception, attempt: int) -> EndpointError:
+        return EndpointError(
+            f"{self.settings.model} at {self.settings.url} failed after {attempt} "
+            f"attempt{'s' if attempt > 1 else ''}: {_short(exc)}"
+        )
+
+
+def _aiohttp_client(timeout: float) -> Any:
+    """The SDK's aiohttp transport (``openai[aiohttp]``, a dependency). Per request it costs
+    about half the CPU of the SDK's default httpx pool, whose bookkeeping probes every idle
+    connection on every request and so grows with the concurrency."""
+    import openai
+
+    return openai.DefaultAioHttpClient(timeout=timeout)
+
+
+def _dropped(exc: BaseException) -> bool:
+    """Whether a timeout error really stands for a connection that was refused or dropped:
+    an aiohttp connection error that is not one of its timeouts, somewhere in the causes."""
+    import aiohttp
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, aiohttp.ClientConnectionError):
+            return not isinstance(seen, aiohttp.ServerTimeoutError | asyncio.TimeoutError)
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _completion(response: Any, attempts: int, url: str) -> Completion:
+    """The reply as the decoded JSON of a chat completion (read leniently, like the SDK)."""
+    choices = response.get("choices") if isinstance(response, dict) else None
+    if not choices or not isinstance(choices, list):
+        raise EndpointError(f"{url} returned a completion without choices")
+    choice = _mapping(choices[0])
+    message = _mapping(choice.get("message"))
+    usage = Usage()
+    reported = response.get("usage")
+    if isinstance(reported, dict):
+        details = _mapping(reported.get("prompt_tokens_details"))
+        usage = Usage(
+            prompt_tokens=_count(reported.get("prompt_tokens")),
+            completion_tokens=_count(reported.get("completion_tokens")),
+            audio_tokens=_count(details.get("audio_tokens")),
+        )
+    finish = choice.get("finish_reason")
+    content = message.get("content")
+    return Completion(text=content if isinstance(content, str) else "",
+                      finish_reason=finish if isinstance(finish, str) else None,
+                      usage=usage, attempts=attempts)
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _short(exc: Exception) -> str:
+    status = getattr(exc, "status_code", None)
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"HTTP {status}: {text}" if status else f"{type(exc).__name__}: {text}"
