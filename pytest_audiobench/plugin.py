@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config import options
 from pytest_audiobench.run.keys import SESSION_KEY, session_of
 
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
     from pytest_audiobench.run.session import AudiobenchSession
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    options.register(parser)
+    catalog = registry.catalog()
+    options.register(parser, options.groups(catalog), catalog)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -28,12 +30,13 @@ def pytest_configure(config: pytest.Config) -> None:
                             "(-m audiobench runs them without the repository's other tests)")
     if not options.enabled(config):
         return
+    from pytest_audiobench.config.resolve import read_settings
     from pytest_audiobench.run.session import AudiobenchSession
 
     hint = options.rootdir_hint(config)
     if hint:
         config.issue_config_time_warning(pytest.PytestConfigWarning(hint), stacklevel=2)
-    run = AudiobenchSession(config, options.resolve(config))
+    run = AudiobenchSession(config, read_settings(config, registry.catalog()))
     config.stash[SESSION_KEY] = run
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(ControllerHooks(run), "audiobench-controller")
@@ -64,7 +67,7 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
         from pytest_audiobench.run import items
 
         run = session_of(config)
-        samples = [s for group in run.samples().values() for s in group]
+        samples = run.samples()
         benchmark_only = config.args_source != pytest.Config.ArgsSource.ARGS
         node = items.root(collector, samples)
         report.result = [node] if benchmark_only else [*report.result, node]
@@ -87,7 +90,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item) -> None:
     if SESSION_KEY in item.config.stash:
-        session_of(item.config).prefetch(item)
+        session_of(item.config).worker.prefetch(item)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -100,7 +103,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         items.note_phase(item, report, call.excinfo)
         if call.when == "teardown":
             report.audiobench_in_flight = session_of(  # type: ignore[attr-defined]
-                item.config).in_flight()
+                item.config).worker.in_flight()
     return report
 
 

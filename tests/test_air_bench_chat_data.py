@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.benchmarks.air_bench_chat import SPEC, TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.benchmark import AirBenchChat
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
-from pytest_audiobench.benchmarks.air_bench_chat.scoring import TASK_CATEGORY
+from pytest_audiobench.benchmarks.release import select
 from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.config.settings import EndpointSettings, JudgeSettings, Settings
 from pytest_audiobench.errors import DataError
 from tests.fakes.datasets import (
     REFERENCE_DIR,
@@ -24,6 +24,7 @@ from tests.fakes.datasets import (
     load_chat_reference,
     reference_available,
 )
+from tests.settings import make_settings
 
 needs_reference = pytest.mark.skipif(
     not reference_available(),
@@ -42,21 +43,14 @@ OFFICIAL_COUNTS = {
 }
 
 
-def settings(root: Path, tmp_path: Path, tasks: tuple[str, ...] = (),
-             limit: int | None = None) -> Settings:
-    return Settings(
-        model="m",
-        endpoint=EndpointSettings(url="http://x", model="m", api_key_env="K"),
-        judge=JudgeSettings(endpoint=EndpointSettings(url="http://y", model="j",
-                                                      api_key_env="J")),
-        benchmarks=("air_bench_chat",), data={"air_bench_chat": str(root)}, cache_dir=tmp_path,
-        baselines_dir=tmp_path, tasks=tasks, limit=limit,
-    )
-
-
 def load(root: Path, tmp_path: Path, tasks: tuple[str, ...] = (),
          limit: int | None = None) -> list[Sample]:
-    return AirBenchChat().load(root, settings(root, tmp_path, tasks, limit))
+    """The samples a run with these options takes: the release, then tasks and limit."""
+    settings = make_settings(tmp_path, model="m", api_url="http://x", judge_model="j",
+                             judge_api_url="http://y", data=str(root), tasks=tasks or None,
+                             limit=limit)
+    release = AirBenchChat(settings).load(root)
+    return select(release.samples, SPEC, settings.tasks, settings.limit)
 
 
 def write_meta(root: Path, data: Any) -> Path:
@@ -183,7 +177,7 @@ def test_a_limit_takes_the_lowest_uniq_ids_of_each_task(full_root: Path, tmp_pat
 def test_a_limit_gives_the_same_samples_on_every_call(full_root: Path, tmp_path: Path) -> None:
     first = load(full_root, tmp_path, limit=3)
     assert load(full_root, tmp_path, limit=3) == first
-    assert AirBenchChat().load(full_root, settings(full_root, tmp_path, limit=3)) == first
+    assert load(full_root, tmp_path, limit=3) == first
 
 
 @needs_reference

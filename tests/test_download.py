@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_audiobench.hub import download
-from pytest_audiobench.hub.download import (
+from pytest_audiobench.benchmarks.air_bench_chat.download import (
     AIR_BENCH_CHAT_REPO,
     CHAT_FOLDERS,
-    DownloadError,
     chat_allow_patterns,
     download_air_bench_chat,
-    resolve_endpoint,
 )
+from pytest_audiobench.hub import modelscope
+from pytest_audiobench.hub.modelscope import resolve_endpoint
+from pytest_audiobench.hub.network import DownloadError
 from tests.fakes.modelscope_hub import FakeModelScopeHub
 
 SPEECH_QA_FILES = [
@@ -226,7 +226,7 @@ def test_an_unreachable_hub_fails_fast_with_one_line_naming_what_where_and_the_f
 def test_a_hub_that_accepts_but_never_answers_fails_after_the_probe_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(download, "_PROBE_TIMEOUT", (0.5, 0.5))
+    monkeypatch.setattr(modelscope, "_PROBE_TIMEOUT", (0.5, 0.5))
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen()

@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_audiobench.hub import download
-from pytest_audiobench.hub.download import (
+from pytest_audiobench.benchmarks.mmar.download import (
     MMAR_ARCHIVE,
     MMAR_LEGACY_META,
     MMAR_META,
     MMAR_REPO,
-    DownloadError,
     download_mmar,
-    resolve_hf_endpoint,
 )
+from pytest_audiobench.hub import huggingface
+from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
+from pytest_audiobench.hub.network import DownloadError
 from tests.fakes.hf_hub import FakeHfHub
 
 NAMES = ("a", "b", "c")
@@ -484,7 +484,7 @@ def test_an_unreachable_endpoint_fails_fast_with_one_line_naming_what_where_and_
 def test_a_hub_that_accepts_but_never_answers_fails_after_the_probe_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(download, "_HF_PROBE_TIMEOUT", 0.5)
+    monkeypatch.setattr(huggingface, "_HF_PROBE_TIMEOUT", 0.5)
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -13,12 +14,13 @@ from pytest_audiobench.benchmarks.air_bench_chat.judge import (
     ChatVerdict,
     Order,
     PassVerdict,
+    builtin_template,
     combine,
     judge_pass,
     judge_sample,
-    load_template,
     parse_scores,
     pass_request,
+    read_template,
     render,
 )
 from pytest_audiobench.errors import DataError
@@ -98,23 +100,23 @@ def test_render_keeps_backslashes_in_values_literally() -> None:
     assert render("[{answer_1}]", "d", "q", value, "b") == f"[{value}]"
 
 
-# --- load_template ----------------------------------------------------------------------------
+# --- builtin_template, read_template -------------------------------------------------------
 
 
 def test_the_built_in_template_carries_all_four_placeholders() -> None:
-    template = load_template(None)
+    template = builtin_template()
     for placeholder in PLACEHOLDERS:
         assert template.count(placeholder) == 1, placeholder
 
 
 def test_the_built_in_template_presents_the_inputs_in_the_official_order() -> None:
-    template = load_template(None)
+    template = builtin_template()
     positions = [template.index(p) for p in PLACEHOLDERS]
     assert positions == sorted(positions)
 
 
 def test_the_built_in_template_is_ours_not_the_official_prompt() -> None:
-    template = load_template(None)
+    template = builtin_template()
     assert OFFICIAL_OPENING not in template
     assert "helpful and precise assistant" not in template
 
@@ -123,7 +125,7 @@ def test_a_user_template_with_every_placeholder_is_returned_verbatim(tmp_path: P
     path = tmp_path / "judge.txt"
     text = "{audio_description}\n{question}\n{answer_1}\n{answer_2}\n{json: 1}\n"
     path.write_text(text, encoding="utf-8")
-    assert load_template(path) == text
+    assert read_template(path) == text
 
 
 @pytest.mark.parametrize("missing", PLACEHOLDERS)
@@ -132,7 +134,7 @@ def test_a_user_template_missing_a_placeholder_names_the_file_and_the_placeholde
     path = tmp_path / "judge.txt"
     path.write_text(" ".join(p for p in PLACEHOLDERS if p != missing), encoding="utf-8")
     with pytest.raises(DataError) as caught:
-        load_template(path)
+        read_template(path)
     message = str(caught.value)
     assert str(path) in message
     assert f"missing placeholder(s) {missing};" in message
@@ -143,13 +145,13 @@ def test_a_user_template_missing_two_placeholders_names_both(tmp_path: Path) -> 
     path.write_text("{question} {answer_1}", encoding="utf-8")
     with pytest.raises(DataError, match=r"missing placeholder\(s\) \{audio_description\}, "
                                         r"\{answer_2\};"):
-        load_template(path)
+        read_template(path)
 
 
 def test_a_missing_template_file_is_a_data_error_naming_it(tmp_path: Path) -> None:
     path = tmp_path / "nope.txt"
     with pytest.raises(DataError, match="cannot read it") as caught:
-        load_template(path)
+        read_template(path)
     assert str(path) in str(caught.value)
 
 
@@ -157,13 +159,13 @@ def test_a_template_that_is_not_utf8_is_a_data_error(tmp_path: Path) -> None:
     path = tmp_path / "latin1.txt"
     path.write_bytes("{audio_description}{question}{answer_1}{answer_2} caf\xe9".encode("latin-1"))
     with pytest.raises(DataError) as caught:
-        load_template(path)
+        read_template(path)
     assert str(path) in str(caught.value)
 
 
 def test_a_template_path_that_is_a_folder_is_a_data_error(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="cannot read it"):
-        load_template(tmp_path)
+        read_template(tmp_path)
 
 
 # --- combine ----------------------------------------------------------------------------------
@@ -224,7 +226,8 @@ class FakeJudge:
         self.calls: list[tuple[str, list[dict[str, Any]], int]] = []
 
     async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
-                       fingerprint: dict[str, str] | None = None) -> Completion:
+                       fingerprint: Mapping[str, Any] | None = None,
+                       cache_tag: str | None = None) -> Completion:
         prompt = messages[0]["content"]
         assert fingerprint is not None and fingerprint["prompt"] == prompt
         key = "REF-FIRST" if prompt.startswith("1=REFERENCE") else "MODEL-FIRST"

@@ -16,11 +16,11 @@ from types import ModuleType
 import pytest
 import soundfile as sf
 
+from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
-from pytest_audiobench.benchmarks.air_bench_chat.scoring import TASK_CATEGORY
+from pytest_audiobench.benchmarks.mmar import MODALITIES
 from pytest_audiobench.benchmarks.mmar.data import (
     CATEGORIES,
-    MODALITIES,
     SUB_CATEGORIES,
     audio_path,
     read_mmar,

@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.benchmarks.mmar import MODALITIES, MODALITY_COUNTS
 from pytest_audiobench.benchmarks.mmar.data import (
     CATEGORIES,
     CATEGORY_COUNTS,
-    MODALITIES,
-    MODALITY_COUNTS,
     RECORD_COUNT,
     SUB_CATEGORIES,
     MmarRecord,

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.config import options
+from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.config import convert, options
 
 USAGE_ERROR = 4
 REQUIRED = ("--audiobench-model", "m", "--audiobench-api-url", "http://127.0.0.1:9/v1")
@@ -139,13 +140,13 @@ def test_without_a_model_a_plain_test_run_is_untouched(pytester: pytest.Pytester
 # --- the converters behind the flags (in process) ----------------------------------------------
 
 CONVERTED = [
-    pytest.param(options._positive_int, "1", 1, id="a_positive_int_of_one"),
-    pytest.param(options._positive_int, " 12 ", 12, id="a_positive_int_with_spaces"),
-    pytest.param(options._non_negative_int, "0", 0, id="zero_retries"),
-    pytest.param(options._non_negative_float, "0", 0.0, id="a_zero_temperature"),
-    pytest.param(options._non_negative_float, "1.5", 1.5, id="a_fractional_temperature"),
-    pytest.param(options._int, "-3", -3, id="a_negative_seed"),
-    pytest.param(options._env_name, "MY_API_KEY", "MY_API_KEY", id="a_variable_name"),
+    pytest.param(convert.positive_int, "1", 1, id="a_positive_int_of_one"),
+    pytest.param(convert.positive_int, " 12 ", 12, id="a_positive_int_with_spaces"),
+    pytest.param(convert.non_negative_int, "0", 0, id="zero_retries"),
+    pytest.param(convert.non_negative_float, "0", 0.0, id="a_zero_temperature"),
+    pytest.param(convert.non_negative_float, "1.5", 1.5, id="a_fractional_temperature"),
+    pytest.param(convert.whole_number, "-3", -3, id="a_negative_seed"),
+    pytest.param(convert.env_name, "MY_API_KEY", "MY_API_KEY", id="a_variable_name"),
 ]
 
 
@@ -155,10 +156,10 @@ def test_a_good_value_is_converted(convert: Callable[[str], Any], raw: str, valu
 
 
 REJECTED = [
-    pytest.param(options._non_negative_float, "nan", id="nan_is_not_a_number_of_at_least_0"),
-    pytest.param(options._non_negative_float, "-0.1", id="a_negative_float"),
-    pytest.param(options._non_negative_int, "1.5", id="a_fractional_count"),
-    pytest.param(options._int, "4.2", id="a_fractional_seed"),
+    pytest.param(convert.non_negative_float, "nan", id="nan_is_not_a_number_of_at_least_0"),
+    pytest.param(convert.non_negative_float, "-0.1", id="a_negative_float"),
+    pytest.param(convert.non_negative_int, "1.5", id="a_fractional_count"),
+    pytest.param(convert.whole_number, "4.2", id="a_fractional_seed"),
 ]
 
 
@@ -171,30 +172,31 @@ def test_a_bad_value_is_an_argument_type_error(convert: Callable[[str], Any], ra
 @pytest.mark.parametrize("raw", ["", "MY KEY"])
 def test_a_bad_variable_name_is_an_argument_type_error_that_does_not_repeat_it(raw: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="expected the NAME"):
-        options._env_name(raw)
+        convert.env_name(raw)
 
 
 def test_a_name_list_drops_blanks_and_duplicates_keeping_order() -> None:
-    convert = options._name_list(("a", "b", "c"), "task")
-    assert convert(" b, a,,b ,") == ("b", "a")
+    names = convert.name_list(("a", "b", "c"), "task")
+    assert names(" b, a,,b ,") == ("b", "a")
 
 
 @pytest.mark.parametrize("raw", ["", " , ,"])
 def test_an_empty_name_list_is_rejected(raw: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="expected a comma-separated list of"):
-        options._name_list(("a", "b"), "task")(raw)
+        convert.name_list(("a", "b"), "task")(raw)
 
 
 def test_every_option_has_a_flag_and_an_ini_key_of_the_same_name() -> None:
-    dests = [option.dest for option in options.OPTIONS]
+    declared = [o for group in options.groups(registry.catalog()) for o in group.declared()]
+    dests = [option.dest for option in declared]
     assert len(set(dests)) == len(dests)
-    assert all(d == "audiobench_" + o.name.replace("-", "_")
-               for d, o in zip(dests, options.OPTIONS, strict=True))
+    assert all(o.flag == "--audiobench-" + o.dest.removeprefix("audiobench_").replace("_", "-")
+               for o in declared)
 
 
 def test_a_rejected_variable_name_that_looks_like_a_key_is_not_echoed() -> None:
     with pytest.raises(argparse.ArgumentTypeError) as caught:
-        options._env_name("sk-abc123secret")
+        convert.env_name("sk-abc123secret")
     assert "sk-abc123secret" not in str(caught.value)
 
 

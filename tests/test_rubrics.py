@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -19,14 +19,12 @@ from pytest_audiobench.benchmarks.mmar.rubrics import (
     call_score,
     check_rubric_reply,
     crs,
-    middle_runs_mean,
-    parse_rubric_reply,
     rate_sample,
     rubric_metrics,
     rubric_prompt,
-    trimmed_mean,
     wrong_answer_verdict,
 )
+from pytest_audiobench.outcome.metrics import Metric, combine_runs, trimmed_mean
 from pytest_audiobench.transport.types import Completion, Usage
 from tests.fakes.datasets import load_mmar_reference, reference_available
 
@@ -102,9 +100,14 @@ REJECTED = [
 ]
 
 
+def scores_of(text: str, criteria: Sequence[RubricCriterion]) -> list[CriterionScore] | None:
+    checked = check_rubric_reply(text, criteria)
+    return None if isinstance(checked, str) else checked
+
+
 @pytest.mark.parametrize(("text", "scores"), ACCEPTED)
 def test_a_reply_that_passes_the_official_checks_is_read(text: str, scores: list[int]) -> None:
-    parsed = parse_rubric_reply(text, CRITERIA)
+    parsed = scores_of(text, CRITERIA)
     assert parsed is not None
     assert [s.score for s in parsed] == scores
     assert [s.name for s in parsed] == list(NAMES)
@@ -114,7 +117,7 @@ def test_a_reply_that_passes_the_official_checks_is_read(text: str, scores: list
 @pytest.mark.parametrize(("text", "problem"), REJECTED)
 def test_a_reply_that_fails_the_official_checks_is_rejected_with_the_reason(
         text: str, problem: str) -> None:
-    assert parse_rubric_reply(text, CRITERIA) is None
+    assert scores_of(text, CRITERIA) is None
     checked = check_rubric_reply(text, CRITERIA)
     assert isinstance(checked, str)
     assert problem in checked
@@ -122,7 +125,7 @@ def test_a_reply_that_fails_the_official_checks_is_rejected_with_the_reason(
 
 def test_a_reply_keeps_the_justification_and_the_judge_s_own_name() -> None:
     text = reply(1, 0, 1, 1, 0, names=[NAMES[0], "Renamed", *NAMES[2:]])
-    parsed = parse_rubric_reply(text, CRITERIA)
+    parsed = scores_of(text, CRITERIA)
     assert parsed is not None
     assert parsed[0] == CriterionScore(name=NAMES[0], score=1,
                                        justification=f"because {NAMES[0]}")
@@ -133,8 +136,8 @@ def test_a_reply_keeps_the_justification_and_the_judge_s_own_name() -> None:
 def test_a_score_must_be_in_its_own_criterion_s_choices() -> None:
     criteria = [*CRITERIA[:4], RubricCriterion(name=NAMES[4], scoring_point="p",
                                                choices=[0, 1, 2])]
-    assert parse_rubric_reply(reply(1, 1, 1, 1, 2), criteria) is not None
-    assert parse_rubric_reply(reply(2, 1, 1, 1, 1), criteria) is None
+    assert scores_of(reply(1, 1, 1, 1, 2), criteria) is not None
+    assert scores_of(reply(2, 1, 1, 1, 1), criteria) is None
 
 
 # --- arithmetic -------------------------------------------------------------------------------
@@ -172,7 +175,9 @@ def test_a_call_score_is_zero_when_every_maximum_is_zero() -> None:
 def test_trimmed_mean_drops_the_lowest_and_highest(values: list[float],
                                                    expected: float) -> None:
     assert trimmed_mean(values) == pytest.approx(expected)
-    assert middle_runs_mean(values) == pytest.approx(expected)
+    # Whole runs' metrics are combined by the same rule (the paper's middle runs).
+    runs = [{"m": Metric(value=value, n=1)} for value in values]
+    assert combine_runs(runs)["m"].value == pytest.approx(expected)
 
 
 def test_trimmed_mean_of_nothing_is_an_error() -> None:
@@ -274,7 +279,7 @@ def test_a_perfect_reply_to_a_real_rubric_parses() -> None:
     record = load_mmar_reference()[0]
     criteria = [RubricCriterion.model_validate(c) for c in record["rubric"]]
     text = json.dumps([{"name": c.name, "score": 1, "justification": "ok"} for c in criteria])
-    parsed = parse_rubric_reply(text, criteria)
+    parsed = scores_of(text, criteria)
     assert parsed is not None
     assert call_score([s.score for s in parsed], criteria) == 1.0
 
@@ -290,7 +295,8 @@ class ScriptedJudge:
         self.requests: list[tuple[list[dict[str, Any]], int]] = []
         self.tags: list[str | None] = []
 
-    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0,
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
+                       fingerprint: Mapping[str, Any] | None = None,
                        cache_tag: str | None = None) -> Completion:
         self.requests.append((messages, seed_offset))
         self.tags.append(cache_tag)
@@ -300,9 +306,10 @@ class ScriptedJudge:
 
 
 def rate(judge: ScriptedJudge, **options: Any) -> Any:
+    # The official protocol's raters and attempts, unless a test says otherwise.
     return asyncio.run(rate_sample(
         judge, question="Q", answer="A", thinking="T", criteria=CRITERIA,
-        model_reasoning="R", model_answer="A", **options))
+        model_reasoning="R", model_answer="A", **({"raters": 5, "max_attempts": 20} | options)))
 
 
 def test_five_raters_give_the_trimmed_mean_of_their_call_scores() -> None:
@@ -356,12 +363,6 @@ def test_every_request_carries_the_same_seed_like_the_official_script() -> None:
     assert {offset for _, offset in judge.requests} == {0}
 
 
-def test_vary_seed_gives_every_attempt_of_every_rater_its_own_seed() -> None:
-    judge = ScriptedJudge(["bad", "bad", reply(1, 1, 1, 1, 1), "bad", reply(1, 1, 1, 1, 1)])
-    rate(judge, raters=2, max_attempts=3, vary_seed=True)
-    assert [offset for _, offset in judge.requests] == [0, 1, 2, 3, 4]
-
-
 def test_the_judge_gets_our_system_message_and_the_rubric_prompt() -> None:
     judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 5)
     rate(judge)
@@ -375,7 +376,7 @@ def test_a_very_long_reasoning_is_noted_not_refused() -> None:
     judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 5)
     verdict = asyncio.run(rate_sample(
         judge, question="Q", answer="A", thinking="T", criteria=CRITERIA,
-        model_reasoning="x" * 10_000, model_answer="A"))
+        model_reasoning="x" * 10_000, model_answer="A", raters=5, max_attempts=20))
     assert verdict.score == 1.0
     assert any("10000 characters" in note for note in verdict.notes)
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.judge import (
     ChatVerdict,
     Order,
     PassVerdict,
     combine,
 )
-from pytest_audiobench.benchmarks.air_bench_chat.scoring import TASK_CATEGORY, chat_metrics
+from pytest_audiobench.benchmarks.air_bench_chat.scoring import chat_metrics
 from pytest_audiobench.outcome.metrics import Metric
 
 P = "air_bench_chat"

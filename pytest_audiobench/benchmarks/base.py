@@ -1,77 +1,124 @@
-"""What every benchmark implements, and what it is given to ask and grade with."""
+"""What every benchmark implements, and what it is given to ask and grade with.
+
+A benchmark is a ``Benchmark`` subclass in a folder of its own, found through its
+``BenchmarkSpec`` (``registry.py``). It is built with the run's settings and reads its own
+from them; it never changes them afterwards. The run does the rest the same way for every
+benchmark: locating the data, selecting tasks and limits, asking the model, the items, the
+gate and the reports.
+"""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.errors import DataError
 
 if TYPE_CHECKING:
+    from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config.settings import Settings
     from pytest_audiobench.outcome.metrics import Metric
     from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
     from pytest_audiobench.transport.endpoint import Endpoint
 
+
 @dataclass(frozen=True, slots=True)
+class Release:
+    """A benchmark's data as loaded: every sample in the release's own order, and what the
+    data decides about the numbers (which metrics are the headline, what is unavailable)."""
+
+    samples: list[Sample]
+    headline: tuple[str, ...]
+    """Metrics shown in the summary and written by --audiobench-update-baseline."""
+    notes: tuple[str, ...] = ()
+    """What this release implies for the numbers (e.g. a metric it cannot give)."""
+
+
 class Runtime:
-    """What a benchmark needs to answer and grade: settings, endpoints, judge prompt."""
+    """The endpoints a benchmark asks: the model, and the judge with whatever sampling its
+    protocol sets (each variant shares the run's pacing and response cache)."""
 
-    settings: Settings
-    model: Endpoint
-    judge: Endpoint | None
-    judge_template: str | None
-    """AIR-Bench Chat's judge prompt, when that benchmark runs."""
-    rubric_judge: Endpoint | None = None
-    """The judge with MMAR's rubric sampling settings, when a judge is given."""
+    def __init__(self, settings: Settings, model: Endpoint, judge: Endpoint | None) -> None:
+        self.settings = settings
+        self.model = model
+        self.judge = judge
+        self._variants: dict[tuple[Any, ...], Endpoint] = {}
+
+    def judge_sampled(self, **sampling: Any) -> Endpoint | None:
+        """The judge with these sampling settings changed (e.g. ``temperature=0, seed=42``);
+        None without a judge."""
+        if self.judge is None:
+            return None
+        key = tuple(sorted(sampling.items()))
+        if key not in self._variants:
+            self._variants[key] = self.judge.resampled(sampling)
+        return self._variants[key]
+
+    def endpoints(self) -> list[Endpoint]:
+        """Every endpoint made for this run, to close at its end."""
+        return [e for e in (self.model, self.judge, *self._variants.values()) if e is not None]
 
 
-class Benchmark(Protocol):
-    """One benchmark: where its data is, its samples, how they are asked and graded."""
+class Benchmark(ABC):
+    """One benchmark: its samples, how they are asked and graded, and its numbers."""
 
-    name: str
+    name: ClassVar[str]
 
-    def locate(self, settings: Settings) -> Path:
-        """The local release root, downloading it first if the settings ask for that."""
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
 
-    def load(self, root: Path, settings: Settings) -> list[Sample]:
-        """Every selected sample, validated; DataError names the file and record."""
+    def download(self, source: str) -> Path:
+        """Fetch the release from ``source`` (one its spec declares) and return its root."""
+        raise DataError(f"--audiobench-data {source}: {self.name} is not downloaded from there")
 
+    @abstractmethod
+    def load(self, root: Path) -> Release:
+        """Every sample of the release at ``root``, validated, in the release's order;
+        DataError names the file, the record and what was expected."""
+
+    @abstractmethod
     def prompt(self, sample: Sample) -> str:
         """The text sent with the sample's audio."""
+
+    @abstractmethod
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
+        """Grade one answer; JudgeError when no verdict can be had."""
+
+    @abstractmethod
+    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
+                verdicts: Sequence[Verdict]) -> str | None:
+        """The report of a sample that fails its item, or None when it passes."""
+
+    @abstractmethod
+    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
+        """The numbers of inference run ``run`` from the graded samples."""
 
     def judge_calls(self, sample: Sample, answer: str | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
         """Judge calls grading ``answer`` takes (first attempts), how many of them are cached,
         and whether the count is only a maximum (the answer is unknown and decides it)."""
-
-    async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
-        """Ask the model (``run`` counts repeated inferences from 0); EmptyAudio, AudioError
-        or EndpointError when it cannot."""
-
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
-        """Grade one answer; JudgeError when no verdict can be had."""
-
-    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict], settings: Settings) -> str | None:
-        """The report of a sample that fails its item, or None when it passes."""
+        return 0, 0, False
 
     def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
         """Per-sample properties for ``--junitxml``."""
+        return []
 
-    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
-        """The numbers of inference run ``run`` from the graded samples."""
-
-    def headline(self) -> tuple[str, ...]:
-        """Metrics shown in the summary and written by --audiobench-update-baseline."""
-
-    def failed_means(self, settings: Settings) -> str:
+    def failed_means(self) -> str:
         """What a failed sample item means, for the summary's counts."""
+        return "failed"
 
-    def notes(self, settings: Settings) -> list[str]:
+    def judge_protocol(self) -> list[str]:
+        """How it asks the judge, for the summary's first line (e.g. "both orders")."""
+        return []
+
+    def notes(self, release: Release) -> list[str]:
         """How the numbers were made, for the summary and the JSON report."""
+        return list(release.notes)
 
-    def finish(self, records: Sequence[SampleRecord], settings: Settings) -> list[str]:
+    def finish(self, records: Sequence[SampleRecord]) -> list[str]:
         """Write what the benchmark exports at the end of a run; say what was written."""
+        return []
+

@@ -1,20 +1,61 @@
-"""Where a benchmark's data is: the bundled mini benchmark, a local release, or a download."""
+"""Where a benchmark's data is, and which of its samples a run takes.
+
+The same for every benchmark: ``--audiobench-data`` names a local release root, ``mini`` (the
+bundled mini benchmark, ``data/mini/<benchmark>/``) or a download source the benchmark's spec
+declares; ``--audiobench-tasks`` and ``--audiobench-limit`` select from the release's order.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from pytest_audiobench.config.names import MINI
+from pytest_audiobench.errors import DataError
 
-def mini_folder() -> Path:
-    return Path(str(resources.files("pytest_audiobench") / "data" / "mini"))
+if TYPE_CHECKING:
+    from pytest_audiobench.benchmarks.base import Benchmark
+    from pytest_audiobench.benchmarks.sample import Sample
+    from pytest_audiobench.config.specs import BenchmarkSpec, Catalog
 
 
 def mini_root(benchmark: str) -> Path:
     """The release root of ``benchmark``'s mini data, in the official layout."""
-    return mini_folder() / benchmark
+    return Path(str(resources.files("pytest_audiobench") / "data" / "mini")) / benchmark
 
 
-def mini_baselines() -> Path:
-    """Where the baselines of runs on the mini data are kept by default."""
-    return mini_folder() / "baselines"
+def locate(bench: Benchmark, value: str, catalog: Catalog) -> Path:
+    """The local release root ``value`` names for ``bench``, downloading it first when it
+    names a source of the benchmark's."""
+    spec = catalog.specs[bench.name]
+    if value == MINI:
+        root = mini_root(bench.name)
+        if not root.is_dir():
+            raise DataError(f"--audiobench-data {MINI}: {bench.name} has no mini data bundled "
+                            "with the plugin; give its release root")
+        return root
+    if value in spec.sources:
+        return bench.download(value)
+    if value in catalog.sources:
+        theirs = ", ".join(repr(s) for s in spec.sources)
+        raise DataError(f"--audiobench-data {value}: {bench.name} is not downloaded from "
+                        f"there; use {theirs + ' or ' if theirs else ''}a local release root")
+    return Path(value)
+
+
+def select(samples: Sequence[Sample], spec: BenchmarkSpec, tasks: Sequence[str],
+           limit: int | None) -> list[Sample]:
+    """The samples of the wanted tasks (all when none of the benchmark's is named), at most
+    ``limit`` per task, the first ones in the release's order: the same on every run."""
+    wanted = set(tasks) & set(spec.tasks) or set(spec.tasks)
+    taken: Counter[str] = Counter()
+    kept = []
+    for sample in samples:
+        if sample.task in wanted:
+            taken[sample.task] += 1
+            if limit is None or taken[sample.task] <= limit:
+                kept.append(sample)
+    return kept

@@ -24,3 +24,12 @@ def build(spec: BuiltinModel, pacer: Pacer, cache: ResponseCache | None) -> InPr
         return RandomChoice()
     llm = None if spec.llm is None else Endpoint(spec.llm, pacer, cache)
     return Cascade(Transcriber(spec.whisper), llm)
+
+
+def offline_judge(name: str) -> InProcess:
+    """The offline judge called ``name`` (the names are ``config.names.OFFLINE_JUDGES``)."""
+    from pytest_audiobench.builtin.overlap import OverlapJudge
+
+    if name != OverlapJudge.name:
+        raise ValueError(f"no offline judge is called {name!r}")
+    return OverlapJudge()

@@ -25,6 +25,8 @@ def score(answer: str, reference: str) -> int:
 
 
 class OverlapJudge:
+    name = NAME
+
     def __init__(self) -> None:
         self.identity: dict[str, Any] = {"kind": "content-word F1 x10", "version": 1}
 

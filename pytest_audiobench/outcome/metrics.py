@@ -21,12 +21,15 @@ def combine_runs(runs: Sequence[Mapping[str, Metric]]) -> dict[str, Metric]:
     if len(runs) == 1:
         return dict(runs[0])
     names = [name for name in runs[0] if all(name in run for run in runs)]
-    return {name: Metric(value=middle_mean([run[name].value for run in runs]),
+    return {name: Metric(value=trimmed_mean([run[name].value for run in runs]),
                          n=min(run[name].n for run in runs)) for name in names}
 
 
-def middle_mean(values: Sequence[float]) -> float:
-    """Mean after dropping the lowest and the highest value (kept when fewer than three)."""
+def trimmed_mean(values: Sequence[float]) -> float:
+    """Mean without the lowest and the highest value (of five: the middle three); with fewer
+    than three values nothing is dropped. ValueError for no values."""
+    if not values:
+        raise ValueError("trimmed_mean of no values")
     ordered = sorted(values)
     kept = ordered[1:-1] if len(ordered) >= 3 else ordered
     return sum(kept) / len(kept)

@@ -3,22 +3,60 @@ JSON) and lands in the JSON report."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, SerializeAsAny, field_validator
 
-from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatVerdict
-from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
 from pytest_audiobench.config.names import AudioMode
 from pytest_audiobench.config.settings import Sampling
-from pytest_audiobench.transport.types import Completion
+from pytest_audiobench.transport.types import Completion, Usage
 
 Outcome = Literal["passed", "failed", "error", "skipped", "not_run"]
 """``not_run``: stopped by the budget before it could be graded (the item shows as skipped)."""
 
 
-Verdict = Annotated[ChatVerdict | MmarVerdict, Field(discriminator="kind")]
-"""What grading one answer gives: every benchmark's verdict, told apart by ``kind``."""
+class Verdict(BaseModel):
+    """What grading one answer gives. Each benchmark subclasses it with a ``kind`` of its own
+    (its name); a record read back from JSON gets the subclass its ``kind`` names, which is
+    known once the benchmark's module is imported (the registry does that first)."""
+
+    kind: str
+    kinds: ClassVar[dict[str, type[Verdict]]] = {}
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        Verdict.kinds[cls.model_fields["kind"].default] = cls
+
+    @property
+    def judge_failures(self) -> int:
+        """Judge passes or raters whose every reply was rejected."""
+        return 0
+
+    @property
+    def judge_usage(self) -> Usage:
+        return Usage()
+
+    @property
+    def judge_calls(self) -> int:
+        """Judge requests this verdict took, retries included."""
+        return 0
+
+    @property
+    def judge_cached(self) -> int:
+        """Of those, the ones served from the response cache."""
+        return 0
+
+
+def read_verdict(raw: Any) -> Any:
+    """A verdict as the subclass its ``kind`` names (a verdict object stays as it is)."""
+    if not isinstance(raw, dict):
+        return raw
+    kind = raw.get("kind")
+    if kind not in Verdict.kinds:
+        raise ValueError(f"a verdict of kind {kind!r}, and no benchmark of that name is loaded "
+                         f"(loaded: {', '.join(Verdict.kinds) or 'none'})")
+    return Verdict.kinds[kind].model_validate(raw)
 
 
 class RequestRecord(BaseModel):
@@ -62,7 +100,12 @@ class SampleRecord(BaseModel):
     audio_path: str
     answers: list[ModelAnswer] = []
     """One per inference run, in run order; empty when the model could not be asked."""
-    verdicts: list[Verdict] = []
+    verdicts: list[SerializeAsAny[Verdict]] = []
     """One per answer; empty when grading failed."""
     message: str | None = None
     """Why the sample failed, errored or was skipped."""
+
+    @field_validator("verdicts", mode="before")
+    @classmethod
+    def _each_as_its_kind(cls, value: Any) -> Any:
+        return [read_verdict(v) for v in value] if isinstance(value, list) else value

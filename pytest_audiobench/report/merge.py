@@ -2,22 +2,26 @@
 the union exactly as one unsharded run would.
 
     audiobench-merge shard-1.json shard-2.json ... [--report merged.json] [--baselines DIR]
-                     [--update-baseline] [--export-mmar PATH]
+                     [--update-baseline] [a benchmark's output flags, e.g. --export-mmar PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.errors import AudiobenchError, problems
-from pytest_audiobench.report.model import RunReport
-from pytest_audiobench.report.summary import build_report, exit_status, load_baselines
+from pytest_audiobench.gate.verdict import load_baselines
+from pytest_audiobench.report.model import FORMAT, RunReport
+from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
 
 # Settings that legitimately differ between the shards of one run.
@@ -29,10 +33,25 @@ class MergeError(AudiobenchError):
 
 
 def read(path: Path) -> RunReport:
+    """A shard's report; its benchmarks are loaded first, so that their verdicts are read as
+    their own types."""
     try:
-        return RunReport.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise MergeError(f"{path}: cannot read it ({exc})") from exc
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MergeError(f"{path}: cannot read it as JSON ({exc})") from exc
+    if not isinstance(raw, dict) or raw.get("tool") != "pytest-audiobench":
+        raise MergeError(f"{path}: not a pytest-audiobench JSON report")
+    if raw.get("format", 1) != FORMAT:
+        raise MergeError(f"{path}: a report of format {raw.get('format', 1)}; this "
+                         f"audiobench-merge reads format {FORMAT}: run the shards with the same "
+                         "version of pytest-audiobench")
+    names = raw.get("settings", {}).get("benchmarks", [])
+    try:
+        for name in names if isinstance(names, list) else []:
+            registry.benchmark_class(str(name))
+        return RunReport.model_validate(raw)
+    except KeyError as exc:
+        raise MergeError(f"{path}: benchmark {exc} is not installed here") from None
     except ValidationError as exc:
         raise MergeError(f"{path}: not a pytest-audiobench JSON report ({problems(exc, 'file')})"
                          ) from exc
@@ -40,26 +59,39 @@ def read(path: Path) -> RunReport:
 
 def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None = None,
           baselines_dir: Path | None = None, update_baseline: bool = False,
-          export_mmar: Path | None = None) -> RunReport:
-    """One report over every shard's samples, gated against the baselines."""
+          outputs: Mapping[str, Path | None] | None = None) -> RunReport:
+    """One report over every shard's samples, gated against the baselines. ``outputs`` are a
+    benchmark's output options by attribute name (``{"export_mmar": PATH}``)."""
     _check_shards(reports)
     first = reports[0][1].settings
+    own = {name: _with_outputs(name, first.of(name), outputs or {})
+           for name in first.benchmarks}
     settings = first.model_copy(update={
         "shard": None, "report_path": report_path, "update_baseline": update_baseline,
-        "baselines_dir": baselines_dir or first.baselines_dir,
-        "mmar": first.mmar.model_copy(update={"export_path": export_mmar})})
-    benches = {name: registry.get(name) for name in settings.benchmarks}
-    for name, bench in benches.items():
-        headline = next((b.headline for _, r in reports for b in r.benchmarks
-                         if b.benchmark == name), [])
-        if hasattr(bench, "has_rubrics"):  # MMAR: known from the data, which is not here
-            bench.has_rubrics = f"{name}.rubrics" in headline
+        "baselines_dir": baselines_dir or first.baselines_dir, "benchmark_settings": own})
+    benches = {name: registry.create(name, settings) for name in settings.benchmarks}
+    releases = {}
+    for name in benches:
+        summary = next(b for _, r in reports for b in r.benchmarks if b.benchmark == name)
+        # The data is not here: what it decided travels in every shard's report.
+        releases[name] = Release([], tuple(summary.headline), tuple(summary.release_notes))
     samples = [s for _, r in reports for s in r.samples]
     selected = [n for _, r in reports for n in r.selected]
     order = {nodeid: index for index, nodeid in enumerate(sorted(selected))}
     samples.sort(key=lambda s: order.get(s.nodeid, len(order)))
-    return build_report(settings, benches, samples, sorted(selected),
-                        load_baselines(settings, benches))
+    return build_report(settings, benches, releases, samples, sorted(selected),
+                        load_baselines(settings, list(benches)))
+
+
+def _with_outputs(name: str, own: dict[str, Any], outputs: Mapping[str, Path | None]
+                  ) -> dict[str, Any]:
+    group = registry.catalog().specs[name].options
+    changed = dict(own)
+    for option in group.declared() if group else []:
+        if option.merge_setting is not None:
+            value = outputs.get(option.attr)
+            changed[option.merge_setting] = None if value is None else str(value)
+    return changed
 
 
 def _check_shards(reports: Sequence[tuple[Path, RunReport]]) -> None:
@@ -98,12 +130,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baselines", type=Path, help="baselines folder (default: the shards')")
     parser.add_argument("--update-baseline", action="store_true",
                         help="write the baseline file from the merged metrics")
-    parser.add_argument("--export-mmar", type=Path, help="write the MMAR submission here")
+    outputs = [option for spec in registry.catalog().specs.values() if spec.options
+               for option in spec.options.declared() if option.merge_setting is not None]
+    for option in outputs:
+        parser.add_argument("--" + option.attr.replace("_", "-"), type=Path, dest=option.attr,
+                            help=option.described())
     args = parser.parse_args(argv)
     try:
         merged = merge([(path, read(path)) for path in args.reports],
                        report_path=args.report, baselines_dir=args.baselines,
-                       update_baseline=args.update_baseline, export_mmar=args.export_mmar)
+                       update_baseline=args.update_baseline,
+                       outputs={option.attr: getattr(args, option.attr) for option in outputs})
     except AudiobenchError as exc:
         print(f"audiobench-merge: error: {exc}", file=sys.stderr)
         return 4
@@ -112,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(render(merged)))
     outcomes = {s.outcome for s in merged.samples}
     status = 1 if outcomes & {"failed", "error"} else 0
-    return int(exit_status(merged, status))
+    return int(report_status(merged, status))
 
 
 if __name__ == "__main__":

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel
 
 from pytest_audiobench import __version__
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.decision import Gate
+from pytest_audiobench.gate.verdict import BaselineStatus
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.transport.types import Usage
 
-BaselineStatus = Literal["applied", "missing", "written", "refused", "shard"]
+FORMAT = 2
+"""The JSON report's format; docs/report-format.md says what each one changed."""
 
 
 class Counts(BaseModel):
@@ -42,6 +43,9 @@ class BenchmarkSummary(BaseModel):
     runs: list[dict[str, Metric]] = []
     """Each inference run's numbers, when --audiobench-runs is above 1."""
     headline: list[str]
+    """The metrics the summary shows (and a new baseline holds), as the data decided them."""
+    release_notes: list[str] = []
+    """What the release implies for the numbers (kept so that a merge of shards says it too)."""
     failed_means: str = "failed"
     """What a failed item means here ("below the bar 5", "wrong")."""
     notes: list[str] = []
@@ -69,8 +73,11 @@ class RunReport(BaseModel):
 
     tool: str = "pytest-audiobench"
     version: str = __version__
+    format: int = FORMAT
     settings: Settings
     benchmarks: list[BenchmarkSummary]
+    judge_protocol: list[str] = []
+    """How the benchmarks ask the judge (e.g. "both orders"), for the summary's first line."""
     usage: TokenUsage
     gate_held: bool
     selected: list[str] = []

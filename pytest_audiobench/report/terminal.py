@@ -12,16 +12,15 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     settings = report.settings
     judge = settings.judge
     runs = f", {settings.runs} runs per sample" if settings.runs > 1 else ""
-    orders = "both orders" if judge is not None and judge.swap else "reference first only"
+    protocol = report.judge_protocol
     if judge is None:
         described = "no judge"
     elif judge.offline:
-        described = (f"offline judge {judge.endpoint.model} ({orders}; not comparable to "
-                     "published LLM-judge scores)")
+        said = "; ".join([*protocol, "not comparable to published LLM-judge scores"])
+        described = f"offline judge {judge.endpoint.model} ({said})"
     else:
-        described = (f"judge {judge.endpoint.model} (temperature "
-                     f"{judge.endpoint.sampling.temperature:g}, {orders}, prompt "
-                     f"{judge.template_path or 'built-in'})")
+        said = ", ".join([f"temperature {judge.endpoint.sampling.temperature:g}", *protocol])
+        described = f"judge {judge.endpoint.model} ({said})"
     lines = [f"model {settings.model} at {settings.endpoint.url}{runs}; {described}"]
     for summary in report.benchmarks:
         lines += ["", *_table(summary, verbose), *_footer(summary)]

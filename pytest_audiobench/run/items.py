@@ -18,7 +18,7 @@ import pytest
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, BudgetExhausted, EmptyAudio, JudgeError
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
-from pytest_audiobench.run.keys import SAMPLE_KEY
+from pytest_audiobench.run.keys import SAMPLE_KEY, session_of
 
 STATE_KEY = pytest.StashKey["ItemState"]()
 
@@ -87,12 +87,8 @@ def root(session: pytest.Session, samples: list[Sample]) -> Group:
 def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer],
                  audiobench_verdicts: list[Verdict], request: pytest.FixtureRequest) -> None:
     """Fail when the benchmark says the sample falls short (below the bar, a wrong choice)."""
-    from pytest_audiobench.run.keys import session_of
-
-    run = session_of(request.config)
-    bench = run.benchmarks[audiobench_sample.benchmark]
-    report = bench.failure(audiobench_sample, audiobench_answers, audiobench_verdicts,
-                           run.settings)
+    bench = session_of(request.config).benchmarks[audiobench_sample.benchmark]
+    report = bench.failure(audiobench_sample, audiobench_answers, audiobench_verdicts)
     if report is not None:
         pytest.fail(report, pytrace=False)
 
@@ -107,10 +103,8 @@ def sample_of(request: pytest.FixtureRequest) -> Sample:
 
 
 def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnswer]:
-    from pytest_audiobench.run.keys import session_of
-
-    run = session_of(request.config)
-    progress = request.node.stash.setdefault(STATE_KEY, ItemState())
+    run = session_of(request.config).worker
+    state = request.node.stash.setdefault(STATE_KEY, ItemState())
     if run.settings.dry_run:
         pytest.skip("dry run: nothing is sent")
     try:
@@ -120,30 +114,28 @@ def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnsw
         pytest.skip(str(exc))
     except BudgetExhausted as exc:
         run.done(sample)
-        progress.outcome, progress.message = "not_run", str(exc)
+        state.outcome, state.message = "not_run", str(exc)
         pytest.skip(f"not run: {exc}")
-    progress.answers = answers
+    state.answers = answers
     run.warn(sample, answers)
     return answers
 
 
 def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]:
-    from pytest_audiobench.run.keys import session_of
-
-    run = session_of(request.config)
-    progress = request.node.stash.setdefault(STATE_KEY, ItemState())
+    run = session_of(request.config).worker
+    state = request.node.stash.setdefault(STATE_KEY, ItemState())
     try:
         verdicts = run.wait(run.pipeline(sample).grade)
     except JudgeError as exc:
         if exc.verdict is not None:
-            progress.verdicts = [exc.verdict]
+            state.verdicts = [exc.verdict]
         raise
     except BudgetExhausted as exc:
-        progress.outcome, progress.message = "not_run", str(exc)
+        state.outcome, state.message = "not_run", str(exc)
         pytest.skip(f"not run: {exc}")
     finally:
         run.done(sample)
-    progress.verdicts = verdicts
+    state.verdicts = verdicts
     request.node.user_properties += run.benchmarks[sample.benchmark].properties(verdicts)
     return verdicts
 
@@ -153,18 +145,18 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
     sample = item.stash.get(SAMPLE_KEY, None)
     if sample is None:
         return
-    progress = item.stash.setdefault(STATE_KEY, ItemState())
-    if report.skipped and progress.outcome == "passed":
-        progress.outcome = "skipped"
-        progress.message = _skip_reason(report)
-    elif report.failed and progress.outcome in ("passed", "skipped"):
-        progress.outcome = "failed" if report.when == "call" else "error"
-        progress.message = _message(excinfo)
+    state = item.stash.setdefault(STATE_KEY, ItemState())
+    if report.skipped and state.outcome == "passed":
+        state.outcome = "skipped"
+        state.message = _skip_reason(report)
+    elif report.failed and state.outcome in ("passed", "skipped"):
+        state.outcome = "failed" if report.when == "call" else "error"
+        state.message = _message(excinfo)
         if excinfo is not None and isinstance(excinfo.value, AudiobenchError):
             # Our errors say all there is to say; the engine's traceback would bury it.
-            report.longrepr = progress.message
+            report.longrepr = state.message
     if report.when == "teardown":
-        report.audiobench_record = progress.record(sample).model_dump(  # type: ignore[attr-defined]
+        report.audiobench_record = state.record(sample).model_dump(  # type: ignore[attr-defined]
             mode="json")
         # pytest keeps every item to the end of the run; its answers and verdicts now travel
         # in the record, so the item need not hold them as well.

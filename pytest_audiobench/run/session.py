@@ -1,59 +1,56 @@
-"""The one object a run keeps in ``config.stash``: data, engine, results, gate and report.
+"""The one object a run keeps in ``config.stash``: the benchmarks, their data, the worker side,
+and, on the controller (or in a run without xdist), the records, the gate and the report.
 
-On an xdist worker it loads the samples and runs the items' pipelines; on the controller (or
-in a run without xdist) it also checks the endpoints at start, collects every sample's record
-from the test reports, and decides the gate once, at the end.
+On an xdist worker it loads the samples from the data the controller located and runs the
+items' pipelines through its ``Worker``; on the controller it also checks the endpoints at the
+start, collects every sample's record from the test reports, and decides the gate once, at
+the end.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-import warnings
 from collections.abc import Iterable
-from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Runtime
+from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.release import locate, select
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.gate import baseline as baselines
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.gate.baseline import Baseline
+from pytest_audiobench.gate.verdict import load_baselines
+from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report.model import RunReport
-from pytest_audiobench.report.summary import build_report, exit_status, load_baselines
+from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.run.dryrun import DryRun
-from pytest_audiobench.run.prefetch import Lookahead
 from pytest_audiobench.run.progress import Progress
+from pytest_audiobench.run.worker import Worker
 from pytest_audiobench.transport.cache import ResponseCache
-from pytest_audiobench.transport.engine import Engine, Pipeline
-from pytest_audiobench.transport.pacing import Pacer
 
-T = TypeVar("T")
 _WORKER_ROOTS = "audiobench_roots"
 _DEADLINE = "audiobench_deadline"
 _SHARE = "audiobench_budget_share"
-
-
-class AudiobenchWarning(UserWarning):
-    """Something a person should know about a sample that does not change its outcome."""
 
 
 class AudiobenchSession:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self.benchmarks = {name: registry.get(name) for name in settings.benchmarks}
+        self.benchmarks = {name: registry.create(name, settings) for name in settings.benchmarks}
+        workerinput: dict[str, Any] = getattr(config, "workerinput", {})
+        starts_now = None if settings.deadline is None else time.time() + settings.deadline
+        self.worker = Worker(settings, self.benchmarks,
+                             deadline_at=workerinput.get(_DEADLINE, starts_now),
+                             budget_share=workerinput.get(_SHARE, 1))
         self._roots: dict[str, Path] = {}
-        self._samples: dict[str, list[Sample]] | None = None
-        self._runtime: Runtime | None = None
-        self._engine: Engine | None = None
-        self._lookahead: Lookahead | None = None
+        self._releases: dict[str, Release] | None = None
+        self._baselines: dict[str, Baseline | None] = {}
         self.records: dict[str, SampleRecord] = {}
         self.selected: list[str] | None = None
         self.foreign_failures = 0
@@ -61,11 +58,6 @@ class AudiobenchSession:
         self.plan: DryRun | None = None
         self.progress: Progress | None = None
         """Set by the plugin on the controller when a terminal is there to print to."""
-        self._baselines: dict[str, baselines.Baseline | None] = {}
-        workerinput: dict[str, Any] = getattr(config, "workerinput", {})
-        starts_now = None if settings.deadline is None else time.time() + settings.deadline
-        self._deadline_at: float | None = workerinput.get(_DEADLINE, starts_now)
-        self._budget_share: int = workerinput.get(_SHARE, 1)
 
     # -- start -------------------------------------------------------------------------
 
@@ -77,15 +69,14 @@ class AudiobenchSession:
                 self._roots = {k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()}
                 return
             if self.settings.clear_cache:
-                ResponseCache(self._cache_root).clear()
-            self._roots = {name: b.locate(self.settings) for name, b in self.benchmarks.items()}
-            self.samples()
-            self._baselines = load_baselines(self.settings, self.benchmarks)
+                ResponseCache(self.settings.cache_dir / "responses").clear()
+            catalog = registry.catalog()
+            self._roots = {name: locate(bench, self.settings.data[name], catalog)
+                           for name, bench in self.benchmarks.items()}
+            self.releases()
+            self._baselines = load_baselines(self.settings, list(self.benchmarks))
             if not self.config.option.collectonly and not self.settings.dry_run:
-                runtime = self.runtime()
-                runtime.model.check()
-                if runtime.judge is not None:
-                    runtime.judge.check()
+                self.worker.check()
         except AudiobenchError as exc:
             raise pytest.UsageError(str(exc)) from exc
 
@@ -93,113 +84,23 @@ class AudiobenchSession:
         """What a worker needs from the controller: the data roots, downloaded once."""
         workers = getattr(self.config.option, "numprocesses", None)
         return {_WORKER_ROOTS: {name: str(path) for name, path in self._roots.items()},
-                _DEADLINE: self._deadline_at,
+                _DEADLINE: self.worker.deadline_at,
                 _SHARE: workers if isinstance(workers, int) and workers > 0 else 1}
 
-    def samples(self) -> dict[str, list[Sample]]:
-        if self._samples is None:
-            self._samples = {name: b.load(self._roots[name], self.settings)
-                             for name, b in self.benchmarks.items()}
-        return self._samples
+    def releases(self) -> dict[str, Release]:
+        """Every benchmark's release, its samples narrowed to the selected tasks and limit."""
+        if self._releases is None:
+            catalog, settings = registry.catalog(), self.settings
+            self._releases = {}
+            for name, bench in self.benchmarks.items():
+                release = bench.load(self._roots[name])
+                chosen = select(release.samples, catalog.specs[name], settings.tasks,
+                                settings.limit)
+                self._releases[name] = Release(chosen, release.headline, release.notes)
+        return self._releases
 
-    @property
-    def _cache_root(self) -> Path:
-        return self.settings.cache_dir / "responses"
-
-    def response_cache(self) -> ResponseCache | None:
-        return ResponseCache(self._cache_root) if self.settings.cache else None
-
-    def _make_pacer(self) -> Pacer:
-        share = self._budget_share
-        settings = self.settings
-        return Pacer(
-            settings.concurrency, deadline=self._deadline_at,
-            max_requests=None if settings.budget_requests is None else max(
-                1, settings.budget_requests // share),
-            max_tokens=None if settings.budget_tokens is None else max(
-                1, settings.budget_tokens // share))
-
-    def runtime(self) -> Runtime:
-        if self._runtime is None:
-            from pytest_audiobench.benchmarks.air_bench_chat.judge import load_template
-            from pytest_audiobench.transport.endpoint import Endpoint
-
-            self._engine = Engine(self._make_pacer)
-            pacer = self._engine.pacer
-            judge = self.settings.judge
-            chat = "air_bench_chat" in self.benchmarks
-            cache = self.response_cache()
-            model = None
-            if self.settings.builtin is not None:
-                from pytest_audiobench.builtin import build
-
-                model = build(self.settings.builtin, pacer, cache)
-            offline = None
-            if judge is not None and judge.offline:
-                from pytest_audiobench.builtin.overlap import OverlapJudge
-
-                offline = OverlapJudge()
-            rubric_judge = None
-            if judge is not None and not judge.offline and "mmar" in self.benchmarks:
-                rubric = self.settings.mmar.rubric
-                sampling = judge.endpoint.sampling.model_copy(
-                    update={"temperature": rubric.temperature, "seed": rubric.seed})
-                rubric_judge = Endpoint(judge.endpoint.model_copy(update={"sampling": sampling}),
-                                        pacer, cache)
-            self._runtime = Runtime(
-                settings=self.settings,
-                model=Endpoint(self.settings.endpoint, pacer, cache, local=model),
-                judge=Endpoint(judge.endpoint, pacer, cache, local=offline) if judge else None,
-                judge_template=load_template(judge.template_path) if judge and chat else None,
-                rubric_judge=rubric_judge,
-            )
-        return self._runtime
-
-    # -- items -------------------------------------------------------------------------
-
-    def pipeline(self, sample: Sample) -> Pipeline[list[ModelAnswer], list[Verdict]]:
-        """Every run's answer, then every answer's verdict, each graded as soon as it lands."""
-        runtime = self.runtime()
-        assert self._engine is not None
-        bench = self.benchmarks[sample.benchmark]
-        runs = range(self.settings.runs)
-
-        async def answer() -> list[ModelAnswer]:
-            return list(await asyncio.gather(*(bench.answer(sample, runtime, r) for r in runs)))
-
-        async def grade(answers: list[ModelAnswer]) -> list[Verdict]:
-            return list(await asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers)))
-
-        return self._engine.start(sample.nodeid, answer, grade)
-
-    def prefetch(self, item: pytest.Item) -> None:
-        """Start the pipelines of the items this process runs next, a window at a time."""
-        if self.settings.dry_run:
-            return
-        from pytest_audiobench.run.keys import SAMPLE_KEY
-
-        if self._lookahead is None:
-            self._lookahead = Lookahead(item.session)
-        window = 2 * self.settings.concurrency
-        engine = self._engine
-        for upcoming in self._lookahead.upcoming(item, window):
-            sample = upcoming.stash.get(SAMPLE_KEY, None)
-            # On xdist most of the window is already running: only new items cost anything.
-            if sample is not None and (engine is None or not engine.running(sample.nodeid)):
-                self.pipeline(sample)
-                engine = self._engine
-
-    def done(self, sample: Sample) -> None:
-        if self._engine is not None:
-            self._engine.forget(sample.nodeid)
-
-    @staticmethod
-    def wait(future: Future[T]) -> T:
-        return future.result()
-
-    def warn(self, sample: Sample, answers: list[ModelAnswer]) -> None:
-        for message in dict.fromkeys(m for answer in answers for m in answer.warnings):
-            warnings.warn(AudiobenchWarning(f"{sample.nodeid}: {message}"), stacklevel=2)
+    def samples(self) -> list[Sample]:
+        return [sample for release in self.releases().values() for sample in release.samples]
 
     # -- results (controller) ----------------------------------------------------------
 
@@ -229,30 +130,18 @@ class AudiobenchSession:
         if self.progress is not None:
             self.progress.record(parsed, process, in_flight)
 
-    def in_flight(self) -> int:
-        return self._engine.pacer.in_flight if self._engine is not None else 0
-
     def finish(self, session: pytest.Session) -> None:
         """Aggregate, gate, write the report and baselines, and set the exit status."""
         controller = not hasattr(self.config, "workerinput") and self.selected is not None
         if controller and self.settings.dry_run and not self.config.option.collectonly:
-            self._plan(session)
-        if self._engine is not None and self._runtime is not None:
-            runtime = self._runtime
-
-            async def close() -> None:
-                for endpoint in (runtime.model, runtime.judge, runtime.rubric_judge):
-                    if endpoint is not None:
-                        await endpoint.close()
-
-            self._engine.close(close)
-            self._engine = None
+            self._plan()
+        self.worker.close()
         if (self.selected is None or not controller or self.config.option.collectonly
                 or self.settings.dry_run):
             return
         ordered = [self.records[n] for n in self.selected if n in self.records]
-        self.report = build_report(self.settings, self.benchmarks, ordered, self.selected,
-                                   self._baselines)
+        self.report = build_report(self.settings, self.benchmarks, self.releases(), ordered,
+                                   self.selected, self._baselines)
         if self.settings.report_path is not None:
             self.report.write(self.settings.report_path)
         if self.settings.shard is not None:
@@ -262,14 +151,15 @@ class AudiobenchSession:
                 pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
             session.exitstatus = session.exitstatus if failed else pytest.ExitCode.OK
             return
-        session.exitstatus = exit_status(self.report, session.exitstatus, self.foreign_failures)
+        session.exitstatus = report_status(self.report, session.exitstatus,
+                                           self.foreign_failures)
 
-    def _plan(self, session: pytest.Session) -> None:
+    def _plan(self) -> None:
         from pytest_audiobench.run.dryrun import dry_run
 
         wanted = set(self.selected or ())
-        samples = [s for group in self.samples().values() for s in group if s.nodeid in wanted]
-        self.plan = dry_run(samples, self.benchmarks, self.runtime())
+        samples = [s for s in self.samples() if s.nodeid in wanted]
+        self.plan = dry_run(samples, self.benchmarks, self.worker.runtime())
         if self.settings.report_path is not None:
             self.settings.report_path.parent.mkdir(parents=True, exist_ok=True)
             self.settings.report_path.write_text(self.plan.model_dump_json(indent=1),

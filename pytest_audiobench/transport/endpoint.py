@@ -54,6 +54,16 @@ class Endpoint:
         self._local = local
         self._key = "" if local is not None else api_key(settings)
         self._client: openai.AsyncOpenAI | None = None
+        self._owns_local = True
+
+    def resampled(self, sampling: Mapping[str, Any]) -> Endpoint:
+        """The same endpoint (pacing, cache, in-process model) with these sampling settings
+        changed, e.g. a judge at the temperature and seed another protocol asks for."""
+        changed = self.settings.sampling.model_copy(update=dict(sampling))
+        variant = Endpoint(self.settings.model_copy(update={"sampling": changed}), self._pacer,
+                           self._cache, local=self._local)
+        variant._owns_local = False  # closed once, by the endpoint that was given it
+        return variant
 
     def _async_client(self) -> openai.AsyncOpenAI:
         if self._client is None:
@@ -68,7 +78,7 @@ class Endpoint:
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()
-        if self._local is not None:
+        if self._local is not None and self._owns_local:
             await self._local.close()
 
     def check(self) -> None:

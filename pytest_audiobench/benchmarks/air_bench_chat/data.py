@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from pytest_audiobench.benchmarks.air_bench_chat import NAME
-from pytest_audiobench.benchmarks.air_bench_chat.scoring import TASK_CATEGORY
+from pytest_audiobench.benchmarks.air_bench_chat import NAME, TASK_CATEGORY
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.errors import DataError, problems
 
@@ -88,14 +86,9 @@ def _record(meta: Path, index: int, item: Any) -> ChatRecord:
     return record
 
 
-def _first_per_task(records: list[ChatRecord], limit: int) -> list[ChatRecord]:
-    taken: Counter[str] = Counter()
-    kept = []
-    for record in records:
-        taken[record.task_name] += 1
-        if taken[record.task_name] <= limit:
-            kept.append(record)
-    return kept
+def samples(root: Path) -> list[Sample]:
+    """Every sample of the release at ``root``, in ``uniq_id`` order."""
+    return [_sample(root, r) for r in sorted(read_records(root), key=lambda r: r.uniq_id)]
 
 
 def _sample(root: Path, record: ChatRecord) -> Sample:

@@ -18,8 +18,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed
 from pytest_audiobench.errors import DataError
-from pytest_audiobench.transport.endpoint import Endpoint
+from pytest_audiobench.outcome.records import Verdict
 from pytest_audiobench.transport.types import Usage
 
 PLACEHOLDERS = ("{audio_description}", "{question}", "{answer_1}", "{answer_2}")
@@ -44,7 +45,7 @@ class PassVerdict(BaseModel):
         return self.model_score is not None
 
 
-class ChatVerdict(BaseModel):
+class ChatVerdict(Verdict):
     """Both passes of one sample and the sample's scores (mean over the parsed passes)."""
 
     kind: Literal["air_bench_chat"] = "air_bench_chat"
@@ -70,11 +71,14 @@ class ChatVerdict(BaseModel):
         return sum(p.cached for p in self.passes)
 
 
-def load_template(path: Path | None) -> str:
-    """The built-in prompt, or a user's file that must carry the four placeholders."""
-    if path is None:
-        return (resources.files("pytest_audiobench.benchmarks.air_bench_chat") / "judge_prompt.txt"
-                ).read_text(encoding="utf-8")
+def builtin_template() -> str:
+    """The judge prompt written for this plugin (``judge_prompt.txt``)."""
+    return (resources.files("pytest_audiobench.benchmarks.air_bench_chat") / "judge_prompt.txt"
+            ).read_text(encoding="utf-8")
+
+
+def read_template(path: Path) -> str:
+    """A user's judge prompt, which must carry the four placeholders."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -135,26 +139,23 @@ def pass_request(prompt: str, order: Order, reference: str, answer: str) -> Judg
             {"prompt": prompt, "reference": reference, "answer_1": first, "answer_2": second})
 
 
-async def judge_pass(endpoint: Endpoint, request: JudgeRequest, order: Order,
+async def judge_pass(endpoint: Judge, request: JudgeRequest, order: Order,
                      retries: int) -> PassVerdict:
     """Ask until the reply parses or ``retries`` new attempts are spent."""
     messages, fingerprint = request
-    outputs: list[str] = []
-    usage = Usage()
-    cached = 0
-    for attempt in range(retries + 1):
-        completion = await endpoint.complete(messages, seed_offset=attempt,
-                                             fingerprint=fingerprint)
-        outputs.append(completion.text)
-        usage = usage + completion.usage
-        cached += completion.cached
-        scores = parse_scores(completion.text)
-        if scores is not None:
-            first, second = scores
-            model, reference = (second, first) if order == "reference_first" else scores
-            return PassVerdict(order=order, outputs=outputs, model_score=model,
-                               reference_score=reference, usage=usage, cached=cached)
-    return PassVerdict(order=order, outputs=outputs, usage=usage, cached=cached)
+    asked = await ask_until_parsed(endpoint, messages, _scores_or_problem, retries + 1,
+                                   fingerprint=fingerprint)
+    if asked.parsed is None:
+        return PassVerdict(order=order, outputs=asked.outputs, usage=asked.usage,
+                           cached=asked.cached)
+    first, second = asked.parsed
+    model, reference = (second, first) if order == "reference_first" else (first, second)
+    return PassVerdict(order=order, outputs=asked.outputs, model_score=model,
+                       reference_score=reference, usage=asked.usage, cached=asked.cached)
+
+
+def _scores_or_problem(reply: str) -> tuple[int, int] | str:
+    return parse_scores(reply) or "not two integer scores from 0 to 10"
 
 
 def judge_prompts(template: str, audio_description: str, question: str, reference: str,
@@ -170,7 +171,7 @@ def judge_prompts(template: str, audio_description: str, question: str, referenc
     }
 
 
-async def judge_sample(endpoint: Endpoint, template: str, *, audio_description: str,
+async def judge_sample(endpoint: Judge, template: str, *, audio_description: str,
                        question: str, reference: str, answer: str, swap: bool,
                        retries: int) -> ChatVerdict:
     """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time."""

@@ -10,28 +10,19 @@ Speech, Sound, Music and Mixed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
+from pytest_audiobench.benchmarks.air_bench_chat import NAME, TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatVerdict, PassVerdict
 from pytest_audiobench.outcome.metrics import Metric
 
-TASK_CATEGORY: Mapping[str, str] = {
-    "speech_QA": "speech",
-    "speech_dialogue_QA": "speech",
-    "sound_QA": "sound",
-    "sound_generation_QA": "sound",
-    "music_QA": "music",
-    "music_generation_analysis_QA": "music",
-    "speech_and_sound_QA": "speech_and_sound",
-    "speech_and_music_QA": "speech_and_music",
-}
 CATEGORIES = ("speech", "sound", "music", "speech_and_sound", "speech_and_music")
 MIXED = ("speech_and_sound", "speech_and_music")
 AVERAGED = ("speech", "sound", "music", "mixed")
 
 
 def chat_metrics(graded: Iterable[tuple[str, ChatVerdict]],
-                 prefix: str = "air_bench_chat") -> dict[str, Metric]:
+                 prefix: str = NAME) -> dict[str, Metric]:
     """Metrics named ``<prefix>.<task|category|mixed|average>.<score|reference|win_rate>``."""
     groups: dict[str, list[ChatVerdict]] = defaultdict(list)
     for task, verdict in graded:

@@ -7,20 +7,12 @@ rubric, and a wrong one scores 0 without a judge call, as the official scripts d
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.asking import ask_model
-from pytest_audiobench.benchmarks.base import Runtime
-from pytest_audiobench.benchmarks.mmar import NAME
-from pytest_audiobench.benchmarks.mmar.data import (
-    CATEGORIES,
-    MODALITIES,
-    MmarRecord,
-    audio_path,
-    read_mmar,
-)
+from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime
+from pytest_audiobench.benchmarks.mmar import MODALITIES, NAME
+from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
 from pytest_audiobench.benchmarks.mmar.export import export_submission
 from pytest_audiobench.benchmarks.mmar.matching import (
     MatchDecision,
@@ -29,90 +21,79 @@ from pytest_audiobench.benchmarks.mmar.matching import (
     split_reasoning,
 )
 from pytest_audiobench.benchmarks.mmar.metrics import mmar_metrics, slug
-from pytest_audiobench.benchmarks.mmar.prompts import load_prompt_template, prompt_for
+from pytest_audiobench.benchmarks.mmar.options import Matcher
+from pytest_audiobench.benchmarks.mmar.prompts import prompt_for
 from pytest_audiobench.benchmarks.mmar.rubrics import (
     RubricVerdict,
     rate_sample,
     rubric_messages,
+    wrong_answer_verdict,
 )
+from pytest_audiobench.benchmarks.mmar.settings import MmarSettings
 from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict, mmar_verdicts
-from pytest_audiobench.benchmarks.release import mini_root
 from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.config.names import BENCHMARK_TASKS, MINI, Matcher
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.transport.endpoint import Endpoint
 
-THINKING_LIMIT = 10_000
-"""The challenge's limit on thinking_prediction, in characters."""
+NO_RUBRICS = "Rubrics and CRS unavailable: this release (MMAR-meta.json) has no rubrics"
 
 
-class Mmar:
+class Mmar(Benchmark):
     """The 1,000 MMAR items; tasks are the seven modalities."""
 
     name = NAME
 
-    def __init__(self) -> None:
-        self.has_rubrics = True
-        self.template: str | None = None
-        self.style = "default"
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self.own = MmarSettings.model_validate(settings.of(NAME))
 
-    def locate(self, settings: Settings) -> Path:
-        self._read_template(settings)  # a bad template stops the run before any request
-        spec = settings.data[NAME]
-        if spec == "modelscope":
-            raise DataError("--audiobench-data modelscope: MMAR is published on Hugging Face; "
-                            "use 'huggingface' or a local release root")
-        if spec == MINI:
-            return mini_root(NAME)
-        if spec != "huggingface":
-            return Path(spec)
-        from pytest_audiobench.hub.download import DownloadError, download_mmar
+    def download(self, source: str) -> Path:
+        from pytest_audiobench.benchmarks.mmar.download import download_mmar
+        from pytest_audiobench.hub.network import DownloadError
 
         try:
-            return download_mmar(settings.cache_dir)
+            return download_mmar(self.settings.cache_dir)
         except DownloadError as exc:
-            raise DataError(f"--audiobench-data huggingface: {exc}") from exc
+            raise DataError(f"--audiobench-data {source}: {exc}") from exc
 
-    def load(self, root: Path, settings: Settings) -> list[Sample]:
-        self._read_template(settings)
-        self.style = settings.mmar.prompt
-        records, self.has_rubrics = read_mmar(root)
-        wanted = set(settings.tasks) & set(BENCHMARK_TASKS[NAME]) or set(BENCHMARK_TASKS[NAME])
-        chosen = [r for r in records if r.modality in wanted]
-        if settings.limit is not None:
-            taken: Counter[str] = Counter()
-            kept = []
-            for record in chosen:  # the release's order: the same N on every run
-                taken[record.modality] += 1
-                if taken[record.modality] <= settings.limit:
-                    kept.append(record)
-            chosen = kept
-        return [Sample(benchmark=NAME, id=r.id, task=r.modality, category=r.category,
-                       subcategory=r.sub_category, audio=audio_path(root, r),
-                       question=r.question, reference=r.answer, context=r.thinking or "",
-                       record=r, choices=tuple(r.choices)) for r in chosen]
-
-    def _read_template(self, settings: Settings) -> None:
-        path = settings.mmar.template_path
-        if path is not None and self.template is None:
-            self.template = load_prompt_template(path)
+    def load(self, root: Path) -> Release:
+        records, has_rubrics = read_mmar(root)
+        samples = [Sample(benchmark=NAME, id=r.id, task=r.modality, category=r.category,
+                          subcategory=r.sub_category, audio=audio_path(root, r),
+                          question=r.question, reference=r.answer, context=r.thinking or "",
+                          record=r, choices=tuple(r.choices)) for r in records]
+        headline = [f"{NAME}.avg", *(f"{NAME}.modality.{m}.avg" for m in MODALITIES),
+                    *(f"{NAME}.category.{slug(c)}.avg" for c in CATEGORIES)]
+        if has_rubrics:
+            return Release(samples, (*headline, f"{NAME}.rubrics", f"{NAME}.crs"))
+        return Release(samples, tuple(headline), (NO_RUBRICS,))
 
     def prompt(self, sample: Sample) -> str:
-        return prompt_for(sample.record, self.style, self.template)
+        return prompt_for(sample.record, self.own.prompt, self.own.template)
+
+    def rubric_judge(self, runtime: Runtime) -> Endpoint | None:
+        """The judge with the rubric protocol's sampling; None when no LLM judge is given
+        (an offline judge cannot rate reasoning)."""
+        judge = self.settings.judge
+        if judge is None or judge.offline:
+            return None
+        rubric = self.own.rubric
+        return runtime.judge_sampled(temperature=rubric.temperature, seed=rubric.seed)
 
     def judge_calls(self, sample: Sample, answer: str | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
         record: MmarRecord = sample.record
-        judge = runtime.rubric_judge
-        raters = runtime.settings.mmar.rubric.raters
+        judge = self.rubric_judge(runtime)
+        raters = self.own.rubric.raters
         if judge is None or record.rubric is None:
             return 0, 0, False
         if answer is None:
             return raters, 0, True  # only a correct answer is rated
-        verdict = match_answer(record, answer, runtime.settings.mmar.matcher)
+        verdict = match_answer(record, answer, self.own.matcher)
         if not verdict.correct:
             return 0, 0, False  # a wrong answer scores 0 without a judge call
         messages = rubric_messages(record.question, record.answer, record.thinking or "",
@@ -121,28 +102,24 @@ class Mmar:
                    for r in range(raters))
         return raters, hits, False
 
-    async def answer(self, sample: Sample, runtime: Runtime, run: int) -> ModelAnswer:
-        return await ask_model(sample, self.prompt(sample), runtime, run)
-
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
         record: MmarRecord = sample.record
-        verdict = match_answer(record, answer.text, runtime.settings.mmar.matcher)
-        if runtime.rubric_judge is None or record.rubric is None:
+        verdict = match_answer(record, answer.text, self.own.matcher)
+        judge = self.rubric_judge(runtime)
+        if judge is None or record.rubric is None:
             return verdict
         if not verdict.correct:
-            rubric = RubricVerdict(correct=False, score=0.0,
-                                   notes=["wrong answer: 0 without a judge call"])
+            rubric = wrong_answer_verdict()
         else:
-            rubric_settings = runtime.settings.mmar.rubric
             rubric = await rate_sample(
-                runtime.rubric_judge, question=record.question, answer=record.answer,
+                judge, question=record.question, answer=record.answer,
                 thinking=record.thinking or "", criteria=record.rubric,
                 model_reasoning=verdict.reasoning, model_answer=verdict.prediction,
-                raters=rubric_settings.raters, max_attempts=rubric_settings.attempts)
+                raters=self.own.rubric.raters, max_attempts=self.own.rubric.attempts)
         return verdict.model_copy(update={"rubric": rubric})
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict], settings: Settings) -> str | None:
+                verdicts: Sequence[Verdict]) -> str | None:
         graded = mmar_verdicts(verdicts)
         wrong = [v for v in graded if not v.correct]
         if not wrong:
@@ -150,7 +127,7 @@ class Mmar:
         record: MmarRecord = sample.record
         runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
         lines = [
-            f"{NAME} {sample.task} {sample.id}: wrong answer{runs} ({settings.mmar.matcher} "
+            f"{NAME} {sample.task} {sample.id}: wrong answer{runs} ({self.own.matcher} "
             "matcher)",
             text_field("question", record.question),
             text_field("choices", " | ".join(record.choices)),
@@ -186,44 +163,34 @@ class Mmar:
                   if len(r.verdicts) > run]
         return mmar_metrics(graded, {r.sample_id: r for r in records})
 
-    def headline(self) -> tuple[str, ...]:
-        names = [f"{NAME}.avg", *(f"{NAME}.modality.{m}.avg" for m in MODALITIES),
-                 *(f"{NAME}.category.{slug(c)}.avg" for c in CATEGORIES)]
-        if self.has_rubrics:
-            names += [f"{NAME}.rubrics", f"{NAME}.crs"]
-        return tuple(names)
-
-
-    def failed_means(self, settings: Settings) -> str:
+    def failed_means(self) -> str:
         return "wrong"
 
-    def notes(self, settings: Settings) -> list[str]:
-        mmar = settings.mmar
-        prompt = (f"prompt {mmar.template_path}" if mmar.template_path
-                  else f"{mmar.prompt} prompt")
-        notes = [f"{mmar.matcher} matcher decides correctness (mmar.official.avg and "
+    def notes(self, release: Release) -> list[str]:
+        own, judge = self.own, self.settings.judge
+        prompt = f"prompt {own.template_path}" if own.template_path else f"{own.prompt} prompt"
+        notes = [f"{own.matcher} matcher decides correctness (mmar.official.avg and "
                  f"mmar.strict.avg give both); {prompt}"]
-        if not self.has_rubrics:
-            notes.append("Rubrics and CRS unavailable: this release (MMAR-meta.json) has no "
-                         "rubrics")
-        elif settings.judge is None:
+        if release.notes:
+            notes += release.notes
+        elif judge is None:
             notes.append("Rubrics and CRS unavailable: no judge given (--audiobench-judge-*)")
-        elif settings.judge.offline:
+        elif judge.offline:
             notes.append(f"Rubrics and CRS unavailable: the offline judge "
-                         f"{settings.judge.endpoint.model!r} cannot rate reasoning; they need an "
+                         f"{judge.endpoint.model!r} cannot rate reasoning; they need an "
                          "LLM judge (--audiobench-judge-model and --audiobench-judge-api-url)")
         else:
-            rubric = mmar.rubric
-            notes.append(f"rubrics judged by {settings.judge.endpoint.model} (temperature "
+            rubric = own.rubric
+            notes.append(f"rubrics judged by {judge.endpoint.model} (temperature "
                          f"{rubric.temperature:g}, seed {rubric.seed}, {rubric.raters} raters "
                          "per correct answer, the lowest and highest dropped)")
-        if settings.runs > 1:
-            notes.append(f"{settings.runs} inference runs; numbers are the mean of the middle "
-                         "runs (paper protocol); each run is in the JSON report")
+        if self.settings.runs > 1:
+            notes.append(f"{self.settings.runs} inference runs; numbers are the mean of the "
+                         "middle runs (paper protocol); each run is in the JSON report")
         return notes
 
-    def finish(self, records: Sequence[SampleRecord], settings: Settings) -> list[str]:
-        path = settings.mmar.export_path
+    def finish(self, records: Sequence[SampleRecord]) -> list[str]:
+        path = self.own.export_path
         if path is None:
             return []
         written, empty = export_submission([r for r in records if r.benchmark == NAME], path)

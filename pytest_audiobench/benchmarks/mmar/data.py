@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from pytest_audiobench.benchmarks.mmar import MODALITIES, MODALITY_COUNTS
 from pytest_audiobench.benchmarks.mmar.rubrics import Rubric
 from pytest_audiobench.errors import DataError
 
@@ -25,17 +26,6 @@ META_JSON = "MMAR-meta.json"
 FLAG = "--audiobench-data"
 RECORD_COUNT = 1000
 
-# In the official evaluation.py's order, which is also the order it prints them in.
-MODALITY_COUNTS: dict[str, int] = {
-    "sound": 165,
-    "music": 206,
-    "speech": 294,
-    "mix-sound-music": 11,
-    "mix-sound-speech": 218,
-    "mix-music-speech": 82,
-    "mix-sound-music-speech": 24,
-}
-MODALITIES: tuple[str, ...] = tuple(MODALITY_COUNTS)
 CATEGORY_COUNTS: dict[str, int] = {
     "Signal Layer": 43,
     "Perception Layer": 404,

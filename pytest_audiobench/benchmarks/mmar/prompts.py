@@ -26,9 +26,6 @@ def reasoning_prompt(question: str, choices: Sequence[str]) -> str:
     )
 
 
-# --- helpers ----------------------------------------------------------------------------------
-
-
 def prompt_for(record: MmarRecord, style: str, template: str | None) -> str:
     """A user's template when given (filled in one pass, literally), else the built-in
     layout of ``style``."""
@@ -40,7 +37,7 @@ def prompt_for(record: MmarRecord, style: str, template: str | None) -> str:
     return build(record.question, record.choices)
 
 
-def load_prompt_template(path: Path) -> str:
+def read_prompt_template(path: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

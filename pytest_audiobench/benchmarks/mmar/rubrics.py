@@ -15,21 +15,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from pytest_audiobench.transport.types import Completion, Usage
+from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed
+from pytest_audiobench.outcome.metrics import trimmed_mean
+from pytest_audiobench.transport.types import Usage
 
 RUBRIC_CRITERIA = 5
 """Criteria per item in the MMAR-Rubrics release."""
-RATERS = 5
-MAX_ATTEMPTS = 20
 LENGTH_LIMIT = 10_000
 """The challenge's limit on a submission's reasoning; the official script only warns past it."""
-JUDGE_MODEL = "gpt-4o-2024-11-20"
-JUDGE_TEMPERATURE = 0.0
-JUDGE_SEED = 42
 
 SYSTEM_PROMPT = (
     "You grade the reasoning of a model that answered a question about an audio clip. Be "
@@ -121,13 +118,6 @@ class RubricMetrics(BaseModel):
     """Sum of rubric scores over the number of correct answers, among evaluated samples."""
 
 
-class ChatEndpoint(Protocol):
-    """What the raters need of an endpoint (``pytest_audiobench.client.Endpoint`` fits)."""
-
-    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
-                       cache_tag: str | None = None) -> Completion: ...
-
-
 def rubric_prompt(question: str, answer: str, thinking: str, criteria: Sequence[RubricCriterion],
                   model_reasoning: str, model_answer: str) -> str:
     """The judge's user message: reference, rubric, required output, then the submission."""
@@ -158,13 +148,6 @@ def rubric_prompt(question: str, answer: str, thinking: str, criteria: Sequence[
         f"Model's reasoning:\n{model_reasoning}\n\n"
         f"Model's final answer: {model_answer}"
     )
-
-
-def parse_rubric_reply(reply: str,
-                       criteria: Sequence[RubricCriterion]) -> list[CriterionScore] | None:
-    """The criterion scores of a reply that passes the official checks, else None."""
-    checked = check_rubric_reply(reply, criteria)
-    return None if isinstance(checked, str) else checked
 
 
 def check_rubric_reply(reply: str,
@@ -207,46 +190,22 @@ def call_score(scores: Sequence[int], criteria: Sequence[RubricCriterion]) -> fl
     return sum(scores) / ceiling if ceiling else 0.0
 
 
-def trimmed_mean(values: Sequence[float]) -> float:
-    """Mean without the lowest and the highest value (of five: the middle three).
-
-    With fewer than three values nothing is dropped and this is the plain mean, as in the
-    official script. Raises ValueError for no values.
-    """
-    if not values:
-        raise ValueError("trimmed_mean of no values")
-    ordered = sorted(values)
-    kept = ordered[1:-1] if len(ordered) >= 3 else ordered
-    return sum(kept) / len(kept)
-
-
-def middle_runs_mean(values: Sequence[float]) -> float:
-    """The README's repeated-run rule: of five runs' results, the mean of the middle three.
-
-    The same trimming as ``trimmed_mean`` (which the official script applies to the five
-    raters of each sample), applied to whole-run metrics instead.
-    """
-    return trimmed_mean(values)
-
-
 def wrong_answer_verdict() -> RubricVerdict:
     """The verdict of a sample whose answer did not match: 0, with no judge call."""
     return RubricVerdict(correct=False, score=0.0, notes=[
         "wrong answer: scored 0 without asking the judge, as the official protocol does"])
 
 
-async def rate_sample(endpoint: ChatEndpoint, *, question: str, answer: str, thinking: str,
+async def rate_sample(judge: Judge, *, question: str, answer: str, thinking: str,
                       criteria: Sequence[RubricCriterion], model_reasoning: str,
-                      model_answer: str, raters: int = RATERS, max_attempts: int = MAX_ATTEMPTS,
-                      vary_seed: bool = False) -> RubricVerdict:
+                      model_answer: str, raters: int, max_attempts: int) -> RubricVerdict:
     """Score a correctly answered sample's reasoning with ``raters`` judge raters.
 
     Every rater asks the same prompt until a reply passes the checks or ``max_attempts``
     replies were rejected. As in the official script the raters ask in turn, every request
     carries the same seed, and the first rater that never passes ends the sample (its rubric
-    score is then unavailable: later raters could not change that). With ``vary_seed``,
-    attempt ``k`` of rater ``r`` gets seed offset ``r * max_attempts + k`` instead. Transport
-    failures are the endpoint's to retry; it raises EndpointError when they persist.
+    score is then unavailable: later raters could not change that). Transport failures are
+    the endpoint's to retry; it raises EndpointError when they persist.
     """
     if raters < 1 or max_attempts < 1:
         raise ValueError(f"raters ({raters}) and max_attempts ({max_attempts}) must be >= 1")
@@ -254,8 +213,7 @@ async def rate_sample(endpoint: ChatEndpoint, *, question: str, answer: str, thi
                                model_answer)
     results: list[RaterResult] = []
     for rater in range(raters):
-        result = await _rate(endpoint, messages, criteria, max_attempts,
-                             rater * max_attempts if vary_seed else None, rater)
+        result = await _rate(judge, messages, criteria, max_attempts, rater)
         results.append(result)
         if result.score is None:
             break
@@ -315,29 +273,20 @@ def rubric_metrics(samples: Iterable[tuple[bool, float | None]]) -> RubricMetric
     )
 
 
-async def _rate(endpoint: ChatEndpoint, messages: list[dict[str, Any]],
-                criteria: Sequence[RubricCriterion], max_attempts: int,
-                seed_base: int | None, rater: int) -> RaterResult:
-    outputs: list[str] = []
-    usage = Usage()
-    problem = None
-    cached = 0
-    for attempt in range(max_attempts):
-        offset = 0 if seed_base is None else seed_base + attempt
-        # The official raters send the very same request; the tag keeps one cache entry per
-        # rater and attempt, so a resumed run replays each rater instead of the first one.
-        completion = await endpoint.complete(messages, seed_offset=offset,
-                                             cache_tag=f"rater {rater} attempt {attempt}")
-        outputs.append(completion.text)
-        usage = usage + completion.usage
-        cached += completion.cached
-        checked = check_rubric_reply(completion.text, criteria)
-        if isinstance(checked, str):
-            problem = checked
-            continue
-        return RaterResult(outputs=outputs, scores=checked, usage=usage, cached=cached,
-                           score=call_score([s.score for s in checked], criteria))
-    return RaterResult(outputs=outputs, problem=problem, usage=usage, cached=cached)
+async def _rate(judge: Judge, messages: list[dict[str, Any]],
+                criteria: Sequence[RubricCriterion], max_attempts: int, rater: int) -> RaterResult:
+    # The official raters send the very same request (seed offset 0); the tag keeps one cache
+    # entry per rater and attempt, so a resumed run replays each rater instead of the first.
+    asked = await ask_until_parsed(
+        judge, messages, lambda reply: check_rubric_reply(reply, criteria), max_attempts,
+        seed_offset=lambda attempt: 0,
+        cache_tag=lambda attempt: f"rater {rater} attempt {attempt}")
+    if asked.parsed is None:
+        return RaterResult(outputs=asked.outputs, problem=asked.problem, usage=asked.usage,
+                           cached=asked.cached)
+    return RaterResult(outputs=asked.outputs, scores=asked.parsed, usage=asked.usage,
+                       cached=asked.cached,
+                       score=call_score([s.score for s in asked.parsed], criteria))
 
 
 def _text(value: object) -> str:

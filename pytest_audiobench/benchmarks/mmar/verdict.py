@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel
-
 from pytest_audiobench.benchmarks.mmar.matching import MatchDecision
 from pytest_audiobench.benchmarks.mmar.rubrics import RubricVerdict
+from pytest_audiobench.outcome.records import Verdict
 from pytest_audiobench.transport.types import Usage
 
 
-class MmarVerdict(BaseModel):
+class MmarVerdict(Verdict):
     """One answer's grading: what was extracted, both matchers' decisions, the rubric."""
 
     kind: Literal["mmar"] = "mmar"

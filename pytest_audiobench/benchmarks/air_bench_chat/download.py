@@ -1,0 +1,146 @@
+"""Download AIR-Bench Chat from ModelScope: only ``Chat/Chat_meta.json`` and the audio folders
+of the selected tasks are fetched: the whole release (the Foundation half too) is tens of GB.
+``modelscope`` is imported lazily inside :func:`download_air_bench_chat`, so importing this
+module stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+
+from pytest_audiobench.hub.modelscope import probe, resolve_endpoint
+from pytest_audiobench.hub.network import DownloadError, fix_hint, short_reason
+
+AIR_BENCH_CHAT_REPO = "evalscope/AIR-Bench"
+# The name the same dataset was published under before; only quoted in error messages.
+_OLDER_REPO_NAME = "evalscope/AIR-Bench-Dataset"
+
+CHAT_FOLDERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "speech_QA": ("speech_QA_iemocap", "speech_QA_common_voice_en"),
+        "speech_dialogue_QA": ("speech_dialogue_QA_fisher", "speech_dialogue_QA_spokenwoz"),
+        "sound_QA": ("sound_QA_clotho",),
+        "sound_generation_QA": ("sound_generation_QA_clotho",),
+        "music_QA": ("music_QA_musiccaps",),
+        "music_generation_analysis_QA": ("music_generation_analysis_QA_musiccaps",),
+        "speech_and_sound_QA": ("speech_and_sound_QA_audiocaps_cv",),
+        "speech_and_music_QA": ("speech_and_music_QA_musiccaps_cv",),
+    }
+)
+
+_META_PATH = "Chat/Chat_meta.json"
+
+
+def _folders_for(tasks: Sequence[str]) -> list[str]:
+    if isinstance(tasks, str):
+        raise TypeError("tasks must be a sequence of task names, not a single string")
+    unknown = [t for t in tasks if t not in CHAT_FOLDERS]
+    if unknown or not tasks:
+        if unknown:
+            problem = f"unknown AIR-Bench Chat task(s) {', '.join(map(repr, unknown))}"
+        else:
+            problem = "no AIR-Bench Chat task selected"
+        raise ValueError(f"{problem}; accepted tasks: {', '.join(CHAT_FOLDERS)}")
+    folders: list[str] = []
+    for task in tasks:
+        folders.extend(f for f in CHAT_FOLDERS[task] if f not in folders)
+    return folders
+
+
+def chat_allow_patterns(folders: Sequence[str]) -> list[str]:
+    """modelscope allow-patterns for the meta file plus every file under `folders`.
+
+    modelscope matches each repo-relative file path with :func:`fnmatch.fnmatch`, whose ``*``
+    also matches ``/``, so ``Chat/<folder>/*`` covers files in nested subfolders too.
+    """
+    return [_META_PATH, *(f"Chat/{folder}/*" for folder in folders)]
+
+
+def _cached_hint(root: Path, folders: Sequence[str]) -> str:
+    complete = (root / _META_PATH).is_file() and all(
+        (root / "Chat" / f).is_dir() and any((root / "Chat" / f).iterdir()) for f in folders
+    )
+    if not complete:
+        return ""
+    return f" (an earlier download of these folders is in {root}: pass --audiobench-data {root})"
+
+
+def download_air_bench_chat(
+    tasks: Sequence[str],
+    cache_dir: Path,
+    *,
+    repo_id: str = AIR_BENCH_CHAT_REPO,
+    endpoint: str | None = None,
+) -> Path:
+    """Download Chat/Chat_meta.json and the audio folders of `tasks` into `cache_dir`; return the
+    release root (the directory that contains ``Chat/``).
+
+    The root is ``cache_dir / "<owner>--<name>"`` of `repo_id` (e.g.
+    ``cache_dir/evalscope--AIR-Bench``); modelscope's lock files go to ``cache_dir/.lock``.
+    A re-run lists the repo again and downloads only what is missing or whose size or SHA-256
+    differs from the hub's listing (modelscope's own cache check), so it needs the hub too.
+
+    The hub is `endpoint`, else the environment variable ``MODELSCOPE_ENDPOINT``, else the
+    deprecated ``MODELSCOPE_DOMAIN``, else https://www.modelscope.cn. Before modelscope is
+    called the hub gets one request (5 s connect, 8 s read timeout, no retry), so an offline
+    run fails at once, or after those timeouts, instead of after modelscope's own retries with
+    back-off (about 20 s with no network at all, more when packets are dropped). A token for
+    private repos is read by modelscope from ``MODELSCOPE_API_TOKEN``; modelscope's other
+    ``MODELSCOPE_*`` tunables (timeouts, retry counts) apply as modelscope documents them.
+
+    Raises ValueError for an unknown (or no) task name, DownloadError (one line, chained) when
+    the hub is unreachable, the download fails, or the repo's layout is not the expected one.
+    """
+    folders = _folders_for(tasks)
+    hub = resolve_endpoint(endpoint)
+    cache_dir = Path(cache_dir).expanduser().resolve()
+    root = cache_dir / repo_id.replace("/", "--")
+    paths = ", ".join([_META_PATH, *(f"Chat/{folder}/" for folder in folders)])
+    what = f"AIR-Bench Chat ({repo_id}: {paths})"
+
+    try:
+        probe(hub, repo_id)
+    except Exception as exc:
+        raise DownloadError(
+            f"cannot download {what} from {hub}: {short_reason(exc)}; "
+            f"{fix_hint(hub)}{_cached_hint(root, folders)}"
+        ) from exc
+
+    from modelscope.hub.snapshot_download import dataset_snapshot_download
+
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        returned = dataset_snapshot_download(
+            repo_id,
+            cache_dir=str(cache_dir),
+            local_dir=str(root),
+            allow_patterns=chat_allow_patterns(folders),
+            endpoint=hub,
+        )
+    except Exception as exc:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else ""
+        if status == 404 or cause == "NotExistError":
+            raise DownloadError(
+                f"cannot download {what}: {hub} has no dataset {repo_id} (HTTP 404); check the "
+                f"dataset id (it was also published as {_OLDER_REPO_NAME}), or {fix_hint(hub)}"
+            ) from exc
+        raise DownloadError(
+            f"cannot download {what} from {hub}: {short_reason(exc)}; files already fetched "
+            f"are kept and a re-run fetches only the rest; else {fix_hint(hub)}"
+            f"{_cached_hint(root, folders)}"
+        ) from exc
+
+    release_root = Path(returned)
+    missing = [
+        p for p in [_META_PATH, *(f"Chat/{f}" for f in folders)] if not (release_root / p).exists()
+    ]
+    if missing:
+        raise DownloadError(
+            f"unexpected layout of dataset {repo_id} at {hub}: after the download "
+            f"{release_root} lacks {', '.join(missing)} (expected Chat/Chat_meta.json and "
+            f"Chat/<task>_<dataset>/ folders); {fix_hint(hub)}"
+        )
+    return release_root

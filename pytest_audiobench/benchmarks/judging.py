@@ -1,0 +1,63 @@
+"""Asking a judge until its reply parses: what every protocol with a reply format shares.
+
+Each attempt is one request (its seed offset and cache tag chosen by the protocol); every raw
+reply is kept, the accepted one last, with the tokens and the cache hits they took. A reply
+that never parses is the protocol's to report, never a score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from pytest_audiobench.transport.types import Usage
+
+if TYPE_CHECKING:
+    from pytest_audiobench.transport.types import Completion
+
+P = TypeVar("P")
+
+
+class Judge(Protocol):
+    """What asking needs of an endpoint (``transport.endpoint.Endpoint`` fits)."""
+
+    async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
+                       fingerprint: Mapping[str, Any] | None = None,
+                       cache_tag: str | None = None) -> Completion: ...
+
+
+@dataclass
+class Attempts(Generic[P]):
+    """Every reply one ask took, and what the accepted one parsed to."""
+
+    outputs: list[str] = field(default_factory=list)
+    """Raw replies, one per attempt, the accepted one last."""
+    parsed: P | None = None
+    """None when no reply parsed."""
+    problem: str | None = None
+    """Why the last rejected reply was rejected."""
+    usage: Usage = field(default_factory=Usage)
+    cached: int = 0
+    """Replies served from the response cache."""
+
+
+async def ask_until_parsed(
+        judge: Judge, messages: list[dict[str, Any]], parse: Callable[[str], P | str],
+        attempts: int, *, fingerprint: Mapping[str, Any] | None = None,
+        seed_offset: Callable[[int], int] = lambda attempt: attempt,
+        cache_tag: Callable[[int], str | None] = lambda attempt: None) -> Attempts[P]:
+    """Ask up to ``attempts`` times; ``parse`` gives the parsed reply or why it is rejected."""
+    asked: Attempts[P] = Attempts()
+    for attempt in range(attempts):
+        completion = await judge.complete(messages, seed_offset(attempt),
+                                          fingerprint=fingerprint, cache_tag=cache_tag(attempt))
+        asked.outputs.append(completion.text)
+        asked.usage = asked.usage + completion.usage
+        asked.cached += completion.cached
+        parsed = parse(completion.text)
+        if not isinstance(parsed, str):
+            asked.parsed = parsed
+            return asked
+        asked.problem = parsed
+    return asked

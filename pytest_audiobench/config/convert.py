@@ -1,0 +1,101 @@
+"""The converters behind the flags: each turns a flag's text into its value, or raises
+``argparse.ArgumentTypeError`` with one line saying what was expected (pytest prints it as a
+usage error naming the flag)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+S = TypeVar("S", bound=str)
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {value!r}")
+    return number
+
+
+def non_negative_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {value!r}")
+    return number
+
+
+def whole_number(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+
+
+def non_negative_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not number >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {value!r}")
+    return number
+
+
+def choice(accepted: tuple[S, ...]) -> Callable[[str], S]:
+    def convert(value: str) -> S:
+        if value not in accepted:
+            raise argparse.ArgumentTypeError(
+                f"expected one of {', '.join(accepted)}; got {value!r}"
+            )
+        return value
+
+    return convert
+
+
+def name_list(accepted: tuple[str, ...], what: str) -> Callable[[str], tuple[str, ...]]:
+    def convert(value: str) -> tuple[str, ...]:
+        names = tuple(part.strip() for part in value.split(",") if part.strip())
+        unknown = [name for name in names if name not in accepted]
+        if unknown or not names:
+            raise argparse.ArgumentTypeError(
+                f"unknown {what} {', '.join(unknown) or repr(value)}; "
+                f"expected a comma-separated list of: {', '.join(accepted)}"
+            )
+        return tuple(dict.fromkeys(names))
+
+    return convert
+
+
+def path(value: str) -> Path:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty value")
+    return Path(value)
+
+
+def shard(value: str) -> tuple[int, int]:
+    index, _, total = value.partition("/")
+    try:
+        k, n = int(index), int(total)
+    except ValueError:
+        k = n = 0
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N, like 2/4; got {value!r}")
+    return k, n
+
+
+def env_name(value: str) -> str:
+    if not value or not value.replace("_", "").isalnum():
+        # The value is not repeated: it may be a key pasted in by mistake.
+        raise argparse.ArgumentTypeError(
+            "expected the NAME of an environment variable, like AUDIOBENCH_API_KEY (the key "
+            "itself is never a flag)"
+        )
+    return value

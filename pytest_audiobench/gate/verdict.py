@@ -1,0 +1,76 @@
+"""What the gate decides for a run: per benchmark, hold the numbers against its baseline (or
+write a new one), and from those decisions the run's exit status."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.gate import baseline as baselines
+from pytest_audiobench.gate.decision import Gate, evaluate
+from pytest_audiobench.outcome.metrics import Metric
+
+BaselineStatus = Literal["applied", "missing", "written", "refused", "shard"]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One benchmark's baseline: what happened to it, and the gate it gave."""
+
+    status: BaselineStatus
+    path: Path
+    gate: Gate | None = None
+
+
+def baseline_path(settings: Settings, benchmark: str) -> Path:
+    return baselines.path_for(settings.baselines_dir, benchmark, settings.model)
+
+
+def load_baselines(settings: Settings, benchmarks: Sequence[str]
+                   ) -> dict[str, baselines.Baseline | None]:
+    """Every benchmark's baseline, read (and checked) once, before any request."""
+    return {name: baselines.load(baseline_path(settings, name)) for name in benchmarks}
+
+
+def decide(settings: Settings, benchmark: str, headline: Sequence[str],
+           metrics: Mapping[str, Metric], errors: int,
+           current: baselines.Baseline | None) -> Decision:
+    """Hold ``metrics`` against the baseline; with --audiobench-update-baseline write a new
+    one from them when they would hold against it (a shard never gates: its merge does)."""
+    path = baseline_path(settings, benchmark)
+    judge_model = settings.judge.endpoint.model if settings.judge else None
+    if settings.shard is not None:
+        return Decision("shard", path)
+    if settings.update_baseline:
+        fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
+                                   tuple(headline), settings.tolerance, current)
+        gate = evaluate(fresh, metrics, errors, judge_model, settings.max_errors)
+        if gate.held:
+            baselines.write(path, fresh)
+        return Decision("written" if gate.held else "refused", path, gate)
+    if current is None:
+        return Decision("missing", path)
+    return Decision("applied", path,
+                    evaluate(current, metrics, errors, judge_model, settings.max_errors))
+
+
+def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,
+                foreign_failures: int = 0) -> int | pytest.ExitCode:
+    """The gate decides: non-zero when it failed, zero when it held even if samples failed
+    (unless --audiobench-fail-on-samples); pytest's own status stands without a gate, and for
+    interruptions, usage errors and other tests' failures."""
+    if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        return status
+    gated = [d for d in decisions if d.gate is not None]
+    if not all(d.gate.held for d in gated if d.gate is not None) or foreign_failures:
+        return pytest.ExitCode.TESTS_FAILED
+    if settings.require_baseline and any(d.status == "missing" for d in decisions):
+        return pytest.ExitCode.TESTS_FAILED
+    if settings.fail_on_samples or len(gated) < len(decisions):
+        return status
+    return pytest.ExitCode.OK
