@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.config import options
-from pytest_audiobench.run.keys import SESSION_KEY, session_of
+from pytest_audiobench.config import declarations, options
+from pytest_audiobench.run.stash import SESSION_KEY, session_of
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.sample import Sample
@@ -22,12 +22,15 @@ if TYPE_CHECKING:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     catalog = registry.catalog()
-    options.register(parser, options.groups(catalog), catalog)
+    declarations.register(parser, options.groups(catalog), catalog)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "audiobench: a benchmark sample item of pytest-audiobench "
                             "(-m audiobench runs them without the repository's other tests)")
+    for problem in registry.catalog().problems:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"pytest-audiobench: {problem}; that benchmark is left out"), stacklevel=2)
     if not options.enabled(config):
         return
     from pytest_audiobench.config.resolve import read_settings

@@ -13,7 +13,7 @@ import importlib
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
-from pytest_audiobench.config.specs import BenchmarkSpec, Catalog
+from pytest_audiobench.config.declarations import BenchmarkSpec, Catalog
 from pytest_audiobench.errors import AudiobenchError
 
 if TYPE_CHECKING:
@@ -31,18 +31,23 @@ class RegistryError(AudiobenchError):
 
 @functools.cache
 def catalog() -> Catalog:
-    """Every benchmark this Python environment has: the built-in ones first."""
-    specs: dict[str, BenchmarkSpec] = {}
-    found = [(path, "pytest-audiobench") for path in BUILT_IN] + [
-        (entry.value, _origin(entry))
-        for entry in metadata.entry_points(group=ENTRY_POINTS)]
-    for path, origin in found:
-        spec = _spec(path, origin)
-        if spec.name in specs:
-            raise RegistryError(f"benchmark {spec.name!r} is registered twice (again by {origin}, "
-                                f"entry point {path}); uninstall one of the packages")
+    """Every benchmark this Python environment has, the built-in ones first. A registration
+    that cannot be read is left out and said in ``problems``: one broken package must not
+    stop every pytest run of the environment."""
+    built_in = [_spec(path, "pytest-audiobench") for path in BUILT_IN]
+    specs: dict[str, BenchmarkSpec] = {spec.name: spec for spec in built_in}
+    problems = []
+    for entry in metadata.entry_points(group=ENTRY_POINTS):
+        try:
+            spec = _spec(entry.value, _origin(entry))
+            if spec.name in specs:
+                raise RegistryError(f"benchmark {spec.name!r} is registered twice (again by "
+                                    f"{_origin(entry)}, entry point {entry.value})")
+        except RegistryError as exc:
+            problems.append(str(exc))
+            continue
         specs[spec.name] = spec
-    return Catalog.of(specs.values())
+    return Catalog.of(specs.values(), problems)
 
 
 def create(name: str, settings: Settings) -> Benchmark:

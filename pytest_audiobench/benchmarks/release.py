@@ -19,7 +19,7 @@ from pytest_audiobench.errors import DataError
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark
     from pytest_audiobench.benchmarks.sample import Sample
-    from pytest_audiobench.config.specs import BenchmarkSpec, Catalog
+    from pytest_audiobench.config.declarations import BenchmarkSpec, Catalog
 
 
 def mini_root(benchmark: str) -> Path:

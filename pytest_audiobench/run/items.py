@@ -18,7 +18,8 @@ import pytest
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, BudgetExhausted, EmptyAudio, JudgeError
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
-from pytest_audiobench.run.keys import SAMPLE_KEY, session_of
+from pytest_audiobench.run.keys import SAMPLE_KEY
+from pytest_audiobench.run.stash import session_of
 
 STATE_KEY = pytest.StashKey["ItemState"]()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pytest_audiobench.benchmarks.air_bench_chat.options import ChatOptions
-from pytest_audiobench.config.specs import BenchmarkSpec
+from pytest_audiobench.config.declarations import BenchmarkSpec
 
 NAME = "air_bench_chat"
 TASK_CATEGORY: Mapping[str, str] = {

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_audiobench.config import convert
-from pytest_audiobench.config.options import BenchmarkOptions, Option
+from pytest_audiobench.config.declarations import BenchmarkOptions, Option
 
 
 class ChatOptions(BenchmarkOptions):

@@ -7,7 +7,7 @@ This module is the benchmark's spec (cheap: pytest reads it in every start); the
 from __future__ import annotations
 
 from pytest_audiobench.benchmarks.mmar.options import MmarOptions
-from pytest_audiobench.config.specs import BenchmarkSpec
+from pytest_audiobench.config.declarations import BenchmarkSpec
 
 NAME = "mmar"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime
 from pytest_audiobench.benchmarks.mmar import MODALITIES, NAME
+from pytest_audiobench.benchmarks.mmar.choices import Matcher
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
 from pytest_audiobench.benchmarks.mmar.export import export_submission
 from pytest_audiobench.benchmarks.mmar.matching import (
@@ -21,7 +22,6 @@ from pytest_audiobench.benchmarks.mmar.matching import (
     split_reasoning,
 )
 from pytest_audiobench.benchmarks.mmar.metrics import mmar_metrics, slug
-from pytest_audiobench.benchmarks.mmar.options import Matcher
 from pytest_audiobench.benchmarks.mmar.prompts import prompt_for
 from pytest_audiobench.benchmarks.mmar.rubrics import (
     RubricVerdict,

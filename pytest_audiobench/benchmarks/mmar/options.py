@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from pytest_audiobench.benchmarks.mmar.choices import (
+    MATCHERS,
+    PROMPT_STYLES,
+    Matcher,
+    PromptStyle,
+)
 from pytest_audiobench.config import convert
-from pytest_audiobench.config.options import BenchmarkOptions, Option
-
-Matcher = Literal["official", "strict"]
-MATCHERS: tuple[Matcher, ...] = ("official", "strict")
-PromptStyle = Literal["default", "reasoning"]
-PROMPT_STYLES: tuple[PromptStyle, ...] = ("default", "reasoning")
+from pytest_audiobench.config.declarations import BenchmarkOptions, Option
 
 
 class MmarOptions(BenchmarkOptions):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.mmar.options import Matcher, PromptStyle
+from pytest_audiobench.benchmarks.mmar.choices import Matcher, PromptStyle
 from pytest_audiobench.config.settings import Frozen
 
 

@@ -1,0 +1,90 @@
+"""The package's design, checked: the layers and folders of docs/architecture.md hold, no
+folder has an import cycle, a benchmark is named only in its own folder, the plugin stays
+cheap to import, and every module says what it is."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "pytest_audiobench"
+BUILT_IN = ("air_bench_chat", "mmar")
+# A benchmark's name as code writes it: mmar, MMAR, air_bench_chat, AIR-Bench, AirBenchChat.
+NAMED = re.compile(r"(?<![a-z])(mmar|air[_-]?bench)(?![a-z])", re.IGNORECASE)
+
+
+def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    """Layers, independent benchmarks, no cycle in any folder (pyproject.toml's contracts)."""
+    pytest.importorskip("importlinter", reason="import-linter comes with the dev extra")
+    from importlinter.cli import lint_imports
+
+    status = lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True,
+                          no_logo=True)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "3 kept, 0 broken" in out
+
+
+def _code_words(tree: ast.AST) -> list[tuple[int, str]]:
+    """Identifiers and string literals of the code, docstrings left out."""
+    docs = {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    words: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and id(node) not in docs:
+            words.append((node.lineno, node.value))
+        elif isinstance(node, ast.Name):
+            words.append((node.lineno, node.id))
+        elif isinstance(node, ast.Attribute):
+            words.append((node.lineno, node.attr))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            words.append((node.lineno, node.name))
+        elif isinstance(node, ast.alias):
+            words.append((0, node.name))
+    return words
+
+
+def test_no_code_outside_a_benchmark_folder_names_a_benchmark() -> None:
+    """Adding a benchmark is a new folder plus its registration (the registry's list)."""
+    named = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(PACKAGE).as_posix()
+        if any(where.startswith(f"benchmarks/{name}/") for name in BUILT_IN):
+            continue
+        for line, word in _code_words(ast.parse(path.read_text(encoding="utf-8"))):
+            if NAMED.search(word) and not (where == "benchmarks/registry.py"
+                                           and word.endswith(":SPEC")):
+                named.append(f"{where}:{line}: {word[:60]!r}")
+    assert named == []
+
+
+def test_the_check_above_would_see_a_benchmark_named_in_code() -> None:
+    tree = ast.parse('"""Docstrings may say MMAR."""\nif name == "mmar":\n    pass\n')
+    assert [w for _, w in _code_words(tree) if NAMED.search(w)] == ["mmar"]
+    assert not NAMED.search("summary") and not NAMED.search("BenchmarkSummary")
+
+
+def test_the_plugin_and_every_benchmark_spec_import_without_the_heavy_libraries() -> None:
+    """pytest imports the plugin and reads the specs in every run of every project that has
+    it installed; the HTTP client, pydantic and the audio stack load only for a benchmark run."""
+    code = ("import sys, pytest_audiobench.plugin\n"
+            "from pytest_audiobench.benchmarks import registry\n"
+            "registry.catalog()\n"
+            "print(sorted(m for m in ('openai', 'pydantic', 'numpy', 'soundfile', 'aiohttp') "
+            "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=REPO, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_every_module_has_a_docstring() -> None:
+    missing = [path.relative_to(PACKAGE).as_posix() for path in sorted(PACKAGE.rglob("*.py"))
+               if ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) is None]
+    assert missing == []

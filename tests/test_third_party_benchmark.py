@@ -1,0 +1,162 @@
+"""A benchmark from outside the plugin (``tests/toy``), installed as a package would install
+it, through the ``pytest_audiobench.benchmarks`` entry-point group, runs end to end: its own
+option, collection, inference, judging, the gate, the JSON report, shards and their merge."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import MODEL, Servers
+from tests.fakes.datasets import _write_audio
+from tests.fakes.openai_server import ChatRequest, Scripted
+
+REPO = Path(__file__).resolve().parents[1]
+ITEMS = [("c1", "colours", "What colour is named?", "red"),
+         ("c2", "colours", "Which colour comes next?", "blue"),
+         ("n1", "numbers", "How many beeps?", "three"),
+         ("n2", "numbers", "How many claps?", "two")]
+
+
+@pytest.fixture
+def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A distribution whose metadata registers the toy benchmark, on the subprocess's path."""
+    site = tmp_path / "site"
+    dist = site / "toy_benchmark-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-benchmark\nVersion: 0.1\n",
+                                   encoding="utf-8")
+    (dist / "entry_points.txt").write_text(
+        "[pytest_audiobench.benchmarks]\ntoy = tests.toy:SPEC\n", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(REPO)]))
+    return site
+
+
+@pytest.fixture
+def toy_data(tmp_path: Path) -> Path:
+    root = tmp_path / "toy-release"
+    root.mkdir()
+    items = [{"id": i, "task": t, "question": q, "answer": a, "audio": f"{i}.wav"}
+             for i, t, q, a in ITEMS]
+    (root / "toy.json").write_text(json.dumps(items), encoding="utf-8")
+    for item in items:
+        _write_audio(root / item["audio"], item["id"], 0.05, 16000)
+    return root
+
+
+def yes_when_same(request: ChatRequest) -> str:
+    match = re.search(r"Reference: (.*)\nAnswer: (.*)\n", request.text)
+    return "yes" if match and match.group(1) == match.group(2) else "no"
+
+
+def answering(*wrong: str) -> Scripted:
+    """A model that answers every question right but those of ``wrong`` (sample ids)."""
+    script = Scripted("no idea")
+    for sample_id, _, question, answer in ITEMS:
+        script = script.when(contains=question,
+                             replies="something else" if sample_id in wrong else answer)
+    return script
+
+
+def toy_run(pytester: pytest.Pytester, servers: Servers, data: Path, *args: str
+            ) -> tuple[pytest.RunResult, dict[str, Any]]:
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--audiobench-model", MODEL,
+        "--audiobench-api-url", servers.model.url, "--audiobench-judge-model", "judge-model",
+        "--audiobench-judge-api-url", servers.judge.url, "--audiobench-benchmark", "toy",
+        f"--audiobench-data={data}", f"--audiobench-report={report}", "--audiobench-no-cache",
+        *args)
+    data_out = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
+    return result, data_out
+
+
+@pytest.fixture
+def toy_servers(servers: Servers) -> Servers:
+    servers.judge.script = yes_when_same
+    servers.model.script = answering("n2")
+    return servers
+
+
+def test_a_registered_benchmark_runs_with_its_own_option_and_writes_its_baseline(
+        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path,
+        toy_servers: Servers) -> None:
+    result, report = toy_run(pytester, toy_servers, toy_data, "--audiobench-toy-prefix=Say:",
+                             "--audiobench-update-baseline")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert {s["nodeid"]: s["outcome"] for s in report["samples"]} == {
+        "audiobench::toy::colours::c1": "passed", "audiobench::toy::colours::c2": "passed",
+        "audiobench::toy::numbers::n1": "passed", "audiobench::toy::numbers::n2": "failed"}
+    assert all(r.text.startswith("Say: ") for r in toy_servers.model.requests)
+    assert toy_servers.judge.count() == 4
+    assert "toy n2: judged wrong: ['something else']" in result.stdout.str()
+    metrics = report["benchmarks"][0]["metrics"]
+    assert metrics["toy.accuracy"]["value"] == 75.0
+    assert metrics["toy.numbers.accuracy"]["value"] == 50.0
+    assert report["usage"]["judge_requests"] == 4
+    baseline = json.loads((pytester.path / "baselines/toy/audio-model.json").read_text("utf-8"))
+    assert baseline["metrics"] == {"toy.accuracy": {"threshold": 75.0, "tolerance": 0.2}}
+
+
+def test_a_registered_benchmark_is_gated_against_its_baseline(
+        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path,
+        toy_servers: Servers) -> None:
+    written, _ = toy_run(pytester, toy_servers, toy_data, "--audiobench-update-baseline")
+    assert written.ret == pytest.ExitCode.OK, written.stdout.str()
+    toy_servers.model.script = answering("n2", "c1")
+    result, report = toy_run(pytester, toy_servers, toy_data)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    assert report["gate_held"] is False
+    assert "gate: FAILED against" in result.stdout.str()
+    assert "toy.accuracy below (50.000 < 75 - 0.2)" in result.stdout.str()
+
+
+def test_shards_of_a_registered_benchmark_merge_into_the_one_run(
+        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path,
+        toy_servers: Servers) -> None:
+    _, single = toy_run(pytester, toy_servers, toy_data)
+    paths = []
+    for k, xdist in ((1, ()), (2, ("-n", "2"))):
+        path = pytester.path / f"shard-{k}.json"
+        result, _ = toy_run(pytester, toy_servers, toy_data, "--audiobench-shard", f"{k}/2",
+                            f"--audiobench-report={path}", *xdist)
+        assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+        paths.append(path)
+    export = pytester.path / "answers.tsv"
+    merged_path = pytester.path / "merged.json"
+    merged = subprocess.run(
+        [sys.executable, "-m", "pytest_audiobench.report.merge", *map(str, paths),
+         "--report", str(merged_path), "--toy-export", str(export)],
+        capture_output=True, text=True, timeout=120, cwd=pytester.path)
+    assert merged.returncode == 1, merged.stdout + merged.stderr  # a failed sample, no gate
+    report = json.loads(merged_path.read_text(encoding="utf-8"))
+    assert report["benchmarks"][0]["metrics"] == single["benchmarks"][0]["metrics"]
+    assert report["benchmarks"][0]["counts"] == single["benchmarks"][0]["counts"]
+    assert f"toy answers: 4 lines written to {export}" in merged.stdout
+    assert sorted(export.read_text(encoding="utf-8").splitlines()) == [
+        "c1\tred", "c2\tblue", "n1\tthree", "n2\tsomething else"]
+
+
+def test_a_broken_registration_is_one_warning_and_leaves_the_other_benchmarks_running(
+        pytester: pytest.Pytester, toy_installed: Path) -> None:
+    entry = toy_installed / "toy_benchmark-0.1.dist-info" / "entry_points.txt"
+    entry.write_text("[pytest_audiobench.benchmarks]\ntoy = tests.toy:NOPE\n", encoding="utf-8")
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    problem = ("pytest-audiobench: entry point tests.toy:NOPE of toy-benchmark 0.1: cannot load "
+               "tests.toy:NOPE (AttributeError: module 'tests.toy' has no attribute 'NOPE'); "
+               "that benchmark is left out")
+    plain = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    plain.assert_outcomes(passed=1, warnings=1)
+    assert problem in plain.stdout.str()
+    asked = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audiobench-model", "m",
+                                          "--audiobench-benchmark", "toy")
+    assert asked.ret == pytest.ExitCode.USAGE_ERROR
+    assert "argument --audiobench-benchmark: unknown benchmark toy; expected a comma-separated " \
+           "list of: air_bench_chat, mmar" in asked.stderr.str()

@@ -1,0 +1,87 @@
+"""The toy benchmark: each sample asks a question about a clip; the judge says whether the
+model's answer means the reference ("yes"/"no"), asked again until it says one of them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime
+from pytest_audiobench.benchmarks.judging import ask_until_parsed
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.errors import DataError, JudgeError
+from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from tests.toy import NAME
+
+
+class ToyVerdict(Verdict):
+    kind: Literal["toy"] = "toy"
+    correct: bool
+    outputs: list[str]
+
+    @property
+    def judge_calls(self) -> int:
+        return len(self.outputs)
+
+
+class Toy(Benchmark):
+    name = NAME
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        own = settings.of(NAME)
+        self.prefix = str(own["prefix"])
+        self.export = Path(own["export"]) if own.get("export") else None
+
+    def load(self, root: Path) -> Release:
+        try:
+            items = json.loads((root / "toy.json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise DataError(f"--audiobench-data {root}: no readable toy.json ({exc})") from exc
+        samples = [Sample(benchmark=NAME, id=item["id"], task=item["task"],
+                          category=item["task"], audio=root / item["audio"],
+                          question=item["question"], reference=item["answer"], context="")
+                   for item in items]
+        return Release(samples, (f"{NAME}.accuracy",))
+
+    def prompt(self, sample: Sample) -> str:
+        return f"{self.prefix} {sample.question}"
+
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ToyVerdict:
+        if runtime.judge is None:
+            raise JudgeError("the toy benchmark needs a judge")
+        messages = [{"role": "user", "content": f"Reference: {sample.reference}\n"
+                                                f"Answer: {answer.text}\nSame meaning? yes/no"}]
+        asked = await ask_until_parsed(
+            runtime.judge, messages,
+            lambda reply: reply.strip().lower() == "yes" if reply.strip().lower() in (
+                "yes", "no") else "neither yes nor no", attempts=2)
+        if asked.parsed is None:
+            raise JudgeError(f"the judge said neither yes nor no: {asked.outputs}")
+        return ToyVerdict(correct=asked.parsed, outputs=asked.outputs)
+
+    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
+                verdicts: Sequence[Verdict]) -> str | None:
+        wrong = [a.text for a, v in zip(answers, verdicts, strict=True)
+                 if isinstance(v, ToyVerdict) and not v.correct]
+        return f"toy {sample.id}: judged wrong: {wrong}" if wrong else None
+
+    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
+        graded = [(r.task, v.correct) for r in records if len(r.verdicts) > run
+                  for v in [r.verdicts[run]] if isinstance(v, ToyVerdict)]
+        groups = {"": [ok for _, ok in graded]}
+        for task, ok in graded:
+            groups.setdefault(f"{task}.", []).append(ok)
+        return {f"{NAME}.{group}accuracy": Metric(value=100 * sum(oks) / len(oks), n=len(oks))
+                for group, oks in groups.items() if oks}
+
+    def finish(self, records: Sequence[SampleRecord]) -> list[str]:
+        if self.export is None:
+            return []
+        lines = [f"{r.sample_id}\t{r.answers[0].text if r.answers else ''}" for r in records]
+        self.export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return [f"toy answers: {len(lines)} lines written to {self.export}"]
