@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import JUDGE, MODEL, XDIST_MODES, Servers, write_baseline
-from tests.fakes.openai_server import Reply, Scripted
+from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
+from pytest_audiobench.gate.baseline import load, path_for
+from tests.conftest import JUDGE, MODEL, XDIST_MODES, ScoringJudge, Servers, write_baseline
+from tests.fakes.datasets import build_air_bench_chat
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
 SPEECH = "air_bench_chat.speech.score"
 AVERAGE = "air_bench_chat.average.score"
@@ -158,3 +163,63 @@ def test_a_malformed_baseline_is_a_one_line_error_naming_the_file(
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR
     err = run.result.stderr.str()
     assert f"ERROR: baseline {path}:" in err and expected in err
+
+
+# --- the published reference numbers in the repository's baselines/ ---------------------------
+
+PUBLISHED_JUDGE = "gpt-4-0125-preview"
+REPO_BASELINES = Path(__file__).resolve().parents[1] / "baselines"
+
+
+def synthetic_chat_release(root: Path) -> Path:
+    """One made-up record per task (no reference metadata needed)."""
+    records = [{"path": f"clip{i}.wav", "question": f"Question {i} about the clip?",
+                "answer_gt": f"The reference answer {i}.", "task_name": task,
+                "dataset_name": "made", "meta_info": f"a clip of kind {i}", "uniq_id": i}
+               for i, task in enumerate(TASK_CATEGORY)]
+    return build_air_bench_chat(root, records)
+
+
+@pytest.mark.parametrize(("answer", "held"), [("a good answer", True), ("a poor answer", False)])
+def test_a_model_is_gated_against_the_published_numbers_of_a_reference_model(
+        pytester: pytest.Pytester, servers: Servers, tmp_path: Path, answer: str,
+        held: bool) -> None:
+    servers.model.script = Scripted(answer)
+    judge = FakeOpenAIServer(ScoringJudge(), models=[PUBLISHED_JUDGE])
+    report = pytester.path / "report.json"
+    with judge:
+        result = pytester.runpytest(
+            "-p", "no:cacheprovider", "--audiobench-model", MODEL, "--audiobench-api-url",
+            servers.model.url, "--audiobench-judge-model", PUBLISHED_JUDGE,
+            "--audiobench-judge-api-url", judge.url,
+            f"--audiobench-data={synthetic_chat_release(tmp_path / 'release')}",
+            f"--audiobench-baselines={REPO_BASELINES}", f"--audiobench-report={report}",
+            "--audiobench-gate-against", "Qwen/Qwen2-Audio-7B-Instruct")
+    summary = json.loads(report.read_text(encoding="utf-8"))["benchmarks"][0]
+    assert summary["baseline_path"] == str(
+        REPO_BASELINES / "air_bench_chat" / "Qwen__Qwen2-Audio-7B-Instruct.json")
+    assert summary["gate"]["judge_mismatch"] is None
+    assert result.ret == (pytest.ExitCode.OK if held else pytest.ExitCode.TESTS_FAILED), \
+        result.stdout.str()
+    rows = {row["metric"]: row for row in summary["gate"]["rows"]}
+    assert rows[AVERAGE]["threshold"] == 6.93
+    assert (rows[AVERAGE]["verdict"] == "ok") is held
+
+
+def test_gating_against_another_model_cannot_write_its_baseline(run_bench: Any) -> None:
+    run = run_bench("--audiobench-gate-against", "Qwen/Qwen2-Audio-7B-Instruct",
+                    "--audiobench-update-baseline")
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--audiobench-gate-against Qwen/Qwen2-Audio-7B-Instruct reads another model's " \
+           "baseline" in run.result.stderr.str()
+
+
+def test_every_committed_baseline_loads_and_is_named_after_its_model() -> None:
+    files = sorted(REPO_BASELINES.rglob("*.json"))
+    assert len(files) >= 9
+    for path in files:
+        baseline = load(path)
+        assert baseline is not None
+        folder = path.parent.parent
+        assert path_for(folder, baseline.benchmark, baseline.model) == path
+        assert all(not math.isnan(t.threshold) for t in baseline.metrics.values())

@@ -116,6 +116,9 @@ class CoreOptions(OptionGroup):
     baselines = Option[Path | None](
         "folder of baseline files <benchmark>/<model>.json (default: baselines/ under the "
         "rootdir)", convert.path, metavar="DIR")
+    gate_against = Option[str | None](
+        "gate against the baseline of this model instead of the evaluated model's own, e.g. a "
+        "published reference model in the repository's baselines/", str, metavar="MODEL")
     update_baseline = Option[bool]("write the baseline file from this run's metrics")
     require_baseline = Option[bool]("fail the run when no baseline file exists")
     fail_on_samples = Option[bool]("fail the run when any sample fails, even if the gate holds")

@@ -84,6 +84,7 @@ def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Cat
         budget_requests=core.budget_requests,
         budget_tokens=core.budget_tokens,
         baselines_dir=here / core.baselines if core.baselines else rootpath / "baselines",
+        gate_against=_gate_against(core.gate_against, core.update_baseline),
         update_baseline=core.update_baseline,
         require_baseline=core.require_baseline,
         fail_on_samples=core.fail_on_samples,
@@ -169,6 +170,14 @@ def _own_settings(own: Mapping[str, BenchmarkOptions], benchmarks: tuple[str, ..
         return {name: own[name].settings(here) for name in benchmarks if name in own}
     except AudiobenchError as exc:
         raise pytest.UsageError(str(exc)) from exc
+
+
+def _gate_against(model: str | None, update: bool) -> str | None:
+    if model and update:
+        raise pytest.UsageError(
+            f"--audiobench-gate-against {model} reads another model's baseline; "
+            "--audiobench-update-baseline writes the evaluated model's own: give one of them")
+    return model
 
 
 def _sharding(shard: tuple[int, int] | None, report: Path | None,

@@ -97,6 +97,8 @@ class Settings(Frozen):
     """Budgets for the whole run (split evenly over xdist workers); samples left when one is
     spent are reported as not run."""
     baselines_dir: Path
+    gate_against: str | None
+    """Gate against this model's baseline instead of the evaluated model's own."""
     update_baseline: bool
     require_baseline: bool
     fail_on_samples: bool

@@ -33,6 +33,8 @@ class Baseline(BaseModel):
     model: str
     judge_model: str | None = None
     """Judge the thresholds were measured with; another judge's numbers are not comparable."""
+    source: str | None = None
+    """Where the thresholds come from when no run here wrote them (a paper, a leaderboard)."""
     max_errors: int = Field(default=0, ge=0)
     """Samples that may error (infrastructure, judge failures, not run) before the gate fails."""
     metrics: dict[str, Threshold]

@@ -10,6 +10,7 @@ from typing import Literal
 
 import pytest
 
+from pytest_audiobench.config.names import MINI
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import baseline as baselines
 from pytest_audiobench.gate.decision import Gate, evaluate
@@ -28,7 +29,13 @@ class Decision:
 
 
 def baseline_path(settings: Settings, benchmark: str) -> Path:
-    return baselines.path_for(settings.baselines_dir, benchmark, settings.model)
+    """``<baselines>/<benchmark>/<model>.json``, under ``mini/`` for a run on the bundled mini
+    data (its numbers say nothing of the full release); the model is --audiobench-gate-against
+    when given."""
+    folder = settings.baselines_dir
+    if settings.data.get(benchmark) == MINI:
+        folder = folder / MINI
+    return baselines.path_for(folder, benchmark, settings.gate_against or settings.model)
 
 
 def load_baselines(settings: Settings, benchmarks: Sequence[str]
