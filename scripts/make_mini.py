@@ -777,9 +777,9 @@ A tiny benchmark bundled with pytest-audiobench, in the two release layouts the 
 
 `--audiobench-data mini` runs both (or `air_bench_chat=mini`, `mmar=mini`) to try a model
 end to end in seconds. The numbers it gives say nothing about the real benchmarks.
-`baselines/` holds the committed baselines of the built-in models on it; they are written by
-runs (`--audiobench-update-baseline`), not by the script, and must be rewritten when the data
-changes.
+The committed baselines of the built-in models on it are in the repository's
+`baselines/mini/`; they are written by runs (`--audiobench-update-baseline`), not by the
+script, and must be rewritten when the data changes.
 
 Everything here was written and synthesized by this project: the questions, answers,
 reasoning and rubrics were written for it, speech was synthesized with espeak-ng and every
@@ -794,7 +794,7 @@ All audio is 16 kHz mono 16-bit PCM WAV, 1.5 to 4 seconds long.
     python scripts/make_mini.py
 
 It needs espeak-ng (`apt-get install espeak-ng`), numpy and soundfile, rewrites this folder
-(all but `baselines/`) and prints its total size. The output is byte-identical from run to
+and prints its total size. The output is byte-identical from run to
 run with the espeak-ng version recorded in `MANIFEST.json`, which also holds the sha256 of
 every file; `tests/test_mini_data.py` checks both.
 

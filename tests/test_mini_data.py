@@ -53,10 +53,9 @@ def _script() -> ModuleType:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    """What the script writes: everything but the baselines, which runs write."""
+    """What the script writes: the whole folder."""
     return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*"))
-            if p.is_file() and p.relative_to(root).parts[0] != "baselines"}
+            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def _chat_clips() -> list[Path]:
