@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from pytest_audiobench.benchmarks import templates
 from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed
-from pytest_audiobench.errors import DataError
 from pytest_audiobench.outcome.records import Verdict
 from pytest_audiobench.transport.types import Usage
 
@@ -79,18 +79,7 @@ def builtin_template() -> str:
 
 def read_template(path: Path) -> str:
     """A user's judge prompt, which must carry the four placeholders."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"--audiobench-judge-template {path}: cannot read it as UTF-8 text "
-                        f"({exc})") from exc
-    missing = [name for name in PLACEHOLDERS if name not in text]
-    if missing:
-        raise DataError(
-            f"--audiobench-judge-template {path}: missing placeholder(s) {', '.join(missing)}; "
-            f"a judge template must contain {', '.join(PLACEHOLDERS)}"
-        )
-    return text
+    return templates.read_template(path, "--audiobench-judge-template", PLACEHOLDERS)
 
 
 def render(template: str, audio_description: str, question: str, answer_1: str,

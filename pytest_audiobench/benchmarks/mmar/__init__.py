@@ -10,6 +10,8 @@ from pytest_audiobench.benchmarks.mmar.options import MmarOptions
 from pytest_audiobench.config.declarations import BenchmarkSpec
 
 NAME = "mmar"
+REASONING_LIMIT = 10_000
+"""The challenge's limit on a submission's reasoning (thinking_prediction), in characters."""
 
 # In the official evaluation.py's order, which is also the order it prints them in.
 MODALITY_COUNTS: dict[str, int] = {

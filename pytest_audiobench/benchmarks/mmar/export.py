@@ -6,11 +6,9 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_audiobench.benchmarks.mmar import REASONING_LIMIT
 from pytest_audiobench.benchmarks.mmar.verdict import mmar_verdicts
 from pytest_audiobench.outcome.records import SampleRecord
-
-THINKING_LIMIT = 10_000
-"""The challenge's limit on thinking_prediction, in characters."""
 
 
 def export_submission(records: Sequence[SampleRecord], path: Path) -> tuple[int, int]:
@@ -26,7 +24,7 @@ def export_submission(records: Sequence[SampleRecord], path: Path) -> tuple[int,
             thinking, answer = "", ""
             empty += 1
         lines.append(json.dumps({"id": record.sample_id,
-                                 "thinking_prediction": thinking[:THINKING_LIMIT - 1],
+                                 "thinking_prediction": thinking[:REASONING_LIMIT - 1],
                                  "answer_prediction": answer}, ensure_ascii=False))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.mmar.data import MmarRecord
-from pytest_audiobench.errors import DataError
+from pytest_audiobench.benchmarks.templates import read_template
 
 _SELECT_LINE = "Select one option from the choices listed below."
 
@@ -38,13 +38,5 @@ def prompt_for(record: MmarRecord, style: str, template: str | None) -> str:
 
 
 def read_prompt_template(path: Path) -> str:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"--audiobench-mmar-template {path}: cannot read it as UTF-8 text "
-                        f"({exc})") from exc
-    missing = [p for p in ("{question}", "{choices}") if p not in text]
-    if missing:
-        raise DataError(f"--audiobench-mmar-template {path}: missing placeholder(s) "
-                        f"{', '.join(missing)}; it must contain {{question}} and {{choices}}")
-    return text
+    """A user's prompt, which must carry {question} and {choices}."""
+    return read_template(path, "--audiobench-mmar-template", ("{question}", "{choices}"))

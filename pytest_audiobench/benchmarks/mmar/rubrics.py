@@ -20,13 +20,12 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed
+from pytest_audiobench.benchmarks.mmar import REASONING_LIMIT
 from pytest_audiobench.outcome.metrics import trimmed_mean
 from pytest_audiobench.transport.types import Usage
 
 RUBRIC_CRITERIA = 5
 """Criteria per item in the MMAR-Rubrics release."""
-LENGTH_LIMIT = 10_000
-"""The challenge's limit on a submission's reasoning; the official script only warns past it."""
 
 SYSTEM_PROMPT = (
     "You grade the reasoning of a model that answered a question about an audio clip. Be "
@@ -220,9 +219,9 @@ async def rate_sample(judge: Judge, *, question: str, answer: str, thinking: str
     notes = [f"{raters} raters, up to {max_attempts} attempts each; sample score = mean of the "
              "rater scores without the lowest and highest (official evaluation_rubrics.py)"]
     for label, text in (("reasoning", model_reasoning), ("answer", model_answer)):
-        if len(text) >= LENGTH_LIMIT:
+        if len(text) >= REASONING_LIMIT:
             notes.append(f"the model's {label} is {len(text)} characters, over the challenge "
-                         f"limit of {LENGTH_LIMIT} (the official script only warns)")
+                         f"limit of {REASONING_LIMIT} (the official script only warns)")
     last = results[-1]
     if last.score is None:
         reason = (f"rater {len(results)} of {raters} gave no acceptable reply in {max_attempts} "
