@@ -283,12 +283,10 @@ def test_a_repo_without_the_chat_meta_file_is_an_unexpected_layout(
 
 @pytest.fixture
 def chat_release(tmp_path: Path) -> Path:
-    from tests.fakes.datasets import build_air_bench_chat, chat_records
+    from tests.fakes.datasets import build_air_bench_chat
+    from tests.fakes.made_records import made_chat_records
 
-    records = chat_records(2)
-    if not records:
-        pytest.skip("../shared/reference is absent")
-    return build_air_bench_chat(tmp_path / "release", records)
+    return build_air_bench_chat(tmp_path / "release", made_chat_records(2))
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n2"]], ids=["no-xdist", "n2"])

@@ -13,6 +13,7 @@ import soundfile
 
 from tests.conftest import JUDGE, MODEL, Servers
 from tests.fakes.datasets import build_air_bench_chat
+from tests.fakes.made_records import made_chat_records
 
 
 def _audio(request: Any) -> dict[str, Any]:
@@ -42,9 +43,7 @@ def test_the_model_gets_the_audio_then_the_question_as_raw_base64_input_audio(
 
 def test_common_voice_mp3_clips_are_sent_as_mp3(run_bench: Any, servers: Servers,
                                                 tmp_path: Path) -> None:
-    from tests.fakes.datasets import load_chat_reference
-
-    mp3 = [r for r in load_chat_reference() if r["path"].endswith(".mp3")][:2]
+    mp3 = [r for r in made_chat_records(common_voice=True) if r["path"].endswith(".mp3")]
     data = build_air_bench_chat(tmp_path / "data", mp3)
     run = run_bench(data=data)
     run.result.assert_outcomes(passed=2)

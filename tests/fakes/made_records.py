@@ -1,0 +1,106 @@
+"""AIR-Bench Chat records written for the tests, in the official fields and id ranges, so
+that the end-to-end tests run in a clone that has no reference metadata beside it.
+
+Every text here was written for this project (none comes from the real release). Two records
+per task, with the release's task names, dataset names, file naming and ``uniq_id`` ranges;
+``common_voice`` adds two speech_QA clips stored as mp3, as the release's Common Voice ones are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# (task_name, dataset_name, first uniq_id of the task in the release, file stem, meta_info)
+_TASKS = (
+    ("speech_dialogue_QA", "fisher", 0, "{n}.00_{m}.50",
+     '[{{"speaker": "speaker 1", "speaking time": "(0.00,4.20)", "transcription": "{said}"}}]'),
+    ("speech_QA", "iemocap", 400, "Ses0{n}F_impro0{n}_F00{n}",
+     "{{'emotion': 'neutral', 'gender': 'female', 'transcription': \"{said}\"}}"),
+    ("sound_QA", "clotho", 800, "validation_{n}{m}",
+     "['{said}', 'A second caption of the same clip.']"),
+    ("sound_generation_QA", "clotho", 1200, "evaluation_{n}{m}",
+     "['{said}', 'Another caption of the scene.']"),
+    ("music_QA", "musiccaps", 1300, "Yclip{n}music{m}",
+     "{{'description': '{said}'}}"),
+    ("music_generation_analysis_QA", "musiccaps", 1700, "Ymood{n}piece{m}",
+     "{{'description': '{said}'}}"),
+    ("speech_and_sound_QA", "audiocaps_cv", 1800, "common_voice_en_{n}{m}_concat_Ysnd{n}",
+     "{{'sound_caption': '{said}', 'age': 'thirties', 'gender': 'male'}}"),
+    ("speech_and_music_QA", "musiccaps_cv", 2000, "common_voice_en_{n}{m}_add_Ymus{n}",
+     "{{'music_caption': '{said}', 'age': 'twenties', 'gender': 'female'}}"),
+)
+
+_TEXTS = {
+    "speech_dialogue_QA": [
+        ("What does the first speaker plan to do on Saturday?", "Visit a farm market.",
+         "we should go to the farm market on saturday"),
+        ("Why does the second speaker call back later?", "The line was too noisy.",
+         "sorry the line is really noisy I will call you back"),
+    ],
+    "speech_QA": [
+        ("What emotion is the speaker expressing?", "The speaker sounds calm.",
+         "It is fine, we can try again tomorrow."),
+        ("Who is the speaker talking to at the end?", "The speaker is talking to a neighbour.",
+         "Thank you, neighbour, see you next week."),
+    ],
+    "sound_QA": [
+        ("Is the humming sound steady or changing?", "Steady.",
+         "A steady electrical hum fills a quiet room."),
+        ("What animal can be heard in the distance?", "A dog.",
+         "A dog barks far away while wind blows."),
+    ],
+    "sound_generation_QA": [
+        ("Describe a place where these sounds could be heard together.",
+         "A harbour at dawn, with gulls above the boats and ropes creaking.",
+         "Gulls call over water as wooden boats creak."),
+        ("Imagine a short scene that matches the sounds in the clip.",
+         "A baker opens the shop early while rain taps on the window.",
+         "Rain taps on glass as a door opens and a bell rings."),
+    ],
+    "music_QA": [
+        ("Which instrument plays the melody?", "A violin.",
+         "A solo violin plays a slow melody over soft chords."),
+        ("Is the tempo of the piece fast or slow?", "Slow.",
+         "A slow piano ballad with gentle dynamics."),
+    ],
+    "music_generation_analysis_QA": [
+        ("What kind of event would suit this music, and why?",
+         "A quiet dinner, because the music is soft and unhurried.",
+         "Soft jazz with brushed drums and a walking bass."),
+        ("How might this music make a listener feel?",
+         "Energised, because of the driving beat and bright brass.",
+         "An upbeat brass band with a driving beat."),
+    ],
+    "speech_and_sound_QA": [
+        ("What does the man say about the train?", "That it leaves at nine.",
+         "A train horn sounds as it passes a station."),
+        ("What can be heard behind the speaker?", "Running water and birds.",
+         "Water runs in a stream while birds sing."),
+    ],
+    "speech_and_music_QA": [
+        ("What directions does the woman give?", "Turn right after the bridge.",
+         "A pop song with a steady beat and a synth bass."),
+        ("Which city does the speaker name?", "Lisbon.",
+         "A slow acoustic guitar piece with light percussion."),
+    ],
+}
+
+
+def made_chat_records(per_task: int = 2, *, common_voice: bool = False) -> list[dict[str, Any]]:
+    """``per_task`` records of each task (at most 2), in ``uniq_id`` order; with
+    ``common_voice`` two speech_QA records of the release's common_voice_en dataset, as mp3."""
+    records = []
+    for task, dataset, first, stem, meta in _TASKS:
+        for n, (question, answer, said) in enumerate(_TEXTS[task][:per_task], start=1):
+            records.append({
+                "path": stem.format(n=n, m=n + 3) + ".wav", "question": question,
+                "answer_gt": answer, "task_name": task, "dataset_name": dataset,
+                "meta_info": meta.format(said=said), "uniq_id": first + n - 1})
+    if common_voice:
+        records += [{"path": f"common_voice_en_{n}00{n}.mp3", "question": question,
+                     "answer_gt": answer, "task_name": "speech_QA",
+                     "dataset_name": "common_voice_en",
+                     "meta_info": f"{{'age': 'fifties', 'transcription': '{said}'}}",
+                     "uniq_id": 600 + n}
+                    for n, (question, answer, said) in enumerate(_TEXTS["speech_QA"], start=1)]
+    return sorted(records, key=lambda r: r["uniq_id"])
