@@ -28,17 +28,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "audiobench: a benchmark sample item of pytest-audiobench "
                             "(-m audiobench runs them without the repository's other tests)")
-    for problem in registry.catalog().problems:
-        config.issue_config_time_warning(pytest.PytestConfigWarning(
-            f"pytest-audiobench: {problem}; that benchmark is left out"), stacklevel=2)
+    for warning in options.start_warnings(config, registry.catalog()):
+        config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
     if not options.enabled(config):
         return
     from pytest_audiobench.config.resolve import read_settings
     from pytest_audiobench.run.session import AudiobenchSession
 
-    hint = options.rootdir_hint(config)
-    if hint:
-        config.issue_config_time_warning(pytest.PytestConfigWarning(hint), stacklevel=2)
     run = AudiobenchSession(config, read_settings(config, registry.catalog()))
     config.stash[SESSION_KEY] = run
     if not hasattr(config, "workerinput"):

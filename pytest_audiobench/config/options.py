@@ -159,6 +159,15 @@ def rootdir_hint(config: pytest.Config) -> str | None:
     return None
 
 
+def start_warnings(config: pytest.Config, catalog: Catalog) -> list[str]:
+    """What a person should know at the start: benchmark registrations that could not be
+    read (in any run), and a rootdir the path flags may have moved (in a benchmark run)."""
+    warnings = [f"pytest-audiobench: {problem}; that benchmark is left out"
+                for problem in catalog.problems]
+    hint = rootdir_hint(config) if enabled(config) else None
+    return [*warnings, hint] if hint else warnings
+
+
 def enabled(config: pytest.Config) -> bool:
     """A benchmark run is requested when a model is named (by flag or ini key)."""
     option = CoreOptions.model
