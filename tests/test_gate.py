@@ -223,3 +223,34 @@ def test_every_committed_baseline_loads_and_is_named_after_its_model() -> None:
         folder = path.parent.parent
         assert path_for(folder, baseline.benchmark, baseline.model) == path
         assert all(not math.isnan(t.threshold) for t in baseline.metrics.values())
+
+
+def test_baselines_land_where_pytest_runs_not_where_it_guessed_its_rootdir(
+        pytester: pytest.Pytester, servers: Servers, small_records: list[Any]) -> None:
+    # The data beside the invocation folder, given as a separate argument and with no ini
+    # file: pytest takes the value for a test path and puts its rootdir at the common
+    # ancestor (pytest-dev/pytest#8846). The baseline must still land here.
+    data = build_air_bench_chat(pytester.path.parent / f"{pytester.path.name}-data",
+                                small_records)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--audiobench-model", MODEL, "--audiobench-api-url",
+        servers.model.url, "--audiobench-judge-model", JUDGE, "--audiobench-judge-api-url",
+        servers.judge.url, "--audiobench-data", str(data), "--audiobench-update-baseline")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert f"rootdir: {pytester.path.parent}" in result.stdout.str()  # pytest's guess
+    assert (pytester.path / "baselines" / "air_bench_chat" / f"{MODEL}.json").is_file()
+    assert not (pytester.path.parent / "baselines").exists()
+
+
+def test_with_an_ini_file_the_baselines_are_beside_it(
+        pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> None:
+    pytester.makeini("[pytest]\n")
+    sub = pytester.mkdir("sub")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--audiobench-model", MODEL, "--audiobench-api-url",
+        servers.model.url, "--audiobench-judge-model", JUDGE, "--audiobench-judge-api-url",
+        servers.judge.url, f"--audiobench-data={chat_data}", "--audiobench-update-baseline",
+        f"--rootdir={sub}")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert (pytester.path / "baselines" / "air_bench_chat" / f"{MODEL}.json").is_file()
+    assert not (sub / "baselines").exists()

@@ -114,8 +114,8 @@ class CoreOptions(OptionGroup):
     judge_max_tokens = Option[int]("judge completion token limit", convert.positive_int, 1024,
                                    "N")
     baselines = Option[Path | None](
-        "folder of baseline files <benchmark>/<model>.json (default: baselines/ under the "
-        "rootdir)", convert.path, metavar="DIR")
+        "folder of baseline files <benchmark>/<model>.json (default: baselines/ beside the "
+        "pytest ini file, else in the folder pytest runs in)", convert.path, metavar="DIR")
     gate_against = Option[str | None](
         "gate against the baseline of this model instead of the evaluated model's own, e.g. a "
         "published reference model in the repository's baselines/", str, metavar="MODEL")
@@ -148,14 +148,14 @@ _PATH_FLAGS = ("--audiobench-data", "--audiobench-report", "--audiobench-baselin
 def rootdir_hint(config: pytest.Config) -> str | None:
     """pytest picks its rootdir before plugin options are known, so the value of
     ``--audiobench-data PATH`` counts as a test path (pytest-dev/pytest#8846) and can move the
-    rootdir, and with it the default baselines/ folder. Say so when it may have happened."""
+    rootdir, where pytest keeps its cache (``--lf``). Say so when it may have happened."""
     args = list(config.invocation_params.args)
     here = config.invocation_params.dir
     for flag, value in itertools.pairwise(args):
         if flag in _PATH_FLAGS and (here / value).exists() and config.inipath is None:
             return (f"{flag} {value}: pytest may take this path for a test path when choosing "
-                    f"its rootdir ({config.rootpath}); write {flag}={value}, or run where a "
-                    "pytest ini file is")
+                    f"its rootdir ({config.rootpath}), where it keeps the --lf cache; write "
+                    f"{flag}={value}, or run where a pytest ini file is")
     return None
 
 

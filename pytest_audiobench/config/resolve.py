@@ -31,14 +31,19 @@ def read_settings(config: pytest.Config, catalog: Catalog) -> Settings:
     core = CoreOptions.read(config, catalog)
     own = {name: spec.options.read(config, catalog) for name, spec in catalog.specs.items()
            if spec.options is not None}
-    return resolve(core, own, catalog, here=config.invocation_params.dir,
-                   rootpath=config.rootpath)
+    here = config.invocation_params.dir
+    # Not config.rootpath: pytest guesses it before plugin options are known, from path
+    # arguments that may be our flags' values (pytest-dev/pytest#8846).
+    project = config.inipath.parent if config.inipath else here
+    return resolve(core, own, catalog, here=here, project=project)
 
 
 def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Catalog, *,
-            here: Path, rootpath: Path) -> Settings:
+            here: Path, project: Path) -> Settings:
     """Every option of the run into the frozen Settings; ``own`` holds each benchmark's own
-    options. Bad combinations are UsageErrors."""
+    options. Relative paths are taken from ``here`` (where pytest was invoked); the default
+    baselines folder is ``project/baselines`` (the ini file's folder, else ``here``). Bad
+    combinations are UsageErrors."""
     benchmarks = core.benchmark
     model = core.model or ""
     endpoint = EndpointSettings(
@@ -83,7 +88,7 @@ def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Cat
         progress=core.progress,
         budget_requests=core.budget_requests,
         budget_tokens=core.budget_tokens,
-        baselines_dir=here / core.baselines if core.baselines else rootpath / "baselines",
+        baselines_dir=here / core.baselines if core.baselines else project / "baselines",
         gate_against=_gate_against(core.gate_against, core.update_baseline),
         update_baseline=core.update_baseline,
         require_baseline=core.require_baseline,
