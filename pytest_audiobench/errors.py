@@ -39,8 +39,16 @@ class DeadlineReached(EndpointError):
     """The run's overall deadline passed before the request was sent."""
 
 
-class BudgetExhausted(AudiobenchError):
+class NotRun(AudiobenchError):
+    """The sample cannot be run to the end here; it is reported as not run, never scored."""
+
+
+class BudgetExhausted(NotRun):
     """The run's request or token budget is spent: the sample is not run."""
+
+
+class EndpointDown(NotRun):
+    """An endpoint stopped answering (connection failures in a row): nothing more is sent."""
 
 
 class JudgeError(AudiobenchError):

@@ -182,6 +182,9 @@ class XdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput.update(session_of(node.config).worker_input())
 
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        session_of(node.config).add_worker_output(getattr(node, "workeroutput", {}))
+
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         run = session_of(node.config)
         if run.selected is None:

@@ -207,21 +207,21 @@ def test_the_delta_is_the_value_minus_the_threshold() -> None:
     assert gate.rows[0].delta == pytest.approx(-0.5)
 
 
-ERRORS = [
-    pytest.param(2, 2, None, True, id="errors_at_the_baselines_allowance_hold"),
-    pytest.param(3, 2, None, False, id="errors_above_the_baselines_allowance_fail"),
+MISSING = [
+    pytest.param(2, 2, None, True, id="missing_samples_at_the_baselines_allowance_hold"),
+    pytest.param(3, 2, None, False, id="missing_samples_above_the_baselines_allowance_fail"),
     pytest.param(3, 2, 5, True, id="a_max_errors_argument_raises_the_allowance"),
     pytest.param(1, 2, 0, False, id="a_max_errors_argument_of_zero_overrides_the_baseline"),
-    pytest.param(0, 0, None, True, id="no_errors_no_allowance_hold"),
+    pytest.param(0, 0, None, True, id="none_missing_no_allowance_hold"),
 ]
 
 
-@pytest.mark.parametrize(("errors", "in_file", "override", "held"), ERRORS)
-def test_the_error_allowance_comes_from_the_argument_else_the_baseline(
-        errors: int, in_file: int, override: int | None, held: bool) -> None:
+@pytest.mark.parametrize(("missing", "in_file", "override", "held"), MISSING)
+def test_the_allowance_of_missing_samples_comes_from_the_argument_else_the_baseline(
+        missing: int, in_file: int, override: int | None, held: bool) -> None:
     gate = evaluate(baseline({SPEECH: (7.0, 0.2)}, max_errors=in_file), measured(speech=7.0),
-                    errors, JUDGE, max_errors=override)
-    assert gate.max_errors == (in_file if override is None else override)
+                    missing, JUDGE, allowed=override)
+    assert gate.allowed == (in_file if override is None else override)
     assert gate.held is held
 
 
@@ -240,7 +240,7 @@ def test_a_baseline_without_a_judge_is_held_whatever_the_judge() -> None:
     assert gate.held
 
 
-def test_a_baseline_with_no_metrics_holds_on_errors_alone() -> None:
+def test_a_baseline_with_no_metrics_holds_on_missing_samples_alone() -> None:
     assert evaluate(baseline({}), {}, 0, JUDGE).held
     assert not evaluate(baseline({}), {}, 1, JUDGE).held
 
@@ -253,20 +253,20 @@ def test_a_held_gate_gives_no_reasons() -> None:
     assert gate.reasons() == []
 
 
-def test_the_reasons_name_each_failing_metric_errors_and_the_judge() -> None:
+def test_the_reasons_name_each_failing_metric_the_missing_samples_and_the_judge() -> None:
     gate = evaluate(baseline({SPEECH: (7.0, 0.2), SOUND: (6.5, 0.25), SPEECH_WIN: (0.5, 0.02)}),
-                    measured(speech=6.7, speech_win=0.6), 4, "other-judge", max_errors=1)
+                    measured(speech=6.7, speech_win=0.6), 4, "other-judge", allowed=1)
     assert gate.reasons() == [
         f"{SPEECH} below (6.700 < 7 - 0.2)",
         f"{SOUND} not measured",
-        "4 errors, 1 allowed",
+        "4 samples without a score, 1 allowed",
         f"baseline judged by {JUDGE}, this run by other-judge: scores are not comparable",
     ]
 
 
 def test_a_gate_built_by_hand_reports_below_rows_without_a_value_plainly() -> None:
     gate = Gate(rows=[GateRow(metric=SPEECH, value=None, threshold=7.0, tolerance=0.0,
-                              verdict="below")], errors=0, max_errors=0)
+                              verdict="below")], missing=0, allowed=0)
     assert gate.reasons() == [f"{SPEECH} below"]
 
 

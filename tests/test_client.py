@@ -37,6 +37,7 @@ def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def settings(url: str, **changes: Any) -> EndpointSettings:
     base: dict[str, Any] = {"url": url, "model": MODEL, "api_key_env": KEY_ENV,
                             "api_key_required": False, "retries": 2, "retry_wait": 0.0,
+                            "max_connection_failures": 10,
                             "timeout": 5.0, "sampling": Sampling()}
     return EndpointSettings(**(base | changes))
 

@@ -35,7 +35,7 @@ def test_the_gate_holds_and_exits_0_even_with_sample_failures(
     run = run_bench(xdist=xdist)
     run.result.assert_outcomes(passed=15, failed=1)
     assert run.result.ret == 0
-    assert "gate: held (0 errors, 0 allowed)" in run.result.stdout.str()
+    assert "gate: held (0 without a score, 0 allowed)" in run.result.stdout.str()
     assert run.report["gate_held"] is True
 
 
@@ -77,7 +77,7 @@ def test_errors_beyond_the_allowance_fail_the_gate(run_bench: Any, pytester: pyt
     run = run_bench("--audiobench-retries", "0")
     run.result.assert_outcomes(passed=15, errors=1)
     assert run.result.ret == 1
-    assert "1 errors, 0 allowed" in run.result.stdout.str()
+    assert "1 samples without a score, 0 allowed" in run.result.stdout.str()
     allowed = run_bench("--audiobench-retries", "0", "--audiobench-max-errors", "1")
     assert allowed.result.ret == 0
 
@@ -153,6 +153,13 @@ def test_update_baseline_refuses_to_write_from_a_run_with_errors(
     (json.dumps({"benchmark": "air_bench_chat", "model": MODEL,
                  "metrics": {SPEECH: {"threshold": 5, "tolerance": -1}}}),
      "tolerance: input should be greater than or equal to 0"),
+    # Python's JSON writer and reader both take NaN; a NaN threshold would never fail.
+    (json.dumps({"benchmark": "air_bench_chat", "model": MODEL,
+                 "metrics": {SPEECH: {"threshold": float("nan"), "tolerance": 0.2}}}),
+     "threshold: input should be a finite number"),
+    (json.dumps({"benchmark": "air_bench_chat", "model": MODEL,
+                 "metrics": {SPEECH: {"threshold": 5.0, "tolerance": float("inf")}}}),
+     "tolerance: input should be a finite number"),
 ])
 def test_a_malformed_baseline_is_a_one_line_error_naming_the_file(
         run_bench: Any, pytester: pytest.Pytester, content: str, expected: str) -> None:

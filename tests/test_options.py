@@ -68,6 +68,12 @@ BAD_FLAGS = [
                  "expected the NAME of an environment variable, like AUDIOBENCH_API_KEY (the key "
                  "itself is never a flag)",
                  id="a_key_where_a_variable_name_belongs"),
+    pytest.param(("--audiobench-timeout", "inf"), "expected a finite number, got 'inf'",
+                 id="an_infinite_timeout"),
+    pytest.param(("--audiobench-timeout", "0"), "expected a number above 0, got '0'",
+                 id="a_timeout_of_zero"),
+    pytest.param(("--audiobench-tolerance", "nan"), "expected a finite number, got 'nan'",
+                 id="a_nan_tolerance"),
 ]
 
 
@@ -157,6 +163,10 @@ def test_a_good_value_is_converted(convert: Callable[[str], Any], raw: str, valu
 
 REJECTED = [
     pytest.param(convert.non_negative_float, "nan", id="nan_is_not_a_number_of_at_least_0"),
+    pytest.param(convert.non_negative_float, "inf", id="an_infinite_float"),
+    pytest.param(convert.non_negative_float, "1e999", id="a_float_too_large_to_be_finite"),
+    pytest.param(convert.positive_float, "0", id="a_timeout_of_zero"),
+    pytest.param(convert.positive_float, "-inf", id="a_negative_infinity"),
     pytest.param(convert.non_negative_float, "-0.1", id="a_negative_float"),
     pytest.param(convert.non_negative_int, "1.5", id="a_fractional_count"),
     pytest.param(convert.whole_number, "4.2", id="a_fractional_seed"),

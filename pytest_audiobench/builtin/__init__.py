@@ -8,13 +8,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pytest_audiobench.config.settings import BuiltinModel
     from pytest_audiobench.transport.cache import ResponseCache
+    from pytest_audiobench.transport.ledger import Ledger
     from pytest_audiobench.transport.pacing import Pacer
     from pytest_audiobench.transport.types import InProcess
 
 
-def build(spec: BuiltinModel, pacer: Pacer, cache: ResponseCache | None) -> InProcess:
-    """The in-process model ``spec`` names; the cascade's text model shares the run's pacer
-    and cache."""
+def build(spec: BuiltinModel, pacer: Pacer, cache: ResponseCache | None,
+          ledger: Ledger) -> InProcess:
+    """The in-process model ``spec`` names; the cascade's text model shares the run's pacer,
+    cache and ledger."""
     from pytest_audiobench.builtin.cascade import Cascade
     from pytest_audiobench.builtin.random_choice import RandomChoice
     from pytest_audiobench.builtin.speech import Transcriber
@@ -22,7 +24,7 @@ def build(spec: BuiltinModel, pacer: Pacer, cache: ResponseCache | None) -> InPr
 
     if spec.name == "random":
         return RandomChoice()
-    llm = None if spec.llm is None else Endpoint(spec.llm, pacer, cache)
+    llm = None if spec.llm is None else Endpoint(spec.llm, pacer, cache, ledger=ledger)
     return Cascade(Transcriber(spec.whisper), llm)
 
 

@@ -5,6 +5,7 @@ usage error naming the flag)."""
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -40,12 +41,28 @@ def whole_number(value: str) -> int:
 
 
 def non_negative_float(value: str) -> float:
+    number = _finite(value)
+    if not number >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {value!r}")
+    return number
+
+
+def positive_float(value: str) -> float:
+    number = _finite(value)
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {value!r}")
+    return number
+
+
+def _finite(value: str) -> float:
+    """The number ``value`` writes; NaN and the infinities are refused (Python's float()
+    accepts them, and a NaN compares false with everything, so a bound would never bind)."""
     try:
         number = float(value)
     except ValueError:
-        number = -1.0
-    if not number >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {value!r}")
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {value!r}")
     return number
 
 

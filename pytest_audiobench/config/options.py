@@ -76,12 +76,16 @@ class CoreOptions(OptionGroup):
         "warn for clips longer than this (many models hear only 30 s)",
         convert.non_negative_float, 30.0, "S")
     timeout = Option[float]("seconds before one request is abandoned",
-                            convert.non_negative_float, 120.0, "S")
+                            convert.positive_float, 120.0, "S")
     retries = Option[int]("retries of a failed request (429, 5xx, dropped connection, timeout)",
                           convert.non_negative_int, 4, "N")
     retry_wait = Option[float](
         "base of the exponential backoff between retries, in seconds (a server's Retry-After "
         "wins)", convert.non_negative_float, 1.0, "S")
+    max_connection_failures = Option[int](
+        "connection failures in a row after which an endpoint is taken for gone: nothing more "
+        "is sent to it and the samples still waiting for it end as not run",
+        convert.positive_int, 10, "N")
     concurrency = Option[int]("requests in flight per process", convert.positive_int, 8, "N")
     progress = Option[float](
         "print a progress line (done, in flight, errors, cached) every S seconds; 0 turns it off",
@@ -91,7 +95,7 @@ class CoreOptions(OptionGroup):
         "subtracted")
     deadline = Option[float | None](
         "seconds after the start past which no request is sent; samples still waiting then "
-        "error, so a run never hangs", convert.non_negative_float, metavar="S")
+        "error, so a run never hangs", convert.positive_float, metavar="S")
     budget_requests = Option[int | None](
         "send at most N requests in the whole run (split over xdist workers; cached replies are "
         "free); the rest is reported as not run", convert.positive_int, metavar="N")
@@ -123,7 +127,9 @@ class CoreOptions(OptionGroup):
     require_baseline = Option[bool]("fail the run when no baseline file exists")
     fail_on_samples = Option[bool]("fail the run when any sample fails, even if the gate holds")
     max_errors = Option[int | None](
-        "errors allowed before the gate fails (overrides the baseline's max_errors)",
+        "selected samples that may be without a score (errors, skips for missing or empty audio, "
+        "not run) before the gate fails; overrides the baseline's max_errors, and "
+        "--audiobench-update-baseline writes it there",
         convert.non_negative_int, metavar="N")
     tolerance = Option[float](
         "tolerance written by --audiobench-update-baseline for score metrics",

@@ -54,6 +54,7 @@ def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Cat
         timeout=core.timeout,
         retries=core.retries,
         retry_wait=core.retry_wait,
+        max_connection_failures=core.max_connection_failures,
         sampling=Sampling(temperature=core.temperature, max_tokens=core.max_tokens,
                           # The random baseline is seeded always: the same picks on every run.
                           seed=0 if model == "random" and core.seed is None else core.seed),
@@ -165,6 +166,7 @@ def _judge(core: CoreOptions, model_endpoint: EndpointSettings, benchmarks: tupl
             timeout=model_endpoint.timeout,
             retries=model_endpoint.retries,
             retry_wait=model_endpoint.retry_wait,
+            max_connection_failures=model_endpoint.max_connection_failures,
             sampling=sampling),
         offline=offline)
 

@@ -40,6 +40,8 @@ class EndpointSettings(Frozen):
     retries: int
     retry_wait: float
     """Base of the exponential backoff between retries, in seconds."""
+    max_connection_failures: int
+    """Connection failures in a row after which nothing more is sent to it."""
     sampling: Sampling
 
 

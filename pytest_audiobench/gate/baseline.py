@@ -20,8 +20,9 @@ class Threshold(BaseModel):
     # Strict: a threshold written as "7.0" or true is a mistake in the file, not a number.
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    threshold: float
-    tolerance: float = Field(default=0.0, ge=0)
+    # Finite: Python's JSON reader takes NaN, and a NaN threshold would never fail.
+    threshold: float = Field(allow_inf_nan=False)
+    tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
 
 
 class Baseline(BaseModel):
@@ -36,7 +37,8 @@ class Baseline(BaseModel):
     source: str | None = None
     """Where the thresholds come from when no run here wrote them (a paper, a leaderboard)."""
     max_errors: int = Field(default=0, ge=0)
-    """Samples that may error (infrastructure, judge failures, not run) before the gate fails."""
+    """Selected samples that may be without a score (errors, skips for missing or empty audio,
+    not run) before the gate fails."""
     metrics: dict[str, Threshold]
 
 
@@ -64,9 +66,10 @@ def load(path: Path) -> Baseline | None:
 
 
 def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mapping[str, Metric],
-             names: tuple[str, ...], tolerance: float, previous: Baseline | None) -> Baseline:
+             names: tuple[str, ...], tolerance: float, previous: Baseline | None,
+             allowed: int | None = None) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
-    tolerances and the error allowance of ``previous`` stay."""
+    tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given."""
     old = previous.metrics if previous else {}
     kept: dict[str, Threshold] = {}
     for name in dict.fromkeys((*names, *old)):
@@ -77,8 +80,10 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
                 tolerance=old[name].tolerance if name in old else _tolerance(name, tolerance))
         elif name in old:
             kept[name] = old[name]
+    if allowed is None:
+        allowed = previous.max_errors if previous else 0
     return Baseline(benchmark=benchmark, model=model, judge_model=judge_model,
-                    max_errors=previous.max_errors if previous else 0, metrics=kept)
+                    max_errors=allowed, metrics=kept)
 
 
 def _tolerance(name: str, score_tolerance: float) -> float:

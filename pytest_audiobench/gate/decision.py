@@ -29,29 +29,31 @@ class Gate(BaseModel):
     """The gate's decision for one benchmark."""
 
     rows: list[GateRow]
-    errors: int
-    max_errors: int
+    missing: int
+    """Selected samples without a score (errors, skips, not run)."""
+    allowed: int
+    """How many may be missing (the baseline's max_errors, or --audiobench-max-errors)."""
     judge_mismatch: str | None = None
 
     @property
     def held(self) -> bool:
         return (all(row.verdict == "ok" for row in self.rows)
-                and self.errors <= self.max_errors and self.judge_mismatch is None)
+                and self.missing <= self.allowed and self.judge_mismatch is None)
 
     def reasons(self) -> list[str]:
         out = [f"{row.metric} {row.verdict}" + (
             f" ({row.value:.3f} < {row.threshold:g} - {row.tolerance:g})"
             if row.verdict == "below" and row.value is not None else "")
             for row in self.rows if row.verdict != "ok"]
-        if self.errors > self.max_errors:
-            out.append(f"{self.errors} errors, {self.max_errors} allowed")
+        if self.missing > self.allowed:
+            out.append(f"{self.missing} samples without a score, {self.allowed} allowed")
         if self.judge_mismatch:
             out.append(self.judge_mismatch)
         return out
 
 
-def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], errors: int,
-             judge_model: str | None, max_errors: int | None = None) -> Gate:
+def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
+             judge_model: str | None, allowed: int | None = None) -> Gate:
     """Hold every metric of the baseline against this run's values."""
     rows = []
     for name, limit in baseline.metrics.items():
@@ -69,6 +71,6 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], errors: int,
     if baseline.judge_model is not None and baseline.judge_model != judge_model:
         mismatch = (f"baseline judged by {baseline.judge_model}, this run by {judge_model}: "
                     "scores are not comparable")
-    return Gate(rows=rows, errors=errors,
-                max_errors=baseline.max_errors if max_errors is None else max_errors,
+    return Gate(rows=rows, missing=missing,
+                allowed=baseline.max_errors if allowed is None else allowed,
                 judge_mismatch=mismatch)

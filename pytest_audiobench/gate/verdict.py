@@ -45,7 +45,7 @@ def load_baselines(settings: Settings, benchmarks: Sequence[str]
 
 
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
-           metrics: Mapping[str, Metric], errors: int,
+           metrics: Mapping[str, Metric], missing: int,
            current: baselines.Baseline | None) -> Decision:
     """Hold ``metrics`` against the baseline; with --audiobench-update-baseline write a new
     one from them when they would hold against it (a shard never gates: its merge does)."""
@@ -55,15 +55,16 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
         return Decision("shard", path)
     if settings.update_baseline:
         fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
-                                   tuple(headline), settings.tolerance, current)
-        gate = evaluate(fresh, metrics, errors, judge_model, settings.max_errors)
+                                   tuple(headline), settings.tolerance, current,
+                                   settings.max_errors)
+        gate = evaluate(fresh, metrics, missing, judge_model)
         if gate.held:
             baselines.write(path, fresh)
         return Decision("written" if gate.held else "refused", path, gate)
     if current is None:
         return Decision("missing", path)
     return Decision("applied", path,
-                    evaluate(current, metrics, errors, judge_model, settings.max_errors))
+                    evaluate(current, metrics, missing, judge_model, settings.max_errors))
 
 
 def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,

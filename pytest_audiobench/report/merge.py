@@ -23,6 +23,7 @@ from pytest_audiobench.gate.verdict import load_baselines
 from pytest_audiobench.report.model import FORMAT, RunReport
 from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
+from pytest_audiobench.transport.types import Traffic
 
 # Settings that legitimately differ between the shards of one run.
 _PER_SHARD = {"shard", "report_path"}
@@ -79,8 +80,9 @@ def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None
     selected = [n for _, r in reports for n in r.selected]
     order = {nodeid: index for index, nodeid in enumerate(sorted(selected))}
     samples.sort(key=lambda s: order.get(s.nodeid, len(order)))
+    traffic = sum((r.traffic for _, r in reports), Traffic())
     return build_report(settings, benches, releases, samples, sorted(selected),
-                        load_baselines(settings, list(benches)))
+                        load_baselines(settings, list(benches)), traffic)
 
 
 def _with_outputs(name: str, own: dict[str, Any], outputs: Mapping[str, Path | None]

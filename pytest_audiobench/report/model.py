@@ -13,7 +13,7 @@ from pytest_audiobench.gate.decision import Gate
 from pytest_audiobench.gate.verdict import BaselineStatus
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
-from pytest_audiobench.transport.types import Usage
+from pytest_audiobench.transport.types import Traffic, Usage
 
 FORMAT = 2
 """The JSON report's format; docs/report-format.md says what each one changed."""
@@ -30,10 +30,13 @@ class Counts(BaseModel):
     not_run: int = 0
     judge_failures: int = 0
     """Judge passes whose every reply the parser rejected (excluded from the means)."""
+    missing_by_task: dict[str, dict[str, int]] = {}
+    """Per task, the samples without a score: errors, skips (no usable audio) and not run."""
 
     @property
-    def gate_errors(self) -> int:
-        return self.errors + self.not_run
+    def missing(self) -> int:
+        """Selected samples that have no score: each counts against the gate."""
+        return self.errors + self.skipped + self.not_run
 
 
 class BenchmarkSummary(BaseModel):
@@ -79,6 +82,9 @@ class RunReport(BaseModel):
     judge_protocol: list[str] = []
     """How the benchmarks ask the judge (e.g. "both orders"), for the summary's first line."""
     usage: TokenUsage
+    traffic: Traffic = Traffic()
+    """Per endpoint: attempts, retries, 429 replies, time waited, and a stop if any; the cache
+    entries that could not be read."""
     gate_held: bool
     selected: list[str] = []
     """Node ids of every selected sample; those without a record did not run."""
@@ -89,13 +95,29 @@ class RunReport(BaseModel):
         path.write_text(self.model_dump_json(indent=1) + "\n", encoding="utf-8")
 
 
-def count(records: Sequence[SampleRecord], selected: int) -> Counts:
-    counts = Counts(selected=selected)
+def count(records: Sequence[SampleRecord], selected: Sequence[str]) -> Counts:
+    """Where the ``selected`` samples (node ids) ended up; those without a record did not run
+    (an interrupted run)."""
+    counts = Counts(selected=len(selected))
     for record in records:
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
         counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
-    counts.not_run += max(0, selected - len(records))
+        if record.outcome in _MISSING:
+            _note_missing(counts, record.task, record.outcome)
+    recorded = {record.nodeid for record in records}
+    for nodeid in selected:
+        if nodeid not in recorded:
+            counts.not_run += 1
+            _note_missing(counts, nodeid.split("::")[2], "not_run")
     return counts
+
+
+_MISSING = ("error", "skipped", "not_run")
+
+
+def _note_missing(counts: Counts, task: str, outcome: str) -> None:
+    per_task = counts.missing_by_task.setdefault(task, {})
+    per_task[outcome] = per_task.get(outcome, 0) + 1
 
 
 _COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",

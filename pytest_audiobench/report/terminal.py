@@ -4,6 +4,7 @@ and the gate's decision, then the run's requests and tokens."""
 from __future__ import annotations
 
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
+from pytest_audiobench.transport.types import Traffic
 
 
 def render(report: RunReport, verbose: bool = False) -> list[str]:
@@ -30,8 +31,26 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
               f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} audio) "
               f"+ {u.model.completion_tokens} completion; judge {u.judge.prompt_tokens} prompt "
               f"+ {u.judge.completion_tokens} completion"]
+    lines += _traffic(report.traffic)
     if settings.report_path is not None:
         lines.append(f"JSON report: {settings.report_path}")
+    return lines
+
+
+def _traffic(traffic: Traffic) -> list[str]:
+    """Retries and 429 waits per endpoint, an endpoint that stopped answering, unreadable
+    cache entries: said when they happened."""
+    lines = []
+    for label, line in traffic.endpoints.items():
+        if line.retries or line.throttled:
+            lines.append(f"retries: {label}: {line.retries} of {line.requests} attempts "
+                         f"({line.throttled} after HTTP 429), {line.waited_seconds:.1f} s "
+                         "waited")
+        if line.stopped:
+            lines.append(f"stopped: {line.stopped}")
+    if traffic.cache_unreadable:
+        lines.append(f"cache: {traffic.cache_unreadable} unreadable entries were asked again "
+                     f"and rewritten (the first: {traffic.first_unreadable})")
     return lines
 
 
@@ -63,6 +82,11 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
         f"samples: {c.selected} selected, {c.passed} passed, {c.failed} {summary.failed_means}, "
         f"{c.errors} errors, {c.skipped} skipped, {c.not_run} not run",
     ]
+    if c.missing_by_task:
+        lines.append("without a score: " + "; ".join(
+            f"{task} " + ", ".join(f"{n} {outcome.replace('_', ' ')}"
+                                   for outcome, n in sorted(per.items()))
+            for task, per in c.missing_by_task.items()))
     if c.judge_failures:
         lines.append(f"judge: {c.judge_failures} pass(es) without a parseable reply, excluded "
                      "from the means")
@@ -77,7 +101,7 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
                      + "; ".join(summary.gate.reasons()))
     elif summary.gate is not None:
         gate = summary.gate
-        allowance = f"{c.gate_errors} errors, {gate.max_errors} allowed"
+        allowance = f"{gate.missing} without a score, {gate.allowed} allowed"
         if gate.held:
             lines.append(f"gate: held ({allowance}) against {summary.baseline_path}")
         else:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
-from pytest_audiobench.errors import AudiobenchError, BudgetExhausted, EmptyAudio, JudgeError
+from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
@@ -113,7 +113,7 @@ def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnsw
     except EmptyAudio as exc:
         run.done(sample)
         pytest.skip(str(exc))
-    except BudgetExhausted as exc:
+    except NotRun as exc:
         run.done(sample)
         state.outcome, state.message = "not_run", str(exc)
         pytest.skip(f"not run: {exc}")
@@ -131,7 +131,7 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         if exc.verdict is not None:
             state.verdicts = [exc.verdict]
         raise
-    except BudgetExhausted as exc:
+    except NotRun as exc:
         state.outcome, state.message = "not_run", str(exc)
         pytest.skip(f"not run: {exc}")
     finally:

@@ -32,10 +32,12 @@ from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.worker import Worker
 from pytest_audiobench.transport.cache import ResponseCache
+from pytest_audiobench.transport.types import Traffic
 
 _WORKER_ROOTS = "audiobench_roots"
 _DEADLINE = "audiobench_deadline"
 _SHARE = "audiobench_budget_share"
+_TRAFFIC = "audiobench_traffic"
 
 
 class AudiobenchSession:
@@ -58,6 +60,8 @@ class AudiobenchSession:
         self.plan: DryRun | None = None
         self.progress: Progress | None = None
         """Set by the plugin on the controller when a terminal is there to print to."""
+        self.traffic = Traffic()
+        """What the endpoints took, summed over the processes that ran items."""
 
     # -- start -------------------------------------------------------------------------
 
@@ -136,12 +140,13 @@ class AudiobenchSession:
         if controller and self.settings.dry_run and not self.config.option.collectonly:
             self._plan()
         self.worker.close()
+        self._hand_over_traffic()
         if (self.selected is None or not controller or self.config.option.collectonly
                 or self.settings.dry_run):
             return
         ordered = [self.records[n] for n in self.selected if n in self.records]
         self.report = build_report(self.settings, self.benchmarks, self.releases(), ordered,
-                                   self.selected, self._baselines)
+                                   self.selected, self._baselines, self.traffic)
         if self.settings.report_path is not None:
             self.report.write(self.settings.report_path)
         if self.settings.shard is not None:
@@ -153,6 +158,18 @@ class AudiobenchSession:
             return
         session.exitstatus = report_status(self.report, session.exitstatus,
                                            self.foreign_failures)
+
+    def add_worker_output(self, workeroutput: dict[str, Any]) -> None:
+        """What an xdist worker handed over when it finished: its endpoints' traffic."""
+        if _TRAFFIC in workeroutput:
+            self.traffic += Traffic.model_validate(workeroutput[_TRAFFIC])
+
+    def _hand_over_traffic(self) -> None:
+        workeroutput: dict[str, Any] | None = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[_TRAFFIC] = self.worker.traffic().model_dump(mode="json")
+        else:
+            self.traffic += self.worker.traffic()
 
     def _plan(self) -> None:
         from pytest_audiobench.run.dryrun import dry_run

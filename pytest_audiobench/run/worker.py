@@ -23,7 +23,9 @@ from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
 from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.engine import Engine, Pipeline
+from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.pacing import Pacer
+from pytest_audiobench.transport.types import Traffic
 
 T = TypeVar("T")
 
@@ -45,9 +47,12 @@ class Worker:
         self._runtime: Runtime | None = None
         self._engine: Engine | None = None
         self._lookahead: Lookahead | None = None
+        self._ledger = Ledger()
+        self._cache = (ResponseCache(settings.cache_dir / "responses") if settings.cache
+                       else None)
 
     def response_cache(self) -> ResponseCache | None:
-        return ResponseCache(self.settings.cache_dir / "responses") if self.settings.cache else None
+        return self._cache
 
     def _make_pacer(self) -> Pacer:
         settings, share = self.settings, self._share
@@ -64,15 +69,16 @@ class Worker:
             from pytest_audiobench.transport.endpoint import Endpoint
 
             self._engine = Engine(self._make_pacer)
-            pacer, cache, settings = self._engine.pacer, self.response_cache(), self.settings
-            model = None if settings.builtin is None else builtin.build(settings.builtin, pacer,
-                                                                         cache)
+            pacer, cache, ledger = self._engine.pacer, self._cache, self._ledger
+            settings = self.settings
+            model = None if settings.builtin is None else builtin.build(
+                settings.builtin, pacer, cache, ledger)
             judge = settings.judge
             offline = builtin.offline_judge(judge.endpoint.model) if judge and judge.offline \
                 else None
             self._runtime = Runtime(
-                settings, Endpoint(settings.endpoint, pacer, cache, local=model),
-                Endpoint(judge.endpoint, pacer, cache, local=offline) if judge else None)
+                settings, Endpoint(settings.endpoint, pacer, cache, model, ledger),
+                Endpoint(judge.endpoint, pacer, cache, offline, ledger) if judge else None)
         return self._runtime
 
     def check(self) -> None:
@@ -125,6 +131,13 @@ class Worker:
     def warn(sample: Sample, answers: list[ModelAnswer]) -> None:
         for message in dict.fromkeys(m for answer in answers for m in answer.warnings):
             warnings.warn(AudiobenchWarning(f"{sample.nodeid}: {message}"), stacklevel=2)
+
+    def traffic(self) -> Traffic:
+        """What this process's endpoints took, and the cache entries it could not read."""
+        unreadable = self._cache.unreadable if self._cache is not None else []
+        return self._ledger.traffic().model_copy(update={
+            "cache_unreadable": len(unreadable),
+            "first_unreadable": str(unreadable[0]) if unreadable else None})
 
     def in_flight(self) -> int:
         return self._engine.pacer.in_flight if self._engine is not None else 0

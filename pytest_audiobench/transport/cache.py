@@ -33,16 +33,23 @@ def request_key(parts: Mapping[str, Any]) -> str:
 class ResponseCache:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.unreadable: list[Path] = []
+        """Entries that could not be read this run: each counted as a miss, asked again and
+        rewritten (a truncated or garbled file is never an item error)."""
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Completion | None:
+        path = self._path(key)
         try:
-            text = self._path(key).read_text(encoding="utf-8")
+            completion = Completion.model_validate_json(path.read_bytes())
         except FileNotFoundError:
             return None
-        return Completion.model_validate_json(text).model_copy(update={"cached": True})
+        except (OSError, ValueError):  # pydantic's ValidationError is a ValueError
+            self.unreadable.append(path)
+            return None
+        return completion.model_copy(update={"cached": True})
 
     def put(self, key: str, completion: Completion) -> None:
         path = self._path(key)

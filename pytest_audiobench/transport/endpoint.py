@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.config.settings import EndpointSettings
 from pytest_audiobench.errors import EndpointError
+from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.types import Completion, InProcess, Usage
 
 if TYPE_CHECKING:
@@ -47,11 +48,15 @@ class Endpoint:
     an in-process model, with the same response cache in front of it."""
 
     def __init__(self, settings: EndpointSettings, pacer: Pacer,
-                 cache: ResponseCache | None = None, local: InProcess | None = None) -> None:
+                 cache: ResponseCache | None = None, local: InProcess | None = None,
+                 ledger: Ledger | None = None) -> None:
         self.settings = settings
         self._pacer = pacer
         self._cache = cache
         self._local = local
+        self._ledger = ledger or Ledger()
+        self._line = self._ledger.line(settings.model, settings.url,
+                                       settings.max_connection_failures)
         self._key = "" if local is not None else api_key(settings)
         self._client: openai.AsyncOpenAI | None = None
         self._owns_local = True
@@ -61,7 +66,7 @@ class Endpoint:
         changed, e.g. a judge at the temperature and seed another protocol asks for."""
         changed = self.settings.sampling.model_copy(update=dict(sampling))
         variant = Endpoint(self.settings.model_copy(update={"sampling": changed}), self._pacer,
-                           self._cache, local=self._local)
+                           self._cache, local=self._local, ledger=self._ledger)
         variant._owns_local = False  # closed once, by the endpoint that was given it
         return variant
 
@@ -172,26 +177,33 @@ class Endpoint:
     async def _send(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
         import openai
 
-        pacer = self._pacer
+        pacer, line = self._pacer, self._line
         attempts = self.settings.retries + 1
         for attempt in range(1, attempts + 1):
+            line.check()
             try:
                 async with pacer.slot():
                     left = pacer.remaining()
                     timeout = self.settings.timeout if left is None else max(
                         0.01, min(self.settings.timeout, left))
+                    line.traffic.requests += 1
                     response = await self._post(messages, extra, timeout)
             except openai.APIStatusError as exc:
+                line.answered()
                 if exc.status_code == 429:
+                    line.traffic.throttled += 1
                     await pacer.throttle()
                 if exc.status_code not in _RETRY_STATUS or attempt == attempts:
                     raise self._failure(exc, attempt) from exc
                 await self._sleep(self._wait(attempt, exc.response.headers.get("retry-after")))
-            except openai.APIError as exc:  # connection dropped, timeout
+            except openai.APIError as exc:  # connection refused or dropped, timeout
+                line.connection_failed(_short(exc))
+                line.check()
                 if attempt == attempts:
                     raise self._failure(exc, attempt) from exc
                 await self._sleep(self._wait(attempt, None))
             else:
+                line.answered()
                 await pacer.relax()
                 completion = _completion(response, attempt, self.settings.url)
                 pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
@@ -220,9 +232,11 @@ class Endpoint:
             raise
 
     async def _sleep(self, seconds: float) -> None:
-        # Never sleep past the deadline: the next attempt would be refused anyway.
+        """Wait before a retry: never past the deadline (the next attempt would be refused
+        anyway), and no longer once the endpoint is taken for gone."""
         left = self._pacer.remaining()
-        await asyncio.sleep(seconds if left is None else max(0.0, min(seconds, left)))
+        self._line.traffic.retries += 1
+        await self._line.sleep(seconds if left is None else max(0.0, min(seconds, left)))
 
     def _wait(self, attempt: int, retry_after: str | None) -> float:
         told = _parse_retry_after(retry_after)

@@ -53,3 +53,46 @@ class InProcess(Protocol):
 
     async def close(self) -> None:
         """Release what it holds."""
+
+
+class EndpointTraffic(BaseModel):
+    """What one endpoint (a model at a URL) took beyond its answers, in one process or summed
+    over processes: attempts, retries, 429 replies, time spent waiting before retries, and the
+    connection failures that stopped it."""
+
+    requests: int = 0
+    """HTTP attempts sent, retries included (cached replies send none)."""
+    retries: int = 0
+    throttled: int = 0
+    """Replies of HTTP 429 (each halved the in-flight limit)."""
+    waited_seconds: float = 0.0
+    """Seconds slept before retries (backoff and Retry-After)."""
+    connection_failures: int = 0
+    stopped: str | None = None
+    """Why no further request was sent to it (consecutive connection failures), if so."""
+
+    def __add__(self, other: EndpointTraffic) -> EndpointTraffic:
+        return EndpointTraffic(
+            requests=self.requests + other.requests, retries=self.retries + other.retries,
+            throttled=self.throttled + other.throttled,
+            waited_seconds=self.waited_seconds + other.waited_seconds,
+            connection_failures=self.connection_failures + other.connection_failures,
+            stopped=self.stopped or other.stopped)
+
+
+class Traffic(BaseModel):
+    """Every endpoint's traffic by ``"<model> at <url>"``, and the cache entries that could
+    not be read (each was asked again and rewritten)."""
+
+    endpoints: dict[str, EndpointTraffic] = {}
+    cache_unreadable: int = 0
+    first_unreadable: str | None = None
+
+    def __add__(self, other: Traffic) -> Traffic:
+        endpoints = dict(self.endpoints)
+        for label, traffic in other.endpoints.items():
+            endpoints[label] = endpoints[label] + traffic if label in endpoints else traffic
+        return Traffic(endpoints=endpoints,
+                       cache_unreadable=self.cache_unreadable + other.cache_unreadable,
+                       first_unreadable=self.first_unreadable or other.first_unreadable)
+

@@ -34,7 +34,7 @@ from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict, mmar_verdicts
 from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import DataError
+from pytest_audiobench.errors import DataError, EndpointError, NotRun
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.transport.endpoint import Endpoint
@@ -111,11 +111,17 @@ class Mmar(Benchmark):
         if not verdict.correct:
             rubric = wrong_answer_verdict()
         else:
-            rubric = await rate_sample(
-                judge, question=record.question, answer=record.answer,
-                thinking=record.thinking or "", criteria=record.rubric,
-                model_reasoning=verdict.reasoning, model_answer=verdict.prediction,
-                raters=self.own.rubric.raters, max_attempts=self.own.rubric.attempts)
+            try:
+                rubric = await rate_sample(
+                    judge, question=record.question, answer=record.answer,
+                    thinking=record.thinking or "", criteria=record.rubric,
+                    model_reasoning=verdict.reasoning, model_answer=verdict.prediction,
+                    raters=self.own.rubric.raters, max_attempts=self.own.rubric.attempts)
+            except (EndpointError, NotRun) as exc:
+                # The answer's correctness is known: it counts in accuracy; only its rubric
+                # score is unavailable (counted and reported, never 0).
+                rubric = RubricVerdict(correct=True, score=None,
+                                       reason=f"the rubric judge failed: {exc}")
         return verdict.model_copy(update={"rubric": rubric})
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],

@@ -1,0 +1,179 @@
+"""Nothing is dropped silently: samples without a score count against the gate and are
+listed, an endpoint that dies ends the run in one line instead of a backoff per sample, the
+retries and 429 waits are counted per endpoint, and a rubric judge that fails never takes a
+known answer out of MMAR's accuracy."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.benchmarks.release import mini_root
+from tests.conftest import JUDGE, MODEL, XDIST_MODES, Servers, write_baseline
+from tests.fakes.datasets import build_air_bench_chat
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, Scripted
+
+AVERAGE = "air_bench_chat.average.score"
+
+
+# --- samples without a score --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_missing_audio_fails_the_gate_and_is_listed_per_task(
+        run_bench: Any, pytester: pytest.Pytester, small_records: list[dict[str, Any]],
+        tmp_path: Path, xdist: list[str]) -> None:
+    # Two task folders lost: their samples are skipped, and a skip is not a score.
+    lost = [r["uniq_id"] for r in small_records if r["task_name"] in ("music_QA", "sound_QA")]
+    data = build_air_bench_chat(tmp_path / "release", small_records, missing=lost)
+    write_baseline(pytester.path, {AVERAGE: (7.5, 0.2)})
+    run = run_bench(data=data, xdist=xdist)
+    run.result.assert_outcomes(passed=12, skipped=4)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    stdout = run.result.stdout.str()
+    assert "without a score: sound_QA 2 skipped; music_QA 2 skipped" in stdout
+    assert "4 samples without a score, 0 allowed" in stdout
+    counts = run.report["benchmarks"][0]["counts"]
+    assert counts["missing_by_task"] == {"sound_QA": {"skipped": 2}, "music_QA": {"skipped": 2}}
+
+
+def test_an_allowance_in_the_baseline_lets_known_missing_samples_hold(
+        run_bench: Any, pytester: pytest.Pytester, small_records: list[dict[str, Any]],
+        tmp_path: Path) -> None:
+    data = build_air_bench_chat(tmp_path / "release", small_records,
+                                empty=[small_records[0]["uniq_id"]])
+    write_baseline(pytester.path, {AVERAGE: (7.5, 0.2)}, max_errors=1)
+    run = run_bench(data=data)
+    assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()
+    assert "gate: held (1 without a score, 1 allowed)" in run.result.stdout.str()
+
+
+# --- an endpoint that dies ----------------------------------------------------------------------
+
+
+def dies_after(server: FakeOpenAIServer, answered: int) -> Any:
+    """A script that answers ``answered`` requests, then stops its server for good."""
+    lock = threading.Lock()
+    seen = [0]
+
+    def script(request: ChatRequest) -> Reply | str:
+        with lock:
+            seen[0] += 1
+            if seen[0] == answered + 1:
+                threading.Thread(target=server.stop, daemon=True).start()
+            if seen[0] > answered:
+                return Reply(drop=True)
+        return "a good answer"
+
+    return script
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_a_model_server_that_dies_mid_run_ends_the_run_in_one_line(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        xdist: list[str]) -> None:
+    url = servers.model.url  # gone with the server
+    servers.model.script = dies_after(servers.model, 4)
+    write_baseline(pytester.path, {AVERAGE: (7.5, 0.2)})
+    # The default backoff: without the breaker every sample would wait 1+2+4+8 s.
+    run = run_bench("--audiobench-retry-wait", "1", "--audiobench-concurrency", "2",
+                    "--audiobench-max-connection-failures", "3", xdist=xdist)
+    outcomes = run.outcomes()
+    assert sum(o == "passed" for o in outcomes.values()) <= 4
+    assert sum(o == "not_run" for o in outcomes.values()) >= 10
+    stdout = run.result.stdout.str()
+    stopped = [line for line in stdout.splitlines() if line.startswith("stopped: ")]
+    assert len(stopped) == 1  # under xdist too: the workers' traffic is summed
+    assert f"{MODEL} at {url} stopped answering (3 connection failures in a row" in stopped[0]
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED  # not run is not a score
+    traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {url}"]
+    assert traffic["stopped"] is not None
+    # The retries that were waiting when the breaker opened stopped waiting.
+    assert traffic["waited_seconds"] < 15
+
+
+# --- retries and 429 waits, per endpoint --------------------------------------------------------
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_retries_and_429_waits_are_counted_per_endpoint(
+        run_bench: Any, servers: Servers, xdist: list[str]) -> None:
+    limited = [Reply(status=429, headers={"Retry-After": "0"})] * 3 + ["6 6"]
+    servers.judge.script = Scripted("6 6").when(replies=limited)
+    servers.model.script = Scripted("a good answer").when(
+        replies=[Reply(status=503)] * 2 + ["a good answer"])
+    run = run_bench(xdist=xdist)
+    run.result.assert_outcomes(passed=16)
+    endpoints = run.report["traffic"]["endpoints"]
+    model = endpoints[f"{MODEL} at {servers.model.url}"]
+    judge = endpoints[f"{JUDGE} at {servers.judge.url}"]
+    assert (model["requests"], model["retries"], model["throttled"]) == (18, 2, 0)
+    assert (judge["requests"], judge["retries"], judge["throttled"]) == (35, 3, 3)
+    stdout = run.result.stdout.str()
+    assert f"retries: {MODEL} at {servers.model.url}: 2 of 18 attempts (0 after HTTP 429)" \
+        in stdout
+    assert f"retries: {JUDGE} at {servers.judge.url}: 3 of 35 attempts (3 after HTTP 429)" \
+        in stdout
+
+
+# --- MMAR: a rubric judge that fails ------------------------------------------------------------
+
+
+MINI_MMAR = [json.loads(line) for line in (mini_root("mmar") / "MMAR-meta.jsonl").read_text(
+    encoding="utf-8").splitlines() if line.strip()]
+
+
+def right_answers() -> Scripted:
+    script = Scripted("no idea")
+    for record in MINI_MMAR:
+        script.when(contains=record["question"], replies=record["answer"])
+    return script
+
+
+def rubric_rater(request: ChatRequest) -> str:
+    names = re.findall(r'\{"name": ("(?:[^"\\]|\\.)*"), "score"', request.text)
+    return json.dumps([{"name": json.loads(n), "score": 1, "justification": "ok"}
+                       for n in names])
+
+
+def mmar_run(pytester: pytest.Pytester, servers: Servers) -> tuple[pytest.RunResult,
+                                                                    dict[str, Any]]:
+    report = pytester.path / "mmar.json"
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--audiobench-model", MODEL, "--audiobench-api-url",
+        servers.model.url, "--audiobench-judge-model", JUDGE, "--audiobench-judge-api-url",
+        servers.judge.url, "--audiobench-benchmark", "mmar", "--audiobench-data", "mini",
+        f"--audiobench-report={report}", "--audiobench-no-cache", "--audiobench-retry-wait",
+        "0", "--audiobench-retries", "1", "--audiobench-rubric-raters", "3")
+    return result, json.loads(report.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("failure", [
+    pytest.param(Reply(status=429, headers={"Retry-After": "0"}), id="a_429_storm"),
+    pytest.param(Reply(status=401, content="bad key"), id="a_rejected_key"),
+])
+def test_a_failing_rubric_judge_leaves_accuracy_whole_and_the_rubric_unavailable(
+        pytester: pytest.Pytester, servers: Servers, failure: Reply) -> None:
+    servers.model.script = right_answers()
+    servers.judge.script = rubric_rater
+    healthy, healthy_report = mmar_run(pytester, servers)
+    assert healthy.ret == pytest.ExitCode.OK, healthy.stdout.str()
+    servers.judge.script = Scripted(failure)
+    result, report = mmar_run(pytester, servers)
+    result.assert_outcomes(passed=len(MINI_MMAR))
+    metrics = report["benchmarks"][0]["metrics"]
+    assert metrics["mmar.avg"] == healthy_report["benchmarks"][0]["metrics"]["mmar.avg"]
+    assert metrics["mmar.avg"]["value"] == 100.0
+    assert "mmar.rubrics" in healthy_report["benchmarks"][0]["metrics"]
+    assert "mmar.rubrics" not in metrics  # unavailable, never 0
+    rubrics = [s["verdicts"][0]["rubric"] for s in report["samples"]]
+    assert all(r["score"] is None and r["reason"].startswith("the rubric judge failed: ")
+               for r in rubrics)
+    assert report["benchmarks"][0]["counts"]["judge_failures"] == len(MINI_MMAR)
