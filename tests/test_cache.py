@@ -131,3 +131,37 @@ def test_a_dry_run_sends_nothing_and_counts_the_calls_minus_the_cache(
     assert (servers.model.count(), servers.judge.count()) == (8, 16)
     plan = json.loads(again.report_path.read_text())
     assert plan["model_cached"] == 8 and plan["judge_calls"] == 32
+
+
+def _corrupt_every_entry(cache: Path) -> int:
+    """Truncate, garble or empty each cached reply in turn; return how many."""
+    entries = sorted(p for p in (cache / "responses").rglob("*.json"))
+    for index, path in enumerate(entries):
+        text = path.read_bytes()
+        path.write_bytes([text[: len(text) // 2], b"\xff\xfe garbled \x00", b""][index % 3])
+    return len(entries)
+
+
+def test_unreadable_cache_entries_are_asked_again_rewritten_and_counted(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers) -> None:
+    run_bench().result.assert_outcomes(passed=16)
+    sent = servers.model.count() + servers.judge.count()
+    corrupted = _corrupt_every_entry(pytester.path / "cache")
+    assert corrupted >= sent
+    again = run_bench()
+    again.result.assert_outcomes(passed=16)  # never an item error
+    assert servers.model.count() + servers.judge.count() == 2 * sent
+    assert again.report["traffic"]["cache_unreadable"] == corrupted
+    assert f"cache: {corrupted} unreadable entries were asked again and rewritten" in (
+        again.result.stdout.str())
+    third = run_bench()
+    assert third.report["traffic"]["cache_unreadable"] == 0
+
+
+def test_a_dry_run_over_unreadable_cache_entries_counts_them_as_to_send(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers) -> None:
+    run_bench().result.assert_outcomes(passed=16)
+    _corrupt_every_entry(pytester.path / "cache")
+    plan = run_bench("--audiobench-dry-run")
+    assert plan.result.ret == pytest.ExitCode.OK, plan.result.stdout.str()
+    assert "model calls: 16 (0 in the cache, 16 to send)" in plan.result.stdout.str()
