@@ -17,7 +17,7 @@ from pytest_audiobench.config.names import MINI
 from pytest_audiobench.errors import DataError
 
 if TYPE_CHECKING:
-    from pytest_audiobench.benchmarks.base import Benchmark
+    from pytest_audiobench.benchmarks.base import Benchmark, Release
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config.declarations import BenchmarkSpec, Catalog
 
@@ -44,6 +44,20 @@ def locate(bench: Benchmark, value: str, catalog: Catalog) -> Path:
         raise DataError(f"--audiobench-data {value}: {bench.name} is not downloaded from "
                         f"there; use {theirs + ' or ' if theirs else ''}a local release root")
     return Path(value)
+
+
+def check_inside(release: Release, root: Path) -> None:
+    """Every sample's audio, symlinks followed, must lie inside the data root (which may
+    itself be a link): a path with ``..``, an absolute one or a link that leaves the root is
+    a DataError naming the record, and the file is never opened."""
+    inside = root.resolve()
+    for sample in release.samples:
+        where = sample.audio.resolve()
+        if not where.is_relative_to(inside):
+            raise DataError(
+                f"--audiobench-data {root}: {sample.benchmark} record {sample.id}: its audio "
+                f"{sample.audio} resolves to {where}, outside the data root {inside}; it is not "
+                "read (expected a file inside the release)")
 
 
 def select(samples: Sequence[Sample], spec: BenchmarkSpec, tasks: Sequence[str],

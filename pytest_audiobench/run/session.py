@@ -18,7 +18,7 @@ import pytest
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Release
-from pytest_audiobench.benchmarks.release import locate, select
+from pytest_audiobench.benchmarks.release import check_inside, locate, select
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
@@ -98,6 +98,7 @@ class AudiobenchSession:
             self._releases = {}
             for name, bench in self.benchmarks.items():
                 release = bench.load(self._roots[name])
+                check_inside(release, self._roots[name])
                 chosen = select(release.samples, catalog.specs[name], settings.tasks,
                                 settings.limit)
                 self._releases[name] = Release(chosen, release.headline, release.notes)
