@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import MODEL, Servers
+from tests.fakes.openai_server import Reply, Scripted
 
 
 def _closed_port_url() -> str:
@@ -119,3 +120,44 @@ def test_a_users_judge_template_replaces_ours(run_bench: Any, servers: Servers,
     assert text.startswith("OFFICIAL-LIKE ") and '{"json": "braces stay"}' in text
     assert "Assistant 1's answer begins" not in text
     assert f"prompt {template}" in run.result.stdout.str()
+
+
+# --- a server that echoes the key ----------------------------------------------------------------
+
+KEY = "sk-live-0123456789abcdef"
+
+
+def echoing_401(headers: dict[str, str]) -> Reply:
+    return Reply(status=401, content=f"invalid credentials: {headers.get('authorization')}")
+
+
+def test_a_key_echoed_by_the_server_at_the_start_is_never_printed(
+        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AUDIOBENCH_API_KEY", KEY)
+    servers.model.models_script = echoing_401
+    run = run_bench()
+    line = _usage_error(run)
+    assert "answered HTTP 401 to GET /models" in line and "Bearer [redacted]" in line
+    assert KEY not in run.result.stdout.str() + run.result.stderr.str()
+
+
+def test_a_key_echoed_during_the_run_is_in_no_output_report_junit_or_cache_entry(
+        run_bench: Any, servers: Servers, pytester: pytest.Pytester,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AUDIOBENCH_API_KEY", KEY)
+    monkeypatch.setenv("AUDIOBENCH_JUDGE_API_KEY", KEY + "-judge")
+    # The model puts its Authorization header in every answer; the judge rejects every
+    # request with a body that quotes it.
+    servers.model.script = lambda request: f"you sent {request.headers['authorization']}"
+    servers.judge.script = Scripted(Reply(
+        status=401, content=f"bad key {KEY}-judge (Authorization: Bearer {KEY}-judge)"))
+    junit = pytester.path / "junit.xml"
+    run = run_bench(f"--junitxml={junit}", "--audiobench-retries", "0", "-v")
+    run.result.assert_outcomes(errors=16)
+    shown = [run.result.stdout.str(), run.result.stderr.str(), run.report_path.read_text(),
+             junit.read_text()]
+    shown += [p.read_text(errors="replace") for p in (pytester.path / "cache").rglob("*")
+              if p.is_file()]
+    assert all(KEY not in text for text in shown)
+    assert "you sent Bearer [redacted]" in run.report_path.read_text()
+    assert "bad key [redacted]" in run.result.stdout.str()

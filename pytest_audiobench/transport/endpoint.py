@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.config.settings import EndpointSettings
 from pytest_audiobench.errors import EndpointError
+from pytest_audiobench.transport import secrets
 from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.types import Completion, InProcess, Usage
 
@@ -34,6 +35,7 @@ def api_key(settings: EndpointSettings) -> str:
     """The key from the environment, never from a flag; servers without auth get a dummy."""
     key = os.environ.get(settings.api_key_env)
     if key:
+        secrets.remember(key)
         return key
     if settings.api_key_required:
         raise EndpointError(
@@ -112,7 +114,7 @@ class Endpoint:
         if served and self.settings.model not in served:
             raise EndpointError(
                 f"{self.settings.url} does not serve model {self.settings.model!r}; it serves: "
-                + ", ".join(served[:20])
+                + secrets.redact(", ".join(served[:20]))
             )
 
     async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
@@ -292,7 +294,7 @@ def _completion(response: Any, attempts: int, url: str) -> Completion:
         )
     finish = choice.get("finish_reason")
     content = message.get("content")
-    return Completion(text=content if isinstance(content, str) else "",
+    return Completion(text=secrets.redact(content) if isinstance(content, str) else "",
                       finish_reason=finish if isinstance(finish, str) else None,
                       usage=usage, attempts=attempts)
 
@@ -320,6 +322,7 @@ def _parse_retry_after(value: str | None) -> float | None:
 
 
 def _short(exc: Exception) -> str:
+    """One line about a failed request, with any key the server echoed redacted."""
     status = getattr(exc, "status_code", None)
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    text = secrets.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     return f"HTTP {status}: {text}" if status else f"{type(exc).__name__}: {text}"

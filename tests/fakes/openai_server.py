@@ -219,7 +219,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         fake = self.server.fake
         path = self.path.split("?", 1)[0].rstrip("/")
-        if path == "/v1/models" and fake.models:
+        if path == "/v1/models" and fake.models_script is not None:
+            reply = fake.models_script({k.lower(): v for k, v in self.headers.items()})
+            self._send_json(reply.status, _error_body(reply.status, reply.content))
+        elif path == "/v1/models" and fake.models:
             data = [
                 {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models
             ]
@@ -285,6 +288,8 @@ class FakeOpenAIServer(ServedInThread):
     def __init__(self, script: Script | None = None, models: Sequence[str] = ()) -> None:
         self.script: Script = script if script is not None else _default_script
         self.models: list[str] = list(models)
+        self.models_script: Callable[[dict[str, str]], Reply] | None = None
+        """When set, answers GET /models from the request's headers (an error status)."""
         self.requests: list[ChatRequest] = []
         self.max_in_flight = 0
         self.errors: list[BaseException] = []
