@@ -54,10 +54,7 @@ class ScoringJudge:
         for phrase, reply in self.replies.items():
             if phrase in request.text:
                 return reply
-        first = _between(request.text, "[Assistant 1's answer begins]\n",
-                         "\n[Assistant 1's answer ends]")
-        second = _between(request.text, "[Assistant 2's answer begins]\n",
-                          "\n[Assistant 2's answer ends]")
+        first, second = fenced_answers(request.text)
         return f"{self._score(first)} {self._score(second)}"
 
     def _score(self, answer: str) -> int:
@@ -67,9 +64,16 @@ class ScoringJudge:
         return self.reference
 
 
-def _between(text: str, start: str, end: str) -> str:
-    match = re.search(re.escape(start) + "(.*?)" + re.escape(end), text, re.S)
-    return match.group(1) if match else ""
+def fenced_answers(prompt: str) -> tuple[str, str]:
+    """The two answers of our built-in judge prompt, read as a judge would: between the lines
+    that the instructions name as the fence."""
+    fence = re.search(r"between two lines that read (\S+)\.", prompt)
+    if fence is None:
+        return "", ""
+    line = re.escape(fence.group(1))
+    found = re.findall(rf"\n{line}\n(.*?)\n{line}\n", prompt, re.S)
+    padded = [*found, "", ""]
+    return padded[0], padded[1]
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Servers
+from tests.conftest import Servers, fenced_answers
 from tests.fakes.datasets import build_air_bench_chat, load_chat_reference, reference_available
 from tests.fakes.openai_server import ChatRequest
 
@@ -58,9 +58,8 @@ class LeaderboardJudge:
 
     def __call__(self, request: ChatRequest) -> str:
         text = request.text
-        question = _between(text, "[Question]\n", "\n\n[Assistant 1's answer begins]")
-        one = _between(text, "[Assistant 1's answer begins]\n", "\n[Assistant 1's answer ends]")
-        two = _between(text, "[Assistant 2's answer begins]\n", "\n[Assistant 2's answer ends]")
+        question = _between(text, "[Question]\n", "\n\n[Assistant 1's answer]")
+        one, two = fenced_answers(text)
         reference = two if one == ANSWER else one
         model = self.scores[(question, reference)]
         return f"{model} 5" if one == ANSWER else f"5 {model}"

@@ -110,8 +110,8 @@ def test_each_judge_pass_is_one_user_message_with_the_official_inputs_in_order(
     texts = [m[0]["content"] for m in prompts]
     firsts = []
     for text in texts:
-        one = text.index("[Assistant 1's answer begins]")
-        two = text.index("[Assistant 2's answer begins]")
+        one = text.index("[Assistant 1's answer]")
+        two = text.index("[Assistant 2's answer]")
         assert text.index(record["meta_info"]) < text.index(record["question"]) < one < two
         firsts.append(text[one:two])
         assert "single line" in text and "Assistant 1's score first" in text

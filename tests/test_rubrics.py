@@ -254,7 +254,9 @@ def test_the_rubric_prompt_carries_every_official_input_in_order() -> None:
              *(c.scoring_point for c in CRITERIA), "I hear throat singing."]
     positions = [prompt.index(part) for part in order]
     assert positions == sorted(positions)
-    assert prompt.rstrip().endswith("Open Grassland")
+    body, last_line = prompt.rstrip().rsplit("\n", 1)
+    assert body.endswith("Open Grassland")  # the model's answer comes last, then its fence
+    assert last_line.startswith("<<DATA-")
     for criterion in CRITERIA:
         assert prompt.count(criterion.name) >= 2  # in the rubric and in the output shape
     assert "[0, 1]" in prompt
@@ -309,7 +311,8 @@ def rate(judge: ScriptedJudge, **options: Any) -> Any:
     # The official protocol's raters and attempts, unless a test says otherwise.
     return asyncio.run(rate_sample(
         judge, question="Q", answer="A", thinking="T", criteria=CRITERIA,
-        model_reasoning="R", model_answer="A", **({"raters": 5, "max_attempts": 20} | options)))
+        model_reasoning="R", model_answer="A",
+        **({"raters": 5, "max_attempts": 20, "max_answer_chars": 10_000} | options)))
 
 
 def test_five_raters_give_the_trimmed_mean_of_their_call_scores() -> None:
@@ -376,7 +379,8 @@ def test_a_very_long_reasoning_is_noted_not_refused() -> None:
     judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 5)
     verdict = asyncio.run(rate_sample(
         judge, question="Q", answer="A", thinking="T", criteria=CRITERIA,
-        model_reasoning="x" * 10_000, model_answer="A", raters=5, max_attempts=20))
+        model_reasoning="x" * 10_000, model_answer="A", raters=5, max_attempts=20,
+        max_answer_chars=10_000))
     assert verdict.score == 1.0
     assert any("10000 characters" in note for note in verdict.notes)
 
@@ -397,3 +401,18 @@ def test_every_rater_and_attempt_has_its_own_cache_tag() -> None:
     judge = ScriptedJudge(["not json", reply(1, 1, 1, 1, 1), reply(1, 1, 1, 1, 1)])
     rate(judge, raters=2)
     assert judge.tags == ["rater 0 attempt 0", "rater 0 attempt 1", "rater 1 attempt 0"]
+
+
+def test_reasoning_over_the_limit_is_cut_for_the_judge_and_noted() -> None:
+    judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 5)
+    verdict = rate(judge, max_answer_chars=50)  # the reasoning "R" fits
+    assert not any("judge was shown" in note for note in verdict.notes)
+    judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 5)
+    verdict = asyncio.run(rate_sample(
+        judge, question="Q", answer="A", thinking="T", criteria=CRITERIA,
+        model_reasoning="because " * 20, model_answer="A", raters=5, max_attempts=20,
+        max_answer_chars=50))
+    assert "the model's reasoning is 160 characters; the judge was shown the first 50 " \
+           "(--audiobench-judge-max-answer-chars)" in verdict.notes
+    prompt = judge.requests[0][0][1]["content"]
+    assert "[... 110 more characters cut]" in prompt and "because " * 6 in prompt

@@ -1,4 +1,5 @@
-"""Asking a judge until its reply parses: what every protocol with a reply format shares.
+"""What every judge protocol shares: the model's answer shown as data (fenced, and cut when
+it is too long), and asking until the reply parses.
 
 Each attempt is one request (its seed offset and cache tag chosen by the protocol); every raw
 reply is kept, the accepted one last, with the tokens and the cache hits they took. A reply
@@ -7,6 +8,8 @@ that never parses is the protocol's to report, never a score.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -17,6 +20,30 @@ if TYPE_CHECKING:
     from pytest_audiobench.transport.types import Completion
 
 P = TypeVar("P")
+
+
+def fence_for(*texts: str) -> str:
+    """A marker to fence untrusted text with in a judge prompt. It comes from a hash of the
+    texts it fences, so an answer cannot name it without knowing its own hash (and the same
+    request gets the same marker, which keeps the response cache useful); it is checked not
+    to occur in any of them."""
+    digest = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest().upper()
+    for salt in itertools.count():
+        marker = f"<<DATA-{digest[:20]}{salt or ''}>>"
+        if not any(marker in text for text in texts):
+            return marker
+    raise AssertionError("unreachable: itertools.count() is endless")  # pragma: no cover
+
+
+def shown(text: str, limit: int, what: str = "the answer") -> tuple[str, str | None]:
+    """``text`` as the judge is shown it: cut after ``limit`` characters, with a note saying
+    so about ``what``."""
+    if len(text) <= limit:
+        return text, None
+    cut = len(text) - limit
+    return (text[:limit] + f"\n[... {cut} more characters cut]",
+            f"{what} is {len(text)} characters; the judge was shown the first {limit} "
+            "(--audiobench-judge-max-answer-chars)")
 
 
 class Judge(Protocol):

@@ -117,6 +117,9 @@ class CoreOptions(OptionGroup):
                                     convert.whole_number, metavar="N")
     judge_max_tokens = Option[int]("judge completion token limit", convert.positive_int, 1024,
                                    "N")
+    judge_max_answer_chars = Option[int](
+        "characters of a model's answer (or reasoning) the judge is shown; a longer one is cut "
+        "there, with a note in its record", convert.positive_int, 10_000, "N")
     baselines = Option[Path | None](
         "folder of baseline files <benchmark>/<model>.json (default: baselines/ beside the "
         "pytest ini file, else in the folder pytest runs in)", convert.path, metavar="DIR")

@@ -62,6 +62,8 @@ class JudgeSettings(Frozen):
     endpoint: EndpointSettings
     offline: bool
     """The in-process overlap judge: deterministic, not comparable to published scores."""
+    max_answer_chars: int
+    """A model's answer longer than this is cut there before the judge sees it (noted)."""
 
 
 class Settings(Frozen):

@@ -39,6 +39,7 @@ class AirBenchChat(Benchmark):
         judge = settings.judge
         # An offline judge always replies in the protocol's format: nothing to ask again.
         self.retries = 0 if judge is None or judge.offline else self.own.judge_retries
+        self.max_answer_chars = judge.max_answer_chars if judge is not None else 0
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.air_bench_chat.download import (
@@ -63,8 +64,8 @@ class AirBenchChat(Benchmark):
                     runtime: Runtime) -> tuple[int, int, bool]:
         if answer is None or runtime.judge is None:
             return (2 if self.own.swap else 1), 0, False
-        requests = judge_prompts(self.template, sample.context, sample.question,
-                                 sample.reference, answer)
+        requests, _ = judge_prompts(self.template, sample.context, sample.question,
+                                    sample.reference, answer, self.max_answer_chars)
         asked = list(requests.values()) if self.own.swap else [requests["reference_first"]]
         hits = sum(runtime.judge.cached(messages, fingerprint=fingerprint) is not None
                    for messages, fingerprint in asked)
@@ -77,6 +78,7 @@ class AirBenchChat(Benchmark):
             runtime.judge, self.template, audio_description=sample.context,
             question=sample.question, reference=sample.reference, answer=answer.text,
             swap=self.own.swap, retries=self.retries,
+            max_answer_chars=self.max_answer_chars,
         )
         if verdict.model_score is None:
             raise JudgeError(

@@ -16,15 +16,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from pytest_audiobench.benchmarks import templates
-from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed
+from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed, fence_for, shown
 from pytest_audiobench.outcome.records import Verdict
 from pytest_audiobench.transport.types import Usage
 
 PLACEHOLDERS = ("{audio_description}", "{question}", "{answer_1}", "{answer_2}")
-_PLACEHOLDER = re.compile("|".join(re.escape(name) for name in PLACEHOLDERS))
+FENCE = "{fence}"
+"""Optional in a user's template: the marker that fences each answer (the built-in prompt
+fences them, and names the marker in its instructions)."""
+_PLACEHOLDER = re.compile("|".join(re.escape(name) for name in (*PLACEHOLDERS, FENCE)))
 Order = Literal["reference_first", "model_first"]
 
 
@@ -52,6 +55,8 @@ class ChatVerdict(Verdict):
     passes: list[PassVerdict]
     model_score: float | None = None
     reference_score: float | None = None
+    notes: list[str] = Field(default_factory=list)
+    """What the judge was not shown as it is (a cut answer)."""
 
     @property
     def judge_failures(self) -> int:
@@ -85,9 +90,11 @@ def read_template(path: Path) -> str:
 def render(template: str, audio_description: str, question: str, answer_1: str,
            answer_2: str) -> str:
     """Fill the placeholders in one pass, literally: templates may hold other braces, and an
-    answer that happens to contain "{question}" stays as the model wrote it."""
+    answer that happens to contain "{question}" stays as the model wrote it. ``{fence}``
+    becomes a marker no answer contains, made from the answers themselves."""
     values = dict(zip(PLACEHOLDERS, (audio_description, question, answer_1, answer_2),
                       strict=True))
+    values[FENCE] = fence_for(answer_1, answer_2, audio_description, question)
     return _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
 
 
@@ -105,13 +112,13 @@ def parse_scores(reply: str) -> tuple[int, int] | None:
     return first, second
 
 
-def combine(passes: list[PassVerdict]) -> ChatVerdict:
+def combine(passes: list[PassVerdict], notes: list[str] | None = None) -> ChatVerdict:
     """A sample's scores: the mean over its parsed passes (None when none parsed)."""
     parsed = [p for p in passes if p.parsed]
     if not parsed:
-        return ChatVerdict(passes=passes)
+        return ChatVerdict(passes=passes, notes=notes or [])
     return ChatVerdict(
-        passes=passes,
+        passes=passes, notes=notes or [],
         model_score=sum(p.model_score or 0 for p in parsed) / len(parsed),
         reference_score=sum(p.reference_score or 0 for p in parsed) / len(parsed),
     )
@@ -148,8 +155,11 @@ def _scores_or_problem(reply: str) -> tuple[int, int] | str:
 
 
 def judge_prompts(template: str, audio_description: str, question: str, reference: str,
-                  answer: str) -> dict[Order, JudgeRequest]:
-    """The request of each pass: the reference as Assistant 1, then the model."""
+                  answer: str, max_answer_chars: int
+                  ) -> tuple[dict[Order, JudgeRequest], str | None]:
+    """The request of each pass (the reference as Assistant 1, then the model), and a note
+    when the answer had to be cut at ``max_answer_chars`` first."""
+    answer, cut = shown(answer, max_answer_chars)
     return {
         "reference_first": pass_request(
             render(template, audio_description, question, reference, answer),
@@ -157,15 +167,17 @@ def judge_prompts(template: str, audio_description: str, question: str, referenc
         "model_first": pass_request(
             render(template, audio_description, question, answer, reference),
             "model_first", reference, answer),
-    }
+    }, cut
 
 
 async def judge_sample(endpoint: Judge, template: str, *, audio_description: str,
                        question: str, reference: str, answer: str, swap: bool,
-                       retries: int) -> ChatVerdict:
-    """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time."""
-    requests = judge_prompts(template, audio_description, question, reference, answer)
+                       retries: int, max_answer_chars: int) -> ChatVerdict:
+    """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time; the
+    answer is cut at ``max_answer_chars`` first (noted in the verdict)."""
+    requests, cut = judge_prompts(template, audio_description, question, reference, answer,
+                                  max_answer_chars)
     orders: list[Order] = ["reference_first", "model_first"] if swap else ["reference_first"]
     passes = await asyncio.gather(*(judge_pass(endpoint, requests[o], o, retries)
                                     for o in orders))
-    return combine(list(passes))
+    return combine(list(passes), [cut] if cut else [])

@@ -50,6 +50,8 @@ class Mmar(Benchmark):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.own = MmarSettings.model_validate(settings.of(NAME))
+        judge = settings.judge
+        self.max_answer_chars = judge.max_answer_chars if judge is not None else 0
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.mmar.download import download_mmar
@@ -96,8 +98,9 @@ class Mmar(Benchmark):
         verdict = match_answer(record, answer, self.own.matcher)
         if not verdict.correct:
             return 0, 0, False  # a wrong answer scores 0 without a judge call
-        messages = rubric_messages(record.question, record.answer, record.thinking or "",
-                                   record.rubric, verdict.reasoning, verdict.prediction)
+        messages, _ = rubric_messages(record.question, record.answer, record.thinking or "",
+                                      record.rubric, verdict.reasoning, verdict.prediction,
+                                      self.max_answer_chars)
         hits = sum(judge.cached(messages, cache_tag=f"rater {r} attempt 0") is not None
                    for r in range(raters))
         return raters, hits, False
@@ -116,7 +119,8 @@ class Mmar(Benchmark):
                     judge, question=record.question, answer=record.answer,
                     thinking=record.thinking or "", criteria=record.rubric,
                     model_reasoning=verdict.reasoning, model_answer=verdict.prediction,
-                    raters=self.own.rubric.raters, max_attempts=self.own.rubric.attempts)
+                    raters=self.own.rubric.raters, max_attempts=self.own.rubric.attempts,
+                    max_answer_chars=self.max_answer_chars)
             except (EndpointError, NotRun) as exc:
                 # The answer's correctness is known: it counts in accuracy; only its rubric
                 # score is unavailable (counted and reported, never 0).
