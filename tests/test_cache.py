@@ -25,25 +25,45 @@ def _requests(run: Any) -> dict[str, int]:
 
 @pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
     ["-n2"], id="n2")])
-def test_a_second_identical_run_sends_no_request(run_bench: Any, servers: Servers,
-                                                 xdist: list[str]) -> None:
+def test_a_second_run_asks_the_model_again_and_reuses_identical_judge_requests(
+        run_bench: Any, servers: Servers, xdist: list[str]) -> None:
     first = run_bench(xdist=xdist)
     first.result.assert_outcomes(passed=16)
+    first_id, first_metrics = first.report["run"]["id"], first.metrics  # one report file
     assert (servers.model.count(), servers.judge.count()) == (16, 32)
     second = run_bench(xdist=xdist)
     second.result.assert_outcomes(passed=16)
+    # A model's answers are never another run's: a new checkpoint under the same id is asked.
+    # The judge's replies are reused: the same judge, prompt and answer, every input alike.
+    assert (servers.model.count(), servers.judge.count()) == (32, 32)
+    assert second.metrics == first_metrics
+    assert _requests(second) == {"model_requests": 16, "model_cached": 0,
+                                 "judge_requests": 32, "judge_cached": 32}
+    assert second.report["run"]["id"] != first_id
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_reusing_the_last_run_sends_no_request_and_says_whose_answers_they_are(
+        run_bench: Any, servers: Servers, xdist: list[str]) -> None:
+    first = run_bench(xdist=xdist)
+    earlier, first_metrics = first.report["run"]["id"], first.metrics  # one report file
+    second = run_bench("--audiobench-reuse", "last", xdist=xdist)
+    second.result.assert_outcomes(passed=16)
     assert (servers.model.count(), servers.judge.count()) == (16, 32)
-    assert second.metrics == first.metrics
+    assert second.metrics == first_metrics
+    assert second.report["run"]["reused"] == earlier
     assert _requests(second) == {"model_requests": 16, "model_cached": 16,
                                  "judge_requests": 32, "judge_cached": 32}
-    assert "requests: model 16 (16 from the cache), judge 32 (32 from the cache)" in (
-        second.result.stdout.str())
+    assert second.report["usage"]["model_reused"] == 16
+    assert (f"requests: model 16 (16 from the cache, 16 of them answers of run {earlier}), "
+            "judge 32 (32 from the cache)") in second.result.stdout.str()
 
 
 def test_changing_the_judge_rejudges_without_asking_the_model_again(
         run_bench: Any, servers: Servers) -> None:
     run_bench().result.assert_outcomes(passed=16)
-    again = run_bench("--audiobench-judge-temperature", "0.5")
+    again = run_bench("--audiobench-judge-temperature", "0.5", "--audiobench-reuse", "last")
     again.result.assert_outcomes(passed=16)
     assert (servers.model.count(), servers.judge.count()) == (16, 64)
     assert _requests(again)["model_cached"] == 16 and _requests(again)["judge_cached"] == 0
@@ -51,22 +71,26 @@ def test_changing_the_judge_rejudges_without_asking_the_model_again(
 
 def test_a_new_sampling_setting_or_run_asks_the_model_again(run_bench: Any,
                                                             servers: Servers) -> None:
-    run_bench().result.assert_outcomes(passed=16)
-    run_bench("--audiobench-max-tokens", "16").result.assert_outcomes(passed=16)
+    first = run_bench()
+    first.result.assert_outcomes(passed=16)
+    first_id = first.report["run"]["id"]
+    run_bench("--audiobench-max-tokens", "16", "--audiobench-reuse",
+              first_id).result.assert_outcomes(passed=16)
     assert servers.model.count() == 32
-    run_bench("--audiobench-runs", "2").result.assert_outcomes(passed=16)
-    assert servers.model.count() == 48  # run 0 from the cache, run 1 asked
+    run_bench("--audiobench-runs", "2", "--audiobench-reuse", first_id).result.assert_outcomes(
+        passed=16)
+    assert servers.model.count() == 48  # run 0 from the first run, run 1 asked
 
 
 def test_no_cache_sends_everything_and_clear_cache_forgets(run_bench: Any,
                                                            servers: Servers) -> None:
     run_bench().result.assert_outcomes(passed=16)
     run_bench("--audiobench-no-cache").result.assert_outcomes(passed=16)
-    assert servers.model.count() == 32
+    assert (servers.model.count(), servers.judge.count()) == (32, 64)
     run_bench("--audiobench-clear-cache").result.assert_outcomes(passed=16)
-    assert servers.model.count() == 48
-    run_bench().result.assert_outcomes(passed=16)
-    assert servers.model.count() == 48
+    assert (servers.model.count(), servers.judge.count()) == (48, 96)
+    run_bench("--audiobench-reuse", "last").result.assert_outcomes(passed=16)
+    assert (servers.model.count(), servers.judge.count()) == (48, 96)
 
 
 def test_errors_are_not_cached(run_bench: Any, servers: Servers,
@@ -75,7 +99,7 @@ def test_errors_are_not_cached(run_bench: Any, servers: Servers,
         contains=small_records[0]["question"], replies=Reply(status=500))
     run_bench("--audiobench-retries", "0").result.assert_outcomes(passed=15, errors=1)
     servers.model.script = Scripted("a good answer")
-    run_bench().result.assert_outcomes(passed=16)
+    run_bench("--audiobench-reuse", "last").result.assert_outcomes(passed=16)
     assert servers.model.count() == 17
 
 
@@ -101,10 +125,11 @@ def test_a_run_killed_half_way_resumes_paying_only_for_what_had_not_completed(
         kept = [p for p in (cache / "responses").rglob("*.json")]
         assert not [p for p in kept if p.name.startswith(".tmp-")]
         sent_before = model.count() + judge.count()
-        resumed = subprocess.run(args, cwd=pytester.path, capture_output=True, text=True,
-                                 timeout=120)
+        resumed = subprocess.run([*args, "--audiobench-resume"], cwd=pytester.path,
+                                 capture_output=True, text=True, timeout=120)
         assert resumed.returncode == 0, resumed.stdout[-2000:]
         assert "16 passed" in resumed.stdout
+        assert "resuming run " in resumed.stdout
         sent_after = model.count() + judge.count() - sent_before
     # Every reply that was stored before the kill is reused; only the rest is asked.
     assert sent_after == 16 + 32 - len(kept)
@@ -123,7 +148,7 @@ def test_a_dry_run_sends_nothing_and_counts_the_calls_minus_the_cache(
     # Half the samples answered and judged: the dry run subtracts exactly those.
     run_bench("--audiobench-tasks", "speech_QA,sound_QA,music_QA,speech_and_sound_QA")
     assert (servers.model.count(), servers.judge.count()) == (8, 16)
-    again = run_bench("--audiobench-dry-run", xdist=xdist)
+    again = run_bench("--audiobench-dry-run", "--audiobench-reuse", "last", xdist=xdist)
     out = again.result.stdout.str()
     assert "model calls: 16 (8 in the cache, 8 to send)" in out
     assert "judge calls: 32 (16 in the cache, 16 to send)" in out
@@ -148,13 +173,13 @@ def test_unreadable_cache_entries_are_asked_again_rewritten_and_counted(
     sent = servers.model.count() + servers.judge.count()
     corrupted = _corrupt_every_entry(pytester.path / "cache")
     assert corrupted >= sent
-    again = run_bench()
+    again = run_bench("--audiobench-reuse", "last")
     again.result.assert_outcomes(passed=16)  # never an item error
     assert servers.model.count() + servers.judge.count() == 2 * sent
     assert again.report["traffic"]["cache_unreadable"] == corrupted
     assert f"cache: {corrupted} unreadable entries were asked again and rewritten" in (
         again.result.stdout.str())
-    third = run_bench()
+    third = run_bench("--audiobench-reuse", "last")
     assert third.report["traffic"]["cache_unreadable"] == 0
 
 
@@ -162,6 +187,6 @@ def test_a_dry_run_over_unreadable_cache_entries_counts_them_as_to_send(
         run_bench: Any, pytester: pytest.Pytester, servers: Servers) -> None:
     run_bench().result.assert_outcomes(passed=16)
     _corrupt_every_entry(pytester.path / "cache")
-    plan = run_bench("--audiobench-dry-run")
+    plan = run_bench("--audiobench-dry-run", "--audiobench-reuse", "last")
     assert plan.result.ret == pytest.ExitCode.OK, plan.result.stdout.str()
     assert "model calls: 16 (0 in the cache, 16 to send)" in plan.result.stdout.str()

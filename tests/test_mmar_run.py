@@ -283,7 +283,8 @@ def test_a_dry_run_bounds_rubric_calls_until_the_answers_are_known(
     assert f"model calls: {n} (0 in the cache, {n} to send)" in before
     assert f"judge calls: up to {5 * n} (0 in the cache, up to {5 * n} to send)" in before
     _mmar(run_bench, mmar_data)
-    after = _mmar(run_bench, mmar_data, "--audiobench-dry-run").result.stdout.str()
+    after = _mmar(run_bench, mmar_data, "--audiobench-dry-run", "--audiobench-reuse",
+                  "last").result.stdout.str()
     assert f"model calls: {n} ({n} in the cache, 0 to send)" in after
     assert "judge calls: 40 (40 in the cache, 0 to send)" in after
     assert mmar_servers.model.count() == n and mmar_servers.judge.count() == 40

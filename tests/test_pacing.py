@@ -53,7 +53,7 @@ def test_a_request_budget_stops_new_calls_and_reports_what_was_not_run(
 
 def test_cached_replies_are_free_under_a_budget(run_bench: Any, servers: Servers) -> None:
     run_bench().result.assert_outcomes(passed=16)
-    again = run_bench("--audiobench-budget-requests", "1")
+    again = run_bench("--audiobench-budget-requests", "1", "--audiobench-reuse", "last")
     again.result.assert_outcomes(passed=16)
     assert servers.model.count() == 16
 

@@ -47,6 +47,11 @@ class Runtime:
         self.judge = judge
         self._variants: dict[tuple[Any, ...], Endpoint] = {}
 
+    def for_sample(self, sample: Sample) -> Runtime:
+        """The endpoints one sample asks through: its requests are its own in the cache."""
+        return Runtime(self.settings, self.model.scoped(sample.nodeid),
+                       None if self.judge is None else self.judge.scoped(sample.nodeid))
+
     def judge_sampled(self, **sampling: Any) -> Endpoint | None:
         """The judge with these sampling settings changed (e.g. ``temperature=0, seed=42``);
         None without a judge."""
@@ -58,8 +63,8 @@ class Runtime:
         return self._variants[key]
 
     def endpoints(self) -> list[Endpoint]:
-        """Every endpoint made for this run, to close at its end."""
-        return [e for e in (self.model, self.judge, *self._variants.values()) if e is not None]
+        """The endpoints to close at the end of the run (views of them close nothing)."""
+        return [e for e in (self.model, self.judge) if e is not None]
 
 
 class Benchmark(ABC):

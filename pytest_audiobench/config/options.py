@@ -31,6 +31,10 @@ class CoreOptions(OptionGroup):
         "here: cascade (Whisper tiny.en, then an answer from the transcript; extra [cascade]) or "
         "random (seeded random choice); setting it turns the benchmark run on", str,
         metavar="NAME")
+    model_revision = Option[str | None](
+        "a tag for the model's weights (a checkpoint, a commit), recorded in the report and the "
+        "baseline; the summary says when the baseline was written for another", str,
+        metavar="TAG")
     cascade_llm = Option[str | None](
         "text model served at --audiobench-api-url that answers from the cascade's transcript "
         "(default: the best-matching choice, or the transcript)", str, metavar="NAME")
@@ -55,6 +59,12 @@ class CoreOptions(OptionGroup):
         convert.path, metavar="DIR")
     no_cache = Option[bool]("send every request, ignoring and not filling the response cache")
     clear_cache = Option[bool]("empty the response cache before the run")
+    resume = Option[bool](
+        "continue the latest interrupted run with the same settings: its answers are reused "
+        "and only what had not completed is asked")
+    reuse = Option[str | None](
+        "let the cached answers of an earlier run (its id, or 'last') serve this one, when it "
+        "asked the same model; the summary counts them", str, metavar="RUN")
     tasks = Option[tuple[str, ...] | None](
         "only these tasks, comma-separated", metavar="LIST", convert_for=_tasks)
     limit = Option[int | None](

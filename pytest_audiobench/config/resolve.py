@@ -67,8 +67,13 @@ def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Cat
     tasks = _tasks(core.tasks or (), benchmarks, catalog)
     judge = _judge(core, endpoint, benchmarks, catalog)
     report_path = here / core.report if core.report else None
+    if core.no_cache and (core.resume or core.reuse):
+        flag = "--audiobench-resume" if core.resume else "--audiobench-reuse"
+        raise pytest.UsageError(f"{flag} takes answers from the response cache, which "
+                                "--audiobench-no-cache turns off: give one of them")
     return Settings(
         model=endpoint.model,
+        model_revision=core.model_revision,
         endpoint=endpoint,
         builtin=builtin,
         judge=judge,
@@ -78,6 +83,8 @@ def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Cat
         cache_dir=here / (core.cache_dir or _default_cache_dir()),
         cache=not core.no_cache,
         clear_cache=core.clear_cache,
+        resume=core.resume,
+        reuse=core.reuse,
         tasks=tasks,
         limit=core.limit,
         runs=core.runs,

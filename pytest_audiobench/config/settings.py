@@ -70,6 +70,8 @@ class Settings(Frozen):
     """Everything one benchmark run depends on."""
 
     model: str
+    model_revision: str | None
+    """The user's tag for the model's weights, recorded in the report and baselines."""
     endpoint: EndpointSettings
     builtin: BuiltinModel | None
     """Set when the model runs in this process; ``endpoint`` then names it only."""
@@ -84,6 +86,10 @@ class Settings(Frozen):
     cache: bool
     """Serve repeated requests from the response cache under ``cache_dir/responses``."""
     clear_cache: bool
+    resume: bool
+    """Continue the latest interrupted run with the same settings (its answers are ours)."""
+    reuse: str | None
+    """A run id (or 'last') whose cached answers may serve this run."""
     tasks: tuple[str, ...]
     limit: int | None
     runs: int

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_audiobench.errors import BaselineError, problems
 from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.transport.types import ModelIdentity
 
 
 class Threshold(BaseModel):
@@ -36,6 +37,8 @@ class Baseline(BaseModel):
     """Judge the thresholds were measured with; another judge's numbers are not comparable."""
     source: str | None = None
     """Where the thresholds come from when no run here wrote them (a paper, a leaderboard)."""
+    identity: ModelIdentity | None = None
+    """What identified the model of the run that wrote it (revision, weights)."""
     max_errors: int = Field(default=0, ge=0)
     """Selected samples that may be without a score (errors, skips for missing or empty audio,
     not run) before the gate fails."""
@@ -67,7 +70,7 @@ def load(path: Path) -> Baseline | None:
 
 def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mapping[str, Metric],
              names: tuple[str, ...], tolerance: float, previous: Baseline | None,
-             allowed: int | None = None) -> Baseline:
+             allowed: int | None = None, identity: ModelIdentity | None = None) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
     tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given."""
     old = previous.metrics if previous else {}
@@ -83,7 +86,7 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
     if allowed is None:
         allowed = previous.max_errors if previous else 0
     return Baseline(benchmark=benchmark, model=model, judge_model=judge_model,
-                    max_errors=allowed, metrics=kept)
+                    identity=identity, max_errors=allowed, metrics=kept)
 
 
 def _tolerance(name: str, score_tolerance: float) -> float:

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from pytest_audiobench.gate.baseline import Baseline
 from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.transport.types import ModelIdentity
 
 RowVerdict = Literal["ok", "below", "not measured"]
 
@@ -34,6 +35,9 @@ class Gate(BaseModel):
     allowed: int
     """How many may be missing (the baseline's max_errors, or --audiobench-max-errors)."""
     judge_mismatch: str | None = None
+    other_model: str | None = None
+    """How the baseline's model differs from this run's (revision, weights): said, not a
+    failure (a new checkpoint is what a gate is for)."""
 
     @property
     def held(self) -> bool:
@@ -53,7 +57,8 @@ class Gate(BaseModel):
 
 
 def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
-             judge_model: str | None, allowed: int | None = None) -> Gate:
+             judge_model: str | None, allowed: int | None = None,
+             identity: ModelIdentity | None = None) -> Gate:
     """Hold every metric of the baseline against this run's values."""
     rows = []
     for name, limit in baseline.metrics.items():
@@ -71,6 +76,9 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
     if baseline.judge_model is not None and baseline.judge_model != judge_model:
         mismatch = (f"baseline judged by {baseline.judge_model}, this run by {judge_model}: "
                     "scores are not comparable")
+    other = None
+    if identity is not None and baseline.identity is not None:
+        other = identity.differs_from(baseline.identity)
     return Gate(rows=rows, missing=missing,
                 allowed=baseline.max_errors if allowed is None else allowed,
-                judge_mismatch=mismatch)
+                judge_mismatch=mismatch, other_model=other)

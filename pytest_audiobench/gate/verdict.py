@@ -15,6 +15,7 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import baseline as baselines
 from pytest_audiobench.gate.decision import Gate, evaluate
 from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.transport.types import ModelIdentity
 
 BaselineStatus = Literal["applied", "missing", "written", "refused", "shard"]
 
@@ -46,7 +47,7 @@ def load_baselines(settings: Settings, benchmarks: Sequence[str]
 
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            metrics: Mapping[str, Metric], missing: int,
-           current: baselines.Baseline | None) -> Decision:
+           current: baselines.Baseline | None, identity: ModelIdentity | None) -> Decision:
     """Hold ``metrics`` against the baseline; with --audiobench-update-baseline write a new
     one from them when they would hold against it (a shard never gates: its merge does)."""
     path = baseline_path(settings, benchmark)
@@ -56,7 +57,7 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
     if settings.update_baseline:
         fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
                                    tuple(headline), settings.tolerance, current,
-                                   settings.max_errors)
+                                   settings.max_errors, identity)
         gate = evaluate(fresh, metrics, missing, judge_model)
         if gate.held:
             baselines.write(path, fresh)
@@ -64,7 +65,8 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
     if current is None:
         return Decision("missing", path)
     return Decision("applied", path,
-                    evaluate(current, metrics, missing, judge_model, settings.max_errors))
+                    evaluate(current, metrics, missing, judge_model, settings.max_errors,
+                             identity))
 
 
 def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,

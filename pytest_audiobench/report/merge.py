@@ -82,7 +82,7 @@ def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None
     samples.sort(key=lambda s: order.get(s.nodeid, len(order)))
     traffic = sum((r.traffic for _, r in reports), Traffic())
     return build_report(settings, benches, releases, samples, sorted(selected),
-                        load_baselines(settings, list(benches)), traffic)
+                        load_baselines(settings, list(benches)), traffic, None)
 
 
 def _with_outputs(name: str, own: dict[str, Any], outputs: Mapping[str, Path | None]

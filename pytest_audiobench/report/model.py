@@ -13,7 +13,7 @@ from pytest_audiobench.gate.decision import Gate
 from pytest_audiobench.gate.verdict import BaselineStatus
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
-from pytest_audiobench.transport.types import Traffic, Usage
+from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage
 
 FORMAT = 2
 """The JSON report's format; docs/report-format.md says what each one changed."""
@@ -67,8 +67,25 @@ class TokenUsage(BaseModel):
     judge: Usage = Usage()
     model_requests: int = 0
     model_cached: int = 0
+    model_reused: int = 0
+    """Of the cached ones, the answers another run got (--audiobench-reuse)."""
     judge_requests: int = 0
     judge_cached: int = 0
+
+
+class RunInfo(BaseModel):
+    """Which run this is, and what it took from earlier ones."""
+
+    id: str
+    resumed: bool = False
+    """It continued an interrupted run (the same id)."""
+    reused: str | None = None
+    """The earlier run whose answers could serve this one (--audiobench-reuse)."""
+    notes: list[str] = []
+    finished: bool = False
+    """Every selected sample got an outcome other than not run (nothing left to resume)."""
+    identity: ModelIdentity | None = None
+    """What identifies the model: URL, id, revision, and what its server says of it."""
 
 
 class RunReport(BaseModel):
@@ -78,6 +95,8 @@ class RunReport(BaseModel):
     version: str = __version__
     format: int = FORMAT
     settings: Settings
+    run: RunInfo | None = None
+    """None in a merge of shards, each of which was its own run."""
     benchmarks: list[BenchmarkSummary]
     judge_protocol: list[str] = []
     """How the benchmarks ask the judge (e.g. "both orders"), for the summary's first line."""
@@ -131,6 +150,7 @@ def usage(records: Sequence[SampleRecord]) -> TokenUsage:
             total.model = total.model + answer.completion.usage
             total.model_requests += 1
             total.model_cached += answer.completion.cached
+            total.model_reused += answer.completion.reused_from is not None
         for verdict in record.verdicts:
             total.judge = total.judge + verdict.judge_usage
             total.judge_requests += verdict.judge_calls

@@ -18,34 +18,37 @@ from pytest_audiobench.gate.baseline import Baseline
 from pytest_audiobench.gate.verdict import Decision, decide, exit_status
 from pytest_audiobench.outcome.metrics import combine_runs
 from pytest_audiobench.outcome.records import SampleRecord
-from pytest_audiobench.report.model import BenchmarkSummary, RunReport, count, usage
-from pytest_audiobench.transport.types import Traffic
+from pytest_audiobench.report.model import BenchmarkSummary, RunInfo, RunReport, count, usage
+from pytest_audiobench.transport.types import ModelIdentity, Traffic
 
 Baselines = Mapping[str, "Baseline | None"]
 
 
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                  releases: Mapping[str, Release], records: Sequence[SampleRecord],
-                 selected: Sequence[str], current: Baselines, traffic: Traffic) -> RunReport:
+                 selected: Sequence[str], current: Baselines, traffic: Traffic,
+                 run: RunInfo | None) -> RunReport:
     """The report of ``records`` out of the ``selected`` node ids (missing ones did not run)."""
-    summaries = [summarise(settings, bench, releases[name], records, selected, current.get(name))
-                 for name, bench in benchmarks.items()]
+    identity = run.identity if run is not None else None
+    summaries = [summarise(settings, bench, releases[name], records, selected, current.get(name),
+                           identity) for name, bench in benchmarks.items()]
     held = all(s.gate is None or s.gate.held for s in summaries)
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
-    return RunReport(settings=settings, benchmarks=summaries, judge_protocol=protocol,
+    return RunReport(settings=settings, run=run, benchmarks=summaries, judge_protocol=protocol,
                      usage=usage(records), traffic=traffic, gate_held=held,
                      selected=list(selected), samples=list(records))
 
 
 def summarise(settings: Settings, bench: Benchmark, release: Release,
               records: Sequence[SampleRecord], selected: Sequence[str],
-              current: Baseline | None) -> BenchmarkSummary:
+              current: Baseline | None, identity: ModelIdentity | None) -> BenchmarkSummary:
     name = bench.name
     mine = [r for r in records if r.benchmark == name]
     counts = count(mine, [n for n in selected if n.startswith(f"{ROOT_NODE}::{name}::")])
     per_run = [bench.metrics(mine, run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
-    decision = decide(settings, name, release.headline, metrics, counts.missing, current)
+    decision = decide(settings, name, release.headline, metrics, counts.missing, current,
+                      identity)
     return BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=bench.notes(release) + bench.finish(mine), headline=list(release.headline),

@@ -22,12 +22,18 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     else:
         said = ", ".join([f"temperature {judge.endpoint.sampling.temperature:g}", *protocol])
         described = f"judge {judge.endpoint.model} ({said})"
-    lines = [f"model {settings.model} at {settings.endpoint.url}{runs}; {described}"]
+    revision = f" (revision {settings.model_revision})" if settings.model_revision else ""
+    lines = [f"model {settings.model}{revision} at {settings.endpoint.url}{runs}; {described}"]
+    if report.run is not None:
+        lines += [f"run {report.run.id}: {note}" for note in report.run.notes]
     for summary in report.benchmarks:
         lines += ["", *_table(summary, verbose), *_footer(summary)]
     u = report.usage
-    lines += ["", f"requests: model {u.model_requests} ({u.model_cached} from the cache), "
-              f"judge {u.judge_requests} ({u.judge_cached} from the cache)",
+    reused = ""
+    if u.model_reused and report.run is not None and report.run.reused:
+        reused = f", {u.model_reused} of them answers of run {report.run.reused}"
+    lines += ["", f"requests: model {u.model_requests} ({u.model_cached} from the cache"
+              f"{reused}), judge {u.judge_requests} ({u.judge_cached} from the cache)",
               f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} audio) "
               f"+ {u.model.completion_tokens} completion; judge {u.judge.prompt_tokens} prompt "
               f"+ {u.judge.completion_tokens} completion"]
@@ -101,6 +107,8 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
                      + "; ".join(summary.gate.reasons()))
     elif summary.gate is not None:
         gate = summary.gate
+        if gate.other_model:
+            lines.append(f"gate: note: the baseline was written for {gate.other_model}")
         allowance = f"{gate.missing} without a score, {gate.allowed} allowed"
         if gate.held:
             lines.append(f"gate: held ({allowance}) against {summary.baseline_path}")

@@ -53,15 +53,16 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
     for sample in samples:
         bench = benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)
+        scoped = runtime.for_sample(sample)
         for run in range(runs):
             try:
-                answer = cached_answer(sample, prompt, runtime, run)
+                answer = cached_answer(sample, prompt, scoped, run)
             except (EmptyAudio, AudioError):
                 plan.skipped.append(sample.nodeid)
                 break
             plan.model_calls += 1
             plan.model_cached += answer is not None
-            calls, cached, bound = bench.judge_calls(sample, answer, runtime)
+            calls, cached, bound = bench.judge_calls(sample, answer, scoped)
             plan.judge_calls += calls
             plan.judge_cached += cached
             plan.judge_upper_bound |= bound

@@ -25,19 +25,22 @@ from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.gate.baseline import Baseline
 from pytest_audiobench.gate.verdict import load_baselines
 from pytest_audiobench.outcome.records import SampleRecord
-from pytest_audiobench.report.model import RunReport
+from pytest_audiobench.report.model import RunInfo, RunReport
 from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.progress import Progress
+from pytest_audiobench.run.runs import RunBook, RunStart
 from pytest_audiobench.run.worker import Worker
 from pytest_audiobench.transport.cache import ResponseCache
-from pytest_audiobench.transport.types import Traffic
+from pytest_audiobench.transport.types import ModelIdentity, Traffic
 
 _WORKER_ROOTS = "audiobench_roots"
 _DEADLINE = "audiobench_deadline"
 _SHARE = "audiobench_budget_share"
 _TRAFFIC = "audiobench_traffic"
+_RUN = "audiobench_run"
+_REUSE = "audiobench_reuse"
 
 
 class AudiobenchSession:
@@ -45,11 +48,10 @@ class AudiobenchSession:
         self.config = config
         self.settings = settings
         self.benchmarks = {name: registry.create(name, settings) for name in settings.benchmarks}
-        workerinput: dict[str, Any] = getattr(config, "workerinput", {})
-        starts_now = None if settings.deadline is None else time.time() + settings.deadline
-        self.worker = Worker(settings, self.benchmarks,
-                             deadline_at=workerinput.get(_DEADLINE, starts_now),
-                             budget_share=workerinput.get(_SHARE, 1))
+        self._worker: Worker | None = None
+        self.run: RunStart | None = None
+        """The run this session is (controller): its id, what it resumes or reuses."""
+        self.identity: ModelIdentity | None = None
         self._roots: dict[str, Path] = {}
         self._releases: dict[str, Release] | None = None
         self._baselines: dict[str, Baseline | None] = {}
@@ -65,31 +67,63 @@ class AudiobenchSession:
 
     # -- start -------------------------------------------------------------------------
 
+    @property
+    def worker(self) -> Worker:
+        """The side that asks and grades, made at the session's start."""
+        assert self._worker is not None, "the session has not started"
+        return self._worker
+
     def start(self) -> None:
-        """Locate (download) and validate the data; on the controller check the endpoints."""
+        """Locate (download) and validate the data; on the controller begin the run, check
+        the endpoints and record what identifies the model."""
         workerinput: dict[str, Any] | None = getattr(self.config, "workerinput", None)
         try:
             if workerinput is not None:
                 self._roots = {k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()}
+                self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
+                                                 workerinput[_RUN], workerinput[_REUSE])
                 return
-            if self.settings.clear_cache:
-                ResponseCache(self.settings.cache_dir / "responses").clear()
+            settings = self.settings
+            if settings.clear_cache:
+                ResponseCache(settings.cache_dir / "responses").clear()
             catalog = registry.catalog()
-            self._roots = {name: locate(bench, self.settings.data[name], catalog)
+            self._roots = {name: locate(bench, settings.data[name], catalog)
                            for name, bench in self.benchmarks.items()}
             self.releases()
-            self._baselines = load_baselines(self.settings, list(self.benchmarks))
-            if not self.config.option.collectonly and not self.settings.dry_run:
-                self.worker.check()
+            self._baselines = load_baselines(settings, list(self.benchmarks))
+            self.run = self._runs.begin(settings)
+            deadline = None if settings.deadline is None else time.time() + settings.deadline
+            self._worker = self._make_worker(deadline, 1, self.run.record.run_id,
+                                             self.run.reused)
+            if not self.config.option.collectonly and not settings.dry_run:
+                self.identity = ModelIdentity(
+                    url=settings.endpoint.url, model=settings.endpoint.model,
+                    revision=settings.model_revision, served=self.worker.check())
+                self.run = self._runs.confirm(self.run, self.identity)
         except AudiobenchError as exc:
             raise pytest.UsageError(str(exc)) from exc
+
+    @property
+    def _runs(self) -> RunBook:
+        return RunBook(self.settings.cache_dir / "runs")
+
+    def _make_worker(self, deadline_at: float | None, share: int, run_id: str,
+                     reuse: str | None) -> Worker:
+        # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
+        cached = self.settings.cache
+        return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
+                      budget_share=share, run=run_id if cached else None,
+                      reuse=reuse if cached else None)
 
     def worker_input(self) -> dict[str, Any]:
         """What a worker needs from the controller: the data roots, downloaded once."""
         workers = getattr(self.config.option, "numprocesses", None)
+        run = self.run
+        assert run is not None, "the session has not started"
         return {_WORKER_ROOTS: {name: str(path) for name, path in self._roots.items()},
                 _DEADLINE: self.worker.deadline_at,
-                _SHARE: workers if isinstance(workers, int) and workers > 0 else 1}
+                _SHARE: workers if isinstance(workers, int) and workers > 0 else 1,
+                _RUN: run.record.run_id, _REUSE: run.reused}
 
     def releases(self) -> dict[str, Release]:
         """Every benchmark's release, its samples narrowed to the selected tasks and limit."""
@@ -140,6 +174,8 @@ class AudiobenchSession:
         controller = not hasattr(self.config, "workerinput") and self.selected is not None
         if controller and self.settings.dry_run and not self.config.option.collectonly:
             self._plan()
+        if self._worker is None:
+            return  # the start failed: nothing ran
         self.worker.close()
         self._hand_over_traffic()
         if (self.selected is None or not controller or self.config.option.collectonly
@@ -147,7 +183,8 @@ class AudiobenchSession:
             return
         ordered = [self.records[n] for n in self.selected if n in self.records]
         self.report = build_report(self.settings, self.benchmarks, self.releases(), ordered,
-                                   self.selected, self._baselines, self.traffic)
+                                   self.selected, self._baselines, self.traffic,
+                                   self._run_info(ordered, session))
         if self.settings.report_path is not None:
             self.report.write(self.settings.report_path)
         if self.settings.shard is not None:
@@ -159,6 +196,19 @@ class AudiobenchSession:
             return
         session.exitstatus = report_status(self.report, session.exitstatus,
                                            self.foreign_failures)
+
+    def _run_info(self, ordered: list[SampleRecord], session: pytest.Session) -> RunInfo:
+        """The run's id and what it took from others; its record is marked finished when every
+        selected sample got an outcome other than not run."""
+        assert self.run is not None and self.selected is not None
+        finished = (session.exitstatus != pytest.ExitCode.INTERRUPTED
+                    and len(ordered) == len(self.selected)
+                    and all(r.outcome != "not_run" for r in ordered))
+        if finished and self.settings.cache:
+            self._runs.finish(self.run.record)
+        return RunInfo(id=self.run.record.run_id, resumed=self.run.resumed,
+                       reused=self.run.reused, notes=self.run.notes, finished=finished,
+                       identity=self.identity)
 
     def add_worker_output(self, workeroutput: dict[str, Any]) -> None:
         """What an xdist worker handed over when it finished: its endpoints' traffic."""

@@ -10,7 +10,7 @@ import asyncio
 import warnings
 from collections.abc import Mapping
 from concurrent.futures import Future
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -38,7 +38,8 @@ class Worker:
     """Owns the engine and the endpoints of this process; both are made on first use."""
 
     def __init__(self, settings: Settings, benchmarks: Mapping[str, Benchmark], *,
-                 deadline_at: float | None, budget_share: int) -> None:
+                 deadline_at: float | None, budget_share: int, run: str | None,
+                 reuse: str | None) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.deadline_at = deadline_at
@@ -48,6 +49,9 @@ class Worker:
         self._engine: Engine | None = None
         self._lookahead: Lookahead | None = None
         self._ledger = Ledger()
+        self._run = run
+        """The run the model's answers belong to (None without the cache)."""
+        self._reuse = reuse
         self._cache = (ResponseCache(settings.cache_dir / "responses") if settings.cache
                        else None)
 
@@ -77,20 +81,23 @@ class Worker:
             offline = builtin.offline_judge(judge.endpoint.model) if judge and judge.offline \
                 else None
             self._runtime = Runtime(
-                settings, Endpoint(settings.endpoint, pacer, cache, model, ledger),
+                settings, Endpoint(settings.endpoint, pacer, cache, model, ledger,
+                                   run=self._run, reuse=self._reuse),
                 Endpoint(judge.endpoint, pacer, cache, offline, ledger) if judge else None)
         return self._runtime
 
-    def check(self) -> None:
-        """Fail fast when an endpoint is unreachable or does not serve its model."""
+    def check(self) -> dict[str, Any] | None:
+        """Fail fast when an endpoint is unreachable or does not serve its model; return what
+        the model's server says of it."""
         runtime = self.runtime()
-        for endpoint in (runtime.model, runtime.judge):
-            if endpoint is not None:
-                endpoint.check()
+        served = runtime.model.check()
+        if runtime.judge is not None:
+            runtime.judge.check()
+        return served
 
     def pipeline(self, sample: Sample) -> Pipeline[list[ModelAnswer], list[Verdict]]:
         """Every run's answer, then every answer's verdict, each graded as soon as it lands."""
-        runtime = self.runtime()
+        runtime = self.runtime().for_sample(sample)
         assert self._engine is not None
         bench = self.benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)

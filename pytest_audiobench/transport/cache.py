@@ -21,7 +21,7 @@ from typing import Any
 
 from pytest_audiobench.transport.types import Completion
 
-_VERSION = 1  # bump when the key's recipe changes, so old entries are never misread
+_VERSION = 2  # bump when the key's recipe changes, so old entries are never misread
 
 
 def request_key(parts: Mapping[str, Any]) -> str:

@@ -8,6 +8,7 @@ request rather than to each sample.
 from __future__ import annotations
 
 import asyncio
+import copy
 import email.utils
 import os
 import random
@@ -45,13 +46,28 @@ def api_key(settings: EndpointSettings) -> str:
     return "EMPTY"
 
 
+class _Connection:
+    """What every view of one endpoint shares: the HTTP client, made on first use."""
+
+    def __init__(self) -> None:
+        self.client: openai.AsyncOpenAI | None = None
+
+
 class Endpoint:
     """Chat completions against one server, at most ``limit`` requests in flight; or against
-    an in-process model, with the same response cache in front of it."""
+    an in-process model, with the same response cache in front of it.
+
+    The model's endpoint is given the run its answers belong to (``run``): its cache entries
+    are that run's, so another run never replays them unless it names the run in ``reuse``
+    (or resumes it). A judge's endpoint has no run: its replies may serve any run whose request
+    is the same in every input. ``scoped`` gives the view that one sample asks through, so that
+    two samples sending the same request draw separately.
+    """
 
     def __init__(self, settings: EndpointSettings, pacer: Pacer,
                  cache: ResponseCache | None = None, local: InProcess | None = None,
-                 ledger: Ledger | None = None) -> None:
+                 ledger: Ledger | None = None, *, run: str | None = None,
+                 reuse: str | None = None) -> None:
         self.settings = settings
         self._pacer = pacer
         self._cache = cache
@@ -60,48 +76,61 @@ class Endpoint:
         self._line = self._ledger.line(settings.model, settings.url,
                                        settings.max_connection_failures)
         self._key = "" if local is not None else api_key(settings)
-        self._client: openai.AsyncOpenAI | None = None
-        self._owns_local = True
+        self._connection = _Connection()
+        self._owner = True
+        """Closes the client and the in-process model; the views made from it do not."""
+        self._run = run
+        self._reuse = reuse
+        self._scope: str | None = None
+
+    def _view(self, settings: EndpointSettings, scope: str | None) -> Endpoint:
+        view = copy.copy(self)
+        view.settings, view._scope, view._owner = settings, scope, False
+        return view
 
     def resampled(self, sampling: Mapping[str, Any]) -> Endpoint:
-        """The same endpoint (pacing, cache, in-process model) with these sampling settings
-        changed, e.g. a judge at the temperature and seed another protocol asks for."""
+        """The same endpoint (client, pacing, cache, in-process model) with these sampling
+        settings changed, e.g. a judge at the temperature and seed another protocol asks for."""
         changed = self.settings.sampling.model_copy(update=dict(sampling))
-        variant = Endpoint(self.settings.model_copy(update={"sampling": changed}), self._pacer,
-                           self._cache, local=self._local, ledger=self._ledger)
-        variant._owns_local = False  # closed once, by the endpoint that was given it
-        return variant
+        return self._view(self.settings.model_copy(update={"sampling": changed}), self._scope)
+
+    def scoped(self, sample: str) -> Endpoint:
+        """The view one sample asks through: its requests are cached under its id."""
+        return self._view(self.settings, sample)
 
     def _async_client(self) -> openai.AsyncOpenAI:
-        if self._client is None:
+        if self._connection.client is None:
             import openai
 
-            self._client = openai.AsyncOpenAI(
+            self._connection.client = openai.AsyncOpenAI(
                 base_url=self.settings.url, api_key=self._key, max_retries=0,
                 timeout=self.settings.timeout, http_client=_aiohttp_client(self.settings.timeout),
             )
-        return self._client
+        return self._connection.client
 
     async def close(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-        if self._local is not None and self._owns_local:
+        if not self._owner:
+            return
+        if self._connection.client is not None:
+            await self._connection.client.close()
+        if self._local is not None:
             await self._local.close()
 
-    def check(self) -> None:
+    def check(self) -> dict[str, Any] | None:
         """Fail fast when the server is unreachable or does not serve the model (or the
-        in-process model cannot run here)."""
+        in-process model cannot run here); return what the server says of the model (its
+        ``/models`` entry), or the in-process model's identity."""
         if self._local is not None:
             self._local.check()
-            return
+            return dict(self._local.identity)
         import openai
 
         client = openai.OpenAI(base_url=self.settings.url, api_key=self._key, max_retries=1,
                                timeout=min(self.settings.timeout, 15.0))
         try:
-            served = [model.id for model in client.models.list()]
+            served = {model.id: model.model_dump() for model in client.models.list()}
         except openai.NotFoundError:
-            return  # the server does not list models; the first request will tell
+            return None  # the server does not list models; the first request will tell
         except openai.APIStatusError as exc:
             raise EndpointError(
                 f"{self.settings.url} answered HTTP {exc.status_code} to GET /models: "
@@ -114,8 +143,9 @@ class Endpoint:
         if served and self.settings.model not in served:
             raise EndpointError(
                 f"{self.settings.url} does not serve model {self.settings.model!r}; it serves: "
-                + secrets.redact(", ".join(served[:20]))
+                + secrets.redact(", ".join(list(served)[:20]))
             )
+        return served.get(self.settings.model)
 
     async def complete(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
                        fingerprint: Mapping[str, Any] | None = None,
@@ -131,11 +161,26 @@ class Endpoint:
             return await self._reply(messages, extra, fingerprint)
         key = self.cache_key(messages, seed_offset, fingerprint=fingerprint, cache_tag=cache_tag)
         hit = self._cache.get(key)
+        if hit is None:
+            hit = self._reused(key, messages, seed_offset, fingerprint, cache_tag)
         if hit is not None:
             return hit
         completion = await self._reply(messages, extra, fingerprint)
         self._cache.put(key, completion)
         return completion
+
+    def _reused(self, key: str, messages: list[dict[str, Any]], seed_offset: int,
+                fingerprint: Mapping[str, Any] | None, cache_tag: str | None
+                ) -> Completion | None:
+        """The answer the run named in ``reuse`` got to this request, kept for this run too."""
+        if self._cache is None or self._reuse is None:
+            return None
+        earlier = self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
+                                                 cache_tag=cache_tag, run=self._reuse))
+        if earlier is None:
+            return None
+        self._cache.put(key, earlier.model_copy(update={"cached": False}))
+        return earlier.model_copy(update={"reused_from": self._reuse})
 
     async def _reply(self, messages: list[dict[str, Any]], extra: dict[str, Any],
                      fingerprint: Mapping[str, Any] | None) -> Completion:
@@ -148,19 +193,30 @@ class Endpoint:
     def cached(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
                fingerprint: Mapping[str, Any] | None = None,
                cache_tag: str | None = None) -> Completion | None:
-        """The reply ``complete`` would serve from the cache, without sending anything."""
+        """The reply ``complete`` would serve without sending anything (this run's, or the
+        reused run's)."""
         if self._cache is None:
             return None
-        return self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
-                                              cache_tag=cache_tag))
+        runs = [self._run] + ([self._reuse] if self._reuse else [])
+        for run in runs:
+            hit = self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
+                                                 cache_tag=cache_tag, run=run))
+            if hit is not None:
+                return hit
+        return None
 
     def cache_key(self, messages: list[dict[str, Any]], seed_offset: int, *,
-                  fingerprint: Mapping[str, Any] | None, cache_tag: str | None) -> str:
+                  fingerprint: Mapping[str, Any] | None, cache_tag: str | None,
+                  run: str | None = None) -> str:
+        """Everything a reply depends on: the endpoint (URL and model id), the sampling, which
+        run or retry it is, the request, the sample asking, and for the model the run whose
+        answers these are (``run``, by default this endpoint's own)."""
         from pytest_audiobench.transport.cache import request_key
 
-        key: dict[str, Any] = {"model": self.settings.model,
+        key: dict[str, Any] = {"url": self.settings.url, "model": self.settings.model,
                                "sampling": self._sampling(seed_offset), "offset": seed_offset,
-                               "tag": cache_tag, "request": fingerprint or messages}
+                               "tag": cache_tag, "request": fingerprint or messages,
+                               "sample": self._scope, "run": run or self._run}
         if self._local is not None:
             key["in_process"] = self._local.identity
         return request_key(key)

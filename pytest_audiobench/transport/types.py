@@ -33,6 +33,8 @@ class Completion(BaseModel):
     """HTTP attempts it took, retries included."""
     cached: bool = False
     """Served from the response cache: no request was sent this time."""
+    reused_from: str | None = None
+    """The earlier run whose answer this is (``--audiobench-reuse``), when it is one."""
 
 
 class InProcess(Protocol):
@@ -95,4 +97,31 @@ class Traffic(BaseModel):
         return Traffic(endpoints=endpoints,
                        cache_unreadable=self.cache_unreadable + other.cache_unreadable,
                        first_unreadable=self.first_unreadable or other.first_unreadable)
+
+
+class ModelIdentity(BaseModel):
+    """What identifies the model a run asked: where, under which id, the revision the user
+    named, and what the server says it serves under that id (vLLM's ``root`` names the weights
+    it loaded); for a built-in model, what its answers depend on."""
+
+    url: str
+    model: str
+    revision: str | None = None
+    served: dict[str, Any] | None = None
+
+    @property
+    def weights(self) -> str | None:
+        root = (self.served or {}).get("root")
+        return root if isinstance(root, str) else None
+
+    def differs_from(self, other: ModelIdentity) -> str | None:
+        """How ``other`` (a baseline's, an earlier run's) names another model than this one,
+        or None when nothing says so."""
+        differences = [f"{what} {theirs} (this run: {mine})"
+                       for what, theirs, mine in (("revision", other.revision, self.revision),
+                                                  ("weights", other.weights, self.weights))
+                       if theirs is not None and mine is not None and theirs != mine]
+        if other.revision is not None and self.revision is None:
+            differences.append(f"revision {other.revision} (this run names none)")
+        return "; ".join(differences) or None
 

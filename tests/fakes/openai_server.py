@@ -224,7 +224,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(reply.status, _error_body(reply.status, reply.content))
         elif path == "/v1/models" and fake.models:
             data = [
-                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake",
+                 **fake.model_info.get(m, {})} for m in fake.models
             ]
             self._send_json(200, {"object": "list", "data": data})
         else:
@@ -289,6 +290,8 @@ class FakeOpenAIServer(ServedInThread):
         self.script: Script = script if script is not None else _default_script
         self.models: list[str] = list(models)
         self.models_script: Callable[[dict[str, str]], Reply] | None = None
+        self.model_info: dict[str, dict[str, Any]] = {}
+        """Extra fields of a model's GET /models entry, e.g. vLLM's ``root``."""
         """When set, answers GET /models from the request's headers (an error status)."""
         self.requests: list[ChatRequest] = []
         self.max_in_flight = 0

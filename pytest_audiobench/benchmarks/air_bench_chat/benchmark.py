@@ -66,9 +66,11 @@ class AirBenchChat(Benchmark):
             return (2 if self.own.swap else 1), 0, False
         requests, _ = judge_prompts(self.template, sample.context, sample.question,
                                     sample.reference, answer, self.max_answer_chars)
-        asked = list(requests.values()) if self.own.swap else [requests["reference_first"]]
-        hits = sum(runtime.judge.cached(messages, fingerprint=fingerprint) is not None
-                   for messages, fingerprint in asked)
+        asked = list(requests.items()) if self.own.swap else [
+            ("reference_first", requests["reference_first"])]
+        hits = sum(runtime.judge.cached(messages, fingerprint=fingerprint,
+                                        cache_tag=order) is not None
+                   for order, (messages, fingerprint) in asked)
         return len(asked), hits, False
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:

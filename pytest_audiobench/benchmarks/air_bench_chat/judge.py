@@ -139,8 +139,10 @@ async def judge_pass(endpoint: Judge, request: JudgeRequest, order: Order,
                      retries: int) -> PassVerdict:
     """Ask until the reply parses or ``retries`` new attempts are spent."""
     messages, fingerprint = request
+    # Tagged by the pass: when the answer is the reference, both passes send the very same
+    # request, and a judge at temperature 1 must still draw twice.
     asked = await ask_until_parsed(endpoint, messages, _scores_or_problem, retries + 1,
-                                   fingerprint=fingerprint)
+                                   fingerprint=fingerprint, cache_tag=lambda attempt: order)
     if asked.parsed is None:
         return PassVerdict(order=order, outputs=asked.outputs, usage=asked.usage,
                            cached=asked.cached)

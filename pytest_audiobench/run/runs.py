@@ -1,0 +1,148 @@
+"""The runs a cache folder has seen: each run's id, what identifies its model, and whether it
+finished, one JSON file per run under ``<cache>/runs/``.
+
+A model's answers are cached under the run that asked for them, so a new run never replays
+another's: a new checkpoint served under the same id is asked again. ``--audiobench-resume``
+continues the latest interrupted run with the same settings (its answers count as its own);
+``--audiobench-reuse RUN`` lets a run take an earlier run's answers, when the model is the
+same by everything that identifies it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.errors import AudiobenchError
+from pytest_audiobench.transport.types import ModelIdentity
+
+
+class RunRecord(BaseModel):
+    """One run as its cache folder remembers it."""
+
+    run_id: str
+    started: str
+    """When it started, ISO 8601 in UTC."""
+    fingerprint: str
+    """A hash of the settings its answers depend on (``answer_fingerprint``)."""
+    identity: ModelIdentity
+    finished: bool = False
+    """Every selected sample got an outcome other than not run."""
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """The run this session is, and what it takes from earlier ones."""
+
+    record: RunRecord
+    resumed: bool = False
+    reused: str | None = None
+    """The run whose answers may serve this one (``--audiobench-reuse``)."""
+    notes: list[str] = field(default_factory=list)
+
+
+def answer_fingerprint(settings: Settings) -> str:
+    """What the model's answers depend on: the endpoint and its sampling, the built-in model,
+    the revision, how audio is sent, the benchmarks, their data and their own settings."""
+    parts = settings.model_dump(mode="json", include={
+        "endpoint", "builtin", "model_revision", "audio_mode", "benchmarks", "data",
+        "benchmark_settings", "runs"})
+    for name in ("timeout", "retries", "retry_wait", "max_connection_failures"):
+        parts["endpoint"].pop(name, None)
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class RunBook:
+    """The run records of one cache folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def records(self) -> list[RunRecord]:
+        """Every readable record, oldest first (an unreadable one is not a run to resume)."""
+        found = []
+        for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
+            try:
+                found.append(RunRecord.model_validate_json(path.read_bytes()))
+            except (OSError, ValueError, ValidationError):
+                continue
+        return sorted(found, key=lambda record: (record.started, record.run_id))
+
+    def save(self, record: RunRecord) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        partial = self.folder / f".{record.run_id}.partial"
+        partial.write_text(record.model_dump_json(indent=1), encoding="utf-8")
+        partial.replace(self.folder / f"{record.run_id}.json")
+
+    def begin(self, settings: Settings) -> RunStart:
+        """This session's run: the interrupted one it resumes, or a new one; and the run whose
+        answers it may reuse (checked against the model once it is known, in ``confirm``).
+        AudiobenchError when --audiobench-reuse names no run that is there."""
+        fingerprint = answer_fingerprint(settings)
+        earlier = self.records()
+        notes = []
+        resumed = None
+        if settings.resume:
+            open_runs = [r for r in earlier if r.fingerprint == fingerprint and not r.finished]
+            resumed = open_runs[-1] if open_runs else None
+            notes.append(f"resuming run {resumed.run_id}, interrupted" if resumed else
+                         "--audiobench-resume: no interrupted run with these settings in "
+                         f"{self.folder}: this is a new run")
+        identity = ModelIdentity(url=settings.endpoint.url, model=settings.endpoint.model,
+                                 revision=settings.model_revision)
+        record = RunRecord(
+            run_id=resumed.run_id if resumed else _new_run_id(),
+            started=resumed.started if resumed else datetime.now(UTC).isoformat(),
+            fingerprint=fingerprint, identity=identity)
+        reused = None
+        if settings.reuse is not None:
+            reused = self._named(settings.reuse, record, earlier).run_id
+            notes.append(f"answers of run {reused} may serve this one (--audiobench-reuse)")
+        return RunStart(record, resumed is not None, reused, notes)
+
+    def confirm(self, start: RunStart, identity: ModelIdentity) -> RunStart:
+        """Record the run with what identifies its model; AudiobenchError when the reused run
+        asked another model (another revision, other weights)."""
+        if start.reused is not None:
+            found = next(r for r in self.records() if r.run_id == start.reused)
+            differs = identity.differs_from(found.identity)
+            if differs is not None:
+                raise AudiobenchError(
+                    f"--audiobench-reuse: run {found.run_id} asked {found.identity.model} "
+                    f"with {differs}; its answers are not this model's")
+        record = start.record.model_copy(update={"identity": identity})
+        self.save(record)
+        return RunStart(record, start.resumed, start.reused, start.notes)
+
+    def finish(self, record: RunRecord) -> None:
+        self.save(record.model_copy(update={"finished": True}))
+
+    def _named(self, wanted: str, record: RunRecord, earlier: list[RunRecord]) -> RunRecord:
+        others = [r for r in earlier if r.run_id != record.run_id]
+        if wanted == "last":
+            same = [r for r in others if r.identity.model == record.identity.model]
+            if not same:
+                raise AudiobenchError(f"--audiobench-reuse last: no earlier run of model "
+                                      f"{record.identity.model} in {self.folder}")
+            return same[-1]
+        named = [r for r in others if r.run_id == wanted]
+        if not named:
+            known = ", ".join(r.run_id for r in others[-5:]) or "none"
+            raise AudiobenchError(f"--audiobench-reuse {wanted}: no such run in {self.folder} "
+                                  f"(the latest: {known})")
+        if named[0].identity.model != record.identity.model:
+            raise AudiobenchError(f"--audiobench-reuse {wanted}: run {wanted} asked model "
+                                  f"{named[0].identity.model}, not {record.identity.model}")
+        return named[0]
+
+
+def _new_run_id() -> str:
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
