@@ -579,12 +579,11 @@ def test_resolve_hf_endpoint_prefers_the_argument_then_hf_endpoint_then_the_defa
 def test_the_plugin_downloads_mmar_once_from_the_hub_and_runs_it(
         pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.conftest import MODEL
-    from tests.fakes.datasets import build_mmar, load_mmar_reference, reference_available
+    from tests.fakes.datasets import build_mmar
+    from tests.fakes.made_records import made_mmar_records
     from tests.fakes.openai_server import FakeOpenAIServer
 
-    if not reference_available():
-        pytest.skip("../shared/reference is absent")
-    records = [r for r in load_mmar_reference() if "" not in r["choices"]][:4]
+    records = made_mmar_records()[:4]
     built = build_mmar(tmp_path / "built", records)
     repo = tmp_path / "repo"
     repo.mkdir()

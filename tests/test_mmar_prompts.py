@@ -8,14 +8,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import Servers
-from tests.fakes.datasets import build_mmar, load_mmar_reference, reference_available
-
-pytestmark = pytest.mark.skipif(not reference_available(), reason="../shared/reference is absent")
+from tests.fakes.datasets import build_mmar
+from tests.fakes.made_records import made_mmar_records
 
 
 @pytest.fixture
 def two_items(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
-    records = [r for r in load_mmar_reference() if "" not in r["choices"]][:2]
+    records = made_mmar_records()[:2]
     return build_mmar(tmp_path / "mmar", records), records
 
 

@@ -1,20 +1,20 @@
-"""MMAR end to end: matchers, rubrics, CRS, export, gate, with scripted servers."""
+"""MMAR end to end: matchers, rubrics, CRS, export, gate, with scripted servers, on records
+written for the tests (three per modality and one whose wrong option has the answer's
+words)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import MODEL, ScoringJudge, Servers
-from tests.fakes.datasets import build_mmar, load_mmar_reference, reference_available
+from tests.fakes.datasets import build_mmar
+from tests.fakes.made_records import made_mmar_records
 from tests.fakes.openai_server import ChatRequest
-
-pytestmark = pytest.mark.skipif(not reference_available(), reason="../shared/reference is absent")
 
 LETTERS = "ABCDEF"
 
@@ -28,26 +28,7 @@ def _twins(record: dict[str, Any]) -> list[str]:
             if c != record["answer"] and _tokens(c) == _tokens(record["answer"])]
 
 
-def _pick() -> list[dict[str, Any]]:
-    """Three items per modality with distinct questions, and one same-words item."""
-    seen: set[str] = set()
-    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    twin = None
-    for record in load_mmar_reference():
-        if record["question"] in seen or "" in record["choices"]:
-            continue
-        if twin is None and _twins(record):
-            twin = record
-            seen.add(record["question"])
-            continue
-        if len(per[record["modality"]]) < 3:
-            per[record["modality"]].append(record)
-            seen.add(record["question"])
-    assert twin is not None
-    return [r for group in per.values() for r in group] + [twin]
-
-
-RECORDS = _pick() if reference_available() else []
+RECORDS = made_mmar_records()
 
 
 def _reply(record: dict[str, Any]) -> str:

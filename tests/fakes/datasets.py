@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import zlib
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
@@ -26,7 +27,11 @@ __all__ = [
     "reference_available",
 ]
 
-REFERENCE_DIR: Path = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+# ../shared/reference beside the repository; a test points it elsewhere to play a clone that
+# has none.
+REFERENCE_DIR: Path = Path(os.environ.get(
+    "AUDIOBENCH_TESTS_REFERENCE_DIR",
+    Path(__file__).resolve().parents[2].parent / "shared" / "reference"))
 CHAT_REFERENCE = REFERENCE_DIR / "airbench_chat" / "Chat_meta.json"
 MMAR_REFERENCE = REFERENCE_DIR / "mmar" / "MMAR-meta.jsonl"
 

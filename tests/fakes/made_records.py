@@ -104,3 +104,47 @@ def made_chat_records(per_task: int = 2, *, common_voice: bool = False) -> list[
                      "uniq_id": 600 + n}
                     for n, (question, answer, said) in enumerate(_TEXTS["speech_QA"], start=1)]
     return sorted(records, key=lambda r: r["uniq_id"])
+
+
+_MMAR_MODALITIES = ("sound", "music", "speech", "mix-sound-music", "mix-sound-speech",
+                    "mix-music-speech", "mix-sound-music-speech")
+_LAYERS = ("Signal Layer", "Perception Layer", "Semantic Layer", "Cultural Layer")
+_OPTIONS = (("a violin", "a trumpet", "a drum", "a flute"),
+            ("one", "two", "three", "four"),
+            ("rain", "wind", "traffic", "birdsong"))
+
+
+def _rubric(answer: str) -> list[dict[str, Any]]:
+    points = ("names what is heard", "says when it is heard", "compares the candidates",
+              f"concludes with {answer}", "invents nothing")
+    return [{"name": f"Criterion {n}", "scoring_point": f"Award 1 point if the reasoning {p}.",
+             "note": "Written for the tests.", "choices": [0, 1]}
+            for n, p in enumerate(points, start=1)]
+
+
+def _mmar_record(number: int, modality: str, question: str, choices: tuple[str, ...],
+                 answer: str) -> dict[str, Any]:
+    return {"id": f"made-{number:03d}", "audio_path": f"./audio/made-{number:03d}.wav",
+            "question": question, "choices": list(choices), "answer": answer,
+            "modality": modality, "category": _LAYERS[number % len(_LAYERS)],
+            "sub-category": "Content Analysis", "language": "en", "source": "pytest-audiobench",
+            "url": None, "timestamp": None,
+            "thinking": f"The clip is heard through; the evidence points to {answer}.",
+            "cue": ["what is heard"], "rubric": _rubric(answer)}
+
+
+def made_mmar_records() -> list[dict[str, Any]]:
+    """Three items per modality (distinct questions, none with an empty option), then one
+    item whose wrong option has the answer's words in another order, as 20 of the release's
+    items have: 22 records written for the tests, in MMAR-meta.jsonl's fields."""
+    records = []
+    for m, modality in enumerate(_MMAR_MODALITIES):
+        for k, choices in enumerate(_OPTIONS):
+            number = 3 * m + k + 1
+            records.append(_mmar_record(
+                number, modality, f"Which of these is heard in clip {number} ({modality})?",
+                choices, choices[(m + k) % len(choices)]))
+    records.append(_mmar_record(
+        len(records) + 1, "sound", "In which direction does the car move?",
+        ("From far to near", "From near to far", "It does not move"), "From far to near"))
+    return records
