@@ -25,7 +25,7 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     revision = f" (revision {settings.model_revision})" if settings.model_revision else ""
     lines = [f"model {settings.model}{revision} at {settings.endpoint.url}{runs}; {described}"]
     if report.run is not None:
-        lines += [f"run {report.run.id}: {note}" for note in report.run.notes]
+        lines += [f"run: {note}" for note in report.run.notes]
     for summary in report.benchmarks:
         lines += ["", *_table(summary, verbose), *_footer(summary)]
     u = report.usage

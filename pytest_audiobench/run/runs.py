@@ -61,15 +61,18 @@ def answer_fingerprint(settings: Settings) -> str:
 
 
 class RunBook:
-    """The run records of one cache folder."""
+    """The run records of one cache folder; with ``keep`` False (the cache is off) it neither
+    reads nor writes any."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, keep: bool = True) -> None:
         self.folder = folder
+        self.keep = keep
 
     def records(self) -> list[RunRecord]:
         """Every readable record, oldest first (an unreadable one is not a run to resume)."""
         found = []
-        for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
+        kept = self.keep and self.folder.is_dir()
+        for path in sorted(self.folder.glob("*.json")) if kept else []:
             try:
                 found.append(RunRecord.model_validate_json(path.read_bytes()))
             except (OSError, ValueError, ValidationError):
@@ -77,6 +80,8 @@ class RunBook:
         return sorted(found, key=lambda record: (record.started, record.run_id))
 
     def save(self, record: RunRecord) -> None:
+        if not self.keep:
+            return
         self.folder.mkdir(parents=True, exist_ok=True)
         partial = self.folder / f".{record.run_id}.partial"
         partial.write_text(record.model_dump_json(indent=1), encoding="utf-8")

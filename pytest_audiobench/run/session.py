@@ -105,7 +105,7 @@ class AudiobenchSession:
 
     @property
     def _runs(self) -> RunBook:
-        return RunBook(self.settings.cache_dir / "runs")
+        return RunBook(self.settings.cache_dir / "runs", keep=self.settings.cache)
 
     def _make_worker(self, deadline_at: float | None, share: int, run_id: str,
                      reuse: str | None) -> Worker:
@@ -204,7 +204,7 @@ class AudiobenchSession:
         finished = (session.exitstatus != pytest.ExitCode.INTERRUPTED
                     and len(ordered) == len(self.selected)
                     and all(r.outcome != "not_run" for r in ordered))
-        if finished and self.settings.cache:
+        if finished:
             self._runs.finish(self.run.record)
         return RunInfo(id=self.run.record.run_id, resumed=self.run.resumed,
                        reused=self.run.reused, notes=self.run.notes, finished=finished,
