@@ -51,8 +51,13 @@ def check_inside(release: Release, root: Path) -> None:
     itself be a link): a path with ``..``, an absolute one or a link that leaves the root is
     a DataError naming the record, and the file is never opened."""
     inside = root.resolve()
+    folders: dict[Path, Path] = {}  # a release keeps its clips in a few folders
     for sample in release.samples:
-        where = sample.audio.resolve()
+        audio = sample.audio
+        folder = folders.get(audio.parent)
+        if folder is None:
+            folder = folders[audio.parent] = audio.parent.resolve()
+        where = audio.resolve() if audio.is_symlink() else folder / audio.name
         if not where.is_relative_to(inside):
             raise DataError(
                 f"--audiobench-data {root}: {sample.benchmark} record {sample.id}: its audio "
