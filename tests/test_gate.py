@@ -130,10 +130,13 @@ def test_update_baseline_writes_the_headline_metrics_and_the_next_run_gates_on_t
     assert set(written["metrics"]) == {f"air_bench_chat.{g}.score" for g in (
         "speech", "sound", "music", "speech_and_sound", "speech_and_music", "mixed",
         "average")}
-    # A new checkpoint, worse on speech, served under the same id: the cache would replay the
-    # old answers (it trusts the model id), so the release run clears it.
-    _poor_on(servers, small_records[0]["question"], small_records[1]["question"])
-    assert run_bench("--audiobench-clear-cache").result.ret == 1
+    # A new checkpoint, worse on every speech question: the written baseline (with its
+    # sample lines) gates it, paired.
+    speech = [r["question"] for r in small_records if r["task_name"].startswith("speech_")]
+    _poor_on(servers, *speech)
+    again = run_bench()
+    assert again.result.ret == 1
+    assert f"{SPEECH} regressed" in again.result.stdout.str()
 
 
 def test_update_baseline_refuses_to_write_from_a_run_with_errors(

@@ -20,6 +20,7 @@ from pytest_audiobench.errors import DataError
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config.settings import Settings
+    from pytest_audiobench.outcome.lines import Linear, SampleLine
     from pytest_audiobench.outcome.metrics import Metric
     from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
     from pytest_audiobench.transport.endpoint import Endpoint
@@ -126,4 +127,19 @@ class Benchmark(ABC):
     def finish(self, records: Sequence[SampleRecord]) -> list[str]:
         """Write what the benchmark exports at the end of a run; say what was written."""
         return []
+
+    def sample_line(self, record: SampleRecord) -> SampleLine | None:
+        """The sample as a paired comparison reads it (its values, the judge's draws of its
+        score, its answer); None when it has no score. Without it, the gate holds the numbers
+        against thresholds only."""
+        return None
+
+    def linear(self, metric: str) -> Linear | None:
+        """How ``metric`` is made from sample lines, when it is a weighted sum of group means
+        (then it is gated paired); None for any other metric."""
+        return None
+
+    def margin(self, metric: str) -> float:
+        """The drop of ``metric`` the paired gate lets pass when the baseline names none."""
+        return 0.0
 

@@ -54,6 +54,14 @@ def positive_float(value: str) -> float:
     return number
 
 
+def confidence(value: str) -> float:
+    number = _finite(value)
+    if not 0.5 <= number < 1:
+        raise argparse.ArgumentTypeError(f"expected a confidence from 0.5 up to (not including) "
+                                         f"1, like 0.95; got {value!r}")
+    return number
+
+
 def _finite(value: str) -> float:
     """The number ``value`` writes; NaN and the infinities are refused (Python's float()
     accepts them, and a NaN compares false with everything, so a bound would never bind)."""

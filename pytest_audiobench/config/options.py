@@ -147,6 +147,9 @@ class CoreOptions(OptionGroup):
     tolerance = Option[float](
         "tolerance written by --audiobench-update-baseline for score metrics",
         convert.non_negative_float, 0.2, "D")
+    confidence = Option[float](
+        "the paired gate's confidence: an unchanged model fails the gate in at most 1 - C of "
+        "runs, all gated metrics together", convert.confidence, 0.95, "C")
     report = Option[Path | None]("write the JSON report of the whole run here", convert.path,
                                    metavar="PATH")
     shard = Option[tuple[int, int] | None](

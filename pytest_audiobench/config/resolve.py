@@ -103,6 +103,7 @@ def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Cat
         fail_on_samples=core.fail_on_samples,
         max_errors=core.max_errors,
         tolerance=core.tolerance,
+        confidence=core.confidence,
         report_path=report_path,
         shard=_sharding(core.shard, report_path, core.update_baseline),
     )

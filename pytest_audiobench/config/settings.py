@@ -114,6 +114,9 @@ class Settings(Frozen):
     fail_on_samples: bool
     max_errors: int | None
     tolerance: float
+    confidence: float
+    """The paired gate's family-wise confidence: an unchanged model fails it at most
+    ``1 - confidence`` of the time."""
     report_path: Path | None
     shard: tuple[int, int] | None
     """This run's slice (K, N); the gate then belongs to the merge of all N reports."""

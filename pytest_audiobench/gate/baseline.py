@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_audiobench.errors import BaselineError, problems
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
@@ -24,6 +25,8 @@ class Threshold(BaseModel):
     # Finite: Python's JSON reader takes NaN, and a NaN threshold would never fail.
     threshold: float = Field(allow_inf_nan=False)
     tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    margin: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """The drop the paired gate lets pass (None: the benchmark's default for the metric)."""
 
 
 class Baseline(BaseModel):
@@ -39,6 +42,8 @@ class Baseline(BaseModel):
     """Where the thresholds come from when no run here wrote them (a paper, a leaderboard)."""
     identity: ModelIdentity | None = None
     """What identified the model of the run that wrote it (revision, weights)."""
+    noise: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """The judge's noise measured when it was written: the standard deviation of one draw."""
     max_errors: int = Field(default=0, ge=0)
     """Selected samples that may be without a score (errors, skips for missing or empty audio,
     not run) before the gate fails."""
@@ -70,7 +75,8 @@ def load(path: Path) -> Baseline | None:
 
 def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mapping[str, Metric],
              names: tuple[str, ...], tolerance: float, previous: Baseline | None,
-             allowed: int | None = None, identity: ModelIdentity | None = None) -> Baseline:
+             allowed: int | None = None, identity: ModelIdentity | None = None,
+             noise: float | None = None) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
     tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given."""
     old = previous.metrics if previous else {}
@@ -80,13 +86,14 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
             kept[name] = Threshold(
                 # Rounded down: a baseline must hold against the run that wrote it.
                 threshold=math.floor(metrics[name].value * 10_000) / 10_000,
-                tolerance=old[name].tolerance if name in old else _tolerance(name, tolerance))
+                tolerance=old[name].tolerance if name in old else _tolerance(name, tolerance),
+                margin=old[name].margin if name in old else None)
         elif name in old:
             kept[name] = old[name]
     if allowed is None:
         allowed = previous.max_errors if previous else 0
     return Baseline(benchmark=benchmark, model=model, judge_model=judge_model,
-                    identity=identity, max_errors=allowed, metrics=kept)
+                    identity=identity, noise=noise, max_errors=allowed, metrics=kept)
 
 
 def _tolerance(name: str, score_tolerance: float) -> float:
@@ -94,6 +101,40 @@ def _tolerance(name: str, score_tolerance: float) -> float:
     return round(score_tolerance / 10, 4) if name.endswith(".win_rate") else score_tolerance
 
 
-def write(path: Path, baseline: Baseline) -> None:
+def write(path: Path, baseline: Baseline, lines: Sequence[SampleLine] = ()) -> None:
+    """The baseline file, and beside it its sample lines (one JSON line per sample in node id
+    order, reviewable in a pull request) when there are any."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(baseline.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    path.write_text(baseline.model_dump_json(indent=2, exclude_none=True) + "\n",
+                    encoding="utf-8")
+    if lines:
+        samples_path(path).write_text("".join(
+            line.model_dump_json() + "\n" for line in sorted(lines, key=lambda x: x.id)),
+            encoding="utf-8")
+
+
+def samples_path(path: Path) -> Path:
+    """``<model>.samples.jsonl`` beside ``<model>.json``."""
+    return path.with_name(path.stem + ".samples.jsonl")
+
+
+def load_samples(path: Path) -> dict[str, SampleLine]:
+    """The sample lines beside the baseline at ``path`` (empty when there are none, as for a
+    threshold-only baseline); BaselineError naming the file and line when one is bad."""
+    lines_path = samples_path(path)
+    if not lines_path.exists():
+        return {}
+    try:
+        text = lines_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"baseline samples {lines_path}: not readable ({exc})") from exc
+    found = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.strip():
+            try:
+                line = SampleLine.model_validate_json(raw)
+            except ValidationError as exc:
+                raise BaselineError(f"baseline samples {lines_path} line {number}: "
+                                    f"{problems(exc, 'line')}") from None
+            found[line.id] = line
+    return found

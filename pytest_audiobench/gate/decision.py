@@ -1,17 +1,26 @@
-"""The gate's decision for one benchmark: every baselined metric held against this run (pure)."""
+"""The gate's decision for one benchmark: every baselined metric held against this run (pure).
+
+A metric whose baseline has per-sample lines, and that its benchmark can compute from them,
+is held paired: its change over the samples both runs scored, against a margin, at a
+family-wise confidence level (``paired.py``). Any other metric is held against its
+threshold.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel
 
-from pytest_audiobench.gate.baseline import Baseline
+from pytest_audiobench.gate.baseline import Baseline, Threshold
+from pytest_audiobench.gate.paired import decide, paired
+from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
-RowVerdict = Literal["ok", "below", "not measured"]
+RowVerdict = Literal["ok", "below", "regressed", "not measured"]
 
 
 class GateRow(BaseModel):
@@ -20,6 +29,18 @@ class GateRow(BaseModel):
     threshold: float
     tolerance: float
     verdict: RowVerdict
+    test: Literal["threshold", "paired"] = "threshold"
+    n: int | None = None
+    """Paired: the samples both runs scored."""
+    baseline: float | None = None
+    """Paired: the baseline's value over those samples."""
+    difference: float | None = None
+    low: float | None = None
+    high: float | None = None
+    """Paired: the interval of the difference at the family-wise level."""
+    margin: float | None = None
+    detectable: float | None = None
+    """Paired: the smallest drop this sample size detects with 80 % power."""
 
     @property
     def delta(self) -> float | None:
@@ -45,10 +66,8 @@ class Gate(BaseModel):
                 and self.missing <= self.allowed and self.judge_mismatch is None)
 
     def reasons(self) -> list[str]:
-        out = [f"{row.metric} {row.verdict}" + (
-            f" ({row.value:.3f} < {row.threshold:g} - {row.tolerance:g})"
-            if row.verdict == "below" and row.value is not None else "")
-            for row in self.rows if row.verdict != "ok"]
+        out = [f"{row.metric} {row.verdict}" + _why(row) for row in self.rows
+               if row.verdict != "ok"]
         if self.missing > self.allowed:
             out.append(f"{self.missing} samples without a score, {self.allowed} allowed")
         if self.judge_mismatch:
@@ -56,12 +75,30 @@ class Gate(BaseModel):
         return out
 
 
+@dataclass(frozen=True)
+class Pairing:
+    """What the paired gate needs: both runs' sample lines, how the benchmark makes each
+    metric from them and its default margins, the confidence, and how many metrics the run
+    tests at once."""
+
+    base: Mapping[str, SampleLine]
+    new: Mapping[str, SampleLine]
+    linear: Callable[[str], Linear | None]
+    margin: Callable[[str], float]
+    confidence: float
+    family: int
+
+
 def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
              judge_model: str | None, allowed: int | None = None,
-             identity: ModelIdentity | None = None) -> Gate:
-    """Hold every metric of the baseline against this run's values."""
+             identity: ModelIdentity | None = None, pairing: Pairing | None = None) -> Gate:
+    """Hold every metric of the baseline against this run: paired when it can be."""
     rows = []
     for name, limit in baseline.metrics.items():
+        row = _paired_row(name, limit, metrics.get(name), pairing) if pairing else None
+        if row is not None:
+            rows.append(row)
+            continue
         metric = metrics.get(name)
         if metric is None:
             verdict: RowVerdict = "not measured"
@@ -82,3 +119,37 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
     return Gate(rows=rows, missing=missing,
                 allowed=baseline.max_errors if allowed is None else allowed,
                 judge_mismatch=mismatch, other_model=other)
+
+
+def paired_metrics(baseline: Baseline | None, linear: Callable[[str], Linear | None],
+                   has_lines: bool) -> list[str]:
+    """The metrics of ``baseline`` that the paired gate tests (for the family's size)."""
+    if baseline is None or not has_lines:
+        return []
+    return [name for name in baseline.metrics if linear(name) is not None]
+
+
+def _paired_row(name: str, limit: Threshold, metric: Metric | None,
+                pairing: Pairing) -> GateRow | None:
+    spec = pairing.linear(name)
+    if spec is None or not pairing.base:
+        return None
+    result = paired(spec, pairing.base, pairing.new)
+    if result is None:
+        return None
+    margin = limit.margin if limit.margin is not None else pairing.margin(name)
+    decision = decide(result, margin, pairing.confidence, pairing.family)
+    return GateRow(
+        metric=name, value=metric.value if metric else result.new, threshold=limit.threshold,
+        tolerance=limit.tolerance, verdict="regressed" if decision.regressed else "ok",
+        test="paired", n=result.n, baseline=result.baseline, difference=result.difference,
+        low=decision.low, high=decision.high, margin=margin, detectable=decision.detectable)
+
+
+def _why(row: GateRow) -> str:
+    if row.verdict == "below" and row.value is not None:
+        return f" ({row.value:.3f} < {row.threshold:g} - {row.tolerance:g})"
+    if row.verdict == "regressed" and row.difference is not None and row.high is not None:
+        return (f" (changed {row.difference:+.3f}; at most {row.high:+.3f}, beyond the margin "
+                f"-{row.margin:g})")
+    return ""

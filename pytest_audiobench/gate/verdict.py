@@ -13,7 +13,9 @@ import pytest
 from pytest_audiobench.config.names import MINI
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import baseline as baselines
-from pytest_audiobench.gate.decision import Gate, evaluate
+from pytest_audiobench.gate.decision import Gate, Pairing, evaluate
+from pytest_audiobench.gate.paired import judge_noise
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
@@ -45,28 +47,37 @@ def load_baselines(settings: Settings, benchmarks: Sequence[str]
     return {name: baselines.load(baseline_path(settings, name)) for name in benchmarks}
 
 
+def load_lines(settings: Settings, benchmarks: Sequence[str]
+               ) -> dict[str, dict[str, SampleLine]]:
+    """Every benchmark's per-sample baseline lines (empty for a threshold-only baseline)."""
+    return {name: baselines.load_samples(baseline_path(settings, name)) for name in benchmarks}
+
+
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            metrics: Mapping[str, Metric], missing: int,
-           current: baselines.Baseline | None, identity: ModelIdentity | None) -> Decision:
-    """Hold ``metrics`` against the baseline; with --audiobench-update-baseline write a new
-    one from them when they would hold against it (a shard never gates: its merge does)."""
+           current: baselines.Baseline | None, identity: ModelIdentity | None,
+           pairing: Pairing | None = None) -> Decision:
+    """Hold ``metrics`` against the baseline (paired where ``pairing`` allows); with
+    --audiobench-update-baseline write a new one, with this run's sample lines, when they
+    would hold against it (a shard never gates: its merge does)."""
     path = baseline_path(settings, benchmark)
     judge_model = settings.judge.endpoint.model if settings.judge else None
     if settings.shard is not None:
         return Decision("shard", path)
     if settings.update_baseline:
+        lines = list(pairing.new.values()) if pairing else []
         fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
                                    tuple(headline), settings.tolerance, current,
-                                   settings.max_errors, identity)
+                                   settings.max_errors, identity, judge_noise(lines))
         gate = evaluate(fresh, metrics, missing, judge_model)
         if gate.held:
-            baselines.write(path, fresh)
+            baselines.write(path, fresh, lines)
         return Decision("written" if gate.held else "refused", path, gate)
     if current is None:
         return Decision("missing", path)
     return Decision("applied", path,
                     evaluate(current, metrics, missing, judge_model, settings.max_errors,
-                             identity))
+                             identity, pairing))
 
 
 def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,

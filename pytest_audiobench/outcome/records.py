@@ -11,8 +11,10 @@ from pytest_audiobench.config.names import AudioMode
 from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.transport.types import Completion, Usage
 
-Outcome = Literal["passed", "failed", "error", "skipped", "not_run"]
-"""``not_run``: stopped by the budget before it could be graded (the item shows as skipped)."""
+Outcome = Literal["passed", "failed", "error", "skipped", "not_run", "xfailed", "xpassed"]
+"""``not_run``: stopped before it could be graded (the item shows as skipped). With a
+per-sample baseline, ``failed`` is a regression, ``xfailed`` a sample under its bar as
+before, ``xpassed`` one that was under it and clears it now."""
 
 
 class Verdict(BaseModel):

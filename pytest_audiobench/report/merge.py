@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.errors import AudiobenchError, problems
-from pytest_audiobench.gate.verdict import load_baselines
+from pytest_audiobench.gate.verdict import load_baselines, load_lines
 from pytest_audiobench.report.model import FORMAT, RunReport
 from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
@@ -81,8 +81,10 @@ def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None
     order = {nodeid: index for index, nodeid in enumerate(sorted(selected))}
     samples.sort(key=lambda s: order.get(s.nodeid, len(order)))
     traffic = sum((r.traffic for _, r in reports), Traffic())
+    names = list(benches)
     return build_report(settings, benches, releases, samples, sorted(selected),
-                        load_baselines(settings, list(benches)), traffic, None)
+                        load_baselines(settings, names), traffic, None,
+                        load_lines(settings, names))
 
 
 def _with_outputs(name: str, own: dict[str, Any], outputs: Mapping[str, Path | None]

@@ -28,6 +28,10 @@ class Counts(BaseModel):
     errors: int = 0
     skipped: int = 0
     not_run: int = 0
+    xfailed: int = 0
+    """Under their bar as in the per-sample baseline (expected failures)."""
+    xpassed: int = 0
+    """Under their bar in the baseline, clearing it now."""
     judge_failures: int = 0
     """Judge passes whose every reply the parser rejected (excluded from the means)."""
     missing_by_task: dict[str, dict[str, int]] = {}
@@ -140,7 +144,7 @@ def _note_missing(counts: Counts, task: str, outcome: str) -> None:
 
 
 _COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",
-            "not_run": "not_run"}
+            "not_run": "not_run", "xfailed": "xfailed", "xpassed": "xpassed"}
 
 
 def usage(records: Sequence[SampleRecord]) -> TokenUsage:

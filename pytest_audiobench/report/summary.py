@@ -15,7 +15,9 @@ from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import Baseline
+from pytest_audiobench.gate.decision import Pairing, paired_metrics
 from pytest_audiobench.gate.verdict import Decision, decide, exit_status
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import combine_runs
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report.model import BenchmarkSummary, RunInfo, RunReport, count, usage
@@ -27,11 +29,23 @@ Baselines = Mapping[str, "Baseline | None"]
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                  releases: Mapping[str, Release], records: Sequence[SampleRecord],
                  selected: Sequence[str], current: Baselines, traffic: Traffic,
-                 run: RunInfo | None) -> RunReport:
-    """The report of ``records`` out of the ``selected`` node ids (missing ones did not run)."""
+                 run: RunInfo | None,
+                 base_lines: Mapping[str, Mapping[str, SampleLine]] | None = None) -> RunReport:
+    """The report of ``records`` out of the ``selected`` node ids (missing ones did not run).
+    With per-sample baseline lines, the metrics the benchmarks can pair are gated paired; all
+    of them at once count as one family for the confidence level."""
     identity = run.identity if run is not None else None
-    summaries = [summarise(settings, bench, releases[name], records, selected, current.get(name),
-                           identity) for name, bench in benchmarks.items()]
+    base_lines = base_lines or {}
+    family = sum(len(paired_metrics(current.get(name), bench.linear, bool(base_lines.get(name))))
+                 for name, bench in benchmarks.items())
+    summaries = []
+    for name, bench in benchmarks.items():
+        mine = [r for r in records if r.benchmark == name]
+        new = {line.id: line for line in map(bench.sample_line, mine) if line is not None}
+        pairing = Pairing(base=base_lines.get(name, {}), new=new, linear=bench.linear,
+                          margin=bench.margin, confidence=settings.confidence, family=family)
+        summaries.append(summarise(settings, bench, releases[name], mine, selected,
+                                   current.get(name), identity, pairing))
     held = all(s.gate is None or s.gate.held for s in summaries)
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
     return RunReport(settings=settings, run=run, benchmarks=summaries, judge_protocol=protocol,
@@ -40,19 +54,21 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
 
 
 def summarise(settings: Settings, bench: Benchmark, release: Release,
-              records: Sequence[SampleRecord], selected: Sequence[str],
-              current: Baseline | None, identity: ModelIdentity | None) -> BenchmarkSummary:
+              mine: Sequence[SampleRecord], selected: Sequence[str],
+              current: Baseline | None, identity: ModelIdentity | None,
+              pairing: Pairing) -> BenchmarkSummary:
+    """One benchmark's numbers, counts and gate from its own ``mine`` records."""
     name = bench.name
-    mine = [r for r in records if r.benchmark == name]
     counts = count(mine, [n for n in selected if n.startswith(f"{ROOT_NODE}::{name}::")])
     per_run = [bench.metrics(mine, run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, current,
-                      identity)
+                      identity, pairing)
+    failed_means = "regressed" if pairing.base else bench.failed_means()
     return BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=bench.notes(release) + bench.finish(mine), headline=list(release.headline),
-        release_notes=list(release.notes), counts=counts, failed_means=bench.failed_means(),
+        release_notes=list(release.notes), counts=counts, failed_means=failed_means,
         baseline_path=str(decision.path), baseline=decision.status, gate=decision.gate)
 
 

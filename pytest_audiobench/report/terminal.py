@@ -3,6 +3,9 @@ and the gate's decision, then the run's requests and tokens."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pytest_audiobench.gate.decision import GateRow
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
 from pytest_audiobench.transport.types import Traffic
 
@@ -64,6 +67,8 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
     gated = {row.metric: row for row in summary.gate.rows} if summary.gate else {}
     names = list(summary.metrics) if verbose else list(summary.headline)
     names += [name for name in gated if name not in names]
+    if any(row.test == "paired" for row in gated.values()):
+        return _paired_table(summary, names, gated)
     rows = [("metric", "n", "value", "baseline", "delta", "verdict")]
     for name in names:
         metric = summary.metrics.get(name)
@@ -76,8 +81,38 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
             f"{row.delta:+.2f}" if row and row.delta is not None else "",
             row.verdict if row else "",
         ))
+    return _aligned(rows)
+
+
+def _paired_table(summary: BenchmarkSummary, names: list[str],
+                  gated: dict[str, GateRow]) -> list[str]:
+    """Per metric: the baseline and the new value over the samples both runs scored, the
+    change with its interval, the smallest drop this sample size detects, the decision."""
+    rows = [("metric", "n", "baseline", "value", "change [interval]", "margin", "detects",
+             "verdict")]
+    for name in names:
+        metric = summary.metrics.get(name)
+        row = gated.get(name)
+        if row is not None and row.test == "paired" and row.difference is not None:
+            interval = (f" [{row.low:+.2f}, {row.high:+.2f}]" if row.low is not None
+                        and row.high is not None else " [n/a]")
+            rows.append((name, str(row.n), f"{row.baseline:.2f}", f"{row.value:.2f}"
+                         if row.value is not None else "n/a", f"{row.difference:+.2f}{interval}",
+                         f"{row.margin:g}", f"{row.detectable:.2f}" if row.detectable
+                         is not None else "n/a", row.verdict))
+        else:
+            rows.append((name, str(metric.n) if metric else "-",
+                         f"{row.threshold:.2f} ± {row.tolerance:g}" if row else "-",
+                         f"{metric.value:.2f}" if metric else "n/a", "", "", "",
+                         row.verdict if row else ""))
+    return _aligned(rows)
+
+
+def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
+    """The first column left-aligned, the numbers right-aligned, the verdict as it is."""
+    last = len(rows[0]) - 1
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) if i < 5 else cell
+    return ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) if i < last else cell
                       for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip()
             for r in rows]
 
@@ -86,7 +121,9 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     c = summary.counts
     lines = [*summary.notes,
         f"samples: {c.selected} selected, {c.passed} passed, {c.failed} {summary.failed_means}, "
-        f"{c.errors} errors, {c.skipped} skipped, {c.not_run} not run",
+        f"{c.errors} errors, {c.skipped} skipped, {c.not_run} not run"
+        + (f", {c.xfailed} under the bar as in the baseline (xfailed), {c.xpassed} clearing it "
+           "now (XPASS)" if c.xfailed or c.xpassed else ""),
     ]
     if c.missing_by_task:
         lines.append("without a score: " + "; ".join(
@@ -115,4 +152,21 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
         else:
             lines.append(f"gate: FAILED against {summary.baseline_path}: "
                          + "; ".join(gate.reasons()))
+        lines += _why_items_differ(summary)
     return lines
+
+
+def _why_items_differ(summary: BenchmarkSummary) -> list[str]:
+    """One sentence when the items and the gate seem to disagree (paired gate only)."""
+    gate = summary.gate
+    if gate is None or not any(row.test == "paired" for row in gate.rows):
+        return []
+    regressed = summary.counts.failed
+    if gate.held and regressed:
+        return [f"why: the gate held although {regressed} sample(s) regressed: their drops move "
+                "no gated metric beyond its margin at this confidence."]
+    if not gate.held and not regressed and gate.missing <= gate.allowed:
+        return ["why: the gate failed although no sample regressed on its own: many small "
+                "drops, each within the judge's noise, add up to a metric's drop beyond its "
+                "margin."]
+    return []

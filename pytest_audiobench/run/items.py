@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
+from pytest_audiobench.gate.items import Change
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
@@ -33,6 +35,8 @@ class ItemState:
     answers: list[ModelAnswer] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     phases: list[str] = field(default_factory=list)
+    change: Change | None = None
+    """Against the per-sample baseline: regressed, expected to fail, or improved."""
 
     def record(self, sample: Sample) -> SampleRecord:
         return SampleRecord(
@@ -87,11 +91,32 @@ def root(session: pytest.Session, samples: list[Sample]) -> Group:
 
 def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer],
                  audiobench_verdicts: list[Verdict], request: pytest.FixtureRequest) -> None:
-    """Fail when the benchmark says the sample falls short (below the bar, a wrong choice)."""
+    """Fail when the sample regressed against its per-sample baseline, or when the benchmark
+    says it falls short (below the bar, a wrong choice): with a per-sample baseline, a sample
+    that fell short before too is an expected failure (marked so in its setup)."""
+    change = request.node.stash[STATE_KEY].change
+    if change is not None and change.kind == "regressed":
+        pytest.fail(regression_report(audiobench_sample, change), pytrace=False)
     bench = session_of(request.config).benchmarks[audiobench_sample.benchmark]
     report = bench.failure(audiobench_sample, audiobench_answers, audiobench_verdicts)
     if report is not None:
         pytest.fail(report, pytrace=False)
+
+
+def regression_report(sample: Sample, change: Change) -> str:
+    """The baseline's answer and the new one side by side, with both judges' replies."""
+    base, new = change.base, change.new
+    return "\n".join([
+        f"{sample.benchmark} {sample.task} {sample.id}: regressed: {change.reason}",
+        text_field("question", sample.question),
+        text_field("reference", sample.reference),
+        text_field("baseline", base.answer),
+        text_field("now", new.answer),
+        "judge then: " + (" | ".join(repr(r) for r in base.replies) or "-")
+        + f" -> {', '.join(f'{d:g}' for d in base.draws)}",
+        "judge now:  " + (" | ".join(repr(r) for r in new.replies) or "-")
+        + f" -> {', '.join(f'{d:g}' for d in new.draws)}",
+        f"audio: {sample.audio}"])
 
 
 def sample_of(request: pytest.FixtureRequest) -> Sample:
@@ -138,6 +163,11 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         run.done(sample)
     state.verdicts = verdicts
     request.node.user_properties += run.benchmarks[sample.benchmark].properties(verdicts)
+    state.change = session_of(request.config).change_of(sample, state.record(sample))
+    if state.change is not None and state.change.kind != "regressed":
+        # Set before the call, where pytest reads xfail marks: the bar's failure is then
+        # reported as xfailed, and a sample that clears it as XPASS.
+        request.node.add_marker(pytest.mark.xfail(reason=state.change.reason, strict=False))
     return verdicts
 
 
@@ -147,7 +177,10 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
     if sample is None:
         return
     state = item.stash.setdefault(STATE_KEY, ItemState())
-    if report.skipped and state.outcome == "passed":
+    if hasattr(report, "wasxfail") and report.when == "call":
+        state.outcome = "xfailed" if report.skipped else "xpassed"
+        state.message = str(report.wasxfail)
+    elif report.skipped and state.outcome == "passed":
         state.outcome = "skipped"
         state.message = _skip_reason(report)
     elif report.failed and state.outcome in ("passed", "skipped"):

@@ -23,7 +23,10 @@ from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.gate.baseline import Baseline
-from pytest_audiobench.gate.verdict import load_baselines
+from pytest_audiobench.gate.items import Change, change
+from pytest_audiobench.gate.paired import judge_noise
+from pytest_audiobench.gate.verdict import load_baselines, load_lines
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report.model import RunInfo, RunReport
 from pytest_audiobench.report.summary import build_report, report_status
@@ -55,6 +58,9 @@ class AudiobenchSession:
         self._roots: dict[str, Path] = {}
         self._releases: dict[str, Release] | None = None
         self._baselines: dict[str, Baseline | None] = {}
+        self.base_lines: dict[str, dict[str, SampleLine]] = {}
+        """Per benchmark, the per-sample lines of its baseline (empty: threshold-only)."""
+        self._noises: dict[str, float | None] = {}
         self.records: dict[str, SampleRecord] = {}
         self.selected: list[str] | None = None
         self.foreign_failures = 0
@@ -80,6 +86,8 @@ class AudiobenchSession:
         try:
             if workerinput is not None:
                 self._roots = {k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()}
+                self._baselines = load_baselines(self.settings, list(self.benchmarks))
+                self.base_lines = load_lines(self.settings, list(self.benchmarks))
                 self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
                                                  workerinput[_RUN], workerinput[_REUSE])
                 return
@@ -91,6 +99,7 @@ class AudiobenchSession:
                            for name, bench in self.benchmarks.items()}
             self.releases()
             self._baselines = load_baselines(settings, list(self.benchmarks))
+            self.base_lines = load_lines(settings, list(self.benchmarks))
             self.run = self._runs.begin(settings)
             deadline = None if settings.deadline is None else time.time() + settings.deadline
             self._worker = self._make_worker(deadline, 1, self.run.record.run_id,
@@ -138,6 +147,24 @@ class AudiobenchSession:
                 self._releases[name] = Release(chosen, release.headline, release.notes)
         return self._releases
 
+    def change_of(self, sample: Sample, record: SampleRecord) -> Change | None:
+        """The sample's change against its per-sample baseline line, if it has one."""
+        base = self.base_lines.get(sample.benchmark, {}).get(sample.nodeid)
+        if base is None:
+            return None
+        bench = self.benchmarks[sample.benchmark]
+        new = bench.sample_line(record)
+        fails = bench.failure(sample, record.answers, record.verdicts) is not None
+        return change(base, new, fails, self._noise(sample.benchmark), self.settings.confidence)
+
+    def _noise(self, benchmark: str) -> float | None:
+        if benchmark not in self._noises:
+            written = self._baselines.get(benchmark)
+            self._noises[benchmark] = (
+                written.noise if written is not None and written.noise is not None
+                else judge_noise(self.base_lines.get(benchmark, {}).values()))
+        return self._noises[benchmark]
+
     def samples(self) -> list[Sample]:
         return [sample for release in self.releases().values() for sample in release.samples]
 
@@ -184,7 +211,7 @@ class AudiobenchSession:
         ordered = [self.records[n] for n in self.selected if n in self.records]
         self.report = build_report(self.settings, self.benchmarks, self.releases(), ordered,
                                    self.selected, self._baselines, self.traffic,
-                                   self._run_info(ordered, session))
+                                   self._run_info(ordered, session), self.base_lines)
         if self.settings.report_path is not None:
             self.report.write(self.settings.report_path)
         if self.settings.shard is not None:

@@ -3,6 +3,7 @@ answer with the reference in both orders (the official two-pass protocol)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, JudgeError
+from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 
@@ -128,6 +130,36 @@ class AirBenchChat(Benchmark):
     def failed_means(self) -> str:
         return f"below the bar {self.own.sample_bar:g}"
 
+    def sample_line(self, record: SampleRecord) -> SampleLine | None:
+        graded = _chat(record.verdicts)
+        passes = [p for v in graded for p in v.passes if p.parsed]
+        if not passes or not record.answers:
+            return None
+        model = [float(p.model_score or 0) for p in passes]
+        reference = [float(p.reference_score or 0) for p in passes]
+        wins = [float(m > r) for m, r in zip(model, reference, strict=True)]
+        return SampleLine(
+            id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
+            groups={"task": record.task, "category": record.category},
+            values={"score": _mean(model), "reference": _mean(reference), "win": _mean(wins)},
+            draws=model, failed=_mean(model) < self.own.sample_bar,
+            answer_sha256=_sha256(record.answers[0].text), answer=record.answers[0].text,
+            replies=[o for v in graded for p in v.passes for o in p.outputs])
+
+    def linear(self, metric: str) -> Linear | None:
+        name, _, stat = metric.removeprefix(f"{NAME}.").rpartition(".")
+        value = {"score": "score", "reference": "reference", "win_rate": "win"}.get(stat)
+        if value is None or (name in ("mixed", "average") and stat == "win_rate"):
+            return None
+        if name in TASK_CATEGORY:
+            return Linear(value=value, by="task", weights={name: 1.0})
+        weights = _CATEGORY_WEIGHTS.get(name, {name: 1.0} if name in CATEGORIES else None)
+        return None if weights is None else Linear(value=value, by="category", weights=weights)
+
+    def margin(self, metric: str) -> float:
+        # Scores are on the judge's 0-10 scale, win rates are shares.
+        return 0.01 if metric.endswith(".win_rate") else 0.1
+
     def judge_protocol(self) -> list[str]:
         orders = "both orders" if self.own.swap else "reference first only"
         judge = self.settings.judge
@@ -145,6 +177,22 @@ class AirBenchChat(Benchmark):
 
 def _chat(verdicts: Sequence[Verdict]) -> list[ChatVerdict]:
     return [v for v in verdicts if isinstance(v, ChatVerdict)]
+
+
+_CATEGORY_WEIGHTS = {
+    "mixed": {"speech_and_sound": 0.5, "speech_and_music": 0.5},
+    "average": {"speech": 0.25, "sound": 0.25, "music": 0.25, "speech_and_sound": 0.125,
+                "speech_and_music": 0.125},
+}
+"""The leaderboard's Mixed and Average as weights of the category means."""
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _mean_scores(verdicts: Sequence[ChatVerdict]) -> tuple[float | None, float | None]:

@@ -7,7 +7,8 @@ rubric, and a wrong one scores 0 without a judge call, as the official scripts d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime
@@ -35,6 +36,7 @@ from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, EndpointError, NotRun
+from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.transport.endpoint import Endpoint
@@ -176,6 +178,41 @@ class Mmar(Benchmark):
     def failed_means(self) -> str:
         return "wrong"
 
+    def sample_line(self, record: SampleRecord) -> SampleLine | None:
+        graded = mmar_verdicts(record.verdicts)
+        if not graded or not record.answers:
+            return None
+        values = {"correct": _percent(v.correct for v in graded),
+                  "official": _percent(v.official.correct for v in graded),
+                  "strict": _percent(v.strict.correct for v in graded)}
+        rated = [v.rubric.score for v in graded if v.rubric is not None and v.rubric.score
+                 is not None]
+        if rated:
+            values["rubric"] = 100 * sum(rated) / len(rated)
+        answer = record.answers[0].text
+        return SampleLine(
+            id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
+            groups={"all": "all", "task": record.task, "category": slug(record.category),
+                    "subcategory": slug(record.subcategory)},
+            values=values, draws=[100.0 * v.correct for v in graded],
+            failed=not all(v.correct for v in graded),
+            answer_sha256=hashlib.sha256(answer.encode("utf-8")).hexdigest(), answer=answer)
+
+    def linear(self, metric: str) -> Linear | None:
+        rest = metric.removeprefix(f"{NAME}.")
+        by, group = "all", "all"
+        for grouping, prefix in (("task", "modality."), ("category", "category."),
+                                 ("subcategory", "subcategory.")):
+            if rest.startswith(prefix):
+                by = grouping
+                group, _, rest = rest.removeprefix(prefix).partition(".")
+        value = {"avg": "correct", "official.avg": "official", "strict.avg": "strict",
+                 "rubrics": "rubric"}.get(rest)
+        return None if value is None else Linear(value=value, by=by, weights={group: 1.0})
+
+    def margin(self, metric: str) -> float:
+        return 1.0  # percentage points of accuracy, or of the rubric score
+
     def notes(self, release: Release) -> list[str]:
         own, judge = self.own, self.settings.judge
         prompt = f"prompt {own.template_path}" if own.template_path else f"{own.prompt} prompt"
@@ -206,6 +243,11 @@ class Mmar(Benchmark):
         written, empty = export_submission([r for r in records if r.benchmark == NAME], path)
         return [f"MMAR submission: {written} lines written to {path}"
                 + (f" ({empty} without a prediction)" if empty else "")]
+
+
+def _percent(flags: Iterable[bool]) -> float:
+    seen = list(flags)
+    return 100.0 * sum(seen) / len(seen)
 
 
 def match_answer(record: MmarRecord, reply: str, matcher: Matcher) -> MmarVerdict:

@@ -1,0 +1,50 @@
+"""One sample's scores as a paired comparison reads them: a line of a per-sample baseline, or
+of a run's report read the same way. Data only.
+
+A benchmark makes a ``SampleLine`` from a sample's record and says, per metric it can compare
+paired, how the metric is made from the lines (``Linear``): a weighted sum of group means of
+one per-sample value. The gate then needs nothing else of the benchmark.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class SampleLine(BaseModel):
+    """One sample: what its metrics average, the judge's draws of its own score, its answer."""
+
+    id: str
+    """The sample's node id."""
+    cluster: str
+    """What samples that share a context have in common (their audio's hash): their errors
+    are not independent, so the standard errors are clustered by it."""
+    groups: dict[str, str]
+    """The sample's group under each grouping a metric may use (task, category, ...)."""
+    values: dict[str, float]
+    """Per-sample values the metrics average (over the inference runs)."""
+    draws: list[float]
+    """Every draw of the item's own score (each judge pass, repeat and run): their spread is
+    the judge's noise."""
+    failed: bool
+    """The sample fell short of its item's bar (a wrong answer, a score under the bar)."""
+    answer_sha256: str
+    answer: str
+    """The first run's answer, for the diff a regression report shows."""
+    replies: list[str] = []
+    """The judge's raw replies, for the same report."""
+
+    @property
+    def score(self) -> float:
+        """The item's own score: the mean of its draws."""
+        return sum(self.draws) / len(self.draws)
+
+
+class Linear(BaseModel):
+    """A metric as ``sum(weights[g] * mean of values[value] over the samples of group g)``,
+    the groups taken from ``SampleLine.groups[by]``. Every leaderboard number of the built-in
+    benchmarks is one: a category mean (one weight of 1), Mixed, Average, an accuracy."""
+
+    value: str
+    by: str
+    weights: dict[str, float]
