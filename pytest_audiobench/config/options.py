@@ -127,6 +127,10 @@ class CoreOptions(OptionGroup):
                                     convert.whole_number, metavar="N")
     judge_max_tokens = Option[int]("judge completion token limit", convert.positive_int, 1024,
                                    "N")
+    judge_repeats = Option[int](
+        "ask the AIR-Bench Chat judge K times per pass and average (steadier scores, K times "
+        "the judge calls; the official protocol asks once; MMAR's rubric has "
+        "--audiobench-rubric-raters)", convert.positive_int, 1, "K")
     judge_max_answer_chars = Option[int](
         "characters of a model's answer (or reasoning) the judge is shown; a longer one is cut "
         "there, with a note in its record", convert.positive_int, 10_000, "N")

@@ -176,7 +176,8 @@ def _judge(core: CoreOptions, model_endpoint: EndpointSettings, benchmarks: tupl
             retry_wait=model_endpoint.retry_wait,
             max_connection_failures=model_endpoint.max_connection_failures,
             sampling=sampling),
-        offline=offline, max_answer_chars=core.judge_max_answer_chars)
+        offline=offline, max_answer_chars=core.judge_max_answer_chars,
+        repeats=core.judge_repeats)
 
 
 def _own_settings(own: Mapping[str, BenchmarkOptions], benchmarks: tuple[str, ...],

@@ -64,6 +64,8 @@ class JudgeSettings(Frozen):
     """The in-process overlap judge: deterministic, not comparable to published scores."""
     max_answer_chars: int
     """A model's answer longer than this is cut there before the judge sees it (noted)."""
+    repeats: int
+    """Draws of each judge pass, averaged (1: the official protocol)."""
 
 
 class Settings(Frozen):

@@ -148,3 +148,19 @@ def made_mmar_records() -> list[dict[str, Any]]:
         len(records) + 1, "sound", "In which direction does the car move?",
         ("From far to near", "From near to far", "It does not move"), "From far to near"))
     return records
+
+
+def many_chat_records(per_task: int) -> list[dict[str, Any]]:
+    """``per_task`` records of each task, numbered, in the release's id ranges; as in the
+    release, some questions share a clip (every third asks about the clip before it)."""
+    records = []
+    for task, dataset, first, _stem, _meta in _TASKS:
+        for n in range(per_task):
+            clip = n - 1 if n % 3 == 2 else n
+            records.append({
+                "path": f"clip_{clip:04d}.wav",
+                "question": f"Question {n} about the {task} clip: what is heard?",
+                "answer_gt": f"The reference answer {n} for {task}.", "task_name": task,
+                "dataset_name": dataset, "meta_info": f"made clip {clip} of {task}",
+                "uniq_id": first + n})
+    return sorted(records, key=lambda r: r["uniq_id"])

@@ -42,6 +42,7 @@ class AirBenchChat(Benchmark):
         # An offline judge always replies in the protocol's format: nothing to ask again.
         self.retries = 0 if judge is None or judge.offline else self.own.judge_retries
         self.max_answer_chars = judge.max_answer_chars if judge is not None else 0
+        self.repeats = judge.repeats if judge is not None else 1
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.air_bench_chat.download import (
@@ -65,15 +66,19 @@ class AirBenchChat(Benchmark):
     def judge_calls(self, sample: Sample, answer: str | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
         if answer is None or runtime.judge is None:
-            return (2 if self.own.swap else 1), 0, False
+            return (2 if self.own.swap else 1) * self.repeats, 0, False
         requests, _ = judge_prompts(self.template, sample.context, sample.question,
                                     sample.reference, answer, self.max_answer_chars)
         asked = list(requests.items()) if self.own.swap else [
             ("reference_first", requests["reference_first"])]
-        hits = sum(runtime.judge.cached(messages, fingerprint=fingerprint,
-                                        cache_tag=order) is not None
-                   for order, (messages, fingerprint) in asked)
-        return len(asked), hits, False
+        tags = [(order, draw, order if draw == 0 else f"{order} draw {draw}")
+                for order, _ in asked for draw in range(self.repeats)]
+        requests_of = dict(asked)
+        hits = sum(runtime.judge.cached(requests_of[order][0], draw * (self.retries + 1),
+                                        fingerprint=requests_of[order][1],
+                                        cache_tag=tag) is not None
+                   for order, draw, tag in tags)
+        return len(tags), hits, False
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
         if runtime.judge is None:
@@ -82,7 +87,7 @@ class AirBenchChat(Benchmark):
             runtime.judge, self.template, audio_description=sample.context,
             question=sample.question, reference=sample.reference, answer=answer.text,
             swap=self.own.swap, retries=self.retries,
-            max_answer_chars=self.max_answer_chars,
+            max_answer_chars=self.max_answer_chars, repeats=self.repeats,
         )
         if verdict.model_score is None:
             raise JudgeError(

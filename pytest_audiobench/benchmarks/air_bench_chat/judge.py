@@ -136,13 +136,17 @@ def pass_request(prompt: str, order: Order, reference: str, answer: str) -> Judg
 
 
 async def judge_pass(endpoint: Judge, request: JudgeRequest, order: Order,
-                     retries: int) -> PassVerdict:
-    """Ask until the reply parses or ``retries`` new attempts are spent."""
+                     retries: int, draw: int = 0) -> PassVerdict:
+    """Ask until the reply parses or ``retries`` new attempts are spent; ``draw`` numbers
+    the repeats of one pass (--audiobench-judge-repeats), each its own request."""
     messages, fingerprint = request
-    # Tagged by the pass: when the answer is the reference, both passes send the very same
-    # request, and a judge at temperature 1 must still draw twice.
-    asked = await ask_until_parsed(endpoint, messages, _scores_or_problem, retries + 1,
-                                   fingerprint=fingerprint, cache_tag=lambda attempt: order)
+    # Tagged by the pass and the draw: when the answer is the reference, both passes send the
+    # very same request, and a judge at temperature 1 must still draw each time.
+    tag = order if draw == 0 else f"{order} draw {draw}"
+    asked = await ask_until_parsed(
+        endpoint, messages, _scores_or_problem, retries + 1, fingerprint=fingerprint,
+        seed_offset=lambda attempt: draw * (retries + 1) + attempt,
+        cache_tag=lambda attempt: tag)
     if asked.parsed is None:
         return PassVerdict(order=order, outputs=asked.outputs, usage=asked.usage,
                            cached=asked.cached)
@@ -174,12 +178,13 @@ def judge_prompts(template: str, audio_description: str, question: str, referenc
 
 async def judge_sample(endpoint: Judge, template: str, *, audio_description: str,
                        question: str, reference: str, answer: str, swap: bool,
-                       retries: int, max_answer_chars: int) -> ChatVerdict:
-    """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time; the
-    answer is cut at ``max_answer_chars`` first (noted in the verdict)."""
+                       retries: int, max_answer_chars: int, repeats: int = 1) -> ChatVerdict:
+    """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time, each
+    ``repeats`` times (the means are then steadier); the answer is cut at
+    ``max_answer_chars`` first (noted in the verdict)."""
     requests, cut = judge_prompts(template, audio_description, question, reference, answer,
                                   max_answer_chars)
     orders: list[Order] = ["reference_first", "model_first"] if swap else ["reference_first"]
-    passes = await asyncio.gather(*(judge_pass(endpoint, requests[o], o, retries)
-                                    for o in orders))
+    passes = await asyncio.gather(*(judge_pass(endpoint, requests[o], o, retries, draw)
+                                    for draw in range(repeats) for o in orders))
     return combine(list(passes), [cut] if cut else [])

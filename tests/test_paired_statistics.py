@@ -1,0 +1,123 @@
+"""The paired gate's statistics against values computed by hand on small tables."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pytest_audiobench.gate.items import change
+from pytest_audiobench.gate.paired import (
+    allowed_drop,
+    decide,
+    judge_noise,
+    paired,
+    quantile,
+)
+from pytest_audiobench.outcome.lines import Linear, SampleLine
+
+
+def line(sample: str, value: float, *, cluster: str | None = None, group: str = "g",
+         draws: list[float] | None = None, failed: bool = False) -> SampleLine:
+    return SampleLine(id=sample, cluster=cluster or sample, groups={"by": group},
+                      values={"v": value}, draws=draws if draws is not None else [value],
+                      failed=failed, answer_sha256="", answer="")
+
+
+ONE_GROUP = Linear(value="v", by="by", weights={"g": 1.0})
+
+
+def test_without_clusters_the_standard_error_is_the_paired_t_one() -> None:
+    base = {f"s{i}": line(f"s{i}", v) for i, v in enumerate([5, 6, 7, 8])}
+    new = {f"s{i}": line(f"s{i}", v) for i, v in enumerate([4, 6, 5, 8])}
+    result = paired(ONE_GROUP, base, new)
+    assert result is not None
+    # d = -1, 0, -2, 0: mean -0.75, sample variance 0.9167, SE = sqrt(0.9167 / 4)
+    assert result.difference == pytest.approx(-0.75)
+    assert (result.baseline, result.new) == (pytest.approx(6.5), pytest.approx(5.75))
+    assert result.se == pytest.approx(math.sqrt((0.0625 + 0.5625 + 1.5625 + 0.5625) / 3 / 4))
+    assert (result.n, result.clusters) == (4, 4)
+
+
+def test_samples_that_share_a_clip_are_one_cluster() -> None:
+    base = {s: line(s, 5) for s in "abcd"}
+    new = {"a": line("a", 4, cluster="x"), "b": line("b", 4, cluster="x"),
+           "c": line("c", 5, cluster="y"), "d": line("d", 5, cluster="y")}
+    result = paired(ONE_GROUP, base, new)
+    assert result is not None
+    # d = -1, -1, 0, 0; mean -0.5; residuals summed per cluster: x: 2 * (-0.5) / 4 = -0.25,
+    # y: 2 * 0.5 / 4 = 0.25; SE^2 = C/(C-1) * (0.0625 + 0.0625) = 2 * 0.125
+    assert result.clusters == 2
+    assert result.se == pytest.approx(math.sqrt(0.25))
+    # The same differences without clusters: SE^2 = 0.3333 / 4, much smaller.
+    loose = paired(ONE_GROUP, base, {s: line(s, v.values["v"]) for s, v in new.items()})
+    assert loose is not None and loose.se is not None and loose.se < result.se  # type: ignore[operator]
+
+
+def test_a_weighted_metric_is_a_weighted_sum_of_group_means() -> None:
+    average = Linear(value="v", by="by", weights={"a": 0.75, "b": 0.25})
+    base = {"1": line("1", 4, group="a"), "2": line("2", 6, group="a"),
+            "3": line("3", 8, group="b")}
+    new = {"1": line("1", 4, group="a"), "2": line("2", 4, group="a"),
+           "3": line("3", 9, group="b")}
+    result = paired(average, base, new)
+    assert result is not None
+    assert result.baseline == pytest.approx(0.75 * 5 + 0.25 * 8)
+    assert result.new == pytest.approx(0.75 * 4 + 0.25 * 9)
+    # Influence: a: 0.75/2 * (d - mean_a) = 0.375 * (+1, -1); b: 0.25 * 0; C = 3.
+    assert result.se == pytest.approx(math.sqrt(1.5 * (0.375 ** 2 * 2)))
+
+
+def test_only_the_samples_both_runs_scored_count_and_a_missing_group_measures_nothing() -> None:
+    base = {"1": line("1", 5), "2": line("2", 5)}
+    new = {"2": line("2", 3), "3": line("3", 9)}
+    result = paired(ONE_GROUP, base, new)
+    assert result is not None and result.n == 1 and result.se is None  # one cluster
+    both = Linear(value="v", by="by", weights={"g": 0.5, "h": 0.5})
+    assert paired(both, base, new) is None
+
+
+def test_bonferroni_and_the_detectable_drop() -> None:
+    base = {f"s{i}": line(f"s{i}", 5.0 + (i % 2)) for i in range(100)}
+    new = {f"s{i}": line(f"s{i}", 4.8 + (i % 2) + (0.1 if i % 4 == 0 else 0))
+           for i in range(100)}
+    result = paired(ONE_GROUP, base, new)
+    assert result is not None and result.se is not None
+    one = decide(result, margin=0.1, confidence=0.95, family=1)
+    seven = decide(result, margin=0.1, confidence=0.95, family=7)
+    assert one.z == pytest.approx(quantile(0.95)) and seven.z == pytest.approx(
+        quantile(1 - 0.05 / 7))
+    assert one.high == pytest.approx(result.difference + quantile(0.95) * result.se)
+    assert one.detectable == pytest.approx(0.1 + (quantile(0.95) + quantile(0.8)) * result.se)
+    assert one.regressed is (one.high is not None and one.high < -0.1)
+
+
+def test_the_judge_noise_is_the_pooled_spread_of_the_draws() -> None:
+    lines = [line("a", 5, draws=[4, 6]), line("b", 7, draws=[7, 7, 7]),
+             line("c", 2, draws=[2])]
+    # squares: a: 1 + 1 = 2 (1 degree of freedom), b: 0 (2), c: none
+    assert judge_noise(lines) == pytest.approx(math.sqrt(2 / 3))
+    assert judge_noise([line("x", 1)]) is None
+
+
+def test_one_item_regresses_only_beyond_the_noise_of_its_draws() -> None:
+    base = line("a", 7, draws=[7, 7])
+    allowed = allowed_drop(base, line("a", 6, draws=[6, 6]), 0.9, 0.95)
+    assert allowed == pytest.approx(quantile(0.975) * 0.9 * math.sqrt(1 / 2 + 1 / 2))
+    assert change(base, line("a", 6, draws=[6, 6]), False, 0.9, 0.95) is None
+    dropped = change(base, line("a", 4, draws=[4, 4]), False, 0.9, 0.95)
+    assert dropped is not None and dropped.kind == "regressed"
+    assert "a drop of 3, more than the judge's noise explains (1.76)" in dropped.reason
+    # Without judge noise (a matcher), any drop is a regression.
+    assert change(line("m", 100), line("m", 0), True, None, 0.95).kind == "regressed"  # type: ignore[union-attr]
+
+
+def test_under_the_bar_as_before_is_expected_and_clearing_it_is_an_improvement() -> None:
+    low = line("a", 3.5, draws=[3, 4], failed=True)
+    expected = change(low, line("a", 3, draws=[3, 3]), True, 0.9, 0.95)
+    assert expected is not None and expected.kind == "expected"
+    assert expected.reason == "under its bar as in the baseline: baseline 3.5, now 3"
+    improved = change(low, line("a", 6, draws=[6, 6]), False, 0.9, 0.95)
+    assert improved is not None and improved.kind == "improved"
+    assert change(line("a", 7), line("a", 7), False, 0.9, 0.95) is None
+    assert change(None, line("a", 7), True, 0.9, 0.95) is None
