@@ -101,3 +101,34 @@ def test_a_shard_needs_a_report_and_cannot_write_a_baseline(
     bad = run_bench("--audiobench-shard", "3/2")
     assert bad.result.ret == pytest.ExitCode.USAGE_ERROR
     assert "expected K/N with 1 <= K <= N" in bad.result.stderr.str()
+
+
+@pytest.mark.parametrize(("poor", "status"), [(1, 0), (6, 1)])
+def test_the_merge_gates_paired_on_a_per_sample_baseline_like_a_single_run(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any], poor: int, status: int) -> None:
+    written = run_bench("--audiobench-update-baseline")
+    assert written.result.ret == 0
+    assert (pytester.path / "baselines" / "air_bench_chat" / "audio-model.samples.jsonl").exists()
+    script = Scripted("a good answer")
+    for record in small_records[:poor]:
+        script.when(contains=record["question"], replies="a poor answer")
+    servers.model.script = script
+    single = run_bench()
+    paths = _shards(run_bench, pytester, 2)
+    merged_path = pytester.path / "merged.json"
+    merged = _merge(*paths, "--report", merged_path, cwd=pytester.path)
+    report = json.loads(merged_path.read_text())
+    assert merged.returncode == single.result.ret == status, merged.stdout
+    gate, single_gate = report["benchmarks"][0]["gate"], single.report["benchmarks"][0]["gate"]
+    assert {r["test"] for r in gate["rows"]} == {"paired"}
+    assert gate == single_gate
+    assert report["benchmarks"][0]["counts"] == single.report["benchmarks"][0]["counts"]
+    outcomes = {s["nodeid"]: s["outcome"] for s in report["samples"]}
+    assert outcomes == single.outcomes()
+    assert list(outcomes.values()).count("failed") == poor  # the regressions, and only they
+    assert "change [interval]" in merged.stdout
+    if status == 0:
+        assert "why: the gate held although 1 sample(s) regressed" in merged.stdout
+    else:
+        assert "air_bench_chat.average.score regressed" in merged.stdout

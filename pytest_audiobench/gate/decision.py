@@ -95,7 +95,7 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
     """Hold every metric of the baseline against this run: paired when it can be."""
     rows = []
     for name, limit in baseline.metrics.items():
-        row = _paired_row(name, limit, metrics.get(name), pairing) if pairing else None
+        row = paired_row(name, pairing, limit, metrics.get(name)) if pairing else None
         if row is not None:
             rows.append(row)
             continue
@@ -129,21 +129,27 @@ def paired_metrics(baseline: Baseline | None, linear: Callable[[str], Linear | N
     return [name for name in baseline.metrics if linear(name) is not None]
 
 
-def _paired_row(name: str, limit: Threshold, metric: Metric | None,
-                pairing: Pairing) -> GateRow | None:
+def paired_row(name: str, pairing: Pairing, limit: Threshold | None = None,
+               metric: Metric | None = None) -> GateRow | None:
+    """``name`` held paired, or None when it cannot be (no such linear metric, no baseline
+    lines, a weighed group without a sample both runs scored). ``limit`` is the baseline's
+    entry (its margin overrides the benchmark's default); ``metric`` this run's value over
+    all its samples. Without them (two reports compared) both sides are the paired values."""
     spec = pairing.linear(name)
     if spec is None or not pairing.base:
         return None
     result = paired(spec, pairing.base, pairing.new)
     if result is None:
         return None
-    margin = limit.margin if limit.margin is not None else pairing.margin(name)
+    margin = pairing.margin(name) if limit is None or limit.margin is None else limit.margin
     decision = decide(result, margin, pairing.confidence, pairing.family)
     return GateRow(
-        metric=name, value=metric.value if metric else result.new, threshold=limit.threshold,
-        tolerance=limit.tolerance, verdict="regressed" if decision.regressed else "ok",
-        test="paired", n=result.n, baseline=result.baseline, difference=result.difference,
-        low=decision.low, high=decision.high, margin=margin, detectable=decision.detectable)
+        metric=name, value=metric.value if metric else result.new,
+        threshold=limit.threshold if limit else result.baseline,
+        tolerance=limit.tolerance if limit else 0.0,
+        verdict="regressed" if decision.regressed else "ok", test="paired", n=result.n,
+        baseline=result.baseline, difference=result.difference, low=decision.low,
+        high=decision.high, margin=margin, detectable=decision.detectable)
 
 
 def _why(row: GateRow) -> str:

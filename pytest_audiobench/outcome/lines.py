@@ -8,7 +8,14 @@ one per-sample value. The gate then needs nothing else of the benchmark.
 
 from __future__ import annotations
 
+import hashlib
+
 from pydantic import BaseModel
+
+
+def text_sha256(text: str) -> str:
+    """The hash a line keeps of an answer (``SampleLine.answer_sha256``)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class SampleLine(BaseModel):

@@ -8,19 +8,17 @@ the union exactly as one unsharded run would.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Release
-from pytest_audiobench.errors import AudiobenchError, problems
+from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.gate.verdict import load_baselines, load_lines
-from pytest_audiobench.report.model import FORMAT, RunReport
+from pytest_audiobench.report.model import RunReport
+from pytest_audiobench.report.reading import ReportError, read_report
 from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
@@ -29,33 +27,13 @@ from pytest_audiobench.transport.types import Traffic
 _PER_SHARD = {"shard", "report_path"}
 
 
-class MergeError(AudiobenchError):
+class MergeError(ReportError):
     """The reports are not the shards of one run."""
 
 
 def read(path: Path) -> RunReport:
-    """A shard's report; its benchmarks are loaded first, so that their verdicts are read as
-    their own types."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MergeError(f"{path}: cannot read it as JSON ({exc})") from exc
-    if not isinstance(raw, dict) or raw.get("tool") != "pytest-audiobench":
-        raise MergeError(f"{path}: not a pytest-audiobench JSON report")
-    if raw.get("format", 1) != FORMAT:
-        raise MergeError(f"{path}: a report of format {raw.get('format', 1)}; this "
-                         f"audiobench-merge reads format {FORMAT}: run the shards with the same "
-                         "version of pytest-audiobench")
-    names = raw.get("settings", {}).get("benchmarks", [])
-    try:
-        for name in names if isinstance(names, list) else []:
-            registry.benchmark_class(str(name))
-        return RunReport.model_validate(raw)
-    except KeyError as exc:
-        raise MergeError(f"{path}: benchmark {exc} is not installed here") from None
-    except ValidationError as exc:
-        raise MergeError(f"{path}: not a pytest-audiobench JSON report ({problems(exc, 'file')})"
-                         ) from exc
+    """A shard's report."""
+    return read_report(path, "audiobench-merge")
 
 
 def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None = None,

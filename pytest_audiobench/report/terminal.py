@@ -3,9 +3,10 @@ and the gate's decision, then the run's requests and tokens."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pytest_audiobench.gate.decision import GateRow
+from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
 from pytest_audiobench.transport.types import Traffic
 
@@ -68,7 +69,7 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
     names = list(summary.metrics) if verbose else list(summary.headline)
     names += [name for name in gated if name not in names]
     if any(row.test == "paired" for row in gated.values()):
-        return _paired_table(summary, names, gated)
+        return paired_table(names, gated, summary.metrics)
     rows = [("metric", "n", "value", "baseline", "delta", "verdict")]
     for name in names:
         metric = summary.metrics.get(name)
@@ -84,14 +85,15 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
     return _aligned(rows)
 
 
-def _paired_table(summary: BenchmarkSummary, names: list[str],
-                  gated: dict[str, GateRow]) -> list[str]:
+def paired_table(names: Sequence[str], gated: Mapping[str, GateRow],
+                 metrics: Mapping[str, Metric], labels: tuple[str, str] = ("baseline", "value")
+                 ) -> list[str]:
     """Per metric: the baseline and the new value over the samples both runs scored, the
-    change with its interval, the smallest drop this sample size detects, the decision."""
-    rows = [("metric", "n", "baseline", "value", "change [interval]", "margin", "detects",
-             "verdict")]
+    change with its interval, the smallest drop this sample size detects, the decision.
+    ``labels`` name the two sides' columns."""
+    rows = [("metric", "n", *labels, "change [interval]", "margin", "detects", "verdict")]
     for name in names:
-        metric = summary.metrics.get(name)
+        metric = metrics.get(name)
         row = gated.get(name)
         if row is not None and row.test == "paired" and row.difference is not None:
             interval = (f" [{row.low:+.2f}, {row.high:+.2f}]" if row.low is not None

@@ -3,7 +3,6 @@ answer with the reference in both orders (the official two-pass protocol)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, JudgeError
-from pytest_audiobench.outcome.lines import Linear, SampleLine
+from pytest_audiobench.outcome.lines import Linear, SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 
@@ -148,7 +147,7 @@ class AirBenchChat(Benchmark):
             groups={"task": record.task, "category": record.category},
             values={"score": _mean(model), "reference": _mean(reference), "win": _mean(wins)},
             draws=model, failed=_mean(model) < self.own.sample_bar,
-            answer_sha256=_sha256(record.answers[0].text), answer=record.answers[0].text,
+            answer_sha256=text_sha256(record.answers[0].text), answer=record.answers[0].text,
             replies=[o for v in graded for p in v.passes for o in p.outputs])
 
     def linear(self, metric: str) -> Linear | None:
@@ -196,8 +195,6 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _mean_scores(verdicts: Sequence[ChatVerdict]) -> tuple[float | None, float | None]:

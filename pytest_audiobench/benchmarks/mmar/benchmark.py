@@ -7,7 +7,6 @@ rubric, and a wrong one scores 0 without a judge call, as the official scripts d
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, EndpointError, NotRun
-from pytest_audiobench.outcome.lines import Linear, SampleLine
+from pytest_audiobench.outcome.lines import Linear, SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.transport.endpoint import Endpoint
@@ -196,7 +195,7 @@ class Mmar(Benchmark):
                     "subcategory": slug(record.subcategory)},
             values=values, draws=[100.0 * v.correct for v in graded],
             failed=not all(v.correct for v in graded),
-            answer_sha256=hashlib.sha256(answer.encode("utf-8")).hexdigest(), answer=answer)
+            answer_sha256=text_sha256(answer), answer=answer)
 
     def linear(self, metric: str) -> Linear | None:
         rest = metric.removeprefix(f"{NAME}.")

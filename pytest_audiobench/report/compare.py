@@ -1,0 +1,206 @@
+"""``audiobench-compare``: hold run B against run A, paired over the samples both scored, with
+no baseline file: two checkpoints, two prompts, two serving stacks.
+
+    audiobench-compare A.json B.json [--metrics NAME,...|all] [--margin NAME=VALUE ...]
+                       [--confidence 0.95] [--samples N]
+
+It prints, per benchmark, the gate's paired table (A, B, the change with its interval, the
+margin, the smallest drop the sample size detects, the decision) and the samples that dropped
+by more than the judge's noise explains. Exit status: 0 when B is not worse than A beyond any
+margin, 1 when it is, 4 when the reports cannot be compared (2 for a usage error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.benchmarks.base import Benchmark
+from pytest_audiobench.config import convert
+from pytest_audiobench.errors import AudiobenchError
+from pytest_audiobench.gate.decision import GateRow, Pairing, paired_row
+from pytest_audiobench.gate.items import Change, change
+from pytest_audiobench.gate.paired import judge_noise
+from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.report.model import RunReport
+from pytest_audiobench.report.reading import ReportError, read_report
+from pytest_audiobench.report.terminal import paired_table
+
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One benchmark of the two runs."""
+
+    benchmark: str
+    rows: dict[str, GateRow]
+    both: int
+    only_a: int
+    only_b: int
+    regressed: list[Change] = field(default_factory=list)
+    unpaired: list[str] = field(default_factory=list)
+    """Metrics asked for that cannot be paired (a group without a sample both scored)."""
+
+    @property
+    def worse(self) -> bool:
+        return any(row.verdict == "regressed" for row in self.rows.values())
+
+
+def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
+            metrics: Sequence[str] | None = None,
+            margins: Mapping[str, float] | None = None) -> list[Compared]:
+    """Per benchmark both reports ran, ``metrics`` (default: the headline numbers; ``["all"]``:
+    every metric that can be paired) of B held against A's, all of them one family for the
+    confidence level."""
+    _check_comparable(a, b)
+    names = [n for n in b.settings.benchmarks if n in a.settings.benchmarks]
+    sides = {name: (registry.create(name, a.settings), registry.create(name, b.settings))
+             for name in names}
+    chosen = {name: _chosen(name, a, b, sides[name][1], metrics) for name in names}
+    _check_known(chosen, metrics)
+    family = sum(len(c) for c in chosen.values())
+    out = []
+    for name, (bench_a, bench_b) in sides.items():
+        lines_a, lines_b = _lines(bench_a, a), _lines(bench_b, b)
+        pairing = Pairing(base=lines_a, new=lines_b, linear=bench_b.linear,
+                          margin=_margin_of(bench_b, margins or {}), confidence=confidence,
+                          family=family)
+        rows = {m: row for m in chosen[name] if (row := paired_row(m, pairing)) is not None}
+        noise = judge_noise([*lines_a.values(), *lines_b.values()])
+        changes = [change(lines_a[s], lines_b[s], lines_b[s].failed, noise, confidence)
+                   for s in sorted(lines_a.keys() & lines_b.keys())]
+        regressed = sorted((c for c in changes if c is not None and c.kind == "regressed"),
+                           key=lambda c: (c.new.score - c.base.score, c.new.id))
+        out.append(Compared(
+            benchmark=name, rows=rows, both=len(lines_a.keys() & lines_b.keys()),
+            only_a=len(lines_a.keys() - lines_b.keys()),
+            only_b=len(lines_b.keys() - lines_a.keys()), regressed=regressed,
+            unpaired=[m for m in chosen[name] if m not in rows]))
+    if not any(c.rows for c in out):
+        raise ReportError("no metric could be paired: the two runs share no scored sample in "
+                          "the groups the metrics weigh (were they run on the same data?)")
+    return out
+
+
+def render(a: Path, b: Path, compared: Sequence[Compared], confidence: float,
+           shown: int) -> list[str]:
+    """The paired table per benchmark, its regressed samples, and the verdict."""
+    lines = [f"A: {a}", f"B: {b}",
+             f"paired over the samples both runs scored; confidence {confidence:g} across "
+             f"{sum(len(c.rows) for c in compared)} metrics"]
+    for c in compared:
+        lines += ["", f"{c.benchmark}: {c.both} samples in both, {c.only_a} only in A, "
+                  f"{c.only_b} only in B",
+                  *paired_table(list(c.rows), c.rows, {}, labels=("A", "B"))]
+        if c.unpaired:
+            lines.append("not compared (a group without a sample both runs scored): "
+                         + ", ".join(c.unpaired))
+        lines += _regressed_samples(c.regressed, shown)
+    worse = [f"{c.benchmark}: " + ", ".join(m for m, r in c.rows.items()
+                                             if r.verdict == "regressed")
+             for c in compared if c.worse]
+    lines.append("")
+    lines.append(f"B is worse than A beyond the margin: {'; '.join(worse)}" if worse
+                 else "B is not worse than A beyond any margin")
+    return lines
+
+
+def _regressed_samples(regressed: Sequence[Change], shown: int) -> list[str]:
+    if not regressed:
+        return ["samples that dropped by more than the judge's noise explains: none"]
+    lines = [f"samples that dropped by more than the judge's noise explains: {len(regressed)}"
+             + (f" (the {shown} largest drops)" if len(regressed) > shown else "")]
+    lines += [f"  {c.new.id}: A {c.base.score:g}, B {c.new.score:g} (noise allows "
+              f"{c.allowed:.2f})" for c in regressed[:shown]]
+    return lines
+
+
+def _check_comparable(a: RunReport, b: RunReport) -> None:
+    if not set(a.settings.benchmarks) & set(b.settings.benchmarks):
+        raise ReportError(f"the runs share no benchmark: A ran {a.settings.benchmarks}, B ran "
+                          f"{b.settings.benchmarks}")
+    judge_a = a.settings.judge.endpoint.model if a.settings.judge else None
+    judge_b = b.settings.judge.endpoint.model if b.settings.judge else None
+    if judge_a != judge_b:
+        raise ReportError(f"A was judged by {judge_a}, B by {judge_b}: their scores are not "
+                          "comparable; judge both with the same model")
+
+
+def _chosen(name: str, a: RunReport, b: RunReport, bench: Benchmark,
+            metrics: Sequence[str] | None) -> list[str]:
+    summary_a = next(s for s in a.benchmarks if s.benchmark == name)
+    summary_b = next(s for s in b.benchmarks if s.benchmark == name)
+    if metrics is None:
+        wanted = list(summary_b.headline)
+    elif list(metrics) == [ALL]:
+        wanted = list(summary_b.metrics)
+    else:
+        wanted = list(metrics)
+    return [m for m in wanted if m in summary_a.metrics and m in summary_b.metrics
+            and bench.linear(m) is not None]
+
+
+def _check_known(chosen: Mapping[str, list[str]], metrics: Sequence[str] | None) -> None:
+    if metrics is None or list(metrics) == [ALL]:
+        return
+    found = {m for names in chosen.values() for m in names}
+    unknown = [m for m in metrics if m not in found]
+    if unknown:
+        raise ReportError(f"--metrics: {', '.join(unknown)} is not a metric both runs measured "
+                          "that can be compared paired (a mean of per-sample values)")
+
+
+def _margin_of(bench: Benchmark, margins: Mapping[str, float]) -> Callable[[str], float]:
+    """A metric's margin: from --margin, else the benchmark's default."""
+    return lambda metric: margins[metric] if metric in margins else bench.margin(metric)
+
+
+def _lines(bench: Benchmark, report: RunReport) -> dict[str, SampleLine]:
+    mine = (r for r in report.samples if r.benchmark == bench.name)
+    return {line.id: line for line in map(bench.sample_line, mine) if line is not None}
+
+
+def _margin(value: str) -> tuple[str, float]:
+    name, sep, number = value.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, like "
+                                         f"air_bench_chat.average.score=0.2; got {value!r}")
+    return name, convert.non_negative_float(number)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="audiobench-compare",
+                                     description=__doc__.split("\n")[0].strip("`"))
+    parser.add_argument("a", type=Path, help="the JSON report of the run held against (A)")
+    parser.add_argument("b", type=Path, help="the JSON report of the run held (B)")
+    parser.add_argument("--metrics", type=lambda s: [m for m in s.split(",") if m],
+                        help="metrics to compare, comma-separated, or 'all' (default: the "
+                             "headline numbers)")
+    parser.add_argument("--margin", action="append", default=[], metavar="NAME=VALUE",
+                        type=_margin,
+                        help="the drop a metric may show before it counts (default: the "
+                             "benchmark's, e.g. 0.1 points of a 0-10 score)")
+    parser.add_argument("--confidence", type=convert.confidence, default=0.95,
+                        help="family-wise confidence level (default 0.95)")
+    parser.add_argument("--samples", type=int, default=10, metavar="N",
+                        help="regressed samples listed per benchmark (default 10)")
+    args = parser.parse_args(argv)
+    try:
+        compared = compare(read_report(args.a, "audiobench-compare"),
+                           read_report(args.b, "audiobench-compare"),
+                           confidence=args.confidence, metrics=args.metrics,
+                           margins=dict(args.margin))
+    except AudiobenchError as exc:
+        print(f"audiobench-compare: error: {exc}", file=sys.stderr)
+        return 4
+    print("\n".join(render(args.a, args.b, compared, args.confidence, max(0, args.samples))))
+    return 1 if any(c.worse for c in compared) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

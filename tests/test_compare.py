@@ -1,0 +1,192 @@
+"""audiobench-compare: two runs' JSON reports held against each other, paired over the samples
+both scored, with no baseline file; a non-zero exit when B is worse beyond the margin."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.report import compare
+from tests.conftest import Servers
+from tests.fakes.openai_server import Scripted
+from tests.test_noisy_judge import WORSE, Model, NoisyJudge, keys, noisy_run
+
+
+def _compare(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest_audiobench.report.compare",
+                           *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+def _run_to(run_bench: Any, pytester: pytest.Pytester, name: str, *args: str,
+            data: Path | None = None) -> Path:
+    path = pytester.path / name
+    run = (noisy_run(run_bench, data, f"--audiobench-report={path}", *args) if data
+           else run_bench(f"--audiobench-report={path}", *args))
+    assert path.exists(), run.result.stdout.str()[-2000:]
+    return path
+
+
+@pytest.fixture
+def two_checkpoints(run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+                    small_records: list[Any]) -> tuple[Path, Path]:
+    """A answers every question well (8 of 10); B answers 6 of the 16 poorly (2 of 10)."""
+    a = _run_to(run_bench, pytester, "a.json")
+    poor = Scripted("a good answer")
+    for record in small_records[:6]:
+        poor.when(contains=record["question"], replies="a poor answer")
+    servers.model.script = poor
+    return a, _run_to(run_bench, pytester, "b.json")
+
+
+def test_a_worse_checkpoint_exits_1_and_the_table_names_what_dropped(
+        two_checkpoints: tuple[Path, Path], pytester: pytest.Pytester, snapshot: Any) -> None:
+    a, b = two_checkpoints
+    result = _compare(a.name, b.name, cwd=pytester.path)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == snapshot
+
+
+def test_a_run_compared_with_itself_is_not_worse(
+        two_checkpoints: tuple[Path, Path], pytester: pytest.Pytester) -> None:
+    a, _ = two_checkpoints
+    result = _compare(a.name, a.name, cwd=pytester.path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "B is not worse than A beyond any margin" in result.stdout
+    assert "+0.00 [+0.00, +0.00]" in result.stdout
+
+
+def test_the_reverse_comparison_is_an_improvement(
+        two_checkpoints: tuple[Path, Path], pytester: pytest.Pytester) -> None:
+    a, b = two_checkpoints
+    result = _compare(b.name, a.name, cwd=pytester.path)
+    assert result.returncode == 0
+    assert "samples that dropped by more than the judge's noise explains: none" in result.stdout
+
+
+def test_a_margin_as_wide_as_the_drop_lets_b_pass(
+        two_checkpoints: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = two_checkpoints
+    # Every headline metric, Average included, drops by at most 6 points (a task of 2
+    # samples with both poor: 8 -> 2).
+    margins = [f"--margin=air_bench_chat.{name}.score=6.5"
+               for name in ("speech", "sound", "music", "mixed", "average")]
+    assert compare.main([str(a), str(b), *margins]) == 0
+    assert "B is not worse than A beyond any margin" in capsys.readouterr().out
+
+
+def test_metrics_all_compares_every_paired_metric(
+        two_checkpoints: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = two_checkpoints
+    assert compare.main([str(a), str(b), "--metrics", "all"]) == 1
+    out = capsys.readouterr().out
+    assert "air_bench_chat.speech_QA.score" in out and "air_bench_chat.sound.win_rate" in out
+    chosen = compare.main([str(a), str(b), "--metrics", "air_bench_chat.music_QA.score"])
+    out = capsys.readouterr().out
+    assert "across 1 metrics" in out and "air_bench_chat.average.score" not in out
+    assert chosen in (0, 1)
+    assert json.loads(b.read_text())["format"] == 2
+
+
+def test_a_metric_that_cannot_be_compared_is_one_clear_line(
+        two_checkpoints: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = two_checkpoints
+    assert compare.main([str(a), str(b), "--metrics", "air_bench_chat.nope.score"]) == 4
+    assert ("--metrics: air_bench_chat.nope.score is not a metric both runs measured"
+            in capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--margin", "air_bench_chat.average.score"], "--margin: expected NAME=VALUE"),
+    (["--margin", "air_bench_chat.average.score=-1"], "--margin: expected a number of at least"),
+    (["--margin", "air_bench_chat.average.score=nan"], "--margin: expected a finite number"),
+    (["--confidence", "1.5"], "--confidence: expected a confidence from 0.5"),
+])
+def test_a_bad_option_is_a_usage_error_naming_it(
+        two_checkpoints: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+        args: list[str], expected: str) -> None:
+    a, b = two_checkpoints
+    with pytest.raises(SystemExit) as exited:
+        compare.main([str(a), str(b), *args])
+    assert exited.value.code == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_reports_judged_by_different_judges_are_not_compared(
+        run_bench: Any, pytester: pytest.Pytester, two_checkpoints: tuple[Path, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    a, _ = two_checkpoints
+    other = pytester.path / "overlap.json"
+    run_bench(f"--audiobench-report={other}", "--audiobench-judge-model=overlap", judge=False)
+    assert compare.main([str(a), str(other)]) == 4
+    assert ("A was judged by judge-model, B by overlap: their scores are not comparable"
+            in capsys.readouterr().err)
+
+
+def test_files_that_are_not_reports_name_the_file(
+        two_checkpoints: tuple[Path, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    a, _ = two_checkpoints
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json")
+    assert compare.main([str(a), str(garbage)]) == 4
+    assert f"{garbage}: cannot read it as JSON" in capsys.readouterr().err
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({**json.loads(a.read_text()), "format": 1}))
+    assert compare.main([str(old), str(a)]) == 4
+    assert "a report of format 1; this audiobench-compare reads format 2" in (
+        capsys.readouterr().err)
+
+
+def test_runs_on_different_data_share_no_sample_and_are_not_compared(
+        run_bench: Any, pytester: pytest.Pytester, two_checkpoints: tuple[Path, Path],
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.fakes.datasets import build_air_bench_chat
+    from tests.fakes.made_records import made_chat_records
+
+    a, _ = two_checkpoints
+    renamed = [{**r, "uniq_id": 5000 + r["uniq_id"]} for r in made_chat_records(2)]
+    other = pytester.path / "other.json"
+    run_bench(f"--audiobench-report={other}",
+              data=build_air_bench_chat(tmp_path / "other", renamed))
+    assert compare.main([str(a), str(other)]) == 4
+    assert "no metric could be paired" in capsys.readouterr().err
+
+
+@pytest.fixture
+def noisy(servers: Servers) -> tuple[Model, NoisyJudge]:
+    model, judge = Model(), NoisyJudge()
+    servers.model.script, servers.judge.script = model, judge
+    return model, judge
+
+
+def test_under_a_noisy_judge_an_unchanged_model_passes_and_a_drop_fails(
+        run_bench: Any, pytester: pytest.Pytester, noisy: tuple[Model, NoisyJudge],
+        tmp_path: Path) -> None:
+    from tests.fakes.datasets import build_air_bench_chat
+    from tests.test_noisy_judge import RECORDS
+
+    model, judge = noisy
+    data = build_air_bench_chat(tmp_path / "noisy", RECORDS)
+    a = _run_to(run_bench, pytester, "a.json", data=data)
+    judge.seed = 1
+    same = _run_to(run_bench, pytester, "same.json", data=data)
+    model.worse = keys(0.3, salt="compare")
+    judge.seed = 2
+    worse = _run_to(run_bench, pytester, "worse.json", data=data)
+    held = _compare(a, same, cwd=pytester.path)
+    assert held.returncode == 0, held.stdout
+    failed = _compare(a, worse, cwd=pytester.path)
+    assert failed.returncode == 1, failed.stdout
+    assert "B is worse than A beyond the margin: air_bench_chat: " in failed.stdout
+    listed = re.findall(r"^  (audiobench::\S+): A ", failed.stdout, re.M)
+    worse_ids = {s["nodeid"] for s in json.loads(worse.read_text())["samples"]
+                 if s["answers"][0]["completion"]["text"].startswith(WORSE)}
+    # The ten largest drops are all samples that got the worse answer, not judge noise.
+    assert len(listed) == 10 and set(listed) <= worse_ids
