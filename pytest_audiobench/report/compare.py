@@ -174,8 +174,11 @@ def _margin(value: str) -> tuple[str, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="audiobench-compare",
-                                     description=__doc__.split("\n")[0].strip("`"))
+    parser = argparse.ArgumentParser(
+        prog="audiobench-compare",
+        description="Hold run B against run A, paired over the samples both scored.",
+        epilog="Exit status: 0 when B is not worse than A beyond any margin, 1 when it is, "
+               "4 when the reports cannot be compared, 2 for a bad option.")
     parser.add_argument("a", type=Path, help="the JSON report of the run held against (A)")
     parser.add_argument("b", type=Path, help="the JSON report of the run held (B)")
     parser.add_argument("--metrics", type=lambda s: [m for m in s.split(",") if m],

@@ -106,7 +106,10 @@ def _check_shards(reports: Sequence[tuple[Path, RunReport]]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="audiobench-merge", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="audiobench-merge",
+        description="Combine the JSON reports of --audiobench-shard K/N runs and gate on the "
+                    "union exactly as one unsharded run would.")
     parser.add_argument("reports", nargs="+", type=Path, help="every shard's JSON report")
     parser.add_argument("--report", type=Path, help="write the merged JSON report here")
     parser.add_argument("--baselines", type=Path, help="baselines folder (default: the shards')")
