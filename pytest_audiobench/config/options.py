@@ -128,9 +128,9 @@ class CoreOptions(OptionGroup):
     judge_max_tokens = Option[int]("judge completion token limit", convert.positive_int, 1024,
                                    "N")
     judge_repeats = Option[int](
-        "ask the AIR-Bench Chat judge K times per pass and average (steadier scores, K times "
-        "the judge calls; the official protocol asks once; MMAR's rubric has "
-        "--audiobench-rubric-raters)", convert.positive_int, 1, "K")
+        "ask a scoring judge K times per pass and average (steadier scores, K times the judge "
+        "calls; the official protocols ask once; a rubric judge has --audiobench-rubric-raters "
+        "instead)", convert.positive_int, 1, "K")
     judge_max_answer_chars = Option[int](
         "characters of a model's answer (or reasoning) the judge is shown; a longer one is cut "
         "there, with a note in its record", convert.positive_int, 10_000, "N")

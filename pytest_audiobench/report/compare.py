@@ -24,7 +24,7 @@ from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.gate.decision import GateRow, Pairing, paired_row
 from pytest_audiobench.gate.items import Change, change
-from pytest_audiobench.gate.paired import judge_noise
+from pytest_audiobench.gate.paired import items_comparable, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import ReportError, read_report
@@ -43,6 +43,9 @@ class Compared:
     only_a: int
     only_b: int
     regressed: list[Change] = field(default_factory=list)
+    """Samples that dropped beyond the judge's noise, the largest drop first."""
+    noise_known: bool = True
+    """False when a sampled judge scored them once each: no drop can be told from noise."""
     unpaired: list[str] = field(default_factory=list)
     """Metrics asked for that cannot be paired (a group without a sample both scored)."""
 
@@ -71,7 +74,8 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
                           margin=_margin_of(bench_b, margins or {}), confidence=confidence,
                           family=family)
         rows = {m: row for m in chosen[name] if (row := paired_row(m, pairing)) is not None}
-        noise = judge_noise([*lines_a.values(), *lines_b.values()])
+        every = [*lines_a.values(), *lines_b.values()]
+        noise = judge_noise(every)
         changes = [change(lines_a[s], lines_b[s], lines_b[s].failed, noise, confidence)
                    for s in sorted(lines_a.keys() & lines_b.keys())]
         regressed = sorted((c for c in changes if c is not None and c.kind == "regressed"),
@@ -80,6 +84,7 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
             benchmark=name, rows=rows, both=len(lines_a.keys() & lines_b.keys()),
             only_a=len(lines_a.keys() - lines_b.keys()),
             only_b=len(lines_b.keys() - lines_a.keys()), regressed=regressed,
+            noise_known=items_comparable(noise, every),
             unpaired=[m for m in chosen[name] if m not in rows]))
     if not any(c.rows for c in out):
         raise ReportError("no metric could be paired: the two runs share no scored sample in "
@@ -100,7 +105,9 @@ def render(a: Path, b: Path, compared: Sequence[Compared], confidence: float,
         if c.unpaired:
             lines.append("not compared (a group without a sample both runs scored): "
                          + ", ".join(c.unpaired))
-        lines += _regressed_samples(c.regressed, shown)
+        lines += (_regressed_samples(c.regressed, shown) if c.noise_known else [
+            "samples: not compared one by one: a sampled judge scored each once, so its noise "
+            "is unknown (keep the swap on, the default, or pass --audiobench-judge-repeats 2)"])
     worse = [f"{c.benchmark}: " + ", ".join(m for m, r in c.rows.items()
                                              if r.verdict == "regressed")
              for c in compared if c.worse]
@@ -168,8 +175,8 @@ def _lines(bench: Benchmark, report: RunReport) -> dict[str, SampleLine]:
 def _margin(value: str) -> tuple[str, float]:
     name, sep, number = value.partition("=")
     if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, like "
-                                         f"air_bench_chat.average.score=0.2; got {value!r}")
+        raise argparse.ArgumentTypeError("expected NAME=VALUE, like "
+                                         f"<benchmark>.average.score=0.2; got {value!r}")
     return name, convert.non_negative_float(number)
 
 
