@@ -117,7 +117,60 @@ def test_under_the_bar_as_before_is_expected_and_clearing_it_is_an_improvement()
     expected = change(low, line("a", 3, draws=[3, 3]), True, 0.9, 0.95)
     assert expected is not None and expected.kind == "expected"
     assert expected.reason == "under its bar as in the baseline: baseline 3.5, now 3"
+    slipped = change(line("a", 6, draws=[6, 6]), line("a", 4.5, draws=[4, 5]), True, 0.9, 0.95)
+    assert slipped is not None and slipped.kind == "expected"
+    assert slipped.reason == ("under its bar now, but within the judge's noise of the baseline "
+                              "(1.76): baseline 6, now 4.5")
     improved = change(low, line("a", 6, draws=[6, 6]), False, 0.9, 0.95)
     assert improved is not None and improved.kind == "improved"
     assert change(line("a", 7), line("a", 7), False, 0.9, 0.95) is None
     assert change(None, line("a", 7), True, 0.9, 0.95) is None
+
+
+def test_for_accuracy_the_paired_test_is_mcnemars_on_the_discordant_pairs() -> None:
+    # MMAR: each item right (100) or wrong (0) in both runs. 10 items: 3 right only in the
+    # baseline (b), 1 right only in the new run (c), 6 the same.
+    before = [100, 100, 100, 0, 100, 100, 0, 0, 100, 0]
+    after = [0, 0, 0, 100, 100, 100, 0, 0, 100, 0]
+    base = {f"s{i}": line(f"s{i}", v) for i, v in enumerate(before)}
+    new = {f"s{i}": line(f"s{i}", v) for i, v in enumerate(after)}
+    result = paired(ONE_GROUP, base, new)
+    assert result is not None and result.se is not None
+    n, b, c = 10, 3, 1
+    assert result.difference == pytest.approx(100 * (c - b) / n)
+    # McNemar's unpooled standard error of the difference of the two accuracies,
+    # sqrt(b + c - (b - c)^2 / n) / n, with the n / (n - 1) small-sample factor.
+    mcnemar = math.sqrt(b + c - (b - c) ** 2 / n) / n
+    assert result.se == pytest.approx(100 * mcnemar * math.sqrt(n / (n - 1)))
+    assert result.se == pytest.approx(20.0)  # sqrt(3.6 / 9 / 10) = 0.2
+
+
+def test_an_unknown_noise_of_a_sampled_judge_decides_no_item() -> None:
+    judged = SampleLine(id="a", cluster="a", groups={"by": "g"}, values={"v": 7}, draws=[7],
+                        judged=True, failed=False, answer_sha256="", answer="")
+    dropped = judged.model_copy(update={"draws": [3], "values": {"v": 3}, "failed": True})
+    assert allowed_drop(judged, dropped, None, 0.95) is None
+    assert change(judged, dropped, True, None, 0.95) is None  # today's bar decides
+    ruled = line("a", 7)  # graded by a rule: no noise to explain a drop
+    assert change(ruled, line("a", 3), True, None, 0.95) is not None
+
+
+def test_the_worked_example_of_the_statistics_page() -> None:
+    """docs/statistics.md works these numbers by hand: six questions on four clips."""
+    table = [("s1", "c1", 7.0, 5.0), ("s2", "c1", 6.0, 4.5), ("s3", "c2", 8.0, 8.0),
+             ("s4", "c3", 5.0, 5.5), ("s5", "c3", 7.0, 7.0), ("s6", "c4", 6.0, 6.0)]
+    base = {s: line(s, b, cluster=c, draws=[b, b]) for s, c, b, _ in table}
+    new = {s: line(s, n, cluster=c, draws=[n, n]) for s, c, _, n in table}
+    result = paired(ONE_GROUP, base, new)
+    assert result is not None and result.se is not None
+    assert (result.baseline, result.new, result.difference) == (6.5, 6.0, -0.5)
+    assert result.se == pytest.approx(math.sqrt(4 / 3 * 9 / 36))  # 0.577
+    alone = decide(result, 0.1, 0.95, 1)
+    assert (round(alone.low, 2), round(alone.high, 2)) == (-1.45, 0.45)  # type: ignore[arg-type]
+    assert round(alone.detectable, 2) == 1.54  # type: ignore[arg-type]
+    assert not alone.regressed
+    among_seven = decide(result, 0.1, 0.95, 7)
+    assert round(among_seven.z, 2) == 2.45 and round(among_seven.detectable, 2) == 2.0  # type: ignore[arg-type]
+    outcomes = {s: change(base[s], new[s], new[s].score < 5, 0.9, 0.95) for s in base}
+    assert {s: c.kind for s, c in outcomes.items() if c} == {"s1": "regressed",
+                                                             "s2": "expected"}

@@ -136,5 +136,8 @@ def load_samples(path: Path) -> dict[str, SampleLine]:
             except ValidationError as exc:
                 raise BaselineError(f"baseline samples {lines_path} line {number}: "
                                     f"{problems(exc, 'line')}") from None
+            if line.id in found:
+                raise BaselineError(f"baseline samples {lines_path} line {number}: sample "
+                                    f"{line.id} appears twice")
             found[line.id] = line
     return found

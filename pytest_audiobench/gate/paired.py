@@ -128,11 +128,26 @@ def judge_noise(lines: Iterable[SampleLine]) -> float | None:
     return math.sqrt(squares / freedom) if freedom else None
 
 
+def noise_of(written: float | None, lines: Iterable[SampleLine]) -> float | None:
+    """The judge's noise a baseline holds: as written in its file, else measured from its
+    lines."""
+    return written if written is not None else judge_noise(lines)
+
+
+def items_comparable(noise: float | None, lines: Iterable[SampleLine]) -> bool:
+    """Whether a sample's drop can be told from the judge's noise: the noise is known, or no
+    score came from a sampled judge."""
+    return noise is not None or not any(line.judged for line in lines)
+
+
 def allowed_drop(base: SampleLine, new: SampleLine, noise: float | None,
-                 confidence: float) -> float:
+                 confidence: float) -> float | None:
     """How far one sample's score may fall from its baseline by the judge's noise alone, at
     the one-sided level ``(1 - confidence) / 2`` (2.5 % at 95 %): an unchanged sample is
-    taken for a regression that rarely."""
+    taken for a regression that rarely. None when a sampled judge scored it and its noise
+    is unknown (one draw per sample): no drop can then be told from noise."""
+    if noise is None and (base.judged or new.judged):
+        return None
     if not noise or not base.draws or not new.draws:
         return 0.0
     spread = noise * math.sqrt(1 / len(base.draws) + 1 / len(new.draws))

@@ -58,14 +58,15 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            current: baselines.Baseline | None, identity: ModelIdentity | None,
            pairing: Pairing | None = None) -> Decision:
     """Hold ``metrics`` against the baseline (paired where ``pairing`` allows); with
-    --audiobench-update-baseline write a new one, with this run's sample lines, when they
-    would hold against it (a shard never gates: its merge does)."""
+    --audiobench-update-baseline write a new one, with this run's sample lines (and the old
+    lines of samples this run did not score), when they would hold against it (a shard never
+    gates: its merge does)."""
     path = baseline_path(settings, benchmark)
     judge_model = settings.judge.endpoint.model if settings.judge else None
     if settings.shard is not None:
         return Decision("shard", path)
     if settings.update_baseline:
-        lines = list(pairing.new.values()) if pairing else []
+        lines = list({**pairing.base, **pairing.new}.values()) if pairing else []
         fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
                                    tuple(headline), settings.tolerance, current,
                                    settings.max_errors, identity, judge_noise(lines))

@@ -33,6 +33,10 @@ class SampleLine(BaseModel):
     draws: list[float]
     """Every draw of the item's own score (each judge pass, repeat and run): their spread is
     the judge's noise."""
+    judged: bool = False
+    """The score comes from a sampled judge, whose draws vary: a drop of this sample can be
+    told from noise only when that noise was measured (False: graded by a rule, or by a
+    deterministic judge)."""
     failed: bool
     """The sample fell short of its item's bar (a wrong answer, a score under the bar)."""
     answer_sha256: str

@@ -16,6 +16,7 @@ from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import Baseline
 from pytest_audiobench.gate.decision import Pairing, paired_metrics
+from pytest_audiobench.gate.paired import items_comparable, noise_of
 from pytest_audiobench.gate.verdict import Decision, decide, exit_status
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import combine_runs
@@ -24,6 +25,11 @@ from pytest_audiobench.report.model import BenchmarkSummary, RunInfo, RunReport,
 from pytest_audiobench.transport.types import ModelIdentity, Traffic
 
 Baselines = Mapping[str, "Baseline | None"]
+
+ITEMS_BY_THE_BAR = (
+    "items: held against the bar, not the per-sample baseline: the baseline has one judge draw "
+    "per sample, so the judge's noise is unknown and no sample's drop can be told from it "
+    "(write the baseline with the swap on, the default, or --audiobench-judge-repeats 2)")
 
 
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
@@ -64,10 +70,17 @@ def summarise(settings: Settings, bench: Benchmark, release: Release,
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, current,
                       identity, pairing)
-    failed_means = "regressed" if pairing.base else bench.failed_means()
+    notes = bench.notes(release) + bench.finish(mine)
+    failed_means = bench.failed_means()
+    if pairing.base:
+        noise = noise_of(current.noise if current else None, pairing.base.values())
+        if items_comparable(noise, pairing.base.values()):
+            failed_means = "regressed"
+        else:
+            notes.append(ITEMS_BY_THE_BAR)
     return BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
-        notes=bench.notes(release) + bench.finish(mine), headline=list(release.headline),
+        notes=notes, headline=list(release.headline),
         release_notes=list(release.notes), counts=counts, failed_means=failed_means,
         baseline_path=str(decision.path), baseline=decision.status, gate=decision.gate)
 

@@ -19,6 +19,7 @@ from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
 from pytest_audiobench.gate.items import Change
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
@@ -112,11 +113,18 @@ def regression_report(sample: Sample, change: Change) -> str:
         text_field("reference", sample.reference),
         text_field("baseline", base.answer),
         text_field("now", new.answer),
-        "judge then: " + (" | ".join(repr(r) for r in base.replies) or "-")
-        + f" -> {', '.join(f'{d:g}' for d in base.draws)}",
-        "judge now:  " + (" | ".join(repr(r) for r in new.replies) or "-")
-        + f" -> {', '.join(f'{d:g}' for d in new.draws)}",
+        *_graded("then", base), *_graded("now", new),
         f"audio: {sample.audio}"])
+
+
+def _graded(when: str, line: SampleLine) -> list[str]:
+    """The judge's replies and the scores read from them; the scores alone when a rule, not
+    a judge, graded the sample."""
+    scores = ", ".join(f"{d:g}" for d in line.draws)
+    label = f"{when}:".ljust(5)
+    if not line.replies:
+        return [f"score {label} {scores}"]
+    return [f"judge {label} {' | '.join(repr(r) for r in line.replies)} -> {scores}"]
 
 
 def sample_of(request: pytest.FixtureRequest) -> Sample:

@@ -24,7 +24,7 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.gate.baseline import Baseline
 from pytest_audiobench.gate.items import Change, change
-from pytest_audiobench.gate.paired import judge_noise
+from pytest_audiobench.gate.paired import noise_of
 from pytest_audiobench.gate.verdict import load_baselines, load_lines
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
@@ -160,9 +160,8 @@ class AudiobenchSession:
     def _noise(self, benchmark: str) -> float | None:
         if benchmark not in self._noises:
             written = self._baselines.get(benchmark)
-            self._noises[benchmark] = (
-                written.noise if written is not None and written.noise is not None
-                else judge_noise(self.base_lines.get(benchmark, {}).values()))
+            self._noises[benchmark] = noise_of(written.noise if written else None,
+                                               self.base_lines.get(benchmark, {}).values())
         return self._noises[benchmark]
 
     def samples(self) -> list[Sample]:

@@ -42,6 +42,8 @@ class AirBenchChat(Benchmark):
         self.retries = 0 if judge is None or judge.offline else self.own.judge_retries
         self.max_answer_chars = judge.max_answer_chars if judge is not None else 0
         self.repeats = judge.repeats if judge is not None else 1
+        self.judged = judge is not None and not judge.offline
+        """Scores come from a sampled LLM judge (not the deterministic offline one)."""
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.air_bench_chat.download import (
@@ -146,7 +148,7 @@ class AirBenchChat(Benchmark):
             id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
             groups={"task": record.task, "category": record.category},
             values={"score": _mean(model), "reference": _mean(reference), "win": _mean(wins)},
-            draws=model, failed=_mean(model) < self.own.sample_bar,
+            draws=model, judged=self.judged, failed=_mean(model) < self.own.sample_bar,
             answer_sha256=text_sha256(record.answers[0].text), answer=record.answers[0].text,
             replies=[o for v in graded for p in v.passes for o in p.outputs])
 
