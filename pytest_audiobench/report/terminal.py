@@ -124,7 +124,7 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     lines = [*summary.notes,
         f"samples: {c.selected} selected, {c.passed} passed, {c.failed} {summary.failed_means}, "
         f"{c.errors} errors, {c.skipped} skipped, {c.not_run} not run"
-        + (f", {c.xfailed} under the bar as in the baseline (xfailed), {c.xpassed} clearing it "
+        + (f", {c.xfailed} under the bar, not regressed (xfailed), {c.xpassed} clearing it "
            "now (XPASS)" if c.xfailed or c.xpassed else ""),
     ]
     if c.missing_by_task:
