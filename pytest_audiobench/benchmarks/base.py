@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pytest_audiobench.outcome.lines import Linear, SampleLine
     from pytest_audiobench.outcome.metrics import Metric
     from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+    from pytest_audiobench.outcome.view import SampleView
     from pytest_audiobench.transport.endpoint import Endpoint
 
 
@@ -143,3 +144,8 @@ class Benchmark(ABC):
         """The drop of ``metric`` the paired gate lets pass when the baseline names none."""
         return 0.0
 
+    def view(self, record: SampleRecord) -> SampleView:
+        """The sample's score and grading details as the HTML report shows them."""
+        from pytest_audiobench.outcome.view import SampleView
+
+        return SampleView()

@@ -156,6 +156,12 @@ class CoreOptions(OptionGroup):
         "runs, all gated metrics together", convert.confidence, 0.95, "C")
     report = Option[Path | None]("write the JSON report of the whole run here", convert.path,
                                    metavar="PATH")
+    html = Option[Path | None](
+        "write the run as one self-contained HTML page here (charts, every sample, its audio)",
+        convert.path, metavar="PATH")
+    html_audio_mb = Option[float](
+        "megabytes of audio the HTML page embeds, for the samples that need attention first; "
+        "the rest is linked by relative path", convert.non_negative_float, 20.0, "MB")
     shard = Option[tuple[int, int] | None](
         "run only slice K of N (a deterministic split of the selected samples); each shard "
         "writes its --audiobench-report and audiobench-merge gates on the union", convert.shard,
@@ -167,7 +173,8 @@ def groups(catalog: Catalog) -> list[type[OptionGroup]]:
     return [CoreOptions, *(spec.options for spec in catalog.specs.values() if spec.options)]
 
 
-_PATH_FLAGS = ("--audiobench-data", "--audiobench-report", "--audiobench-baselines",
+_PATH_FLAGS = ("--audiobench-data", "--audiobench-report", "--audiobench-html",
+               "--audiobench-baselines",
                "--audiobench-judge-template", "--audiobench-cache-dir")
 
 

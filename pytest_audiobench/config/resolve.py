@@ -105,6 +105,8 @@ def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Cat
         tolerance=core.tolerance,
         confidence=core.confidence,
         report_path=report_path,
+        html_path=here / core.html if core.html else None,
+        html_audio_mb=core.html_audio_mb,
         shard=_sharding(core.shard, report_path, core.update_baseline),
     )
 

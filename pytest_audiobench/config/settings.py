@@ -120,6 +120,10 @@ class Settings(Frozen):
     """The paired gate's family-wise confidence: an unchanged model fails it at most
     ``1 - confidence`` of the time."""
     report_path: Path | None
+    html_path: Path | None
+    """Where the run's HTML page goes (--audiobench-html)."""
+    html_audio_mb: float
+    """Megabytes of audio the page may embed."""
     shard: tuple[int, int] | None
     """This run's slice (K, N); the gate then belongs to the merge of all N reports."""
 

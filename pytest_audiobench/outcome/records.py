@@ -100,6 +100,10 @@ class SampleRecord(BaseModel):
     nodeid: str
     outcome: Outcome
     audio_path: str
+    question: str = ""
+    reference: str = ""
+    """The reference answer (for a multiple-choice question, the correct option)."""
+    choices: list[str] = []
     answers: list[ModelAnswer] = []
     """One per inference run, in run order; empty when the model could not be asked."""
     verdicts: list[SerializeAsAny[Verdict]] = []

@@ -17,15 +17,18 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.gate.decision import GateRow, Pairing, paired_row
+from pytest_audiobench.gate.decision import Gate, GateRow, Pairing, paired_row
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.paired import items_comparable, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.records import Outcome, SampleRecord
+from pytest_audiobench.report import html
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import ReportError, read_report
 from pytest_audiobench.report.terminal import paired_table
@@ -44,6 +47,12 @@ class Compared:
     only_b: int
     regressed: list[Change] = field(default_factory=list)
     """Samples that dropped beyond the judge's noise, the largest drop first."""
+    changes: dict[str, Change] = field(default_factory=dict)
+    """Every sample in both runs that regressed, stayed under its bar or cleared it, by node
+    id."""
+    lines_a: dict[str, SampleLine] = field(default_factory=dict)
+    under_bar: set[str] = field(default_factory=set)
+    """B's samples under their item's bar."""
     noise_known: bool = True
     """False when a sampled judge scored them once each: no drop can be told from noise."""
     unpaired: list[str] = field(default_factory=list)
@@ -76,14 +85,17 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
         rows = {m: row for m in chosen[name] if (row := paired_row(m, pairing)) is not None}
         every = [*lines_a.values(), *lines_b.values()]
         noise = judge_noise(every)
-        changes = [change(lines_a[s], lines_b[s], lines_b[s].failed, noise, confidence)
+        changed = [change(lines_a[s], lines_b[s], lines_b[s].failed, noise, confidence)
                    for s in sorted(lines_a.keys() & lines_b.keys())]
-        regressed = sorted((c for c in changes if c is not None and c.kind == "regressed"),
+        changes = {c.new.id: c for c in changed if c is not None}
+        regressed = sorted((c for c in changes.values() if c.kind == "regressed"),
                            key=lambda c: (c.new.score - c.base.score, c.new.id))
         out.append(Compared(
             benchmark=name, rows=rows, both=len(lines_a.keys() & lines_b.keys()),
             only_a=len(lines_a.keys() - lines_b.keys()),
             only_b=len(lines_b.keys() - lines_a.keys()), regressed=regressed,
+            changes=changes, lines_a=lines_a,
+            under_bar={n for n, line in lines_b.items() if line.failed},
             noise_known=items_comparable(noise, every),
             unpaired=[m for m in chosen[name] if m not in rows]))
     if not any(c.rows for c in out):
@@ -199,17 +211,66 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="family-wise confidence level (default 0.95)")
     parser.add_argument("--samples", type=int, default=10, metavar="N",
                         help="regressed samples listed per benchmark (default 10)")
+    parser.add_argument("--html", type=Path, metavar="PATH",
+                        help="write B against A as one self-contained HTML page here")
+    parser.add_argument("--html-audio-mb", type=convert.non_negative_float, default=20.0,
+                        metavar="MB", help="megabytes of audio the page embeds (default 20)")
     args = parser.parse_args(argv)
     try:
-        compared = compare(read_report(args.a, "audiobench-compare"),
-                           read_report(args.b, "audiobench-compare"),
-                           confidence=args.confidence, metrics=args.metrics,
+        a = read_report(args.a, "audiobench-compare")
+        b = read_report(args.b, "audiobench-compare")
+        compared = compare(a, b, confidence=args.confidence, metrics=args.metrics,
                            margins=dict(args.margin))
     except AudiobenchError as exc:
         print(f"audiobench-compare: error: {exc}", file=sys.stderr)
         return 4
-    print("\n".join(render(args.a, args.b, compared, args.confidence, max(0, args.samples))))
+    lines = render(args.a, args.b, compared, args.confidence, max(0, args.samples))
+    if args.html is not None:
+        page = compare_page(b, compared, int(args.html_audio_mb * 2**20),
+                            f"B ({args.b.name}) against A ({args.a.name})")
+        lines.append(html.write(page, args.html).line())
+    print("\n".join(lines))
     return 1 if any(c.worse for c in compared) else 0
+
+
+def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
+                 title: str) -> html.Page:
+    """B's run as a page, its gate and items those of the comparison with A."""
+    by_name = {c.benchmark: c for c in compared}
+    samples = [record.model_copy(update={"outcome": _outcome(record, by_name.get(
+        record.benchmark))}) for record in b.samples]
+    summaries = []
+    for summary in b.benchmarks:
+        c = by_name.get(summary.benchmark)
+        if c is None:
+            continue
+        gate = Gate(rows=list(c.rows.values()), missing=0, allowed=0)
+        summaries.append(summary.model_copy(update={
+            "gate": gate, "baseline": "applied",
+            "failed_means": "regressed" if c.noise_known else summary.failed_means}))
+    report = b.model_copy(update={"benchmarks": summaries, "samples": samples,
+                                  "gate_held": not any(c.worse for c in compared)})
+    benches = {c.benchmark: registry.create(c.benchmark, b.settings) for c in compared}
+    return html.Page(report=report, benchmarks=benches,
+                     lines={c.benchmark: c.lines_a for c in compared},
+                     audio_limit=audio_limit, labels=("A", "B"), title=title)
+
+
+_OUTCOME = {"regressed": "failed", "expected": "xfailed", "improved": "xpassed"}
+
+
+def _outcome(record: SampleRecord, compared: Compared | None) -> Outcome:
+    """A sample of B as the comparison with A sees it: regressed, under its bar without a
+    drop, clearing it now, or passed; by its own bar when no drop can be told from noise."""
+    if record.outcome in ("error", "skipped", "not_run") or compared is None:
+        return record.outcome
+    under = record.nodeid in compared.under_bar
+    if not compared.noise_known:
+        return "failed" if under else "passed"
+    found = compared.changes.get(record.nodeid)
+    if found is not None:
+        return cast(Outcome, _OUTCOME[found.kind])
+    return "xfailed" if under else "passed"
 
 
 if __name__ == "__main__":

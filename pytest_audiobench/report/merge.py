@@ -15,8 +15,12 @@ from typing import Any
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.gate.verdict import load_baselines, load_lines
+from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.report import html
+from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import ReportError, read_report
 from pytest_audiobench.report.summary import build_report, report_status
@@ -24,7 +28,7 @@ from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
 
 # Settings that legitimately differ between the shards of one run.
-_PER_SHARD = {"shard", "report_path"}
+_PER_SHARD = {"shard", "report_path", "html_path"}
 
 
 class MergeError(ReportError):
@@ -60,9 +64,27 @@ def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None
     samples.sort(key=lambda s: order.get(s.nodeid, len(order)))
     traffic = sum((r.traffic for _, r in reports), Traffic())
     names = list(benches)
+    longest = max((r.seconds for _, r in reports if r.seconds is not None), default=None)
     return build_report(settings, benches, releases, samples, sorted(selected),
                         load_baselines(settings, names), traffic, None,
-                        load_lines(settings, names))
+                        load_lines(settings, names), seconds=longest)
+
+
+def _lines_before(first: RunReport, baselines_dir: Path | None
+                  ) -> dict[str, dict[str, SampleLine]]:
+    settings = first.settings.model_copy(
+        update={"baselines_dir": baselines_dir or first.settings.baselines_dir})
+    return load_lines(settings, list(settings.benchmarks))
+
+
+def _write_html(merged: RunReport, path: Path, audio_mb: float | None,
+                lines: Mapping[str, Mapping[str, SampleLine]]) -> Written:
+    settings = merged.settings
+    if audio_mb is not None:
+        settings = settings.model_copy(update={"html_audio_mb": audio_mb})
+    benches = {name: registry.create(name, settings) for name in settings.benchmarks}
+    report = merged.model_copy(update={"settings": settings})
+    return html.write(html.run_page(report, benches, lines), path)
 
 
 def _with_outputs(name: str, own: dict[str, Any], outputs: Mapping[str, Path | None]
@@ -115,6 +137,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baselines", type=Path, help="baselines folder (default: the shards')")
     parser.add_argument("--update-baseline", action="store_true",
                         help="write the baseline file from the merged metrics")
+    parser.add_argument("--html", type=Path, metavar="PATH",
+                        help="write the merged run as one self-contained HTML page here")
+    parser.add_argument("--html-audio-mb", type=convert.non_negative_float, metavar="MB",
+                        help="megabytes of audio the page embeds (default: the shards' "
+                             "--audiobench-html-audio-mb)")
     outputs = [option for spec in registry.catalog().specs.values() if spec.options
                for option in spec.options.declared() if option.merge_setting is not None]
     for option in outputs:
@@ -122,7 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                             help=option.described())
     args = parser.parse_args(argv)
     try:
-        merged = merge([(path, read(path)) for path in args.reports],
+        shards = [(path, read(path)) for path in args.reports]
+        # The page sets answers beside the baseline as it was before any update.
+        before = _lines_before(shards[0][1], args.baselines) if args.html else {}
+        merged = merge(shards,
                        report_path=args.report, baselines_dir=args.baselines,
                        update_baseline=args.update_baseline,
                        outputs={option.attr: getattr(args, option.attr) for option in outputs})
@@ -131,7 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 4
     if args.report is not None:
         merged.write(args.report)
-    print("\n".join(render(merged)))
+    lines = render(merged)
+    if args.html is not None:
+        lines.append(_write_html(merged, args.html, args.html_audio_mb, before).line())
+    print("\n".join(lines))
     outcomes = {s.outcome for s in merged.samples}
     status = 1 if outcomes & {"failed", "error"} else 0
     return int(report_status(merged, status))

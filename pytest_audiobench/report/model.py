@@ -90,6 +90,8 @@ class RunInfo(BaseModel):
     """Every selected sample got an outcome other than not run (nothing left to resume)."""
     identity: ModelIdentity | None = None
     """What identifies the model: URL, id, revision, and what its server says of it."""
+    started: str | None = None
+    """When the run started, in UTC (ISO 8601)."""
 
 
 class RunReport(BaseModel):
@@ -111,6 +113,9 @@ class RunReport(BaseModel):
     gate_held: bool
     selected: list[str] = []
     """Node ids of every selected sample; those without a record did not run."""
+    seconds: float | None = None
+    """Wall-clock seconds from the start of the run to its report (a merge: the longest
+    shard's)."""
     samples: list[SampleRecord]
 
     def write(self, path: Path) -> None:

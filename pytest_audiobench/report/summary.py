@@ -36,7 +36,8 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                  releases: Mapping[str, Release], records: Sequence[SampleRecord],
                  selected: Sequence[str], current: Baselines, traffic: Traffic,
                  run: RunInfo | None,
-                 base_lines: Mapping[str, Mapping[str, SampleLine]] | None = None) -> RunReport:
+                 base_lines: Mapping[str, Mapping[str, SampleLine]] | None = None,
+                 seconds: float | None = None) -> RunReport:
     """The report of ``records`` out of the ``selected`` node ids (missing ones did not run).
     With per-sample baseline lines, the metrics the benchmarks can pair are gated paired; all
     of them at once count as one family for the confidence level."""
@@ -56,7 +57,7 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
     return RunReport(settings=settings, run=run, benchmarks=summaries, judge_protocol=protocol,
                      usage=usage(records), traffic=traffic, gate_held=held,
-                     selected=list(selected), samples=list(records))
+                     selected=list(selected), samples=list(records), seconds=seconds)
 
 
 def summarise(settings: Settings, bench: Benchmark, release: Release,

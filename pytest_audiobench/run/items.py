@@ -21,6 +21,7 @@ from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, No
 from pytest_audiobench.gate.items import Change
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
+from pytest_audiobench.report.html import item_extra
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
 
@@ -44,7 +45,9 @@ class ItemState:
             benchmark=sample.benchmark, sample_id=sample.id, task=sample.task,
             category=sample.category, subcategory=sample.subcategory, nodeid=sample.nodeid,
             outcome=self.outcome,
-            audio_path=str(sample.audio), answers=self.answers, verdicts=self.verdicts,
+            audio_path=str(sample.audio), question=sample.question,
+            reference=sample.reference, choices=list(sample.choices),
+            answers=self.answers, verdicts=self.verdicts,
             message=self.message,
         )
 
@@ -198,11 +201,30 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
             # Our errors say all there is to say; the engine's traceback would bury it.
             report.longrepr = state.message
     if report.when == "teardown":
-        report.audiobench_record = state.record(sample).model_dump(  # type: ignore[attr-defined]
-            mode="json")
+        record = state.record(sample)
+        report.audiobench_record = record.model_dump(mode="json")  # type: ignore[attr-defined]
+        _html_extra(item, report, record)
         # pytest keeps every item to the end of the run; its answers and verdicts now travel
         # in the record, so the item need not hold them as well.
         del item.stash[STATE_KEY]
+
+
+def _html_extra(item: pytest.Item, report: pytest.TestReport, record: SampleRecord) -> None:
+    """With pytest-html writing a report (``--html``), the sample's row carries its details
+    and its audio player."""
+    target = getattr(item.config.option, "htmlpath", None)
+    if not target or not item.config.pluginmanager.hasplugin("html"):
+        return
+    from pytest_html import extras
+
+    session = session_of(item.config)
+    bench = session.benchmarks[record.benchmark]
+    base = session.base_lines.get(record.benchmark, {}).get(record.nodeid)
+    pair = (base, bench.sample_line(record) if base else None)
+    content = item_extra(record, bench.view(record), pair,
+                         Path(item.config.invocation_params.dir, target).parent)
+    report.extras = [*getattr(report, "extras", []),  # type: ignore[attr-defined]
+                     extras.html(content)]
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

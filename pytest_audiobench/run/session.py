@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ from pytest_audiobench.gate.paired import noise_of
 from pytest_audiobench.gate.verdict import load_baselines, load_lines
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
+from pytest_audiobench.report import html
+from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
 from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
@@ -70,6 +73,9 @@ class AudiobenchSession:
         """Set by the plugin on the controller when a terminal is there to print to."""
         self.traffic = Traffic()
         """What the endpoints took, summed over the processes that ran items."""
+        self.started = datetime.now(UTC).isoformat(timespec="seconds")
+        self._clock = time.monotonic()
+        self.html: Written | None = None
 
     # -- start -------------------------------------------------------------------------
 
@@ -210,9 +216,13 @@ class AudiobenchSession:
         ordered = [self.records[n] for n in self.selected if n in self.records]
         self.report = build_report(self.settings, self.benchmarks, self.releases(), ordered,
                                    self.selected, self._baselines, self.traffic,
-                                   self._run_info(ordered, session), self.base_lines)
+                                   self._run_info(ordered, session), self.base_lines,
+                                   seconds=time.monotonic() - self._clock)
         if self.settings.report_path is not None:
             self.report.write(self.settings.report_path)
+        if self.settings.html_path is not None:
+            self.html = html.write(html.run_page(self.report, self.benchmarks, self.base_lines),
+                                   self.settings.html_path)
         if self.settings.shard is not None:
             # A shard's numbers are partial: the merge gates. Only other tests' failures and
             # interruptions fail the shard's job.
@@ -234,7 +244,7 @@ class AudiobenchSession:
             self._runs.finish(self.run.record)
         return RunInfo(id=self.run.record.run_id, resumed=self.run.resumed,
                        reused=self.run.reused, notes=self.run.notes, finished=finished,
-                       identity=self.identity)
+                       identity=self.identity, started=self.started)
 
     def add_worker_output(self, workeroutput: dict[str, Any]) -> None:
         """What an xdist worker handed over when it finished: its endpoints' traffic."""
@@ -265,6 +275,8 @@ class AudiobenchSession:
         if self.report is None:
             return []
         lines = render(self.report, verbose=self.config.option.verbose > 0)
+        if self.html is not None:
+            lines.append(self.html.line())
         if self.settings.require_baseline:
             lines += [f"gate: FAILED: --audiobench-require-baseline and no baseline at "
                       f"{s.baseline_path}" for s in self.report.benchmarks

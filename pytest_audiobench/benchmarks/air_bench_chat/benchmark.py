@@ -26,6 +26,7 @@ from pytest_audiobench.errors import DataError, JudgeError
 from pytest_audiobench.outcome.lines import Linear, SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.view import Detail, SampleView
 
 
 class AirBenchChat(Benchmark):
@@ -135,6 +136,17 @@ class AirBenchChat(Benchmark):
 
     def failed_means(self) -> str:
         return f"below the bar {self.own.sample_bar:g}"
+
+    def view(self, record: SampleRecord) -> SampleView:
+        graded = _chat(record.verdicts)
+        score, reference = _mean_scores(graded)
+        details = []
+        for answer, verdict in zip(record.answers, graded, strict=False):
+            run = "" if len(graded) == 1 else f"run {answer.run}, "
+            details += [Detail(label=f"{run}judge", text=_pass_line(p)) for p in verdict.passes]
+            details += [Detail(label=f"{run}note", text=note) for note in verdict.notes]
+        shown = "" if score is None else f"{score:g} (reference {reference:g})"
+        return SampleView(score=shown, details=details)
 
     def sample_line(self, record: SampleRecord) -> SampleLine | None:
         graded = _chat(record.verdicts)

@@ -38,6 +38,7 @@ from pytest_audiobench.errors import DataError, EndpointError, NotRun
 from pytest_audiobench.outcome.lines import Linear, SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.view import Choice, Detail, SampleView
 from pytest_audiobench.transport.endpoint import Endpoint
 
 NO_RUBRICS = "Rubrics and CRS unavailable: this release (MMAR-meta.json) has no rubrics"
@@ -173,6 +174,31 @@ class Mmar(Benchmark):
         graded = [(r.sample_id, mmar_verdicts(r.verdicts)[run]) for r in records
                   if len(r.verdicts) > run]
         return mmar_metrics(graded, {r.sample_id: r for r in records})
+
+    def view(self, record: SampleRecord) -> SampleView:
+        graded = mmar_verdicts(record.verdicts)
+        if not graded:
+            return SampleView(choices=[Choice(text=c, correct=c == record.reference)
+                                       for c in record.choices])
+        right = sum(v.correct for v in graded)
+        score = ("right" if right else "wrong") if len(graded) == 1 else \
+            f"right in {right} of {len(graded)} runs"
+        first = graded[0]
+        taken = (first.official if first.matcher == "official" else first.strict).extracted
+        choices = [Choice(text=c, correct=c == record.reference, chosen=c == taken)
+                   for c in record.choices]
+        details = []
+        for index, verdict in enumerate(graded):
+            run = "" if len(graded) == 1 else f"run {index}, "
+            details += [Detail(label=f"{run}extracted", text=verdict.prediction),
+                        Detail(label=f"{run}official", text=_decision(verdict.official)),
+                        Detail(label=f"{run}strict", text=_decision(verdict.strict))]
+            if verdict.reasoning:
+                details.append(Detail(label=f"{run}reasoning", text=verdict.reasoning))
+            if verdict.rubric is not None and verdict.rubric.raters:
+                details.append(Detail(label=f"{run}rubric",
+                                      text="\n".join(_rubric_lines(verdict.rubric))))
+        return SampleView(score=score, choices=choices, details=details)
 
     def failed_means(self) -> str:
         return "wrong"

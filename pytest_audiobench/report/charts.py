@@ -1,0 +1,114 @@
+"""The HTML report's charts as inline SVG (pure): no library, nothing fetched when the page
+is viewed. A forest plot shows each gated metric's change against the baseline with its
+interval and the margin; a bar chart shows groups of metrics, baseline beside this run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+LABEL_WIDTH = 300
+PLOT_WIDTH = 420
+ROW = 24
+TOP = 28
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One row of the forest plot: a metric's change and what it is held against."""
+
+    label: str
+    change: float
+    low: float | None
+    high: float | None
+    limit: float
+    """The drop allowed: the margin (paired) or the tolerance (threshold), as a negative."""
+    failed: bool
+
+
+def _scale(lo: float, hi: float) -> tuple[float, float]:
+    pad = (hi - lo) * 0.08 or 1.0
+    return lo - pad, hi + pad
+
+
+def _x(value: float, lo: float, hi: float) -> float:
+    return LABEL_WIDTH + (value - lo) / (hi - lo) * PLOT_WIDTH
+
+
+def _tick(value: float) -> str:
+    return f"{value:+.2f}" if value else "0"
+
+
+def forest(rows: Sequence[Change], caption: str) -> str:
+    """Each metric's change (a dot) with its interval (a bar), the zero line and the allowed
+    drop (a dashed mark per row); a failed row is drawn in the alarm colour."""
+    if not rows:
+        return ""
+    points = [v for r in rows for v in (r.change, r.low, r.high, r.limit, 0.0) if v is not None]
+    lo, hi = _scale(min(points), max(points))
+    height = TOP + ROW * len(rows) + 24
+    zero = _x(0.0, lo, hi)
+    parts = [f'<svg class="chart forest" role="img" viewBox="0 0 {LABEL_WIDTH + PLOT_WIDTH + 20}'
+             f' {height}" width="{LABEL_WIDTH + PLOT_WIDTH + 20}" height="{height}">',
+             f"<title>{escape(caption)}</title>",
+             f'<line class="axis" x1="{zero:.1f}" y1="{TOP - 8}" x2="{zero:.1f}" '
+             f'y2="{height - 20}"/>',
+             f'<text class="tick" x="{zero:.1f}" y="{height - 6}">0</text>',
+             f'<text class="tick" x="{LABEL_WIDTH}" y="{height - 6}">{_tick(lo)}</text>',
+             f'<text class="tick" x="{LABEL_WIDTH + PLOT_WIDTH}" y="{height - 6}">'
+             f"{_tick(hi)}</text>"]
+    for index, row in enumerate(rows):
+        parts.append(_forest_row(row, TOP + ROW * index, lo, hi))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _forest_row(row: Change, y: float, lo: float, hi: float) -> str:
+    state = "failed" if row.failed else "ok"
+    out = [f'<g class="row {state}" data-metric="{escape(row.label)}">',
+           f'<text class="label" x="{LABEL_WIDTH - 8}" y="{y + 4}">{escape(row.label)}</text>',
+           f'<line class="limit" x1="{_x(row.limit, lo, hi):.1f}" y1="{y - 8}" '
+           f'x2="{_x(row.limit, lo, hi):.1f}" y2="{y + 8}"/>']
+    if row.low is not None and row.high is not None:
+        out.append(f'<line class="interval" x1="{_x(row.low, lo, hi):.1f}" y1="{y}" '
+                   f'x2="{_x(row.high, lo, hi):.1f}" y2="{y}"/>')
+    out.append(f'<circle class="point" cx="{_x(row.change, lo, hi):.1f}" cy="{y}" r="4">'
+               f"<title>{escape(row.label)}: {row.change:+.3f}</title></circle></g>")
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """One group of the bar chart: its value in this run and in the baseline, if any."""
+
+    label: str
+    value: float
+    baseline: float | None
+
+
+def bars(rows: Sequence[Bar], caption: str, top: float) -> str:
+    """Horizontal bars from 0 to ``top``: this run's value, with the baseline's as a thin
+    bar under it."""
+    if not rows:
+        return ""
+    height = TOP + ROW * len(rows) + 10
+    parts = [f'<svg class="chart bars" role="img" viewBox="0 0 {LABEL_WIDTH + PLOT_WIDTH + 60}'
+             f' {height}" width="{LABEL_WIDTH + PLOT_WIDTH + 60}" height="{height}">',
+             f"<title>{escape(caption)}</title>"]
+    for index, row in enumerate(rows):
+        y = TOP + ROW * index
+        width = max(0.0, min(row.value, top)) / top * PLOT_WIDTH
+        parts.append(f'<g class="row" data-metric="{escape(row.label)}">'
+                     f'<text class="label" x="{LABEL_WIDTH - 8}" y="{y + 4}">'
+                     f"{escape(row.label)}</text>"
+                     f'<rect class="value" x="{LABEL_WIDTH}" y="{y - 8}" width="{width:.1f}" '
+                     f'height="10"/>')
+        if row.baseline is not None:
+            base = max(0.0, min(row.baseline, top)) / top * PLOT_WIDTH
+            parts.append(f'<rect class="baseline" x="{LABEL_WIDTH}" y="{y + 3}" '
+                         f'width="{base:.1f}" height="4"/>')
+        parts.append(f'<text class="tick" x="{LABEL_WIDTH + width + 6:.1f}" y="{y + 2}">'
+                     f"{row.value:.2f}</text></g>")
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,412 @@
+"""The run as one self-contained HTML page (``--audiobench-html``, and the same page from
+``audiobench-merge`` and ``audiobench-compare``): the run and its cost, per benchmark the
+gate with its charts and table, and every sample, filterable, opening to its question,
+answers side by side, the judge's replies and a player for its audio.
+
+Nothing on the page is fetched when it is viewed: styles, script and charts are inline, the
+audio of the samples that need attention is embedded up to a size limit, and the rest is
+linked by a path relative to the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import os
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from importlib import resources
+from pathlib import Path
+
+from pytest_audiobench.benchmarks.base import Benchmark
+from pytest_audiobench.gate.decision import GateRow
+from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.records import SampleRecord
+from pytest_audiobench.outcome.view import Choice, SampleView
+from pytest_audiobench.report import charts
+from pytest_audiobench.report.model import BenchmarkSummary, RunReport
+
+KINDS = ("regressed", "failed", "error", "skipped", "not run", "improved", "expected", "passed")
+"""A sample's outcome as the page names it, in the order its rows come."""
+ATTENTION = frozenset({"regressed", "failed", "error", "improved"})
+"""The outcomes whose audio the page embeds first."""
+_MEDIA = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".flac": "audio/flac",
+          ".ogg": "audio/ogg", ".m4a": "audio/mp4"}
+
+
+@dataclass(frozen=True)
+class Page:
+    """Everything the page shows: the report, the benchmarks that read its records, and the
+    baseline's sample lines (by benchmark, by node id) that the answers are set beside."""
+
+    report: RunReport
+    benchmarks: Mapping[str, Benchmark]
+    lines: Mapping[str, Mapping[str, SampleLine]]
+    audio_limit: int
+    """Bytes of audio the page may embed."""
+    labels: tuple[str, str] = ("baseline", "this run")
+    title: str = "pytest-audiobench"
+
+
+@dataclass
+class Written:
+    """What writing the page did, for the one line the run prints about it."""
+
+    path: Path
+    embedded: int = 0
+    linked: int = 0
+    missing: int = 0
+    embedded_bytes: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (f"HTML report: {self.path} ({self.embedded} clips embedded, "
+                f"{self.embedded_bytes / 2**20:.1f} MB; {self.linked} linked"
+                + (f"; {self.missing} not found" if self.missing else "") + ")")
+
+
+def run_page(report: RunReport, benchmarks: Mapping[str, Benchmark],
+         lines: Mapping[str, Mapping[str, SampleLine]]) -> Page:
+    """The page of a run (or a merge of shards) gated against ``lines``."""
+    model = report.settings.model
+    return Page(report=report, benchmarks=benchmarks, lines=lines,
+                audio_limit=int(report.settings.html_audio_mb * 2**20),
+                title=f"{model}: {', '.join(report.settings.benchmarks)}")
+
+
+def write(page: Page, path: Path) -> Written:
+    """Write the page to ``path``; audio links are relative to its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = Written(path=path)
+    audio = _Audio(path.parent.resolve(), page.audio_limit, written)
+    body = "".join([_header(page), *(_benchmark(s, page.labels) for s in page.report.benchmarks),
+                    _samples(page, audio)])
+    path.write_text(_document(page.title, body), encoding="utf-8")
+    return written
+
+
+def _asset(name: str) -> str:
+    return resources.files("pytest_audiobench.report").joinpath("assets", name).read_text(
+        encoding="utf-8")
+
+
+_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+           "img-src data:; media-src data: file: 'self'")
+"""The page may load nothing from anywhere but itself and the audio files beside it."""
+
+
+def _document(title: str, body: str) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{escape(title)}</title><style>{_asset('page.css')}</style></head>"
+            f"<body>{body}<script>{_asset('page.js')}</script></body></html>\n")
+
+
+def _pairs(items: Sequence[tuple[str, str]]) -> str:
+    return "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items if v)
+
+
+def _header(page: Page) -> str:
+    report = page.report
+    settings = report.settings
+    held = report.gate_held
+    gated = any(s.gate is not None for s in report.benchmarks)
+    verdict = ("gate held" if held else "gate FAILED") if gated else "no gate applied"
+    identity = report.run.identity if report.run else None
+    served = ", ".join(f"{k} {v}" for k, v in (identity.served or {}).items()) \
+        if identity else ""
+    judge = settings.judge.endpoint.model if settings.judge else "none"
+    usage, traffic = report.usage, report.traffic
+    retries = sum(t.retries for t in traffic.endpoints.values())
+    throttled = sum(t.throttled for t in traffic.endpoints.values())
+    run = report.run
+    facts = [
+        ("model", f"{settings.endpoint.model} at {settings.endpoint.url}"),
+        ("revision", (identity.revision or "") if identity else ""),
+        ("serves", served),
+        ("judge", judge + (f" at {settings.judge.endpoint.url}" if settings.judge else "")),
+        ("judge protocol", ", ".join(report.judge_protocol)),
+        ("data", ", ".join(f"{k}: {v}" for k, v in settings.data.items())),
+        ("selection", _selection(report)),
+        ("confidence", f"{settings.confidence:g}"),
+        ("requests", f"model {usage.model_requests} ({usage.model_cached} cached), "
+                     f"judge {usage.judge_requests} ({usage.judge_cached} cached); "
+                     f"{retries} retries, {throttled} HTTP 429"),
+        ("tokens", f"model {usage.model.prompt_tokens} prompt + "
+                   f"{usage.model.completion_tokens} completion; judge "
+                   f"{usage.judge.prompt_tokens} prompt + {usage.judge.completion_tokens} "
+                   "completion"),
+        ("run", f"{run.id}, started {run.started or 'unknown'}" if run else "a merge of shards"),
+        ("duration", f"{report.seconds:.1f} s" if report.seconds is not None else ""),
+        ("tool", f"{report.tool} {report.version}"),
+    ]
+    return (f'<header><h1>{escape(page.title)}</h1><p class="verdict '
+            f'{"held" if held or not gated else "failed"}" id="verdict">{escape(verdict)}</p>'
+            f"<dl>{_pairs(facts)}</dl></header>")
+
+
+def _selection(report: RunReport) -> str:
+    settings = report.settings
+    parts = [f"{len(report.selected)} samples"]
+    if settings.tasks:
+        parts.append("tasks " + ", ".join(settings.tasks))
+    if settings.limit is not None:
+        parts.append(f"limit {settings.limit} per task")
+    if settings.runs > 1:
+        parts.append(f"{settings.runs} runs")
+    return "; ".join(parts)
+
+
+def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str]) -> str:
+    gate = summary.gate
+    if gate is None:
+        state, verdict, reasons = "none", f"no gate ({summary.baseline})", []
+    else:
+        state = "held" if gate.held else "failed"
+        verdict, reasons = f"gate {'held' if gate.held else 'FAILED'}", gate.reasons()
+    rows = gate.rows if gate else []
+    prefix = f"{summary.benchmark}."
+    changes = [_change(r, prefix) for r in rows if r.value is not None]
+    return (f'<section class="benchmark" id="bench-{escape(summary.benchmark)}">'
+            f"<h2>{escape(summary.benchmark)} <span class=\"verdict {state}\">"
+            f"{escape(verdict)}</span></h2>"
+            + "".join(f"<p class=\"reason\">{escape(r)}</p>" for r in reasons)
+            + _chart(charts.forest(changes, f"{summary.benchmark}: change against the "
+                                   f"{labels[0]}"),
+                     f"Change against the {labels[0]}: the dot is the change, the bar its "
+                     "interval, the dashed mark the drop allowed (the margin, or the "
+                     "tolerance of a threshold); red: the gate failed on it")
+            + _gate_table(rows, labels)
+            + _chart(charts.bars(_bars(summary, prefix), f"{summary.benchmark}: headline "
+                                 "metrics", _top(summary)),
+                     f"Headline metrics: {labels[1]} (blue) over the {labels[0]} (grey)")
+            + "".join(f"<p class=\"note\">{escape(n)}</p>" for n in summary.notes)
+            + "</section>")
+
+
+def _chart(svg: str, caption: str) -> str:
+    if not svg:
+        return ""
+    return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+
+
+def _change(row: GateRow, prefix: str) -> charts.Change:
+    label = row.metric.removeprefix(prefix)
+    if row.test == "paired" and row.difference is not None:
+        return charts.Change(label, row.difference, row.low, row.high,
+                             -(row.margin or 0.0), row.verdict != "ok")
+    delta = row.delta or 0.0
+    return charts.Change(label, delta, None, None, -row.tolerance, row.verdict != "ok")
+
+
+def _number(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
+    if not rows:
+        return ""
+    head = ("metric", "n", labels[0], labels[1], "change", "interval", "margin", "detects",
+            "verdict")
+    body = []
+    for r in rows:
+        paired = r.test == "paired"
+        interval = f"[{_number(r.low, True)}, {_number(r.high, True)}]" if paired else \
+            f"threshold {r.threshold:g} - {r.tolerance:g}"
+        cells = (r.metric, str(r.n) if r.n is not None else "-",
+                 _number(r.baseline if paired else r.threshold), _number(r.value),
+                 _number(r.difference if paired else r.delta, True), interval,
+                 f"{r.margin:g}" if r.margin is not None else "-", _number(r.detectable),
+                 r.verdict)
+        body.append(f'<tr class="{"ok" if r.verdict == "ok" else "failed"}">'
+                    + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+    return ('<table class="gate"><thead><tr>' + "".join(f"<th>{escape(h)}</th>" for h in head)
+            + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
+
+
+def _bars(summary: BenchmarkSummary, prefix: str) -> list[charts.Bar]:
+    rows = {r.metric: r for r in (summary.gate.rows if summary.gate else [])}
+    out = []
+    for name in summary.headline:
+        metric = summary.metrics.get(name)
+        if metric is None:
+            continue
+        row = rows.get(name)
+        base = (row.baseline if row.test == "paired" else row.threshold) if row else None
+        out.append(charts.Bar(name.removeprefix(prefix), metric.value, base))
+    return out
+
+
+def _top(summary: BenchmarkSummary) -> float:
+    """The chart's full scale: the next power of ten above every value (10 for scores, 100
+    for percentages)."""
+    largest = max((m.value for m in summary.metrics.values()), default=1.0)
+    top = 1.0
+    while top < largest:
+        top *= 10
+    return top
+
+
+class _Audio:
+    """Embeds clips while the page's audio budget lasts, links the rest."""
+
+    def __init__(self, folder: Path, limit: int, written: Written) -> None:
+        self.folder = folder
+        self.left = limit
+        self.written = written
+
+    def player(self, record: SampleRecord, attention: bool) -> str:
+        path = Path(record.audio_path)
+        try:
+            size = path.stat().st_size
+        except OSError:
+            self.written.missing += 1
+            return f'<p class="missing">audio not found: {escape(record.audio_path)}</p>'
+        media = _MEDIA.get(path.suffix.lower(), "audio/wav")
+        if attention and size <= self.left:
+            self.left -= size
+            self.written.embedded += 1
+            self.written.embedded_bytes += size
+            data = base64.b64encode(path.read_bytes()).decode("ascii")
+            source = f"data:{media};base64,{data}"
+        else:
+            self.written.linked += 1
+            relative = os.path.relpath(path.resolve(), self.folder)
+            source = urllib.parse.quote(Path(relative).as_posix())
+        return (f'<audio controls preload="none" src="{escape(source)}" '
+                f'data-path="{escape(record.audio_path)}"></audio>')
+
+
+def _kind(record: SampleRecord, regressions: bool) -> str:
+    if record.outcome == "failed":
+        return "regressed" if regressions else "failed"
+    return {"xpassed": "improved", "xfailed": "expected", "not_run": "not run"}.get(
+        record.outcome, record.outcome)
+
+
+def _samples(page: Page, audio: _Audio) -> str:
+    summaries = {s.benchmark: s for s in page.report.benchmarks}
+    rows: list[tuple[int, str]] = []
+    counts = dict.fromkeys(KINDS, 0)
+    for record in page.report.samples:
+        summary = summaries.get(record.benchmark)
+        kind = _kind(record, summary is not None and summary.failed_means == "regressed")
+        counts[kind] += 1
+        bench = page.benchmarks.get(record.benchmark)
+        view = bench.view(record) if bench else SampleView()
+        base = page.lines.get(record.benchmark, {}).get(record.nodeid)
+        now = bench.sample_line(record) if bench and base else None
+        pair = (base, now)
+        rows.append((KINDS.index(kind), _sample(record, kind, view, pair, audio, page.labels)))
+    rows.sort(key=lambda pair: pair[0])
+    return ('<section class="samples"><h2>Samples</h2>' + _filters(page.report, counts)
+            + '<div id="rows">' + "".join(html for _, html in rows) + "</div></section>")
+
+
+def _filters(report: RunReport, counts: Mapping[str, int]) -> str:
+    boxes = "".join(
+        f'<label class="kind {escape(k).replace(" ", "-")}"><input type="checkbox" '
+        f'name="kind" value="{escape(k)}" checked> {escape(k)} <span>{n}</span></label>'
+        for k, n in counts.items() if n)
+    tasks = sorted({(r.benchmark, r.task) for r in report.samples})
+    options = "".join(f'<option value="{escape(b)}::{escape(t)}">{escape(b)} {escape(t)}'
+                      "</option>" for b, t in tasks)
+    return (f'<div class="filters">{boxes}<select id="task"><option value="">every task'
+            f'</option>{options}</select><input id="text" type="search" '
+            'placeholder="find text in the samples"> <span id="shown"></span></div>')
+
+
+def _sample(record: SampleRecord, kind: str, view: SampleView,
+            pair: tuple[SampleLine | None, SampleLine | None], audio: _Audio,
+            labels: tuple[str, str]) -> str:
+    answer = record.answers[0].text if record.answers else ""
+    summary = (f'<summary><span class="kind {escape(kind).replace(" ", "-")}">'
+               f"{escape(kind)}</span><span class=\"task\">{escape(record.benchmark)} "
+               f"{escape(record.task)}</span><span class=\"id\">{escape(record.sample_id)}"
+               f"</span><span class=\"score\">{escape(view.score)}</span>"
+               f"<span class=\"answer\">{escape(answer[:120])}</span></summary>")
+    body = _body(record, view, pair, labels) + audio.player(record, kind in ATTENTION)
+    return (f'<details class="sample" data-kind="{escape(kind)}" '
+            f'data-nodeid="{escape(record.nodeid)}" '
+            f'data-task="{escape(record.benchmark)}::{escape(record.task)}">{summary}'
+            f'<div class="body">{body}</div></details>')
+
+
+def _body(record: SampleRecord, view: SampleView,
+          pair: tuple[SampleLine | None, SampleLine | None], labels: tuple[str, str]) -> str:
+    base = pair[0]
+    answer = record.answers[0].text if record.answers else ""
+    body = [_field("question", record.question), _choices(view) or _field("reference",
+                                                                         record.reference)]
+    body.append(_answers(answer, pair, labels))
+    if record.message:
+        # The first line says why; the rest of a failure report is laid out above and below.
+        body.append(_field("why", record.message.splitlines()[0], pre=True))
+    body += [_field(d.label, d.text, pre=True) for d in view.details]
+    if base is not None and base.replies:
+        body.append(_field(f"{labels[0]} judge", " | ".join(base.replies), pre=True))
+    return "".join(body)
+
+
+def item_extra(record: SampleRecord, view: SampleView,
+               pair: tuple[SampleLine | None, SampleLine | None], folder: Path) -> str:
+    """One sample's details for another report's row (pytest-html's extras): the same body
+    as on our page, and a player linking its audio relative to ``folder``."""
+    audio = _Audio(folder.resolve(), 0, Written(path=folder))
+    return (f'<div class="audiobench-sample">{_body(record, view, pair, ("baseline", "this run"))}'
+            f"{audio.player(record, attention=False)}</div>")
+
+
+def _field(label: str, text: str, pre: bool = False) -> str:
+    if not text:
+        return ""
+    tag = "pre" if pre else "p"
+    return f'<div class="field"><h4>{escape(label)}</h4><{tag}>{escape(text)}</{tag}></div>'
+
+
+def _choices(view: SampleView) -> str:
+    if not view.choices:
+        return ""
+    items = "".join(_choice(choice) for choice in view.choices)
+    return f'<div class="field"><h4>choices</h4><ul class="choices">{items}</ul></div>'
+
+
+def _choice(choice: Choice) -> str:
+    marks = [mark for mark, on in (("correct", choice.correct), ("chosen", choice.chosen)) if on]
+    said = "".join(f" ({mark})" for mark in marks)
+    return f'<li class="{" ".join(marks)}">{escape(choice.text)}{said}</li>'
+
+
+def _answers(answer: str, pair: tuple[SampleLine | None, SampleLine | None],
+             labels: tuple[str, str]) -> str:
+    base, now = pair
+    if base is None:
+        return _field("answer", answer)
+    before, after = _marked(base.answer, answer)
+    scored = f" (score {now.score:g})" if now is not None else ""
+    return (f'<div class="side-by-side"><div class="field"><h4>{escape(labels[0])} answer '
+            f"(score {base.score:g})</h4><p>{before}</p></div><div class=\"field\"><h4>"
+            f"{escape(labels[1])} answer{scored}</h4><p>{after}</p></div></div>")
+
+
+def _marked(old: str, new: str) -> tuple[str, str]:
+    """Both answers with the words only one of them has marked (deleted, inserted)."""
+    a, b = old.split(), new.split()
+    left: list[str] = []
+    right: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        old_words, new_words = escape(" ".join(a[i1:i2])), escape(" ".join(b[j1:j2]))
+        if op == "equal":
+            left.append(old_words)
+            right.append(new_words)
+            continue
+        if old_words:
+            left.append(f"<del>{old_words}</del>")
+        if new_words:
+            right.append(f"<ins>{new_words}</ins>")
+    return " ".join(left), " ".join(right)

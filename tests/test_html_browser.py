@@ -1,0 +1,150 @@
+"""The HTML page in a real browser: headless Chromium driven by selenium (Debian's
+``chromium`` and ``chromium-driver``; .ci/run installs them). The charts are drawn, the
+filters change the rows, a row opens, the audio plays, and the page asks for nothing from
+the network. Skipped, with the reason, where the browser or selenium is absent."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Servers
+from tests.test_html_report import node
+from tests.test_per_sample_gate import answering
+
+webdriver = pytest.importorskip("selenium.webdriver",
+                                reason="selenium comes with the dev extra")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or DRIVER is None,
+    reason="no headless Chromium here (apt-get install chromium chromium-driver)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1200,900", "--autoplay-policy=no-user-gesture-required"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def page(run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+         small_records: list[Any], browser: Any) -> Any:
+    """The page of a run gated against a per-sample baseline (5 regressed, 0 under the bar as
+    before, 2 improved), open in the browser."""
+    answering(servers, small_records, {0, 2})
+    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    answering(servers, small_records, {0, 5})
+    run_bench("--audiobench-html=out/page.html")
+    path = pytester.path / "out" / "page.html"
+    browser.get_log("performance")  # drop what earlier pages logged
+    browser.get(path.as_uri())
+    return browser
+
+
+def shown(browser: Any) -> str:
+    return str(browser.find_element("id", "shown").text)
+
+
+def test_the_charts_are_drawn(page: Any) -> None:
+    boxes = page.execute_script(
+        "return Array.from(document.querySelectorAll('svg.forest circle.point'))"
+        ".map(c => { const b = c.getBoundingClientRect(); return [b.width, b.height]; });")
+    assert len(boxes) == 7 and all(w > 0 and h > 0 for w, h in boxes)
+    bars = page.execute_script(
+        "return Array.from(document.querySelectorAll('svg.bars rect.value'))"
+        ".map(r => r.getBoundingClientRect().width);")
+    assert len(bars) == 7 and max(bars) > 100  # scores of 6-8 out of 10 over 420 pixels
+
+
+def test_the_filters_change_the_rows(page: Any, small_records: list[Any]) -> None:
+    assert shown(page) == "16 of 16 shown"
+    page.find_element("css selector", "input[name=kind][value=passed]").click()
+    assert shown(page) == "3 of 16 shown"
+    visible = page.execute_script(
+        "return Array.from(document.querySelectorAll('details.sample'))"
+        ".filter(d => !d.hidden).map(d => d.dataset.kind);")
+    assert sorted(visible) == ["expected", "improved", "regressed"]
+    page.find_element("css selector", "input[name=kind][value=passed]").click()
+    from selenium.webdriver.support.select import Select
+
+    Select(page.find_element("id", "task")).select_by_value(
+        f"air_bench_chat::{small_records[5]['task_name']}")
+    assert shown(page) == "2 of 16 shown"
+    Select(page.find_element("id", "task")).select_by_value("")
+    page.find_element("id", "text").send_keys(small_records[5]["question"][:30])
+    assert shown(page) == "1 of 16 shown"
+
+
+def test_a_row_opens_to_its_answers_and_judges(page: Any, small_records: list[Any]) -> None:
+    row = page.find_element("css selector",
+                            f'details[data-nodeid="{node(small_records[5])}"]')
+    body = row.find_element("css selector", ".body")
+    assert not body.is_displayed()
+    row.find_element("tag name", "summary").click()
+    assert row.get_attribute("open") is not None and body.is_displayed()
+    assert "baseline answer (score 8)" in body.text.lower()
+    assert row.find_element("css selector", "del").text == "good"
+    assert row.find_element("css selector", "ins").text == "poor"
+
+
+@pytest.mark.parametrize("which", [5, 1], ids=["embedded", "linked"])
+def test_the_audio_loads_and_plays(page: Any, small_records: list[Any], which: int) -> None:
+    row = page.find_element("css selector",
+                            f'details[data-nodeid="{node(small_records[which])}"]')
+    row.find_element("tag name", "summary").click()
+    audio = row.find_element("tag name", "audio")
+    state = page.execute_async_script(
+        "const [audio, done] = arguments;"
+        "audio.addEventListener('canplaythrough', () => done([audio.readyState, audio.duration,"
+        " audio.error && audio.error.code]));"
+        "audio.addEventListener('error', () => done([audio.readyState, 0,"
+        " audio.error && audio.error.code]));"
+        "audio.load();", audio)
+    ready, duration, error = state
+    assert error is None and ready == 4 and duration > 0  # HAVE_ENOUGH_DATA
+    assert page.execute_script("return arguments[0].play().then(() => true)", audio) is True
+
+
+def test_the_page_asks_nothing_of_the_network(page: Any) -> None:
+    row = page.find_element("css selector", "details.sample")
+    row.find_element("tag name", "summary").click()
+    page.execute_script("document.querySelectorAll('audio').forEach(a => a.load());")
+    requests = [json.loads(entry["message"])["message"] for entry in page.get_log("performance")]
+    urls = [m["params"]["request"]["url"] for m in requests
+            if m["method"] == "Network.requestWillBeSent"]
+    assert urls and all(url.startswith(("file:", "data:")) for url in urls), urls
+    errors = [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+
+
+def test_a_merge_page_opens_too(run_bench: Any, pytester: pytest.Pytester,
+                                browser: Any) -> None:
+    from pytest_audiobench.report import merge
+
+    shards = []
+    for shard in ("1/2", "2/2"):
+        run = run_bench("--audiobench-shard", shard)
+        shards.append(run.report_path.rename(pytester.path / f"shard-{shard[0]}.json"))
+    target: Path = pytester.path / "merged.html"
+    assert merge.main([*map(str, shards), f"--html={target}"]) == 0
+    browser.get(target.as_uri())
+    assert shown(browser) == "16 of 16 shown"

@@ -1,0 +1,175 @@
+"""The run as one HTML page (--audiobench-html), read back without a browser: what it shows,
+that nothing on it comes from elsewhere, the audio embedded or linked, and the same page from
+audiobench-merge, audiobench-compare and pytest-html's rows. tests/test_html_browser.py
+opens it in a real browser."""
+
+from __future__ import annotations
+
+import base64
+import re
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.report import compare, merge
+from tests.conftest import XDIST_MODES, Servers
+from tests.fakes.openai_server import Scripted
+from tests.pages import read_page
+from tests.test_per_sample_gate import answering
+
+
+def node(record: dict[str, Any]) -> str:
+    return f"audiobench::air_bench_chat::{record['task_name']}::{record['uniq_id']}"
+
+
+@pytest.fixture
+def gated(run_bench: Any, servers: Servers, small_records: list[Any]) -> Any:
+    """A per-sample baseline in which records 0 and 2 were poor; then a run in which 0 stays
+    poor, 2 is good and 5 turns poor, writing the page."""
+    answering(servers, small_records, {0, 2})
+    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    answering(servers, small_records, {0, 5})
+
+    def run(*args: str, xdist: list[str] | None = None) -> Any:
+        return run_bench("--audiobench-html=out/page.html", *args, xdist=xdist or [])
+
+    return run
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_page_holds_the_run_its_gate_and_every_sample(
+        gated: Any, pytester: pytest.Pytester, small_records: list[Any],
+        xdist: list[str]) -> None:
+    run = gated(xdist=xdist)
+    path = pytester.path / "out" / "page.html"
+    assert re.search(r"HTML report: .*page\.html \(2 clips embedded, 0\.0 MB; 14 linked\)",
+                     run.result.stdout.str())
+    page = read_page(path)
+    header = "".join(page.all("header")[0].text)
+    assert "audio-model at http://127.0.0.1" in header and "judge-model" in header
+    assert "gate held" in header and "16 samples" in header
+    section = page.all("section", "benchmark")[0]
+    assert "gate held" in "".join(section.text)
+    forest = [g for g in page.all("g", "row") if g.attrs["data-metric"] == "average.score"]
+    assert len(forest) == 2  # the change chart and the headline bars
+    assert len(page.all("table", "gate")) == 1 and len(page.all("tr", "ok")) == 7
+    samples = page.samples()
+    assert len(samples) == len(small_records)
+    kinds = {n: e.attrs["data-kind"] for n, e in samples.items()}
+    assert (kinds[node(small_records[5])], kinds[node(small_records[0])],
+            kinds[node(small_records[2])]) == ("regressed", "expected", "improved")
+    assert sorted(kinds.values()).count("passed") == 13
+    # Rows needing attention come first.
+    assert [e.attrs["data-kind"] for e in page.all("details", "sample")][:2] == [
+        "regressed", "improved"]
+    regressed = "".join(samples[node(small_records[5])].text)
+    assert small_records[5]["question"] in regressed
+    assert "baseline answer (score 8)" in regressed and "this run answer (score 2)" in regressed
+    assert "'6 2' -> model 2, reference 6" in regressed  # this run's judge, pass by pass
+    assert "baseline judge6 8 | 8 6" in regressed  # the baseline's replies
+    assert "<del>good</del>" in page.source and "<ins>poor</ins>" in page.source
+
+
+def test_attention_audio_is_embedded_and_the_rest_linked_beside_the_page(
+        gated: Any, pytester: pytest.Pytester, small_records: list[Any],
+        chat_data: Path) -> None:
+    gated()
+    page = read_page(pytester.path / "out" / "page.html")
+    samples = page.samples()
+    regressed = page.inside(samples[node(small_records[5])], "audio")[0]
+    media, data = regressed.attrs["src"].split(",", 1)
+    assert media == "data:audio/wav;base64"
+    original = Path(regressed.attrs["data-path"])
+    assert base64.b64decode(data) == original.read_bytes()
+    passed = page.inside(samples[node(small_records[1])], "audio")[0]
+    linked = (page.path.parent / urllib.parse.unquote(passed.attrs["src"])).resolve()
+    assert linked == Path(passed.attrs["data-path"]).resolve() and linked.is_file()
+    assert linked.is_relative_to(chat_data.resolve())
+
+
+def test_a_zero_audio_budget_links_every_clip(gated: Any, pytester: pytest.Pytester) -> None:
+    run = gated("--audiobench-html-audio-mb", "0")
+    assert "(0 clips embedded, 0.0 MB; 16 linked)" in run.result.stdout.str()
+    assert "data:audio" not in (pytester.path / "out" / "page.html").read_text()
+
+
+def test_nothing_on_the_page_comes_from_elsewhere(gated: Any, pytester: pytest.Pytester) -> None:
+    gated()
+    page = read_page(pytester.path / "out" / "page.html")
+    fetched = [(e.tag, name, value) for e in page.elements for name, value in e.attrs.items()
+               if name in ("src", "href", "action", "data", "poster")
+               and not value.startswith("data:") and "://" in value]
+    assert fetched == []
+    assert not page.all("link") and not page.all("iframe") and not page.all("img")
+    assert all("src" not in e.attrs for e in page.all("script"))
+    assert "@import" not in page.source and "url(" not in page.source
+    policy = next(e for e in page.all("meta") if e.attrs.get("http-equiv") ==
+                  "Content-Security-Policy")
+    assert "default-src 'none'" in policy.attrs["content"]
+
+
+def test_text_from_the_model_is_shown_never_run(run_bench: Any, pytester: pytest.Pytester,
+                                                servers: Servers) -> None:
+    servers.model.script = Scripted('<script>alert("x")</script> & <b>bold</b>')
+    run_bench("--audiobench-html=page.html")
+    source = (pytester.path / "page.html").read_text()
+    assert "<script>alert" not in source and "<b>bold" not in source
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold" in source
+    assert source.count("<script>") == 1  # the page's own
+
+
+def test_a_missing_clip_is_said_on_the_page(run_bench: Any, pytester: pytest.Pytester,
+                                            tmp_path: Path, small_records: list[Any]) -> None:
+    from tests.fakes.datasets import build_air_bench_chat
+
+    data = build_air_bench_chat(tmp_path / "data", small_records)
+    gone = next(data.rglob("*.wav"))
+    gone.unlink()
+    run_bench("--audiobench-html=page.html", "--audiobench-max-errors", "1", data=data)
+    page = read_page(pytester.path / "page.html")
+    skipped = [e for e in page.all("details", "sample") if e.attrs["data-kind"] == "skipped"]
+    assert len(skipped) == 1
+    assert f"audio not found: {gone}" in page.source
+
+
+def test_merged_shards_make_the_same_page(run_bench: Any, pytester: pytest.Pytester,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    reports = []
+    for shard in ("1/2", "2/2"):
+        run = run_bench("--audiobench-shard", shard)
+        reports.append(pytester.path / f"shard-{shard[0]}.json")
+        run.report_path.rename(reports[-1])
+    status = merge.main([*map(str, reports), f"--html={pytester.path / 'merged.html'}"])
+    assert status == 0
+    assert "HTML report:" in capsys.readouterr().out
+    page = read_page(pytester.path / "merged.html")
+    assert len(page.samples()) == 16
+    assert "a merge of shards" in page.source
+
+
+def test_compare_writes_b_against_a(run_bench: Any, pytester: pytest.Pytester,
+                                    servers: Servers, small_records: list[Any],
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    run_bench().report_path.rename(pytester.path / "a.json")
+    answering(servers, small_records, {5})
+    run_bench().report_path.rename(pytester.path / "b.json")
+    status = compare.main([str(pytester.path / "a.json"), str(pytester.path / "b.json"),
+                           f"--html={pytester.path / 'ab.html'}"])
+    assert status == 0  # one sample is not a metric beyond its margin
+    assert "HTML report:" in capsys.readouterr().out
+    page = read_page(pytester.path / "ab.html")
+    kinds = {n: e.attrs["data-kind"] for n, e in page.samples().items()}
+    assert kinds[node(small_records[5])] == "regressed"
+    assert sorted(kinds.values()).count("passed") == 15
+    assert "A answer (score 8)" in "".join(page.samples()[node(small_records[5])].text)
+
+
+def test_pytest_html_rows_carry_each_samples_details(run_bench: Any,
+                                                     pytester: pytest.Pytester) -> None:
+    pytest.importorskip("pytest_html", reason="pytest-html comes with the dev extra")
+    run_bench("--html=ph.html", "-n", "2")
+    source = (pytester.path / "ph.html").read_text()
+    assert source.count("audiobench-sample") == 16
+    assert source.count("&lt;audio controls") + source.count("<audio controls") >= 16
