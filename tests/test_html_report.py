@@ -50,6 +50,7 @@ def test_the_page_holds_the_run_its_gate_and_every_sample(
     header = "".join(page.all("header")[0].text)
     assert "audio-model at http://127.0.0.1" in header and "judge-model" in header
     assert "gate held" in header and "16 samples" in header
+    assert "model temperature 0, at most 1024 tokens; judge temperature 1" in header
     section = page.all("section", "benchmark")[0]
     assert "gate held" in "".join(section.text)
     forest = [g for g in page.all("g", "row") if g.attrs["data-metric"] == "average.score"]
@@ -173,3 +174,24 @@ def test_pytest_html_rows_carry_each_samples_details(run_bench: Any,
     source = (pytester.path / "ph.html").read_text()
     assert source.count("audiobench-sample") == 16
     assert source.count("&lt;audio controls") + source.count("<audio controls") >= 16
+
+
+def test_an_mmar_row_marks_the_chosen_and_the_correct_option(pytester: pytest.Pytester) -> None:
+    baselines = Path(__file__).resolve().parents[1] / "baselines"
+    pytester.runpytest("-p", "no:cacheprovider", "--audiobench-model", "random",
+                       "--audiobench-gate-against", "cascade", "--audiobench-benchmark", "mmar",
+                       "--audiobench-data", "mini", "--audiobench-judge-model", "overlap",
+                       f"--audiobench-baselines={baselines}", "--audiobench-html=page.html")
+    page = read_page(pytester.path / "page.html")
+    regressed = [e for e in page.all("details", "sample") if e.attrs["data-kind"] == "regressed"]
+    assert regressed
+    for row in regressed:
+        items = page.inside(row, "li")
+        correct = [li for li in items if "correct" in li.classes]
+        chosen = [li for li in items if "chosen" in li.classes]
+        assert len(correct) == 1 and len(chosen) == 1 and correct != chosen
+        assert "".join(correct[0].text).endswith("(correct)")
+        text = "".join(row.text)
+        assert "extracted" in text and "official" in text and "strict" in text
+    bars = {g.attrs["data-metric"] for g in page.all("g", "row")}
+    assert {"modality.speech.avg", "category.semantic_layer.avg"} <= bars

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.base import Benchmark
+from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.gate.decision import GateRow
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
@@ -131,6 +132,8 @@ def _header(page: Page) -> str:
         ("judge protocol", ", ".join(report.judge_protocol)),
         ("data", ", ".join(f"{k}: {v}" for k, v in settings.data.items())),
         ("selection", _selection(report)),
+        ("sampling", _sampling("model", settings.endpoint.sampling)
+         + (_sampling("; judge", settings.judge.endpoint.sampling) if settings.judge else "")),
         ("confidence", f"{settings.confidence:g}"),
         ("requests", f"model {usage.model_requests} ({usage.model_cached} cached), "
                      f"judge {usage.judge_requests} ({usage.judge_cached} cached); "
@@ -146,6 +149,12 @@ def _header(page: Page) -> str:
     return (f'<header><h1>{escape(page.title)}</h1><p class="verdict '
             f'{"held" if held or not gated else "failed"}" id="verdict">{escape(verdict)}</p>'
             f"<dl>{_pairs(facts)}</dl></header>")
+
+
+def _sampling(who: str, sampling: Sampling) -> str:
+    seed = "" if sampling.seed is None else f", seed {sampling.seed}"
+    return (f"{who} temperature {sampling.temperature:g}, at most {sampling.max_tokens} "
+            f"tokens{seed}")
 
 
 def _selection(report: RunReport) -> str:
