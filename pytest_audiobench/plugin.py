@@ -13,6 +13,7 @@ import pytest
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config import declarations, options
+from pytest_audiobench.run.keeping import forget_passed_phase
 from pytest_audiobench.run.stash import SESSION_KEY, session_of
 
 if TYPE_CHECKING:
@@ -153,14 +154,16 @@ class ControllerHooks:
 
     def __init__(self, run: AudiobenchSession) -> None:
         self.run = run
+        self.terminal: Any = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        terminal = self.terminal = session.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None and self.run.settings.progress > 0:
             from pytest_audiobench.run.progress import Progress
 
             self.run.progress = Progress(self.run.settings.progress, _own_line(terminal))
 
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "audiobench_record", None)
         if record is not None:
@@ -170,6 +173,8 @@ class ControllerHooks:
             del report.audiobench_record
         elif report.failed and not report.nodeid.startswith("audiobench::"):
             self.run.foreign_failures += 1
+        if report.passed and report.when != "call" and report.nodeid.startswith("audiobench::"):
+            forget_passed_phase(self.terminal, report)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:

@@ -49,6 +49,11 @@ PEAK_MB_TARGET = 300.0
 # Not in the issue: "does not grow with the number of samples", read as within 10 %.
 PEAK_GROWTH_TARGET = 1.10
 COLLECT_SECONDS_TARGET = 3.0
+# Targets of issue 13: ten times the samples in at most 11 times the time, memory flat.
+SCALE_TIMES = 10
+SCALE_RATIO_TARGET = 11.0
+SCALE_PEAK_MB_TARGET = 300.0
+FAILING_JUDGE_REPLY = "8 3"  # the model scores 3, under the bar 5: every item fails
 # A run during which other processes used more than this share of one core is flagged.
 NOISE_SHARE = 0.1
 
@@ -112,9 +117,9 @@ class ServerProcess:
     """The fake endpoint in a child process that is waited for only at the very end, so its
     CPU time never lands in the RUSAGE_CHILDREN deltas of the measured runs."""
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float, judged: str = JUDGE_REPLY) -> None:
         args = [sys.executable, "-c", SERVER_CODE, str(REPO), str(delay), MODEL, JUDGE,
-                MODEL_REPLY, JUDGE_REPLY, EVALSCOPE_JUDGE_KEY, EVALSCOPE_JUDGE_REPLY]
+                MODEL_REPLY, judged, EVALSCOPE_JUDGE_KEY, EVALSCOPE_JUDGE_REPLY]
         self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       text=True, bufsize=1)
         self.url = self._line()
@@ -642,6 +647,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="skip the evalscope comparison")
     parser.add_argument("--profile", action="store_true",
                         help="add one run under py-spy and print where the CPU per sample goes")
+    parser.add_argument("--scale", action="store_true",
+                        help=f"only the scale figures: 2,200 against {SCALE_TIMES} x 2,200 "
+                             "samples, all passing and all failing, with and without xdist")
     parser.add_argument("--keep", action="store_true",
                         help="keep the data and the logs of every run (their folder is printed)")
     return parser.parse_args(argv)
@@ -731,13 +739,101 @@ def measure(args: argparse.Namespace, work: Path) -> None:
     print(f"Whole benchmark: {time.perf_counter() - started:.0f} s")
 
 
+# -- scale (issue 13) -------------------------------------------------------------------
+
+
+def build_scaled(root: Path, times: int) -> Path:
+    """The 2,200 real records ``times`` over, each copy with ids of its own (the same clips)."""
+    sys.path.insert(0, str(REPO))
+    from tests.fakes.datasets import build_air_bench_chat, load_chat_reference
+
+    records = load_chat_reference()
+    scaled = [{**record, "uniq_id": int(record["uniq_id"]) + 100_000 * copy}
+              for copy in range(times) for record in records]
+    return build_air_bench_chat(root, scaled, seconds=0.05)
+
+
+@dataclass
+class ScaleRun:
+    samples: int
+    outcome: str
+    xdist: bool
+    measured: Measured
+    session: float | None
+    counted: int | None
+
+    @property
+    def ok(self) -> bool:
+        return self.counted == self.samples
+
+
+def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outcome: str,
+              xdist: bool, env: dict[str, str]) -> ScaleRun:
+    flags = ["-p", "no:cacheprovider", "-q", "--audiobench-model", MODEL,
+             "--audiobench-api-url", server.url, "--audiobench-judge-model", JUDGE,
+             "--audiobench-judge-api-url", server.url, f"--audiobench-data={data}",
+             "--audiobench-no-cache", f"--audiobench-cache-dir={work / 'cache'}",
+             "--audiobench-concurrency", "64"]
+    if xdist:
+        flags += ["-n", "2", "--audiobench-concurrency", "32"]
+    label = f"{samples}-{outcome}-{'xdist' if xdist else 'single'}"
+    server.stats()
+    m = run_measured([sys.executable, "-m", "pytest", *flags], work / "rootdir",
+                     work / "logs" / f"scale-{label}.log", env)
+    lines = [line for line in m.output.splitlines() if line.strip()]
+    last = lines[-1].strip() if lines else ""
+    run = ScaleRun(samples, outcome, xdist, m, _session_seconds(last), _counted(last, outcome))
+    print(f"  {samples:>6} samples, all {outcome:<6} {'-n 2' if xdist else 'no xdist':<9}"
+          f" session {fmt(run.session):>8} s  process {m.wall:7.1f} s  peak "
+          f"{m.peak_mb:6.1f} MB  {'' if run.ok else 'INVALID: ' + last}", flush=True)
+    return run
+
+
+def measure_scale(args: argparse.Namespace, work: Path) -> None:
+    started = time.perf_counter()
+    print(f"Building {SCALE_TIMES} x 2,200 samples in {work} ...", flush=True)
+    small = build_data(work / "data").chat
+    large = build_scaled(work / "scaled", SCALE_TIMES)
+    print(f"  built in {time.perf_counter() - started:.1f} s; package {package_state()}")
+    print(idle_check())
+    (work / "rootdir").mkdir()
+    (work / "logs").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
+    env["XDG_CACHE_HOME"] = str(work / "xdg-cache")
+    runs: list[tuple[ScaleRun, ScaleRun]] = []
+    for outcome, judged in (("passed", JUDGE_REPLY), ("failed", FAILING_JUDGE_REPLY)):
+        server = ServerProcess(0.0, judged)
+        try:
+            for xdist in (False, True):
+                pair = tuple(scale_run(work, server, data, n, outcome, xdist, env)
+                             for data, n in ((small, 2200), (large, 2200 * SCALE_TIMES)))
+                runs.append((pair[0], pair[1]))
+        finally:
+            server.close()
+    print()
+    print(f"Scale (issue 13): 2,200 and {2200 * SCALE_TIMES:,} samples, server without delay,"
+          " default options")
+    for a, b in runs:
+        r = ratio(b.session, a.session)
+        peak = max(a.measured.peak_mb, b.measured.peak_mb)
+        per_sample = (b.measured.peak_mb - a.measured.peak_mb) * 1024 / (b.samples - a.samples)
+        print(f"  all {a.outcome:<6} {'-n 2' if a.xdist else 'no xdist':<9} time ratio "
+              f"{fmt(r)} (target <= {SCALE_RATIO_TARGET:g})   "
+              f"{check(r, SCALE_RATIO_TARGET, valid=a.ok and b.ok)};  peak {a.measured.peak_mb:.0f}"
+              f" -> {b.measured.peak_mb:.0f} MB ({per_sample:+.1f} KB per sample; target < "
+              f"{SCALE_PEAK_MB_TARGET:.0f} MB)   "
+              f"{check(peak, SCALE_PEAK_MB_TARGET, valid=a.ok and b.ok)}")
+    print(f"Whole scale benchmark: {time.perf_counter() - started:.0f} s")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    run = measure_scale if args.scale else measure
     if args.keep:
-        measure(args, Path(tempfile.mkdtemp(prefix="audiobench-speed-")))
+        run(args, Path(tempfile.mkdtemp(prefix="audiobench-speed-")))
     else:
         with tempfile.TemporaryDirectory(prefix="audiobench-speed-") as tmp:
-            measure(args, Path(tmp))
+            run(args, Path(tmp))
     return 0
 
 
