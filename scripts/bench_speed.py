@@ -53,7 +53,7 @@ COLLECT_SECONDS_TARGET = 3.0
 SCALE_TIMES = 10
 SCALE_RATIO_TARGET = 11.0
 SCALE_PEAK_MB_TARGET = 300.0
-FAILING_JUDGE_REPLY = "8 3"  # the model scores 3, under the bar 5: every item fails
+FAILING_JUDGE_REPLY = "3 3"  # the model scores 3 in both orders, under the bar 5: all fail
 # A run during which other processes used more than this share of one core is flagged.
 NOISE_SHARE = 0.1
 
