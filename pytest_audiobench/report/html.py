@@ -15,7 +15,7 @@ import difflib
 import os
 import urllib.parse
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -60,7 +60,6 @@ class Written:
     linked: int = 0
     missing: int = 0
     embedded_bytes: int = 0
-    notes: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         return (f"HTML report: {self.path} ({self.embedded} clips embedded, "
@@ -69,7 +68,7 @@ class Written:
 
 
 def run_page(report: RunReport, benchmarks: Mapping[str, Benchmark],
-         lines: Mapping[str, Mapping[str, SampleLine]]) -> Page:
+             lines: Mapping[str, Mapping[str, SampleLine]]) -> Page:
     """The page of a run (or a merge of shards) gated against ``lines``."""
     model = report.settings.model
     return Page(report=report, benchmarks=benchmarks, lines=lines,
@@ -112,29 +111,44 @@ def _pairs(items: Sequence[tuple[str, str]]) -> str:
 
 def _header(page: Page) -> str:
     report = page.report
-    settings = report.settings
     held = report.gate_held
     gated = any(s.gate is not None for s in report.benchmarks)
     verdict = ("gate held" if held else "gate FAILED") if gated else "no gate applied"
+    return (f'<header><h1>{escape(page.title)}</h1><p class="verdict '
+            f'{"held" if held or not gated else "failed"}" id="verdict">{escape(verdict)}</p>'
+            f"<dl>{_pairs(_what_ran(report) + _what_it_took(report))}</dl></header>")
+
+
+def _what_ran(report: RunReport) -> list[tuple[str, str]]:
+    """The model and what identifies it, the judge, the data and the settings."""
+    settings = report.settings
     identity = report.run.identity if report.run else None
     served = ", ".join(f"{k} {v}" for k, v in (identity.served or {}).items()) \
         if identity else ""
-    judge = settings.judge.endpoint.model if settings.judge else "none"
-    usage, traffic = report.usage, report.traffic
-    retries = sum(t.retries for t in traffic.endpoints.values())
-    throttled = sum(t.throttled for t in traffic.endpoints.values())
-    run = report.run
-    facts = [
+    judge = (f"{settings.judge.endpoint.model} at {settings.judge.endpoint.url}"
+             if settings.judge else "none")
+    sampling = _sampling("model", settings.endpoint.sampling) + (
+        _sampling("; judge", settings.judge.endpoint.sampling) if settings.judge else "")
+    return [
         ("model", f"{settings.endpoint.model} at {settings.endpoint.url}"),
         ("revision", (identity.revision or "") if identity else ""),
         ("serves", served),
-        ("judge", judge + (f" at {settings.judge.endpoint.url}" if settings.judge else "")),
+        ("judge", judge),
         ("judge protocol", ", ".join(report.judge_protocol)),
         ("data", ", ".join(f"{k}: {v}" for k, v in settings.data.items())),
         ("selection", _selection(report)),
-        ("sampling", _sampling("model", settings.endpoint.sampling)
-         + (_sampling("; judge", settings.judge.endpoint.sampling) if settings.judge else "")),
+        ("sampling", sampling),
         ("confidence", f"{settings.confidence:g}"),
+    ]
+
+
+def _what_it_took(report: RunReport) -> list[tuple[str, str]]:
+    """The run's cost (requests, tokens, retries), when and how long."""
+    usage, endpoints = report.usage, report.traffic.endpoints.values()
+    retries = sum(t.retries for t in endpoints)
+    throttled = sum(t.throttled for t in endpoints)
+    run = report.run
+    return [
         ("requests", f"model {usage.model_requests} ({usage.model_cached} cached), "
                      f"judge {usage.judge_requests} ({usage.judge_cached} cached); "
                      f"{retries} retries, {throttled} HTTP 429"),
@@ -146,9 +160,6 @@ def _header(page: Page) -> str:
         ("duration", f"{report.seconds:.1f} s" if report.seconds is not None else ""),
         ("tool", f"{report.tool} {report.version}"),
     ]
-    return (f'<header><h1>{escape(page.title)}</h1><p class="verdict '
-            f'{"held" if held or not gated else "failed"}" id="verdict">{escape(verdict)}</p>'
-            f"<dl>{_pairs(facts)}</dl></header>")
 
 
 def _sampling(who: str, sampling: Sampling) -> str:
