@@ -48,7 +48,10 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     summaries = []
     for name, bench in benchmarks.items():
         mine = [r for r in records if r.benchmark == name]
-        new = {line.id: line for line in map(bench.sample_line, mine) if line is not None}
+        # Sample lines serve a per-sample baseline or the one being written; else none.
+        wanted = bool(base_lines.get(name)) or settings.update_baseline
+        new = {line.id: line for line in map(bench.sample_line, mine)
+               if line is not None} if wanted else {}
         pairing = Pairing(base=base_lines.get(name, {}), new=new, linear=bench.linear,
                           margin=bench.margin, confidence=settings.confidence, family=family)
         summaries.append(summarise(settings, bench, releases[name], mine, selected,
