@@ -45,8 +45,6 @@ class Compared:
     both: int
     only_a: int
     only_b: int
-    regressed: list[Change] = field(default_factory=list)
-    """Samples that dropped beyond the judge's noise, the largest drop first."""
     changes: dict[str, Change] = field(default_factory=dict)
     """Every sample in both runs that regressed, stayed under its bar or cleared it, by node
     id."""
@@ -57,6 +55,12 @@ class Compared:
     """False when a sampled judge scored them once each: no drop can be told from noise."""
     unpaired: list[str] = field(default_factory=list)
     """Metrics asked for that cannot be paired (a group without a sample both scored)."""
+
+    @property
+    def regressed(self) -> list[Change]:
+        """Samples that dropped beyond the judge's noise, the largest drop first."""
+        return sorted((c for c in self.changes.values() if c.kind == "regressed"),
+                      key=lambda c: (c.new.score - c.base.score, c.new.id))
 
     @property
     def worse(self) -> bool:
@@ -88,13 +92,10 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
         changed = [change(lines_a[s], lines_b[s], lines_b[s].failed, noise, confidence)
                    for s in sorted(lines_a.keys() & lines_b.keys())]
         changes = {c.new.id: c for c in changed if c is not None}
-        regressed = sorted((c for c in changes.values() if c.kind == "regressed"),
-                           key=lambda c: (c.new.score - c.base.score, c.new.id))
         out.append(Compared(
             benchmark=name, rows=rows, both=len(lines_a.keys() & lines_b.keys()),
             only_a=len(lines_a.keys() - lines_b.keys()),
-            only_b=len(lines_b.keys() - lines_a.keys()), regressed=regressed,
-            changes=changes, lines_a=lines_a,
+            only_b=len(lines_b.keys() - lines_a.keys()), changes=changes, lines_a=lines_a,
             under_bar={n for n, line in lines_b.items() if line.failed},
             noise_known=items_comparable(noise, every),
             unpaired=[m for m in chosen[name] if m not in rows]))

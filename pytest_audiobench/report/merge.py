@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.gate.verdict import load_baselines, load_lines
@@ -40,11 +41,28 @@ def read(path: Path) -> RunReport:
     return read_report(path, "audiobench-merge")
 
 
+@dataclass(frozen=True)
+class Merged:
+    """The merged report, the benchmarks that read it, and the baseline's sample lines as
+    they were before any update (what the page sets the answers beside)."""
+
+    report: RunReport
+    benchmarks: dict[str, Benchmark]
+    lines: dict[str, dict[str, SampleLine]]
+
+
 def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None = None,
           baselines_dir: Path | None = None, update_baseline: bool = False,
           outputs: Mapping[str, Path | None] | None = None) -> RunReport:
     """One report over every shard's samples, gated against the baselines. ``outputs`` are a
     benchmark's output options by attribute name (``{"export_mmar": PATH}``)."""
+    return _merge(reports, report_path=report_path, baselines_dir=baselines_dir,
+                  update_baseline=update_baseline, outputs=outputs).report
+
+
+def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None,
+           baselines_dir: Path | None, update_baseline: bool,
+           outputs: Mapping[str, Path | None] | None) -> Merged:
     _check_shards(reports)
     first = reports[0][1].settings
     own = {name: _with_outputs(name, first.of(name), outputs or {})
@@ -65,26 +83,18 @@ def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None
     traffic = sum((r.traffic for _, r in reports), Traffic())
     names = list(benches)
     longest = max((r.seconds for _, r in reports if r.seconds is not None), default=None)
-    return build_report(settings, benches, releases, samples, sorted(selected),
-                        load_baselines(settings, names), traffic, None,
-                        load_lines(settings, names), seconds=longest)
+    lines = load_lines(settings, names)  # read before build_report may write an update
+    report = build_report(settings, benches, releases, samples, sorted(selected),
+                          load_baselines(settings, names), traffic, None, lines,
+                          seconds=longest)
+    return Merged(report, benches, lines)
 
 
-def _lines_before(first: RunReport, baselines_dir: Path | None
-                  ) -> dict[str, dict[str, SampleLine]]:
-    settings = first.settings.model_copy(
-        update={"baselines_dir": baselines_dir or first.settings.baselines_dir})
-    return load_lines(settings, list(settings.benchmarks))
-
-
-def _write_html(merged: RunReport, path: Path, audio_mb: float | None,
-                lines: Mapping[str, Mapping[str, SampleLine]]) -> Written:
-    settings = merged.settings
+def _write_html(merged: Merged, path: Path, audio_mb: float | None) -> Written:
+    page = html.run_page(merged.report, merged.benchmarks, merged.lines)
     if audio_mb is not None:
-        settings = settings.model_copy(update={"html_audio_mb": audio_mb})
-    benches = {name: registry.create(name, settings) for name in settings.benchmarks}
-    report = merged.model_copy(update={"settings": settings})
-    return html.write(html.run_page(report, benches, lines), path)
+        page = replace(page, audio_limit=int(audio_mb * 2**20))
+    return html.write(page, path)
 
 
 def _with_outputs(name: str, own: dict[str, Any], outputs: Mapping[str, Path | None]
@@ -149,25 +159,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                             help=option.described())
     args = parser.parse_args(argv)
     try:
-        shards = [(path, read(path)) for path in args.reports]
-        # The page sets answers beside the baseline as it was before any update.
-        before = _lines_before(shards[0][1], args.baselines) if args.html else {}
-        merged = merge(shards,
-                       report_path=args.report, baselines_dir=args.baselines,
-                       update_baseline=args.update_baseline,
-                       outputs={option.attr: getattr(args, option.attr) for option in outputs})
+        merged = _merge([(path, read(path)) for path in args.reports],
+                        report_path=args.report, baselines_dir=args.baselines,
+                        update_baseline=args.update_baseline,
+                        outputs={option.attr: getattr(args, option.attr) for option in outputs})
     except AudiobenchError as exc:
         print(f"audiobench-merge: error: {exc}", file=sys.stderr)
         return 4
+    report = merged.report
     if args.report is not None:
-        merged.write(args.report)
-    lines = render(merged)
+        report.write(args.report)
+    lines = render(report)
     if args.html is not None:
-        lines.append(_write_html(merged, args.html, args.html_audio_mb, before).line())
+        lines.append(_write_html(merged, args.html, args.html_audio_mb).line())
     print("\n".join(lines))
-    outcomes = {s.outcome for s in merged.samples}
+    outcomes = {s.outcome for s in report.samples}
     status = 1 if outcomes & {"failed", "error"} else 0
-    return int(report_status(merged, status))
+    return int(report_status(report, status))
 
 
 if __name__ == "__main__":
