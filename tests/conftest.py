@@ -83,6 +83,17 @@ def _own_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
 
 
+@pytest.fixture(autouse=True)
+def _same_terminal_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pytest runs the tests start print as on an 80-column terminal outside CI, whatever
+    the shell or the CI service says: pytest sizes its separators by COLUMNS and leaves the
+    -r summary's lines whole when CI or BUILD_NUMBER is set, and the snapshots are of one
+    width."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("BUILD_NUMBER", raising=False)
+
+
 @dataclass
 class Servers:
     model: FakeOpenAIServer

@@ -60,7 +60,11 @@ def test_passed_setup_and_teardown_reports_of_items_are_not_kept(
     out = run.result.stdout.str()
     assert "teardown says goodbye" in out and "Captured stdout teardown" in out
     # Our failure reports, the -r summary and junit XML are as before.
-    assert out.count("is below the bar 5") == 8
+    lines = out.splitlines()
+    reasons = [line for line in lines if line.startswith("air_bench_chat ")
+               and "is below the bar 5" in line]
+    assert len(reasons) == 8
+    assert sum(line.startswith("FAILED audiobench::") for line in lines) == 8
     assert "PASSED audiobench::air_bench_chat::" in out
     junit = (pytester.path / "junit.xml").read_text()
     assert junit.count("<testcase") == 18 and junit.count("<failure") == 9
