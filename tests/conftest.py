@@ -145,7 +145,8 @@ def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> A
     """Run the plugin in a subprocess with the standard flags plus ``args``."""
 
     def run(*args: str, data: Path | str | None = None, judge: bool = True,
-            xdist: Sequence[str] = (), benchmark: str | None = None) -> Run:
+            xdist: Sequence[str] = (), benchmark: str | None = None,
+            subprocess: bool = False) -> Run:
         report = pytester.path / "report.json"
         # Path values use the --flag=value form: a separate value would steer pytest's rootdir
         # (pytest-dev/pytest#8846), and with it the default baselines/ folder.
@@ -159,8 +160,8 @@ def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> A
         if judge:
             flags += ["--audiobench-judge-model", JUDGE,
                       "--audiobench-judge-api-url", servers.judge.url]
-        result = pytester.runpytest(*flags, *xdist, *args)
-        return Run(result, report)
+        start = pytester.runpytest_subprocess if subprocess else pytester.runpytest
+        return Run(start(*flags, *xdist, *args), report)
 
     return run
 

@@ -1,6 +1,8 @@
-"""What pytest keeps of our items' reports: the passed setup and teardown reports of
-benchmark items are let go once counted (pytest rescans them for every failure, which is
-quadratic in a run with thousands of failures), and the output stays what it was."""
+"""What a run keeps in memory while its items run: no sample's record, answers or verdicts
+(the records wait on disk), and of pytest's reports only what the outcome needs. The passed
+setup and teardown reports of benchmark items are let go once counted (pytest rescans them for
+every failure, which is quadratic in a run with thousands of failures), and the output stays
+what it was."""
 
 from __future__ import annotations
 
@@ -68,3 +70,51 @@ def test_passed_setup_and_teardown_reports_of_items_are_not_kept(
     assert "PASSED audiobench::air_bench_chat::" in out
     junit = (pytester.path / "junit.xml").read_text()
     assert junit.count("<testcase") == 18 and junit.count("<failure") == 9
+
+
+# Counted in every process that runs items or receives their reports, before the report is
+# built: the records are on disk by then, and nothing else holds a sample's payload.
+HELD = """
+import gc, json, os, pytest
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.run.stash import SESSION_KEY
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    gc.collect()
+    kinds = (SampleRecord, ModelAnswer, Verdict)
+    held = {k.__name__: 0 for k in kinds}
+    for obj in gc.get_objects():
+        for kind in kinds:
+            if isinstance(obj, kind):
+                held[kind.__name__] += 1
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    reports = [r for rs in (terminal.stats.values() if terminal else []) for r in rs
+               if getattr(r, "nodeid", "").startswith("audiobench::")]
+    run = session.config.stash.get(SESSION_KEY, None)
+    name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+    with open(f"held-{name}.json", "w") as f:
+        json.dump({"held": held, "reports": len(reports),
+                   "with_record": sum(hasattr(r, "audiobench_record") for r in reports),
+                   "spooled": len(run.records) if run else 0}, f)
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_no_process_holds_the_samples_records_answers_or_verdicts_while_items_run(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any], xdist: list[str]) -> None:
+    pytester.makeconftest(HELD)
+    answering(servers, small_records, set(range(0, 16, 4)))  # 4 poor answers: 4 failures
+    run = run_bench(*xdist, subprocess=True)
+    run.result.assert_outcomes(passed=12, failed=4)
+    found = {p.name: json.loads(p.read_text()) for p in pytester.path.glob("held-*.json")}
+    workers = 2 if "-n2" in xdist else 0
+    assert "held-controller.json" in found and len(found) == 1 + workers
+    for name, held in found.items():
+        assert held["held"] == {"SampleRecord": 0, "ModelAnswer": 0, "Verdict": 0}, name
+    controller = found["held-controller.json"]
+    # One report per item (its call's), none still carrying its record: all 16 are spooled.
+    assert controller["reports"] == 16 and controller["with_record"] == 0
+    assert controller["spooled"] == 16
+    assert len(run.report["samples"]) == 16

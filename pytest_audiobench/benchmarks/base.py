@@ -10,7 +10,7 @@ gate and the reports.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -69,6 +69,33 @@ class Runtime:
         return [e for e in (self.model, self.judge) if e is not None]
 
 
+class Tally(ABC):
+    """A benchmark's numbers, folded over its records one at a time: a run of tens of
+    thousands of samples never holds them all."""
+
+    @abstractmethod
+    def add(self, record: SampleRecord) -> None:
+        """Take one sample's record (any outcome; one without verdicts adds nothing)."""
+
+    @abstractmethod
+    def metrics(self, run: int) -> dict[str, Metric]:
+        """The numbers of inference run ``run`` from the records added."""
+
+
+class KeptRecords(Tally):
+    """Every record kept, and the benchmark's ``metrics`` asked at the end."""
+
+    def __init__(self, bench: Benchmark) -> None:
+        self._bench = bench
+        self._records: list[SampleRecord] = []
+
+    def add(self, record: SampleRecord) -> None:
+        self._records.append(record)
+
+    def metrics(self, run: int) -> dict[str, Metric]:
+        return self._bench.metrics(self._records, run)
+
+
 class Benchmark(ABC):
     """One benchmark: its samples, how they are asked and graded, and its numbers."""
 
@@ -99,9 +126,22 @@ class Benchmark(ABC):
                 verdicts: Sequence[Verdict]) -> str | None:
         """The report of a sample that fails its item, or None when it passes."""
 
-    @abstractmethod
-    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
-        """The numbers of inference run ``run`` from the graded samples."""
+    def metrics(self, records: Iterable[SampleRecord], run: int) -> dict[str, Metric]:
+        """The numbers of inference run ``run`` from the graded samples. A benchmark defines
+        this or ``tally``; by default they are folded with ``tally``."""
+        if type(self).tally is Benchmark.tally:
+            raise NotImplementedError(f"benchmark {self.name} defines neither metrics nor tally")
+        tally = self.tally(run + 1)
+        for record in records:
+            tally.add(record)
+        return tally.metrics(run)
+
+    def tally(self, runs: int) -> Tally:
+        """The numbers of ``runs`` inference runs, folded over the records one at a time (the
+        report reads them back from disk once). The default keeps every record and asks
+        ``metrics`` at the end; a benchmark keeps only what its numbers need by defining its
+        own."""
+        return KeptRecords(self)
 
     def judge_calls(self, sample: Sample, answer: str | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
@@ -125,8 +165,9 @@ class Benchmark(ABC):
         """How the numbers were made, for the summary and the JSON report."""
         return list(release.notes)
 
-    def finish(self, records: Sequence[SampleRecord]) -> list[str]:
-        """Write what the benchmark exports at the end of a run; say what was written."""
+    def finish(self, records: Iterable[SampleRecord]) -> list[str]:
+        """Write what the benchmark exports at the end of a run; say what was written. The
+        records are read back from disk as they are iterated."""
         return []
 
     def sample_line(self, record: SampleRecord) -> SampleLine | None:

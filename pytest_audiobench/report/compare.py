@@ -252,7 +252,7 @@ def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
     report = b.model_copy(update={"benchmarks": summaries, "samples": samples,
                                   "gate_held": not any(c.worse for c in compared)})
     benches = {c.benchmark: registry.create(c.benchmark, b.settings) for c in compared}
-    return html.Page(report=report, benchmarks=benches,
+    return html.Page(report=report, samples=samples, benchmarks=benches,
                      lines={c.benchmark: c.lines_a for c in compared},
                      audio_limit=audio_limit, labels=("A", "B"), title=title)
 

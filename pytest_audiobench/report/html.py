@@ -13,12 +13,16 @@ from __future__ import annotations
 import base64
 import difflib
 import os
+import shutil
+import tempfile
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from html import escape
 from importlib import resources
 from pathlib import Path
+from typing import TextIO
 
 from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config.settings import Sampling
@@ -43,6 +47,8 @@ class Page:
     baseline's sample lines (by benchmark, by node id) that the answers are set beside."""
 
     report: RunReport
+    samples: Iterable[SampleRecord]
+    """The records, in the report's order (read once, so they may stream from disk)."""
     benchmarks: Mapping[str, Benchmark]
     lines: Mapping[str, Mapping[str, SampleLine]]
     audio_limit: int
@@ -67,23 +73,39 @@ class Written:
                 + (f"; {self.missing} not found" if self.missing else "") + ")")
 
 
-def run_page(report: RunReport, benchmarks: Mapping[str, Benchmark],
+def run_page(report: RunReport, samples: Iterable[SampleRecord],
+             benchmarks: Mapping[str, Benchmark],
              lines: Mapping[str, Mapping[str, SampleLine]]) -> Page:
     """The page of a run (or a merge of shards) gated against ``lines``."""
     model = report.settings.model
-    return Page(report=report, benchmarks=benchmarks, lines=lines,
+    return Page(report=report, samples=samples, benchmarks=benchmarks, lines=lines,
                 audio_limit=int(report.settings.html_audio_mb * 2**20),
                 title=f"{model}: {', '.join(report.settings.benchmarks)}")
 
 
 def write(page: Page, path: Path) -> Written:
-    """Write the page to ``path``; audio links are relative to its folder."""
+    """Write the page to ``path``; audio links are relative to its folder. The samples' rows
+    go to one temporary file per kind as the records come, and are copied into the page in
+    the kinds' order, so that no run's rows are all in memory at once."""
     path.parent.mkdir(parents=True, exist_ok=True)
     written = Written(path=path)
     audio = _Audio(path.parent.resolve(), page.audio_limit, written)
-    body = "".join([_header(page), *(_benchmark(s, page.labels) for s in page.report.benchmarks),
-                    _samples(page, audio)])
-    path.write_text(_document(page.title, body), encoding="utf-8")
+    partial = path.with_name(f".{path.name}.partial")
+    with ExitStack() as stack:
+        rows = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
+                for kind in KINDS}
+        counts, tasks = _rows(page, audio, rows)
+        head, tail = _document(page.title)
+        with partial.open("w", encoding="utf-8") as out:
+            out.write(head + _header(page) + "".join(
+                _benchmark(s, page.labels) for s in page.report.benchmarks))
+            out.write('<section class="samples"><h2>Samples</h2>' + _filters(counts, tasks)
+                      + '<div id="rows">')
+            for kind in KINDS:
+                rows[kind].seek(0)
+                shutil.copyfileobj(rows[kind], out)
+            out.write("</div></section>" + tail)
+    partial.replace(path)
     return written
 
 
@@ -97,12 +119,13 @@ _POLICY = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-in
 """The page may load nothing from anywhere but itself and the audio files beside it."""
 
 
-def _document(title: str, body: str) -> str:
+def _document(title: str) -> tuple[str, str]:
+    """What comes before the page's body, and what after it."""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{escape(title)}</title><style>{_asset('page.css')}</style></head>"
-            f"<body>{body}<script>{_asset('page.js')}</script></body></html>\n")
+            f"<title>{escape(title)}</title><style>{_asset('page.css')}</style></head><body>",
+            f"<script>{_asset('page.js')}</script></body></html>\n")
 
 
 def _pairs(items: Sequence[tuple[str, str]]) -> str:
@@ -309,31 +332,31 @@ def _kind(record: SampleRecord, regressions: bool) -> str:
         record.outcome, record.outcome)
 
 
-def _samples(page: Page, audio: _Audio) -> str:
+def _rows(page: Page, audio: _Audio, rows: Mapping[str, TextIO]
+          ) -> tuple[dict[str, int], set[tuple[str, str]]]:
+    """Write every sample's row to the file of its kind; count the kinds, gather the tasks."""
     summaries = {s.benchmark: s for s in page.report.benchmarks}
-    rows: list[tuple[int, str]] = []
     counts = dict.fromkeys(KINDS, 0)
-    for record in page.report.samples:
+    tasks = set()
+    for record in page.samples:
         summary = summaries.get(record.benchmark)
         kind = _kind(record, summary is not None and summary.failed_means == "regressed")
         counts[kind] += 1
+        tasks.add((record.benchmark, record.task))
         bench = page.benchmarks.get(record.benchmark)
         view = bench.view(record) if bench else SampleView()
         base = page.lines.get(record.benchmark, {}).get(record.nodeid)
         now = bench.sample_line(record) if bench and base else None
-        pair = (base, now)
-        rows.append((KINDS.index(kind), _sample(record, kind, view, pair, audio, page.labels)))
-    rows.sort(key=lambda pair: pair[0])
-    return ('<section class="samples"><h2>Samples</h2>' + _filters(page.report, counts)
-            + '<div id="rows">' + "".join(html for _, html in rows) + "</div></section>")
+        rows[kind].write(_sample(record, kind, view, (base, now), audio, page.labels))
+    return counts, tasks
 
 
-def _filters(report: RunReport, counts: Mapping[str, int]) -> str:
+def _filters(counts: Mapping[str, int], found: set[tuple[str, str]]) -> str:
     boxes = "".join(
         f'<label class="kind {escape(k).replace(" ", "-")}"><input type="checkbox" '
         f'name="kind" value="{escape(k)}" checked> {escape(k)} <span>{n}</span></label>'
         for k, n in counts.items() if n)
-    tasks = sorted({(r.benchmark, r.task) for r in report.samples})
+    tasks = sorted(found)
     options = "".join(f'<option value="{escape(b)}::{escape(t)}">{escape(b)} {escape(t)}'
                       "</option>" for b, t in tasks)
     return (f'<div class="filters">{boxes}<select id="task"><option value="">every task'

@@ -87,11 +87,13 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     report = build_report(settings, benches, releases, samples, sorted(selected),
                           load_baselines(settings, names), traffic, None, lines,
                           seconds=longest)
-    return Merged(report, benches, lines)
+    # The shards' records are in memory already (each report was read whole): keep them.
+    return Merged(report.model_copy(update={"samples": samples}), benches, lines)
 
 
 def _write_html(merged: Merged, path: Path, audio_mb: float | None) -> Written:
-    page = html.run_page(merged.report, merged.benchmarks, merged.lines)
+    page = html.run_page(merged.report, merged.report.samples, merged.benchmarks,
+                         merged.lines)
     if audio_mb is not None:
         page = replace(page, audio_limit=int(audio_mb * 2**20))
     return html.write(page, path)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -118,26 +119,49 @@ class RunReport(BaseModel):
     shard's)."""
     samples: list[SampleRecord]
 
-    def write(self, path: Path) -> None:
+    def write(self, path: Path, samples: Iterable[SampleRecord] | None = None) -> None:
+        """Write the report as JSON with ``samples`` (by default its own), one record at a time:
+        the bytes of ``model_dump_json(indent=1)`` of the report holding them, and a run's
+        records never all in memory. The file appears only once it is whole."""
+        head = self.model_copy(update={"samples": []}).model_dump_json(indent=1)
+        empty = '"samples": []\n}'
+        assert head.endswith(empty), "samples must be the report's last field"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        partial = path.with_name(f".{path.name}.partial")
+        with partial.open("w", encoding="utf-8") as out:
+            out.write(head[:-len("[]\n}")])
+            opened = False
+            for record in self.samples if samples is None else samples:
+                out.write(",\n" if opened else "[\n")
+                out.write(textwrap.indent(record.model_dump_json(indent=1), "  "))
+                opened = True
+            out.write("\n ]\n}\n" if opened else "[]\n}\n")
+        partial.replace(path)
 
 
-def count(records: Sequence[SampleRecord], selected: Sequence[str]) -> Counts:
-    """Where the ``selected`` samples (node ids) ended up; those without a record did not run
-    (an interrupted run)."""
-    counts = Counts(selected=len(selected))
-    for record in records:
+class Counting:
+    """Where the ``selected`` samples (node ids) ended up, counted record by record; those
+    without a record did not run (an interrupted run)."""
+
+    def __init__(self, selected: Sequence[str]) -> None:
+        self.counts = Counts(selected=len(selected))
+        self._selected = selected
+        self._recorded: set[str] = set()
+
+    def add(self, record: SampleRecord) -> None:
+        counts = self.counts
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
         counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
         if record.outcome in _MISSING:
             _note_missing(counts, record.task, record.outcome)
-    recorded = {record.nodeid for record in records}
-    for nodeid in selected:
-        if nodeid not in recorded:
-            counts.not_run += 1
-            _note_missing(counts, nodeid.split("::")[2], "not_run")
-    return counts
+        self._recorded.add(record.nodeid)
+
+    def done(self) -> Counts:
+        for nodeid in self._selected:
+            if nodeid not in self._recorded:
+                self.counts.not_run += 1
+                _note_missing(self.counts, nodeid.split("::")[2], "not_run")
+        return self.counts
 
 
 _MISSING = ("error", "skipped", "not_run")
@@ -152,16 +176,14 @@ _COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped"
             "not_run": "not_run", "xfailed": "xfailed", "xpassed": "xpassed"}
 
 
-def usage(records: Sequence[SampleRecord]) -> TokenUsage:
-    total = TokenUsage()
-    for record in records:
-        for answer in record.answers:
-            total.model = total.model + answer.completion.usage
-            total.model_requests += 1
-            total.model_cached += answer.completion.cached
-            total.model_reused += answer.completion.reused_from is not None
-        for verdict in record.verdicts:
-            total.judge = total.judge + verdict.judge_usage
-            total.judge_requests += verdict.judge_calls
-            total.judge_cached += verdict.judge_cached
-    return total
+def add_usage(total: TokenUsage, record: SampleRecord) -> None:
+    """Add one record's tokens and requests to ``total``."""
+    for answer in record.answers:
+        total.model = total.model + answer.completion.usage
+        total.model_requests += 1
+        total.model_cached += answer.completion.cached
+        total.model_reused += answer.completion.reused_from is not None
+    for verdict in record.verdicts:
+        total.judge = total.judge + verdict.judge_usage
+        total.judge_requests += verdict.judge_calls
+        total.judge_cached += verdict.judge_cached

@@ -6,12 +6,13 @@ Pure of pytest's session: a plain run, the xdist controller and the merge of sha
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from pytest_audiobench.benchmarks.base import Benchmark, Release
+from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import Baseline
@@ -21,7 +22,15 @@ from pytest_audiobench.gate.verdict import Decision, decide, exit_status
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import combine_runs
 from pytest_audiobench.outcome.records import SampleRecord
-from pytest_audiobench.report.model import BenchmarkSummary, RunInfo, RunReport, count, usage
+from pytest_audiobench.report.model import (
+    BenchmarkSummary,
+    Counting,
+    Counts,
+    RunInfo,
+    RunReport,
+    TokenUsage,
+    add_usage,
+)
 from pytest_audiobench.transport.types import ModelIdentity, Traffic
 
 Baselines = Mapping[str, "Baseline | None"]
@@ -32,49 +41,85 @@ ITEMS_BY_THE_BAR = (
     "(write the baseline with the swap on, the default, or --audiobench-judge-repeats 2)")
 
 
+@dataclass
+class _Folded:
+    """One benchmark's records after the pass: where they ended up, their numbers and, when
+    a per-sample baseline or an update needs them, their sample lines."""
+
+    counting: Counting
+    tally: Tally
+    lines: dict[str, SampleLine] | None
+
+
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
-                 releases: Mapping[str, Release], records: Sequence[SampleRecord],
+                 releases: Mapping[str, Release], records: Iterable[SampleRecord],
                  selected: Sequence[str], current: Baselines, traffic: Traffic,
                  run: RunInfo | None,
                  base_lines: Mapping[str, Mapping[str, SampleLine]] | None = None,
                  seconds: float | None = None) -> RunReport:
     """The report of ``records`` out of the ``selected`` node ids (missing ones did not run).
     With per-sample baseline lines, the metrics the benchmarks can pair are gated paired; all
-    of them at once count as one family for the confidence level."""
+    of them at once count as one family for the confidence level.
+
+    ``records`` is read in one pass (again only by a benchmark that exports them), so it may
+    stream from disk; the report holds none of them (``RunReport.write`` takes them)."""
     identity = run.identity if run is not None else None
     base_lines = base_lines or {}
     family = sum(len(paired_metrics(current.get(name), bench.linear, bool(base_lines.get(name))))
                  for name, bench in benchmarks.items())
+    folded, total = _fold(settings, benchmarks, records, selected, base_lines)
     summaries = []
     for name, bench in benchmarks.items():
-        mine = [r for r in records if r.benchmark == name]
-        # Sample lines serve a per-sample baseline or the one being written; else none.
-        wanted = bool(base_lines.get(name)) or settings.update_baseline
-        new = {line.id: line for line in map(bench.sample_line, mine)
-               if line is not None} if wanted else {}
-        pairing = Pairing(base=base_lines.get(name, {}), new=new, linear=bench.linear,
-                          margin=bench.margin, confidence=settings.confidence, family=family)
-        summaries.append(summarise(settings, bench, releases[name], mine, selected,
-                                   current.get(name), identity, pairing))
+        mine = folded[name]
+        pairing = Pairing(base=base_lines.get(name, {}), new=mine.lines or {},
+                          linear=bench.linear, margin=bench.margin,
+                          confidence=settings.confidence, family=family)
+        own = (r for r in records if r.benchmark == name)
+        summaries.append(summarise(settings, bench, releases[name], mine.counting.done(),
+                                   mine.tally, current.get(name), identity, pairing, own))
     held = all(s.gate is None or s.gate.held for s in summaries)
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
     return RunReport(settings=settings, run=run, benchmarks=summaries, judge_protocol=protocol,
-                     usage=usage(records), traffic=traffic, gate_held=held,
-                     selected=list(selected), samples=list(records), seconds=seconds)
+                     usage=total, traffic=traffic, gate_held=held, selected=list(selected),
+                     samples=[], seconds=seconds)
 
 
-def summarise(settings: Settings, bench: Benchmark, release: Release,
-              mine: Sequence[SampleRecord], selected: Sequence[str],
-              current: Baseline | None, identity: ModelIdentity | None,
-              pairing: Pairing) -> BenchmarkSummary:
-    """One benchmark's numbers, counts and gate from its own ``mine`` records."""
+def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
+          records: Iterable[SampleRecord], selected: Sequence[str],
+          base_lines: Mapping[str, Mapping[str, SampleLine]]
+          ) -> tuple[dict[str, _Folded], TokenUsage]:
+    """Every benchmark's counts, numbers and sample lines, and the tokens of all, in one pass
+    over the records."""
+    folded = {}
+    for name, bench in benchmarks.items():
+        own = [n for n in selected if n.startswith(f"{ROOT_NODE}::{name}::")]
+        # Sample lines serve a per-sample baseline or the one being written; else none.
+        wanted = bool(base_lines.get(name)) or settings.update_baseline
+        folded[name] = _Folded(Counting(own), bench.tally(settings.runs), {} if wanted else None)
+    total = TokenUsage()
+    for record in records:
+        mine = folded[record.benchmark]
+        mine.counting.add(record)
+        mine.tally.add(record)
+        add_usage(total, record)
+        if mine.lines is not None:
+            line = benchmarks[record.benchmark].sample_line(record)
+            if line is not None:
+                mine.lines[line.id] = line
+    return folded, total
+
+
+def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,
+              tally: Tally, current: Baseline | None, identity: ModelIdentity | None,
+              pairing: Pairing, records: Iterable[SampleRecord]) -> BenchmarkSummary:
+    """One benchmark's numbers and gate from its folded records; ``records`` (its own) only
+    for what it exports."""
     name = bench.name
-    counts = count(mine, [n for n in selected if n.startswith(f"{ROOT_NODE}::{name}::")])
-    per_run = [bench.metrics(mine, run) for run in range(settings.runs)]
+    per_run = [tally.metrics(run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, current,
                       identity, pairing)
-    notes = bench.notes(release) + bench.finish(mine)
+    notes = bench.notes(release) + bench.finish(records)
     failed_means = bench.failed_means()
     if pairing.base:
         noise = noise_of(current.noise if current else None, pairing.base.values())

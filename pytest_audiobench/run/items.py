@@ -202,7 +202,8 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
             report.longrepr = state.message
     if report.when == "teardown":
         record = state.record(sample)
-        report.audiobench_record = record.model_dump(mode="json")  # type: ignore[attr-defined]
+        # As JSON text: cheap to send from an xdist worker, and kept as it is on disk.
+        report.audiobench_record = record.model_dump_json()  # type: ignore[attr-defined]
         _html_extra(item, report, record)
         # pytest keeps every item to the end of the run; its answers and verdicts now travel
         # in the record, so the item need not hold them as well.

@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from pytest_audiobench.outcome.records import SampleRecord
-
 
 class Progress:
     """Counts what the controller has seen and says so every ``interval`` seconds."""
@@ -25,10 +23,12 @@ class Progress:
         self._started = clock()
         self._last = self._started
 
-    def record(self, record: SampleRecord, process: object, in_flight: int | None) -> None:
+    def record(self, outcome: str, cached: int, process: object, in_flight: int | None) -> None:
+        """One sample done: its outcome, how many of its answers came from the cache, and the
+        requests its process had in flight."""
         self.done += 1
-        self.errors += record.outcome == "error"
-        self.cached += sum(a.completion.cached for a in record.answers)
+        self.errors += outcome == "error"
+        self.cached += cached
         if in_flight is not None:
             self.in_flight[process] = in_flight
         now = self._clock()

@@ -37,6 +37,7 @@ from pytest_audiobench.report.terminal import render
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.runs import RunBook, RunStart
+from pytest_audiobench.run.spool import RecordSpool
 from pytest_audiobench.run.worker import Worker
 from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.types import ModelIdentity, Traffic
@@ -64,7 +65,8 @@ class AudiobenchSession:
         self.base_lines: dict[str, dict[str, SampleLine]] = {}
         """Per benchmark, the per-sample lines of its baseline (empty: threshold-only)."""
         self._noises: dict[str, float | None] = {}
-        self.records: dict[str, SampleRecord] = {}
+        self.records = RecordSpool()
+        """Every sample's record, on disk (controller)."""
         self.selected: list[str] | None = None
         self.foreign_failures = 0
         self.report: RunReport | None = None
@@ -194,12 +196,12 @@ class AudiobenchSession:
         if self.progress is not None:
             self.progress.total = len(self.selected)
 
-    def add(self, record: dict[str, Any], process: object = None,
-            in_flight: int | None = None) -> None:
-        parsed = SampleRecord.model_validate(record)
-        self.records[parsed.nodeid] = parsed
+    def add(self, record: str, process: object = None, in_flight: int | None = None) -> None:
+        """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it)."""
+        data = self.records.add(record)
         if self.progress is not None:
-            self.progress.record(parsed, process, in_flight)
+            cached = sum(bool(a["completion"]["cached"]) for a in data["answers"])
+            self.progress.record(data["outcome"], cached, process, in_flight)
 
     def finish(self, session: pytest.Session) -> None:
         """Aggregate, gate, write the report and baselines, and set the exit status."""
@@ -213,16 +215,17 @@ class AudiobenchSession:
         if (self.selected is None or not controller or self.config.option.collectonly
                 or self.settings.dry_run):
             return
-        ordered = [self.records[n] for n in self.selected if n in self.records]
+        ordered = self.records.ordered(self.selected)
         self.report = build_report(self.settings, self.benchmarks, self.releases(), ordered,
                                    self.selected, self._baselines, self.traffic,
-                                   self._run_info(ordered, session), self.base_lines,
+                                   self._run_info(session), self.base_lines,
                                    seconds=time.monotonic() - self._clock)
         if self.settings.report_path is not None:
-            self.report.write(self.settings.report_path)
+            self.report.write(self.settings.report_path, ordered)
         if self.settings.html_path is not None:
-            self.html = html.write(html.run_page(self.report, self.benchmarks, self.base_lines),
-                                   self.settings.html_path)
+            page = html.run_page(self.report, ordered, self.benchmarks, self.base_lines)
+            self.html = html.write(page, self.settings.html_path)
+        self.records.close()
         if self.settings.shard is not None:
             # A shard's numbers are partial: the merge gates. Only other tests' failures and
             # interruptions fail the shard's job.
@@ -233,13 +236,13 @@ class AudiobenchSession:
         session.exitstatus = report_status(self.report, session.exitstatus,
                                            self.foreign_failures)
 
-    def _run_info(self, ordered: list[SampleRecord], session: pytest.Session) -> RunInfo:
+    def _run_info(self, session: pytest.Session) -> RunInfo:
         """The run's id and what it took from others; its record is marked finished when every
         selected sample got an outcome other than not run."""
         assert self.run is not None and self.selected is not None
         finished = (session.exitstatus != pytest.ExitCode.INTERRUPTED
-                    and len(ordered) == len(self.selected)
-                    and all(r.outcome != "not_run" for r in ordered))
+                    and all(nodeid in self.records for nodeid in self.selected)
+                    and self.records.all_ran)
         if finished:
             self._runs.finish(self.run.record)
         return RunInfo(id=self.run.record.run_id, resumed=self.run.resumed,

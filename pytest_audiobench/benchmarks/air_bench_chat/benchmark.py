@@ -15,9 +15,9 @@ from pytest_audiobench.benchmarks.air_bench_chat.judge import (
     judge_prompts,
     judge_sample,
 )
-from pytest_audiobench.benchmarks.air_bench_chat.scoring import CATEGORIES, chat_metrics
+from pytest_audiobench.benchmarks.air_bench_chat.scoring import CATEGORIES, ChatScores
 from pytest_audiobench.benchmarks.air_bench_chat.settings import ChatSettings
-from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime
+from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
 from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
@@ -130,9 +130,8 @@ class AirBenchChat(Benchmark):
              " | ".join(o for v in graded for p in v.passes for o in p.outputs)),
         ]
 
-    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
-        graded = ((r.task, _chat(r.verdicts)[run]) for r in records if len(r.verdicts) > run)
-        return chat_metrics(graded, prefix=NAME)
+    def tally(self, runs: int) -> Tally:
+        return ChatTally(runs)
 
     def failed_means(self) -> str:
         return f"below the bar {self.own.sample_bar:g}"
@@ -227,3 +226,17 @@ def _pass_line(judged: PassVerdict) -> str:
         return f"judge ({who}): no parseable reply: {replies}"
     return (f"judge ({who}): {replies} -> model {judged.model_score}, "
             f"reference {judged.reference_score}")
+
+
+class ChatTally(Tally):
+    """Each inference run's scores, folded record by record."""
+
+    def __init__(self, runs: int) -> None:
+        self._runs = [ChatScores() for _ in range(runs)]
+
+    def add(self, record: SampleRecord) -> None:
+        for scores, verdict in zip(self._runs, _chat(record.verdicts), strict=False):
+            scores.add(record.task, verdict)
+
+    def metrics(self, run: int) -> dict[str, Metric]:
+        return self._runs[run].metrics(NAME)

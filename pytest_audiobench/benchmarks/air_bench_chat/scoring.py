@@ -9,11 +9,11 @@ Speech, Sound, Music and Mixed.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from pytest_audiobench.benchmarks.air_bench_chat import NAME, TASK_CATEGORY
-from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatVerdict, PassVerdict
+from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatVerdict
 from pytest_audiobench.outcome.metrics import Metric
 
 CATEGORIES = ("speech", "sound", "music", "speech_and_sound", "speech_and_music")
@@ -24,44 +24,71 @@ AVERAGED = ("speech", "sound", "music", "mixed")
 def chat_metrics(graded: Iterable[tuple[str, ChatVerdict]],
                  prefix: str = NAME) -> dict[str, Metric]:
     """Metrics named ``<prefix>.<task|category|mixed|average>.<score|reference|win_rate>``."""
-    groups: dict[str, list[ChatVerdict]] = defaultdict(list)
+    scores = ChatScores()
     for task, verdict in graded:
-        groups[task].append(verdict)
-        groups[TASK_CATEGORY[task]].append(verdict)
-    metrics: dict[str, Metric] = {}
-    for group, verdicts in groups.items():
-        for stat, value in _group_stats(verdicts).items():
-            metrics[f"{prefix}.{group}.{stat}"] = Metric(
-                value=value, n=sum(1 for v in verdicts if v.model_score is not None))
-    for name, parts in (("mixed", MIXED), ("average", AVERAGED)):
-        for stat in ("score", "reference"):
-            found = [metrics.get(f"{prefix}.{part}.{stat}") for part in parts]
-            if all(found):
-                present = [m for m in found if m is not None]
-                metrics[f"{prefix}.{name}.{stat}"] = Metric(
-                    value=sum(m.value for m in present) / len(present),
-                    n=sum(m.n for m in present))
-    return metrics
+        scores.add(task, verdict)
+    return scores.metrics(prefix)
 
 
-def _group_stats(verdicts: list[ChatVerdict]) -> dict[str, float]:
-    by_order: dict[str, list[PassVerdict]] = defaultdict(list)
-    for verdict in verdicts:
-        for judged in verdict.passes:
-            if judged.parsed:
-                by_order[judged.order].append(judged)
-    if not by_order:
+@dataclass
+class _Pass:
+    """One judge order's parsed passes in a group, summed (the scores are integers, so the
+    sums are exact and the means those of the lists)."""
+
+    n: int = 0
+    model: int = 0
+    reference: int = 0
+    wins: int = 0
+
+
+@dataclass
+class _Group:
+    scored: int = 0
+    """Verdicts with a model score."""
+    orders: dict[str, _Pass] = field(default_factory=dict)
+    """By judge order, in the order first seen."""
+
+
+class ChatScores:
+    """What the numbers need of each verdict, folded as it comes: per task and category, per
+    judge order, the parsed passes' counts and score sums; no texts are kept."""
+
+    def __init__(self) -> None:
+        self._groups: dict[str, _Group] = {}
+
+    def add(self, task: str, verdict: ChatVerdict) -> None:
+        for name in (task, TASK_CATEGORY[task]):
+            group = self._groups.setdefault(name, _Group())
+            group.scored += verdict.model_score is not None
+            for judged in verdict.passes:
+                if judged.parsed:
+                    order = group.orders.setdefault(judged.order, _Pass())
+                    model, reference = judged.model_score or 0, judged.reference_score or 0
+                    order.n += 1
+                    order.model += model
+                    order.reference += reference
+                    order.wins += model > reference
+
+    def metrics(self, prefix: str = NAME) -> dict[str, Metric]:
+        metrics: dict[str, Metric] = {}
+        for name, group in self._groups.items():
+            for stat, value in _group_stats(group).items():
+                metrics[f"{prefix}.{name}.{stat}"] = Metric(value=value, n=group.scored)
+        for name, parts in (("mixed", MIXED), ("average", AVERAGED)):
+            for stat in ("score", "reference"):
+                found = [metrics.get(f"{prefix}.{part}.{stat}") for part in parts]
+                if all(found):
+                    present = [m for m in found if m is not None]
+                    metrics[f"{prefix}.{name}.{stat}"] = Metric(
+                        value=sum(m.value for m in present) / len(present),
+                        n=sum(m.n for m in present))
+        return metrics
+
+
+def _group_stats(group: _Group) -> dict[str, float]:
+    """Each judge order scored on its own, then the orders averaged (``cal_score.py``)."""
+    if not group.orders:
         return {}
-    per_pass = [_pass_stats(passes) for passes in by_order.values()]
+    per_pass = [{"score": p.model / p.n, "reference": p.reference / p.n, "win_rate": p.wins / p.n}
+                for p in group.orders.values()]
     return {stat: sum(p[stat] for p in per_pass) / len(per_pass) for stat in per_pass[0]}
-
-
-def _pass_stats(passes: list[PassVerdict]) -> dict[str, float]:
-    n = len(passes)
-    model = [p.model_score or 0 for p in passes]
-    reference = [p.reference_score or 0 for p in passes]
-    return {
-        "score": sum(model) / n,
-        "reference": sum(reference) / n,
-        "win_rate": sum(1 for m, r in zip(model, reference, strict=True) if m > r) / n,
-    }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime
+from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
 from pytest_audiobench.benchmarks.mmar import MODALITIES, NAME
 from pytest_audiobench.benchmarks.mmar.choices import Matcher
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
@@ -21,7 +21,7 @@ from pytest_audiobench.benchmarks.mmar.matching import (
     match_strict,
     split_reasoning,
 )
-from pytest_audiobench.benchmarks.mmar.metrics import mmar_metrics, slug
+from pytest_audiobench.benchmarks.mmar.metrics import MmarScores, slug
 from pytest_audiobench.benchmarks.mmar.prompts import prompt_for
 from pytest_audiobench.benchmarks.mmar.rubrics import (
     RubricVerdict,
@@ -170,10 +170,8 @@ class Mmar(Benchmark):
                 "n/a" if s is None else f"{s:.3f}" for s in rubric)))
         return props
 
-    def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
-        graded = [(r.sample_id, mmar_verdicts(r.verdicts)[run]) for r in records
-                  if len(r.verdicts) > run]
-        return mmar_metrics(graded, {r.sample_id: r for r in records})
+    def tally(self, runs: int) -> Tally:
+        return MmarTally(runs)
 
     def view(self, record: SampleRecord) -> SampleView:
         graded = mmar_verdicts(record.verdicts)
@@ -261,13 +259,27 @@ class Mmar(Benchmark):
                          "middle runs (paper protocol); each run is in the JSON report")
         return notes
 
-    def finish(self, records: Sequence[SampleRecord]) -> list[str]:
+    def finish(self, records: Iterable[SampleRecord]) -> list[str]:
         path = self.own.export_path
         if path is None:
             return []
-        written, empty = export_submission([r for r in records if r.benchmark == NAME], path)
+        written, empty = export_submission((r for r in records if r.benchmark == NAME), path)
         return [f"MMAR submission: {written} lines written to {path}"
                 + (f" ({empty} without a prediction)" if empty else "")]
+
+
+class MmarTally(Tally):
+    """Each inference run's counts, folded record by record."""
+
+    def __init__(self, runs: int) -> None:
+        self._runs = [MmarScores() for _ in range(runs)]
+
+    def add(self, record: SampleRecord) -> None:
+        for scores, verdict in zip(self._runs, mmar_verdicts(record.verdicts), strict=False):
+            scores.add(record, verdict)
+
+    def metrics(self, run: int) -> dict[str, Metric]:
+        return self._runs[run].metrics()
 
 
 def _percent(flags: Iterable[bool]) -> float:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.mmar import REASONING_LIMIT
@@ -11,21 +11,28 @@ from pytest_audiobench.benchmarks.mmar.verdict import mmar_verdicts
 from pytest_audiobench.outcome.records import SampleRecord
 
 
-def export_submission(records: Sequence[SampleRecord], path: Path) -> tuple[int, int]:
+def export_submission(records: Iterable[SampleRecord], path: Path) -> tuple[int, int]:
     """The challenge format, one JSON line per item: id, thinking_prediction (cut below the
-    challenge's 10,000 characters) and answer_prediction, from the first inference run."""
-    lines = []
-    empty = 0
-    for record in records:
-        verdicts = mmar_verdicts(record.verdicts)
-        if verdicts:
-            thinking, answer = verdicts[0].reasoning, verdicts[0].prediction
-        else:
-            thinking, answer = "", ""
-            empty += 1
-        lines.append(json.dumps({"id": record.sample_id,
-                                 "thinking_prediction": thinking[:REASONING_LIMIT - 1],
-                                 "answer_prediction": answer}, ensure_ascii=False))
+    challenge's 10,000 characters) and answer_prediction, from the first inference run.
+    Written as the records come (a partial file is replaced only when all is written)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
-    return len(lines), empty
+    partial = path.with_name(f".{path.name}.partial")
+    written = empty = 0
+    with partial.open("w", encoding="utf-8") as out:
+        for record in records:
+            line, blank = _line(record)
+            out.write(line + "\n")
+            written += 1
+            empty += blank
+    partial.replace(path)
+    return written, empty
+
+
+def _line(record: SampleRecord) -> tuple[str, bool]:
+    """The record's submission line, and whether it has no prediction."""
+    verdicts = mmar_verdicts(record.verdicts)
+    thinking, answer = (verdicts[0].reasoning, verdicts[0].prediction) if verdicts else ("", "")
+    line = json.dumps({"id": record.sample_id,
+                       "thinking_prediction": thinking[:REASONING_LIMIT - 1],
+                       "answer_prediction": answer}, ensure_ascii=False)
+    return line, not verdicts
