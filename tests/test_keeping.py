@@ -118,3 +118,35 @@ def test_no_process_holds_the_samples_records_answers_or_verdicts_while_items_ru
     assert controller["reports"] == 16 and controller["with_record"] == 0
     assert controller["spooled"] == 16
     assert len(run.report["samples"]) == 16
+
+
+SHARED = """
+import pytest
+
+calls = []
+
+@pytest.fixture(autouse=True)
+def counted(request):
+    calls.append(request.node.nodeid)
+    yield
+
+def pytest_collection_finish(session):
+    ours = [i for i in session.items if i.nodeid.startswith("audiobench::")]
+    closures = {id(i._fixtureinfo) for i in ours}
+    tasks = {i.nodeid.rsplit("::", 1)[0] for i in ours}
+    with open("closures.txt", "w") as f:
+        f.write(f"{len(ours)} {len(closures)} {len(tasks)}")
+
+def pytest_sessionfinish(session):
+    with open("autouse.txt", "w") as f:
+        f.write(str(len(set(calls))))
+"""
+
+
+def test_the_items_of_a_task_share_one_fixture_closure_and_fixtures_still_run_for_each(
+        run_bench: Any, pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(SHARED)
+    run_bench().result.assert_outcomes(passed=16)
+    items, closures, tasks = map(int, (pytester.path / "closures.txt").read_text().split())
+    assert (items, closures) == (16, tasks) and tasks < items
+    assert (pytester.path / "autouse.txt").read_text() == "16"
