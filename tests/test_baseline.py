@@ -9,8 +9,18 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.errors import BaselineError
-from pytest_audiobench.gate.baseline import Baseline, Threshold, from_run, load, path_for, write
+from pytest_audiobench.gate.baseline import (
+    Baseline,
+    Threshold,
+    from_run,
+    load,
+    load_samples,
+    path_for,
+    whole,
+    write,
+)
 from pytest_audiobench.gate.decision import Gate, GateRow, evaluate
+from pytest_audiobench.outcome.lines import SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 
 SPEECH = "air_bench_chat.speech.score"
@@ -352,3 +362,35 @@ def test_write_replaces_an_existing_file(tmp_path: Path) -> None:
     assert loaded is not None
     assert set(loaded.metrics) == {SOUND}
     assert loaded.judge_model is None
+
+
+def _line(nodeid: str, answer: str) -> SampleLine:
+    return SampleLine(id=nodeid, cluster="c", groups={"task": "t"}, values={"score": 6.0},
+                      draws=[6.0, 7.0], failed=False, answer_sha256=text_sha256(answer),
+                      answer=answer, replies=[f"judged {answer}"])
+
+
+def test_sample_lines_are_held_without_their_texts_and_read_whole_when_shown(
+        tmp_path: Path) -> None:
+    path = tmp_path / "air_bench_chat" / "m.json"
+    base = Baseline(benchmark="air_bench_chat", model="m", metrics={})
+    write(path, base, [_line("a::1", "first answer"), _line("a::2", "second answer")])
+    lines = load_samples(path)
+    assert list(lines) == ["a::1", "a::2"] and lines["a::2"].draws == [6.0, 7.0]
+    assert (lines["a::2"].answer, lines["a::2"].replies) == ("", [])  # the gate needs neither
+    assert whole(lines, "a::2") == _line("a::2", "second answer")
+    assert whole(lines, "a::3") is None
+    # An update written meanwhile replaces the file; the lines loaded still read the old one.
+    write(path, base, [_line("a::1", "rewritten")])
+    assert whole(lines, "a::1") == _line("a::1", "first answer")
+    assert whole(load_samples(path), "a::1") == _line("a::1", "rewritten")
+    assert whole({"a::1": _line("a::1", "x")}, "a::1") == _line("a::1", "x")  # whole already
+    assert sorted(p.name for p in path.parent.iterdir()) == ["m.json", "m.samples.jsonl"]
+
+
+def test_a_bad_sample_line_names_the_file_and_line_number(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    (tmp_path / "m.samples.jsonl").write_text(
+        _line("a::1", "ok").model_dump_json() + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(BaselineError, match=r"m\.samples\.jsonl line 2"):
+        load_samples(path)

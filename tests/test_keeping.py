@@ -75,7 +75,7 @@ def test_passed_setup_and_teardown_reports_of_items_are_not_kept(
 # Counted in every process that runs items or receives their reports, before the report is
 # built: the records are on disk by then, and nothing else holds a sample's payload.
 HELD = """
-import gc, json, os, pytest
+import gc, json, pytest
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.run.stash import SESSION_KEY
 
@@ -92,7 +92,8 @@ def pytest_sessionfinish(session):
     reports = [r for rs in (terminal.stats.values() if terminal else []) for r in rs
                if getattr(r, "nodeid", "").startswith("audiobench::")]
     run = session.config.stash.get(SESSION_KEY, None)
-    name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+    worker = getattr(session.config, "workerinput", None)  # not the environment: the
+    name = worker["workerid"] if worker else "controller"   # outer run's xdist sets it too
     with open(f"held-{name}.json", "w") as f:
         json.dump({"held": held, "reports": len(reports),
                    "with_record": sum(hasattr(r, "audiobench_record") for r in reports),

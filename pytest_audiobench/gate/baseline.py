@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_audiobench.errors import BaselineError, problems
-from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
@@ -101,16 +103,27 @@ def _tolerance(name: str, score_tolerance: float) -> float:
     return round(score_tolerance / 10, 4) if name.endswith(".win_rate") else score_tolerance
 
 
-def write(path: Path, baseline: Baseline, lines: Sequence[SampleLine] = ()) -> None:
-    """The baseline file, and beside it its sample lines (one JSON line per sample in node id
-    order, reviewable in a pull request) when there are any."""
+def write(path: Path, baseline: Baseline, lines: Iterable[SampleLine] = ()) -> None:
+    """The baseline file, and beside it its sample lines (one JSON line per sample, given in
+    node id order, reviewable in a pull request) when there are any. Each file is replaced
+    whole: a run still reading the old lines' texts keeps reading the old file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(baseline.model_dump_json(indent=2, exclude_none=True) + "\n",
-                    encoding="utf-8")
-    if lines:
-        samples_path(path).write_text("".join(
-            line.model_dump_json() + "\n" for line in sorted(lines, key=lambda x: x.id)),
-            encoding="utf-8")
+    _replace(path, [baseline.model_dump_json(indent=2, exclude_none=True) + "\n"])
+    _replace(samples_path(path), (line.model_dump_json() + "\n" for line in lines),
+             keep_empty=False)
+
+
+def _replace(path: Path, chunks: Iterable[str], keep_empty: bool = True) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    wrote = False
+    with partial.open("w", encoding="utf-8") as out:
+        for chunk in chunks:
+            out.write(chunk)
+            wrote = True
+    if wrote or keep_empty:
+        partial.replace(path)
+    else:
+        partial.unlink()
 
 
 def samples_path(path: Path) -> Path:
@@ -118,18 +131,80 @@ def samples_path(path: Path) -> Path:
     return path.with_name(path.stem + ".samples.jsonl")
 
 
-def load_samples(path: Path) -> dict[str, SampleLine]:
+class BaseLines(Mapping[str, SampleLine]):
+    """A baseline's sample lines by node id, held without their texts (answers, their hashes
+    and judge replies), which the gate never reads: a run of 22,000 samples would keep every
+    answer of the baseline in each process. ``full`` gives a line whole, read again from the
+    file (kept open, so an update written meanwhile does not change it) when a report shows
+    it."""
+
+    def __init__(self, light: dict[str, SampleLine], source: BinaryIO | None = None,
+                 places: Mapping[str, tuple[int, int]] | None = None) -> None:
+        self._light = light
+        self._source = source
+        self._places = places or {}
+
+    @classmethod
+    def whole(cls, lines: Mapping[str, SampleLine]) -> BaseLines:
+        """Lines already in memory with their texts (a report read back, a test)."""
+        return cls(dict(lines))
+
+    def __getitem__(self, nodeid: str) -> SampleLine:
+        return self._light[nodeid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._light)
+
+    def __len__(self) -> int:
+        return len(self._light)
+
+    def close(self) -> None:
+        """Let go of the file (``full`` gives the held lines only, without their texts)."""
+        if self._source is not None:
+            self._source.close()
+
+    def full(self, nodeid: str) -> SampleLine | None:
+        """The line of ``nodeid`` with its texts; None when it has none."""
+        if nodeid not in self._light:
+            return None
+        if self._source is None or self._source.closed:
+            return self._light[nodeid]
+        offset, length = self._places[nodeid]
+        return SampleLine.model_validate_json(os.pread(self._source.fileno(), length, offset))
+
+
+def whole(lines: Mapping[str, SampleLine], nodeid: str) -> SampleLine | None:
+    """The line of ``nodeid`` with its texts, whether ``lines`` were loaded without them
+    (``BaseLines``) or are whole already."""
+    return lines.full(nodeid) if isinstance(lines, BaseLines) else lines.get(nodeid)
+
+
+def load_samples(path: Path) -> BaseLines:
     """The sample lines beside the baseline at ``path`` (empty when there are none, as for a
-    threshold-only baseline); BaselineError naming the file and line when one is bad."""
+    threshold-only baseline), without their texts; BaselineError naming the file and line
+    when one is bad."""
     lines_path = samples_path(path)
     if not lines_path.exists():
-        return {}
+        return BaseLines({})
     try:
-        text = lines_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        source = lines_path.open("rb")  # kept open for BaseLines.full
+    except OSError as exc:
         raise BaselineError(f"baseline samples {lines_path}: not readable ({exc})") from exc
-    found = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
+    try:
+        return _read_lines(lines_path, source)
+    except OSError as exc:
+        source.close()
+        raise BaselineError(f"baseline samples {lines_path}: not readable ({exc})") from exc
+    except BaselineError:
+        source.close()
+        raise
+
+
+def _read_lines(lines_path: Path, source: BinaryIO) -> BaseLines:
+    found: dict[str, SampleLine] = {}
+    places = {}
+    offset = 0
+    for number, raw in enumerate(source, start=1):
         if raw.strip():
             try:
                 line = SampleLine.model_validate_json(raw)
@@ -139,5 +214,7 @@ def load_samples(path: Path) -> dict[str, SampleLine]:
             if line.id in found:
                 raise BaselineError(f"baseline samples {lines_path} line {number}: sample "
                                     f"{line.id} appears twice")
-            found[line.id] = line
-    return found
+            found[line.id] = without_texts(line)
+            places[line.id] = (offset, len(raw))
+        offset += len(raw)
+    return BaseLines(found, source, places)

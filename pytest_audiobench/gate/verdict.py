@@ -15,7 +15,6 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import baseline as baselines
 from pytest_audiobench.gate.decision import Gate, Pairing, evaluate
 from pytest_audiobench.gate.paired import judge_noise
-from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
@@ -48,7 +47,7 @@ def load_baselines(settings: Settings, benchmarks: Sequence[str]
 
 
 def load_lines(settings: Settings, benchmarks: Sequence[str]
-               ) -> dict[str, dict[str, SampleLine]]:
+               ) -> dict[str, baselines.BaseLines]:
     """Every benchmark's per-sample baseline lines (empty for a threshold-only baseline)."""
     return {name: baselines.load_samples(baseline_path(settings, name)) for name in benchmarks}
 
@@ -66,13 +65,16 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
     if settings.shard is not None:
         return Decision("shard", path)
     if settings.update_baseline:
-        lines = list({**pairing.base, **pairing.new}.values()) if pairing else []
+        base, new = (pairing.base, pairing.new) if pairing else ({}, {})
+        lines = {**base, **new}  # the old lines without their texts: the noise needs draws
         fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
                                    tuple(headline), settings.tolerance, current,
-                                   settings.max_errors, identity, judge_noise(lines))
+                                   settings.max_errors, identity, judge_noise(lines.values()))
         gate = evaluate(fresh, metrics, missing, judge_model)
         if gate.held:
-            baselines.write(path, fresh, lines)
+            # Samples this run did not score keep their old lines, texts read back one by one.
+            kept = (new.get(nodeid) or baselines.whole(base, nodeid) for nodeid in sorted(lines))
+            baselines.write(path, fresh, (line for line in kept if line is not None))
         return Decision("written" if gate.held else "refused", path, gate)
     if current is None:
         return Decision("missing", path)

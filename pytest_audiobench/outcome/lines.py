@@ -9,6 +9,7 @@ one per-sample value. The gate then needs nothing else of the benchmark.
 from __future__ import annotations
 
 import hashlib
+import sys
 
 from pydantic import BaseModel
 
@@ -49,6 +50,20 @@ class SampleLine(BaseModel):
     def score(self) -> float:
         """The item's own score: the mean of its draws."""
         return sum(self.draws) / len(self.draws)
+
+
+_EVERY_FIELD = set(SampleLine.model_fields)
+
+
+def without_texts(line: SampleLine) -> SampleLine:
+    """The line as the gate holds it: its answer, the answer's hash and the judge's replies
+    left out, and its group and value names shared with every other line, about 1 KB instead
+    of 2 KB and more. Every field counts as set, once for all such lines."""
+    return SampleLine.model_construct(
+        _fields_set=_EVERY_FIELD, id=line.id, cluster=line.cluster,
+        groups={sys.intern(k): sys.intern(v) for k, v in line.groups.items()},
+        values={sys.intern(k): v for k, v in line.values.items()}, draws=line.draws,
+        judged=line.judged, failed=line.failed, answer_sha256="", answer="", replies=[])
 
 
 class Linear(BaseModel):

@@ -26,6 +26,7 @@ from typing import TextIO
 
 from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config.settings import Sampling
+from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.decision import GateRow
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
@@ -345,7 +346,8 @@ def _rows(page: Page, audio: _Audio, rows: Mapping[str, TextIO]
         tasks.add((record.benchmark, record.task))
         bench = page.benchmarks.get(record.benchmark)
         view = bench.view(record) if bench else SampleView()
-        base = page.lines.get(record.benchmark, {}).get(record.nodeid)
+        lines = page.lines.get(record.benchmark)
+        base = whole(lines, record.nodeid) if lines is not None else None
         now = bench.sample_line(record) if bench and base else None
         rows[kind].write(_sample(record, kind, view, (base, now), audio, page.labels))
     return counts, tasks

@@ -18,8 +18,8 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError
+from pytest_audiobench.gate.baseline import BaseLines
 from pytest_audiobench.gate.verdict import load_baselines, load_lines
-from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
@@ -48,7 +48,7 @@ class Merged:
 
     report: RunReport
     benchmarks: dict[str, Benchmark]
-    lines: dict[str, dict[str, SampleLine]]
+    lines: dict[str, BaseLines]
 
 
 def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None = None,

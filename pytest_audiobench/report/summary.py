@@ -19,7 +19,7 @@ from pytest_audiobench.gate.baseline import Baseline
 from pytest_audiobench.gate.decision import Pairing, paired_metrics
 from pytest_audiobench.gate.paired import items_comparable, noise_of
 from pytest_audiobench.gate.verdict import Decision, decide, exit_status
-from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import combine_runs
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report.model import (
@@ -105,7 +105,8 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
         if mine.lines is not None:
             line = benchmarks[record.benchmark].sample_line(record)
             if line is not None:
-                mine.lines[line.id] = line
+                # Whole only for the baseline being written; the gate needs no texts.
+                mine.lines[line.id] = line if settings.update_baseline else without_texts(line)
     return folded, total
 
 

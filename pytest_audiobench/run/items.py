@@ -18,6 +18,7 @@ import pytest
 from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
+from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.items import Change
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
@@ -226,7 +227,8 @@ def _html_extra(item: pytest.Item, report: pytest.TestReport, record: SampleReco
 
     session = session_of(item.config)
     bench = session.benchmarks[record.benchmark]
-    base = session.base_lines.get(record.benchmark, {}).get(record.nodeid)
+    lines = session.base_lines.get(record.benchmark)
+    base = whole(lines, record.nodeid) if lines is not None else None
     pair = (base, bench.sample_line(record) if base else None)
     content = item_extra(record, bench.view(record), pair,
                          Path(item.config.invocation_params.dir, target).parent)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,10 @@ from pytest_audiobench.benchmarks.release import check_inside, locate, select
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.gate.baseline import Baseline
+from pytest_audiobench.gate.baseline import Baseline, BaseLines
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.paired import noise_of
 from pytest_audiobench.gate.verdict import load_baselines, load_lines
-from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
@@ -62,7 +62,7 @@ class AudiobenchSession:
         self._roots: dict[str, Path] = {}
         self._releases: dict[str, Release] | None = None
         self._baselines: dict[str, Baseline | None] = {}
-        self.base_lines: dict[str, dict[str, SampleLine]] = {}
+        self.base_lines: dict[str, BaseLines] = {}
         """Per benchmark, the per-sample lines of its baseline (empty: threshold-only)."""
         self._noises: dict[str, float | None] = {}
         self.records = RecordSpool()
@@ -156,14 +156,19 @@ class AudiobenchSession:
         return self._releases
 
     def change_of(self, sample: Sample, record: SampleRecord) -> Change | None:
-        """The sample's change against its per-sample baseline line, if it has one."""
-        base = self.base_lines.get(sample.benchmark, {}).get(sample.nodeid)
-        if base is None:
+        """The sample's change against its per-sample baseline line, if it has one; a
+        regression's carries the old answer and replies, which its report shows."""
+        lines = self.base_lines.get(sample.benchmark)
+        base = lines.get(sample.nodeid) if lines is not None else None
+        if lines is None or base is None:
             return None
         bench = self.benchmarks[sample.benchmark]
         new = bench.sample_line(record)
         fails = bench.failure(sample, record.answers, record.verdicts) is not None
-        return change(base, new, fails, self._noise(sample.benchmark), self.settings.confidence)
+        found = change(base, new, fails, self._noise(sample.benchmark), self.settings.confidence)
+        if found is not None and found.kind == "regressed":
+            found = replace(found, base=lines.full(sample.nodeid) or base)
+        return found
 
     def _noise(self, benchmark: str) -> float | None:
         if benchmark not in self._noises:
@@ -204,7 +209,16 @@ class AudiobenchSession:
             self.progress.record(data["outcome"], cached, process, in_flight)
 
     def finish(self, session: pytest.Session) -> None:
-        """Aggregate, gate, write the report and baselines, and set the exit status."""
+        """Aggregate, gate, write the report and baselines, and set the exit status; then let
+        go of the records and the baseline lines, whatever happened."""
+        try:
+            self._finish(session)
+        finally:
+            self.records.close()
+            for lines in self.base_lines.values():
+                lines.close()
+
+    def _finish(self, session: pytest.Session) -> None:
         controller = not hasattr(self.config, "workerinput") and self.selected is not None
         if controller and self.settings.dry_run and not self.config.option.collectonly:
             self._plan()
@@ -225,7 +239,6 @@ class AudiobenchSession:
         if self.settings.html_path is not None:
             page = html.run_page(self.report, ordered, self.benchmarks, self.base_lines)
             self.html = html.write(page, self.settings.html_path)
-        self.records.close()
         if self.settings.shard is not None:
             # A shard's numbers are partial: the merge gates. Only other tests' failures and
             # interruptions fail the shard's job.
