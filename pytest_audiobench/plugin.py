@@ -83,8 +83,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if SESSION_KEY in session.config.stash and not hasattr(session.config, "workerinput"):
-        session_of(session.config).expect(item.nodeid for item in session.items)
+    if SESSION_KEY in session.config.stash:
+        session_of(session.config).collected(session.items)
 
 
 @pytest.hookimpl(tryfirst=True)

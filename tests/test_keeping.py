@@ -151,3 +151,33 @@ def test_the_items_of_a_task_share_one_fixture_closure_and_fixtures_still_run_fo
     items, closures, tasks = map(int, (pytester.path / "closures.txt").read_text().split())
     assert (items, closures) == (16, tasks) and tasks < items
     assert (pytester.path / "autouse.txt").read_text() == "16"
+
+
+FROZEN = """
+import gc, pytest
+
+seen = []
+
+def pytest_runtest_call(item):
+    seen.append(gc.get_freeze_count())
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    worker = getattr(config, "workerinput", None)
+    name = worker["workerid"] if worker else "controller"
+    with open(f"frozen-{name}.txt", "w") as f:
+        f.write(f"{min(seen, default=-1)} {gc.get_freeze_count()}")
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_collected_tree_is_out_of_the_garbage_collectors_rescans_until_the_end(
+        run_bench: Any, pytester: pytest.Pytester, xdist: list[str]) -> None:
+    pytester.makeconftest(FROZEN)
+    run_bench(*xdist, subprocess=True).result.assert_outcomes(passed=16)
+    found = {p.name: p.read_text().split() for p in pytester.path.glob("frozen-*.txt")}
+    ran = {name: parts for name, parts in found.items() if parts[0] != "-1"}
+    assert len(ran) == (2 if "-n2" in xdist else 1)
+    for name, (during, after) in ran.items():
+        # Frozen while every item ran; nothing left frozen once the session is over.
+        assert int(during) > 1000 and after == "0", name

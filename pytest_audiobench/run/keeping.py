@@ -1,4 +1,5 @@
-"""What pytest keeps of our items' reports: less than it would by default, output unchanged.
+"""What pytest keeps of our items' reports: less than it would by default, output unchanged;
+and the collected tree out of the garbage collector's sight while the items run.
 
 pytest's terminal reporter keeps every report of every phase until the end of the run, the
 passed setup and teardown ones under the key ``""``, only to print a failed test's teardown
@@ -6,11 +7,18 @@ output in its failure report. It finds that output by scanning all of them for e
 failure (pytest-dev/pytest#13360): with thousands of items and thousands of failures that
 scan is quadratic and dominates the run. Our items' setup and teardown print nothing, so
 their passed phase reports are let go as soon as the reporter has counted them.
+
+The collected items, samples and fixture closures live to the end of the run. Python's
+garbage collector rescans every live object at each full collection, and a run that keeps
+creating objects triggers dozens of them: 14 of the 76 seconds of 22,000 items were spent
+there (0.6 of 7 s at 2,200). ``gc.freeze`` moves what exists once collection is over into the
+permanent generation, which full collections skip; it is undone at the end of the session.
 Imports nothing heavy: the plugin module uses it.
 """
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -24,3 +32,19 @@ def forget_passed_phase(terminal: Any, report: pytest.TestReport) -> None:
     kept = getattr(terminal, "stats", {}).get("")
     if kept and kept[-1] is report:
         kept.pop()
+
+
+def freeze_collected() -> bool:
+    """Collect garbage once, then keep every object alive now out of later full collections;
+    False (and nothing done) when something else froze objects already, to leave its own
+    freeze as it is."""
+    if gc.get_freeze_count():
+        return False
+    gc.collect()
+    gc.freeze()
+    return True
+
+
+def unfreeze() -> None:
+    """Undo ``freeze_collected``: what the run let go can be collected again."""
+    gc.unfreeze()

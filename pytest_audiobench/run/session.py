@@ -35,6 +35,7 @@ from pytest_audiobench.report.model import RunInfo, RunReport
 from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.run.dryrun import DryRun
+from pytest_audiobench.run.keeping import freeze_collected, unfreeze
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.runs import RunBook, RunStart
 from pytest_audiobench.run.spool import RecordSpool
@@ -78,6 +79,7 @@ class AudiobenchSession:
         self.started = datetime.now(UTC).isoformat(timespec="seconds")
         self._clock = time.monotonic()
         self.html: Written | None = None
+        self._frozen = False
 
     # -- start -------------------------------------------------------------------------
 
@@ -196,6 +198,14 @@ class AudiobenchSession:
             items[:] = [i for i in items if i not in gone]
             self.config.hook.pytest_deselected(items=dropped)
 
+    def collected(self, items: list[pytest.Item]) -> None:
+        """Collection is over: the controller learns which samples to expect, and every
+        process that runs items keeps them out of the garbage collector's rescans."""
+        if not hasattr(self.config, "workerinput"):
+            self.expect(item.nodeid for item in items)
+        if not self.config.option.collectonly:
+            self._frozen = freeze_collected()
+
     def expect(self, nodeids: Iterable[str]) -> None:
         self.selected = [n for n in nodeids if n.startswith(ROOT_NODE + "::")]
         if self.progress is not None:
@@ -217,6 +227,9 @@ class AudiobenchSession:
             self.records.close()
             for lines in self.base_lines.values():
                 lines.close()
+            if self._frozen:
+                unfreeze()
+                self._frozen = False
 
     def _finish(self, session: pytest.Session) -> None:
         controller = not hasattr(self.config, "workerinput") and self.selected is not None
