@@ -761,6 +761,8 @@ class ScaleRun:
     measured: Measured
     session: float | None
     counted: int | None
+    baseline: str = "no"
+    """"no", "writes" (--audiobench-update-baseline) or "gated" (per-sample)."""
 
     @property
     def ok(self) -> bool:
@@ -768,7 +770,10 @@ class ScaleRun:
 
 
 def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outcome: str,
-              xdist: bool, env: dict[str, str]) -> ScaleRun:
+              xdist: bool, env: dict[str, str], baselines: Path | None = None,
+              update: bool = False) -> ScaleRun:
+    """One measured run; with ``baselines``, gated by (or, with ``update``, writing) the
+    per-sample baseline in that folder."""
     flags = ["-p", "no:cacheprovider", "-q", "--audiobench-model", MODEL,
              "--audiobench-api-url", server.url, "--audiobench-judge-model", JUDGE,
              "--audiobench-judge-api-url", server.url, f"--audiobench-data={data}",
@@ -776,17 +781,36 @@ def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outco
              "--audiobench-concurrency", "64"]
     if xdist:
         flags += ["-n", "2", "--audiobench-concurrency", "32"]
-    label = f"{samples}-{outcome}-{'xdist' if xdist else 'single'}"
+    if baselines is not None:
+        flags.append(f"--audiobench-baselines={baselines}")
+    if update:
+        flags.append("--audiobench-update-baseline")
+    label = (f"{samples}-{outcome}-{'xdist' if xdist else 'single'}"
+             f"{'-gated' if baselines else ''}{'-update' if update else ''}")
     server.stats()
     m = run_measured([sys.executable, "-m", "pytest", *flags], work / "rootdir",
                      work / "logs" / f"scale-{label}.log", env)
     lines = [line for line in m.output.splitlines() if line.strip()]
     last = lines[-1].strip() if lines else ""
-    run = ScaleRun(samples, outcome, xdist, m, _session_seconds(last), _counted(last, outcome))
+    what = "writes" if update else "gated" if baselines else "no"
+    run = ScaleRun(samples, outcome, xdist, m, _session_seconds(last), _counted(last, outcome),
+                   what)
     print(f"  {samples:>6} samples, all {outcome:<6} {'-n 2' if xdist else 'no xdist':<9}"
+          f" {what + ' baseline':<16}"
           f" session {fmt(run.session):>8} s  process {m.wall:7.1f} s  peak "
           f"{m.peak_mb:6.1f} MB  {'' if run.ok else 'INVALID: ' + last}", flush=True)
     return run
+
+
+def scale_gated(work: Path, server: ServerProcess, sizes: Sequence[tuple[Path, int]],
+                env: dict[str, str]) -> list[tuple[ScaleRun, ScaleRun]]:
+    """Each size writes its per-sample baseline, then runs gated by it (no xdist)."""
+    pairs = []
+    for update in (True, False):
+        pair = [scale_run(work, server, data, n, "passed", False, env,
+                          baselines=work / f"baselines-{n}", update=update) for data, n in sizes]
+        pairs.append((pair[0], pair[1]))
+    return pairs
 
 
 def measure_scale(args: argparse.Namespace, work: Path) -> None:
@@ -801,13 +825,16 @@ def measure_scale(args: argparse.Namespace, work: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
     env["XDG_CACHE_HOME"] = str(work / "xdg-cache")
     runs: list[tuple[ScaleRun, ScaleRun]] = []
+    sizes = ((small, 2200), (large, 2200 * SCALE_TIMES))
     for outcome, judged in (("passed", JUDGE_REPLY), ("failed", FAILING_JUDGE_REPLY)):
         server = ServerProcess(0.0, judged)
         try:
             for xdist in (False, True):
                 pair = tuple(scale_run(work, server, data, n, outcome, xdist, env)
-                             for data, n in ((small, 2200), (large, 2200 * SCALE_TIMES)))
+                             for data, n in sizes)
                 runs.append((pair[0], pair[1]))
+            if outcome == "passed":
+                runs += scale_gated(work, server, sizes, env)
         finally:
             server.close()
     print()
@@ -817,7 +844,8 @@ def measure_scale(args: argparse.Namespace, work: Path) -> None:
         r = ratio(b.session, a.session)
         peak = max(a.measured.peak_mb, b.measured.peak_mb)
         per_sample = (b.measured.peak_mb - a.measured.peak_mb) * 1024 / (b.samples - a.samples)
-        print(f"  all {a.outcome:<6} {'-n 2' if a.xdist else 'no xdist':<9} time ratio "
+        print(f"  all {a.outcome:<6} {'-n 2' if a.xdist else 'no xdist':<9} "
+              f"{a.baseline + ' baseline':<16} time ratio "
               f"{fmt(r)} (target <= {SCALE_RATIO_TARGET:g})   "
               f"{check(r, SCALE_RATIO_TARGET, valid=a.ok and b.ok)};  peak {a.measured.peak_mb:.0f}"
               f" -> {b.measured.peak_mb:.0f} MB ({per_sample:+.1f} KB per sample; target < "
