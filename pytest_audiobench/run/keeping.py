@@ -35,12 +35,12 @@ def forget_passed_phase(terminal: Any, report: pytest.TestReport) -> None:
 
 
 def freeze_collected() -> bool:
-    """Collect garbage once, then keep every object alive now out of later full collections;
-    False (and nothing done) when something else froze objects already, to leave its own
-    freeze as it is."""
+    """Keep every object tracked now out of later full collections; False (and nothing done)
+    when something else froze objects already, to leave its own freeze as it is. No
+    collection first: it would cost a scan of the whole heap, and garbage frozen now is only
+    held until the session unfreezes."""
     if gc.get_freeze_count():
         return False
-    gc.collect()
     gc.freeze()
     return True
 
