@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -13,6 +14,7 @@ from typing import BinaryIO
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_audiobench.errors import BaselineError, problems
+from pytest_audiobench.files import replacing
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
@@ -107,23 +109,15 @@ def write(path: Path, baseline: Baseline, lines: Iterable[SampleLine] = ()) -> N
     """The baseline file, and beside it its sample lines (one JSON line per sample, given in
     node id order, reviewable in a pull request) when there are any. Each file is replaced
     whole: a run still reading the old lines' texts keeps reading the old file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _replace(path, [baseline.model_dump_json(indent=2, exclude_none=True) + "\n"])
-    _replace(samples_path(path), (line.model_dump_json() + "\n" for line in lines),
-             keep_empty=False)
-
-
-def _replace(path: Path, chunks: Iterable[str], keep_empty: bool = True) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    wrote = False
-    with partial.open("w", encoding="utf-8") as out:
-        for chunk in chunks:
-            out.write(chunk)
-            wrote = True
-    if wrote or keep_empty:
-        partial.replace(path)
-    else:
-        partial.unlink()
+    with replacing(path) as out:
+        out.write(baseline.model_dump_json(indent=2, exclude_none=True) + "\n")
+    given = iter(lines)
+    first = next(given, None)
+    if first is None:
+        return
+    with replacing(samples_path(path)) as out:
+        for line in itertools.chain([first], given):
+            out.write(line.model_dump_json() + "\n")
 
 
 def samples_path(path: Path) -> Path:
@@ -143,11 +137,6 @@ class BaseLines(Mapping[str, SampleLine]):
         self._light = light
         self._source = source
         self._places = places or {}
-
-    @classmethod
-    def whole(cls, lines: Mapping[str, SampleLine]) -> BaseLines:
-        """Lines already in memory with their texts (a report read back, a test)."""
-        return cls(dict(lines))
 
     def __getitem__(self, nodeid: str) -> SampleLine:
         return self._light[nodeid]

@@ -26,6 +26,7 @@ from typing import TextIO
 
 from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config.settings import Sampling
+from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.decision import GateRow
 from pytest_audiobench.outcome.lines import SampleLine
@@ -91,13 +92,12 @@ def write(page: Page, path: Path) -> Written:
     path.parent.mkdir(parents=True, exist_ok=True)
     written = Written(path=path)
     audio = _Audio(path.parent.resolve(), page.audio_limit, written)
-    partial = path.with_name(f".{path.name}.partial")
     with ExitStack() as stack:
         rows = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
                 for kind in KINDS}
         counts, tasks = _rows(page, audio, rows)
         head, tail = _document(page.title)
-        with partial.open("w", encoding="utf-8") as out:
+        with replacing(path) as out:
             out.write(head + _header(page) + "".join(
                 _benchmark(s, page.labels) for s in page.report.benchmarks))
             out.write('<section class="samples"><h2>Samples</h2>' + _filters(counts, tasks)
@@ -106,7 +106,6 @@ def write(page: Page, path: Path) -> Written:
                 rows[kind].seek(0)
                 shutil.copyfileobj(rows[kind], out)
             out.write("</div></section>" + tail)
-    partial.replace(path)
     return written
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from pytest_audiobench import __version__
 from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.decision import Gate
 from pytest_audiobench.gate.verdict import BaselineStatus
 from pytest_audiobench.outcome.metrics import Metric
@@ -126,9 +127,7 @@ class RunReport(BaseModel):
         head = self.model_copy(update={"samples": []}).model_dump_json(indent=1)
         empty = '"samples": []\n}'
         assert head.endswith(empty), "samples must be the report's last field"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.partial")
-        with partial.open("w", encoding="utf-8") as out:
+        with replacing(path) as out:
             out.write(head[:-len("[]\n}")])
             opened = False
             for record in self.samples if samples is None else samples:
@@ -136,7 +135,6 @@ class RunReport(BaseModel):
                 out.write(textwrap.indent(record.model_dump_json(indent=1), "  "))
                 opened = True
             out.write("\n ]\n}\n" if opened else "[]\n}\n")
-        partial.replace(path)
 
 
 class Counting:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
+from pytest_audiobench.files import replacing
 from pytest_audiobench.transport.types import ModelIdentity
 
 
@@ -82,10 +83,8 @@ class RunBook:
     def save(self, record: RunRecord) -> None:
         if not self.keep:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
-        partial = self.folder / f".{record.run_id}.partial"
-        partial.write_text(record.model_dump_json(indent=1), encoding="utf-8")
-        partial.replace(self.folder / f"{record.run_id}.json")
+        with replacing(self.folder / f"{record.run_id}.json") as out:
+            out.write(record.model_dump_json(indent=1))
 
     def begin(self, settings: Settings) -> RunStart:
         """This session's run: the interrupted one it resumes, or a new one; and the run whose

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pytest_audiobench.benchmarks.mmar import REASONING_LIMIT
 from pytest_audiobench.benchmarks.mmar.verdict import mmar_verdicts
+from pytest_audiobench.files import replacing
 from pytest_audiobench.outcome.records import SampleRecord
 
 
@@ -15,16 +16,13 @@ def export_submission(records: Iterable[SampleRecord], path: Path) -> tuple[int,
     """The challenge format, one JSON line per item: id, thinking_prediction (cut below the
     challenge's 10,000 characters) and answer_prediction, from the first inference run.
     Written as the records come (a partial file is replaced only when all is written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
     written = empty = 0
-    with partial.open("w", encoding="utf-8") as out:
+    with replacing(path) as out:
         for record in records:
             line, blank = _line(record)
             out.write(line + "\n")
             written += 1
             empty += blank
-    partial.replace(path)
     return written, empty
 
 
