@@ -130,13 +130,18 @@ def test_update_baseline_writes_the_headline_metrics_and_the_next_run_gates_on_t
     assert set(written["metrics"]) == {f"air_bench_chat.{g}.score" for g in (
         "speech", "sound", "music", "speech_and_sound", "speech_and_music", "mixed",
         "average")}
-    # A new checkpoint, worse on every speech question: the written baseline (with its
-    # sample lines) gates it, paired.
-    speech = [r["question"] for r in small_records if r["task_name"].startswith("speech_")]
-    _poor_on(servers, *speech)
+    # A new checkpoint, worse on every speech and sound question: the written baseline (with
+    # its sample lines) gates it, paired. Its four speech questions alone are too few to
+    # tell a drop from chance, the sixteen of the average are not.
+    worse = [r["question"] for r in small_records
+             if r["task_name"].startswith(("speech_", "sound_"))]
+    _poor_on(servers, *worse)
     again = run_bench()
     assert again.result.ret == 1
-    assert f"{SPEECH} regressed" in again.result.stdout.str()
+    out = again.result.stdout.str()
+    assert "air_bench_chat.average.score regressed" in out
+    rows = {r["metric"]: r for r in again.report["benchmarks"][0]["gate"]["rows"]}
+    assert rows[SPEECH]["verdict"] == "too small" and rows[SPEECH]["n"] == 4
 
 
 def test_update_baseline_refuses_to_write_from_a_run_with_errors(

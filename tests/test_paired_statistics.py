@@ -6,10 +6,11 @@ import math
 
 import pytest
 
+from pytest_audiobench.gate import exact
 from pytest_audiobench.gate.items import change
 from pytest_audiobench.gate.paired import (
     allowed_drop,
-    decide,
+    assess,
     judge_noise,
     paired,
     quantile,
@@ -24,7 +25,7 @@ def line(sample: str, value: float, *, cluster: str | None = None, group: str = 
                       failed=failed, answer_sha256="", answer="")
 
 
-ONE_GROUP = Linear(value="v", by="by", weights={"g": 1.0})
+ONE_GROUP = Linear(value="v", by="by", weights={"g": 1.0}, low=0, high=10)
 
 
 def test_without_clusters_the_standard_error_is_the_paired_t_one() -> None:
@@ -55,7 +56,7 @@ def test_samples_that_share_a_clip_are_one_cluster() -> None:
 
 
 def test_a_weighted_metric_is_a_weighted_sum_of_group_means() -> None:
-    average = Linear(value="v", by="by", weights={"a": 0.75, "b": 0.25})
+    average = Linear(value="v", by="by", weights={"a": 0.75, "b": 0.25}, low=0, high=10)
     base = {"1": line("1", 4, group="a"), "2": line("2", 6, group="a"),
             "3": line("3", 8, group="b")}
     new = {"1": line("1", 4, group="a"), "2": line("2", 4, group="a"),
@@ -73,23 +74,31 @@ def test_only_the_samples_both_runs_scored_count_and_a_missing_group_measures_no
     new = {"2": line("2", 3), "3": line("3", 9)}
     result = paired(ONE_GROUP, base, new)
     assert result is not None and result.n == 1 and result.se is None  # one cluster
-    both = Linear(value="v", by="by", weights={"g": 0.5, "h": 0.5})
+    both = Linear(value="v", by="by", weights={"g": 0.5, "h": 0.5}, low=0, high=10)
     assert paired(both, base, new) is None
 
 
-def test_bonferroni_and_the_detectable_drop() -> None:
+def test_the_interval_uses_students_t_on_the_clusters_and_the_detectable_drop() -> None:
     base = {f"s{i}": line(f"s{i}", 5.0 + (i % 2)) for i in range(100)}
     new = {f"s{i}": line(f"s{i}", 4.8 + (i % 2) + (0.1 if i % 4 == 0 else 0))
            for i in range(100)}
     result = paired(ONE_GROUP, base, new)
-    assert result is not None and result.se is not None
-    one = decide(result, margin=0.1, confidence=0.95, family=1)
-    seven = decide(result, margin=0.1, confidence=0.95, family=7)
-    assert one.z == pytest.approx(quantile(0.95)) and seven.z == pytest.approx(
-        quantile(1 - 0.05 / 7))
-    assert one.high == pytest.approx(result.difference + quantile(0.95) * result.se)
-    assert one.detectable == pytest.approx(0.1 + (quantile(0.95) + quantile(0.8)) * result.se)
-    assert one.regressed is (one.high is not None and one.high < -0.1)
+    assert result is not None and result.se is not None and result.method == "sign-flip"
+    one = assess(result, margin=0.1, level=0.05)
+    seven = assess(result, margin=0.1, level=0.05 / 7)
+    t = exact.t_quantile(0.95, 99)  # 1.6604, a little above the normal 1.6449
+    assert t == pytest.approx(1.6604, abs=1e-4)
+    assert one.high == pytest.approx(result.difference + t * result.se)
+    assert seven.high == pytest.approx(result.difference + exact.t_quantile(1 - 0.05 / 7, 99)
+                                       * result.se)
+    # The standard error (0.004: the differences hardly vary) is floored for planning by one
+    # sample's whole swing, 10 points of range / 100 samples.
+    assert result.se < 0.1
+    assert one.detectable == pytest.approx(0.1 + (t + quantile(0.8)) * 0.1)
+    # d is -0.1 or -0.2: the interval lies wholly below the margin, and the sign-flip test
+    # (every sum negative: p = 2^-100, Hoeffding's bound already far below the level) agrees.
+    assert one.high is not None and one.high < -0.1
+    assert one.p is not None and one.p < 1e-6 and one.regressed
 
 
 def test_the_judge_noise_is_the_pooled_spread_of_the_draws() -> None:
@@ -127,22 +136,32 @@ def test_under_the_bar_as_before_is_expected_and_clearing_it_is_an_improvement()
     assert change(None, line("a", 7), True, 0.9, 0.95) is None
 
 
-def test_for_accuracy_the_paired_test_is_mcnemars_on_the_discordant_pairs() -> None:
-    # MMAR: each item right (100) or wrong (0) in both runs. 10 items: 3 right only in the
-    # baseline (b), 1 right only in the new run (c), 6 the same.
+def test_for_accuracy_the_paired_test_is_mcnemars_exact_test_on_the_discordant_pairs() -> None:
+    # MMAR: each item right (100) or wrong (0) in both runs. 10 items: 3 right in both (a),
+    # 3 right only in the baseline (b), 1 right only in the new run (c), 3 in neither (d).
     before = [100, 100, 100, 0, 100, 100, 0, 0, 100, 0]
     after = [0, 0, 0, 100, 100, 100, 0, 0, 100, 0]
+    accuracy = Linear(value="v", by="by", weights={"g": 1.0}, low=0, high=100, binary=True)
     base = {f"s{i}": line(f"s{i}", v) for i, v in enumerate(before)}
     new = {f"s{i}": line(f"s{i}", v) for i, v in enumerate(after)}
-    result = paired(ONE_GROUP, base, new)
-    assert result is not None and result.se is not None
-    n, b, c = 10, 3, 1
-    assert result.difference == pytest.approx(100 * (c - b) / n)
-    # McNemar's unpooled standard error of the difference of the two accuracies,
-    # sqrt(b + c - (b - c)^2 / n) / n, with the n / (n - 1) small-sample factor.
-    mcnemar = math.sqrt(b + c - (b - c) ** 2 / n) / n
-    assert result.se == pytest.approx(100 * mcnemar * math.sqrt(n / (n - 1)))
-    assert result.se == pytest.approx(20.0)  # sqrt(3.6 / 9 / 10) = 0.2
+    result = paired(accuracy, base, new)
+    assert result is not None and result.table is not None and result.method == "exact"
+    assert (result.table.both, result.table.lost, result.table.gained,
+            result.table.neither) == (3, 3, 1, 3)
+    assert result.difference == pytest.approx(100 * (1 - 3) / 10)
+    # McNemar's exact test: of the 4 discordant pairs, 3 or more lost by chance:
+    # (C(4,3) + C(4,4)) / 2^4 = 5 / 16.
+    assert exact.sign_flip_p(result.sums) == pytest.approx(5 / 16)
+    # Tango's score interval at z = 1.6449 (one-sided 5 %), tests/test_small_samples.py
+    # checks its ends by hand: [-0.5011, +0.1451].
+    test = assess(result, margin=1.0, level=0.05)
+    assert (round(test.low, 2), round(test.high, 2)) == (-50.11, 14.51)  # type: ignore[arg-type]
+    # The margin's test (the sums shifted by one point) can only add doubt: not a regression.
+    assert test.p is not None and test.p >= 5 / 16 and not test.regressed
+    # The clustered standard error stays what it was: McNemar's unpooled one,
+    # sqrt(b + c - (b - c)^2 / n) / n, with the n / (n - 1) factor.
+    mcnemar = math.sqrt(3 + 1 - (3 - 1) ** 2 / 10) / 10
+    assert result.se == pytest.approx(100 * mcnemar * math.sqrt(10 / 9))
 
 
 def test_an_unknown_noise_of_a_sampled_judge_decides_no_item() -> None:
@@ -165,12 +184,16 @@ def test_the_worked_example_of_the_statistics_page() -> None:
     assert result is not None and result.se is not None
     assert (result.baseline, result.new, result.difference) == (6.5, 6.0, -0.5)
     assert result.se == pytest.approx(math.sqrt(4 / 3 * 9 / 36))  # 0.577
-    alone = decide(result, 0.1, 0.95, 1)
-    assert (round(alone.low, 2), round(alone.high, 2)) == (-1.45, 0.45)  # type: ignore[arg-type]
-    assert round(alone.detectable, 2) == 1.54  # type: ignore[arg-type]
-    assert not alone.regressed
-    among_seven = decide(result, 0.1, 0.95, 7)
-    assert round(among_seven.z, 2) == 2.45 and round(among_seven.detectable, 2) == 2.0  # type: ignore[arg-type]
+    # Four clips: Student's t with 3 degrees of freedom, 2.353 at one-sided 5 %.
+    alone = assess(result, 0.1, 0.05)
+    assert (round(alone.low, 2), round(alone.high, 2)) == (-1.86, 0.86)  # type: ignore[arg-type]
+    assert not alone.regressed and alone.p == pytest.approx(0.5)
+    # Four clips can detect nothing at 5 %: even all four falling has p = 1/16 by chance.
+    assert not result.detects_at_all(0.05, 0.1) and alone.detectable is None
+    # With a fifth clip, 1/32 could: the drop found 80 % of the time would then be
+    # 0.1 + (2.353 + 0.8416) x 0.577 = 1.94, well inside the largest possible, 6.5.
+    assert result.detects_at_all(0.05, 0.1) is False and 0.5 ** 5 <= 0.05
+    assert round(0.1 + (exact.t_quantile(0.95, 3) + quantile(0.8)) * result.se, 2) == 1.94
     outcomes = {s: change(base[s], new[s], new[s].score < 5, 0.9, 0.95) for s in base}
     assert {s: c.kind for s, c in outcomes.items() if c} == {"s1": "regressed",
                                                              "s2": "expected"}

@@ -187,7 +187,8 @@ def test_the_paired_summary(run_bench: Any, baseline: Path, servers: Servers,
                             small_records: list[Any], snapshot: Any) -> None:
     from tests.test_run import _summary
 
-    answering(servers, small_records, {0, 4, 5, 6, 7})
+    # 2 is good again, the 8 sound and music samples turn poor: 9 changes, 8 of them drops.
+    answering(servers, small_records, {0, 4, 5, 6, 7, 8, 9, 10, 11})
     run = run_bench()
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     assert _summary(run.result.stdout.str()) == snapshot

@@ -154,6 +154,10 @@ class CoreOptions(OptionGroup):
     confidence = Option[float](
         "the paired gate's confidence: an unchanged model fails the gate in at most 1 - C of "
         "runs, all gated metrics together", convert.confidence, 0.95, "C")
+    gate_small = Option[bool](
+        "gate the paired metrics that are too small to be gated by default too: fewer samples "
+        "than their minimum n (min_n in the baseline file, else the default of "
+        "docs/statistics.md), or too few to detect any drop in their range")
     report = Option[Path | None]("write the JSON report of the whole run here", convert.path,
                                    metavar="PATH")
     html = Option[Path | None](

@@ -104,6 +104,7 @@ def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Cat
         max_errors=core.max_errors,
         tolerance=core.tolerance,
         confidence=core.confidence,
+        gate_small=core.gate_small,
         report_path=report_path,
         html_path=here / core.html if core.html else None,
         html_audio_mb=core.html_audio_mb,

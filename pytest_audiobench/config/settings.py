@@ -119,6 +119,8 @@ class Settings(Frozen):
     confidence: float
     """The paired gate's family-wise confidence: an unchanged model fails it at most
     ``1 - confidence`` of the time."""
+    gate_small: bool
+    """Gate paired metrics below their minimum n, or too small to detect any drop, too."""
     report_path: Path | None
     html_path: Path | None
     """Where the run's HTML page goes (--audiobench-html)."""

@@ -31,6 +31,9 @@ class Threshold(BaseModel):
     tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     margin: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """The drop the paired gate lets pass (None: the benchmark's default for the metric)."""
+    min_n: int | None = Field(default=None, ge=1)
+    """The samples both runs scored from which the paired gate holds it (None: the default,
+    ``family.MIN_N``); below it, it is reported and not gated."""
 
 
 class Baseline(BaseModel):
@@ -91,7 +94,8 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
                 # Rounded down: a baseline must hold against the run that wrote it.
                 threshold=math.floor(metrics[name].value * 10_000) / 10_000,
                 tolerance=old[name].tolerance if name in old else _tolerance(name, tolerance),
-                margin=old[name].margin if name in old else None)
+                margin=old[name].margin if name in old else None,
+                min_n=old[name].min_n if name in old else None)
         elif name in old:
             kept[name] = old[name]
     if allowed is None:

@@ -1,8 +1,8 @@
 """The gate's decision for one benchmark: every baselined metric held against this run (pure).
 
 A metric whose baseline has per-sample lines, and that its benchmark can compute from them,
-is held paired: its change over the samples both runs scored, against a margin, at a
-family-wise confidence level (``paired.py``). Any other metric is held against its
+is held paired: its change over the samples both runs scored, against a margin, at its share
+of the family-wise level (``paired.py``, ``family.py``). Any other metric is held against its
 threshold.
 """
 
@@ -15,12 +15,15 @@ from typing import Literal
 from pydantic import BaseModel
 
 from pytest_audiobench.gate.baseline import Baseline, Threshold
-from pytest_audiobench.gate.paired import decide, paired
+from pytest_audiobench.gate.family import MIN_N, Candidate, plan
+from pytest_audiobench.gate.paired import Assessed, Method, paired
 from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
-RowVerdict = Literal["ok", "below", "regressed", "not measured"]
+RowVerdict = Literal["ok", "below", "regressed", "too small", "not measured"]
+HOLDING: frozenset[RowVerdict] = frozenset({"ok", "too small"})
+"""Verdicts the gate holds on: a metric too small to be gated is reported, not held."""
 
 
 class GateRow(BaseModel):
@@ -37,10 +40,22 @@ class GateRow(BaseModel):
     difference: float | None = None
     low: float | None = None
     high: float | None = None
-    """Paired: the interval of the difference at the family-wise level."""
+    """Paired: the interval of the difference at the metric's level, inside its range."""
     margin: float | None = None
     detectable: float | None = None
-    """Paired: the smallest drop this sample size detects with 80 % power."""
+    """Paired: the smallest drop this sample size detects with 80 % power; None when no
+    drop within the metric's range is."""
+    method: Method | None = None
+    """Paired: ``exact`` (0/1 scores: McNemar's exact test, Tango's interval) or
+    ``sign-flip`` (the sign-flip test, a clustered t interval)."""
+    level: float | None = None
+    """Paired: the one-sided level of its tests."""
+    p: float | None = None
+    """Paired: the exact test's p-value, when the interval lies beyond the margin."""
+    span: float | None = None
+    """Paired: the width of the metric's range; its change lies within plus or minus it."""
+    min_n: int | None = None
+    """Paired: the samples both runs scored from which it is gated."""
 
     @property
     def delta(self) -> float | None:
@@ -62,12 +77,12 @@ class Gate(BaseModel):
 
     @property
     def held(self) -> bool:
-        return (all(row.verdict == "ok" for row in self.rows)
+        return (all(row.verdict in HOLDING for row in self.rows)
                 and self.missing <= self.allowed and self.judge_mismatch is None)
 
     def reasons(self) -> list[str]:
         out = [f"{row.metric} {row.verdict}" + _why(row) for row in self.rows
-               if row.verdict != "ok"]
+               if row.verdict not in HOLDING]
         if self.missing > self.allowed:
             out.append(f"{self.missing} samples without a score, {self.allowed} allowed")
         if self.judge_mismatch:
@@ -77,29 +92,57 @@ class Gate(BaseModel):
 
 @dataclass(frozen=True)
 class Pairing:
-    """What the paired gate needs: both runs' sample lines, how the benchmark makes each
-    metric from them and its default margins, the confidence, and how many metrics the run
-    tests at once."""
+    """What the paired gate needs of one benchmark: both runs' sample lines, how the benchmark
+    makes each metric from them and its default margins, and the judge's noise."""
 
     base: Mapping[str, SampleLine]
     new: Mapping[str, SampleLine]
     linear: Callable[[str], Linear | None]
     margin: Callable[[str], float]
-    confidence: float
-    family: int
+    noise: float | None = None
+
+
+def candidates(pairing: Pairing, limits: Mapping[str, Threshold | None]
+               ) -> dict[str, Candidate]:
+    """The metrics of ``limits`` (a baseline's entries, or None for a default one) that can
+    be held paired, with their margins and minimum n: a linear metric of which every weighed
+    group has a sample both runs scored."""
+    out = {}
+    for name, limit in limits.items():
+        spec = pairing.linear(name)
+        result = paired(spec, pairing.base, pairing.new, pairing.noise) if spec else None
+        if result is None:
+            continue
+        margin = limit.margin if limit and limit.margin is not None else pairing.margin(name)
+        out[name] = Candidate(result, margin, limit.min_n if limit and limit.min_n else MIN_N)
+    return out
+
+
+def assess_all(pairings: Mapping[str, Pairing],
+               limits: Mapping[str, Mapping[str, Threshold | None]], confidence: float,
+               gate_small: bool = False) -> dict[str, dict[str, Assessed]]:
+    """Per benchmark, its metrics of ``limits`` that can be held paired, assessed as one
+    family: every benchmark of the run shares the confidence level."""
+    found = {(name, metric): candidate for name, chosen in limits.items()
+             for metric, candidate in candidates(pairings[name], chosen).items()}
+    out: dict[str, dict[str, Assessed]] = {name: {} for name in pairings}
+    for (name, metric), assessed in plan(found, confidence, gate_small).items():
+        out[name][metric] = assessed
+    return out
 
 
 def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
              judge_model: str | None, allowed: int | None = None,
-             identity: ModelIdentity | None = None, pairing: Pairing | None = None) -> Gate:
-    """Hold every metric of the baseline against this run: paired when it can be."""
+             identity: ModelIdentity | None = None,
+             assessed: Mapping[str, Assessed] | None = None) -> Gate:
+    """Hold every metric of the baseline against this run: paired where ``assessed`` has it
+    (``family.plan``), else against its threshold."""
     rows = []
     for name, limit in baseline.metrics.items():
-        row = paired_row(name, pairing, limit, metrics.get(name)) if pairing else None
-        if row is not None:
-            rows.append(row)
-            continue
         metric = metrics.get(name)
+        if assessed and name in assessed:
+            rows.append(paired_row(name, assessed[name], limit, metric))
+            continue
         if metric is None:
             verdict: RowVerdict = "not measured"
         elif metric.value < limit.threshold - limit.tolerance - 1e-9:
@@ -121,35 +164,24 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
                 judge_mismatch=mismatch, other_model=other)
 
 
-def paired_metrics(baseline: Baseline | None, linear: Callable[[str], Linear | None],
-                   has_lines: bool) -> list[str]:
-    """The metrics of ``baseline`` that the paired gate tests (for the family's size)."""
-    if baseline is None or not has_lines:
-        return []
-    return [name for name in baseline.metrics if linear(name) is not None]
-
-
-def paired_row(name: str, pairing: Pairing, limit: Threshold | None = None,
-               metric: Metric | None = None) -> GateRow | None:
-    """``name`` held paired, or None when it cannot be (no such linear metric, no baseline
-    lines, a weighed group without a sample both runs scored). ``limit`` is the baseline's
-    entry (its margin overrides the benchmark's default); ``metric`` this run's value over
-    all its samples. Without them (two reports compared) both sides are the paired values."""
-    spec = pairing.linear(name)
-    if spec is None or not pairing.base:
-        return None
-    result = paired(spec, pairing.base, pairing.new)
-    if result is None:
-        return None
-    margin = pairing.margin(name) if limit is None or limit.margin is None else limit.margin
-    decision = decide(result, margin, pairing.confidence, pairing.family)
+def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
+               metric: Metric | None = None) -> GateRow:
+    """``name`` as the paired gate held it. ``limit`` is the baseline's entry; ``metric``
+    this run's value over all its samples. Without them (two reports compared) both sides
+    are the paired values."""
+    result = test.paired
+    if not test.gated:
+        verdict: RowVerdict = "too small"
+    else:
+        verdict = "regressed" if test.regressed else "ok"
     return GateRow(
         metric=name, value=metric.value if metric else result.new,
         threshold=limit.threshold if limit else result.baseline,
-        tolerance=limit.tolerance if limit else 0.0,
-        verdict="regressed" if decision.regressed else "ok", test="paired", n=result.n,
-        baseline=result.baseline, difference=result.difference, low=decision.low,
-        high=decision.high, margin=margin, detectable=decision.detectable)
+        tolerance=limit.tolerance if limit else 0.0, verdict=verdict, test="paired",
+        n=result.n, baseline=result.baseline, difference=result.difference, low=test.low,
+        high=test.high, margin=test.margin, detectable=test.detectable, method=result.method,
+        level=test.level, p=test.p, span=result.span,
+        min_n=limit.min_n if limit and limit.min_n else MIN_N)
 
 
 def _why(row: GateRow) -> str:
@@ -157,5 +189,14 @@ def _why(row: GateRow) -> str:
         return f" ({row.value:.3f} < {row.threshold:g} - {row.tolerance:g})"
     if row.verdict == "regressed" and row.difference is not None and row.high is not None:
         return (f" (changed {row.difference:+.3f}; at most {row.high:+.3f}, beyond the margin "
-                f"-{row.margin:g})")
+                f"-{row.margin:g}; p {row.p:.2g} at level {row.level:.2g})")
     return ""
+
+
+def too_small(row: GateRow) -> str:
+    """Why a paired metric is reported and not gated."""
+    if row.n is not None and row.min_n is not None and row.n < row.min_n:
+        return (f"too few samples to detect a drop: {row.n} scored by both runs, gated from "
+                f"{row.min_n}")
+    return ("too few samples to detect a drop within its range: even every sample at the "
+            "bottom of the range would be within chance at this level")

@@ -1,11 +1,21 @@
 """Paired statistics for a release gate (pure): a metric's change between a baseline run and a
-new one over the samples both scored, its standard error clustered by shared context, the
-judge's noise, and whether one sample dropped by more than that noise explains.
+new one over the samples both scored, tested at its level by a method valid for its n and its
+kind of score, and whether one sample dropped by more than the judge's noise explains.
 
-The facts are those of "Adding Error Bars to Evals" (Miller, 2024): paired differences, the
-cluster-robust standard error with its C/(C-1) factor, Bonferroni's correction when several
-metrics are tested at once, and the smallest effect detectable at a given power. The
-statistics page of the docs (docs/statistics.md) explains them in plain words.
+A metric regresses when two exact tests both reject at its level, neither of which rests on
+a standard error (so none can come from one that fell to zero):
+- "nothing changed", by the sign-flip test of the clusters' sums of differences
+  (``exact.sign_flip_p``; for 0/1 scores with one item per clip, McNemar's exact test on the
+  discordant pairs): an unchanged model fails it at most at its level, at any n;
+- "it dropped by no more than the margin", by the same test of the sums shifted by the margin
+  (each difference plus the margin is then as likely up as down).
+Its interval shows how large the change may be: Tango's paired score interval for 0/1
+scores; for other scores the clustered standard error (with its C/(C-1) factor, Student's t
+with C - 1 degrees of freedom, and never below what the judge's measured noise alone makes);
+either cut to the metric's range.
+
+The facts are those of "Adding Error Bars to Evals" (Miller, 2024) and of the small-sample
+literature it points to; docs/statistics.md explains them in plain words.
 """
 
 from __future__ import annotations
@@ -14,12 +24,28 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Literal
 
+from pytest_audiobench.gate import exact
 from pytest_audiobench.outcome.lines import Linear, SampleLine
 
 _NORMAL = NormalDist()
 POWER = 0.8
 """The power at which the smallest detectable drop is given."""
+
+Method = Literal["exact", "sign-flip"]
+"""How a metric is tested: ``exact`` for 0/1 scores (McNemar's exact test, Tango's
+interval), ``sign-flip`` for any other (the sign-flip test, a clustered t interval)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Paired 0/1 outcomes: right in both runs, only in the baseline, only now, in neither."""
+
+    both: int
+    lost: int
+    gained: int
+    neither: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,18 +56,52 @@ class Paired:
     clusters: int
     baseline: float
     new: float
-    se: float | None
-    """Clustered standard error of ``new - baseline``; None with fewer than two clusters."""
+    low: float
+    """The lowest value a sample (and so the metric) can take."""
+    span: float
+    """The width of the metric's range: its change lies within ``[-span, +span]``."""
+    sums: tuple[float, ...]
+    """Per cluster, its samples' weighted differences added up; their total is the change."""
+    weights: tuple[float, ...]
+    """Per cluster (in the order of ``sums``), its samples' weights in the metric."""
+    se_clustered: float | None
+    """Clustered standard error of the change; None with fewer than two clusters."""
+    se_noise: float
+    """What the judge's measured noise alone makes of the change's standard error."""
+    table: Table | None
+    """For 0/1 scores of one group, one sample per cluster: the paired table."""
+    can_fall: int
+    """Clusters with a sample above the lowest value in the baseline: those that can drop."""
+    heaviest: float
+    """The largest weight one sample has in the metric."""
 
     @property
     def difference(self) -> float:
         return self.new - self.baseline
 
+    @property
+    def se(self) -> float | None:
+        """The standard error an interval uses: the clustered one, floored by the noise."""
+        if self.se_clustered is None:
+            return None
+        return max(self.se_clustered, self.se_noise)
 
-def paired(metric: Linear, base: Mapping[str, SampleLine],
-           new: Mapping[str, SampleLine]) -> Paired | None:
-    """The metric on both sides over the samples both scored, and the clustered standard
-    error of the difference; None unless every group the metric weighs has such a sample."""
+    @property
+    def method(self) -> Method:
+        return "exact" if self.table is not None else "sign-flip"
+
+    def detects_at_all(self, level: float, margin: float) -> bool:
+        """Whether any outcome in the metric's range could reject at ``level``: even every
+        sample falling to the lowest value is otherwise within chance (known before the new
+        run's scores, from the baseline and n only)."""
+        return self.baseline - self.low > margin and 0.5 ** self.can_fall <= level
+
+
+def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, SampleLine],
+           noise: float | None = None) -> Paired | None:
+    """The metric on both sides over the samples both scored; None unless every group the
+    metric weighs has such a sample. ``noise`` is the judge's, for the floor of the standard
+    error of a metric made of judged draws."""
     groups: dict[str, list[tuple[SampleLine, SampleLine]]] = {}
     for sample in sorted(base.keys() & new.keys()):
         b, n = base[sample], new[sample]
@@ -50,24 +110,68 @@ def paired(metric: Linear, base: Mapping[str, SampleLine],
             groups.setdefault(group, []).append((b, n))
     if set(groups) != set(metric.weights):
         return None
-    base_value = new_value = 0.0
-    influence: dict[str, float] = {}
+    sums: dict[str, float] = {}
+    weights: dict[str, float] = {}
+    residuals: dict[str, float] = {}
+    noise_variance = base_value = new_value = 0.0
     for group, members in groups.items():
         share = metric.weights[group] / len(members)
         diffs = [n.values[metric.value] - b.values[metric.value] for b, n in members]
         mean_diff = sum(diffs) / len(diffs)
         base_value += share * sum(b.values[metric.value] for b, _ in members)
         new_value += share * sum(n.values[metric.value] for _, n in members)
-        for (_, n), d in zip(members, diffs, strict=True):
-            # Each sample's share of the change, less its group's mean: the residuals the
-            # cluster-robust estimator adds up within each cluster before squaring.
-            influence[n.cluster] = influence.get(n.cluster, 0.0) + share * (d - mean_diff)
-    clusters = len(influence)
-    se = None
-    if clusters >= 2:
-        se = math.sqrt(clusters / (clusters - 1) * sum(r * r for r in influence.values()))
-    return Paired(n=sum(len(m) for m in groups.values()), clusters=clusters,
-                  baseline=base_value, new=new_value, se=se)
+        for (b, n), d in zip(members, diffs, strict=True):
+            sums[n.cluster] = sums.get(n.cluster, 0.0) + share * d
+            weights[n.cluster] = weights.get(n.cluster, 0.0) + share
+            # Less its group's mean: the residuals the cluster-robust estimator adds up
+            # within each cluster before squaring.
+            residuals[n.cluster] = residuals.get(n.cluster, 0.0) + share * (d - mean_diff)
+            if metric.drawn and noise:
+                noise_variance += share * share * noise * noise * _draw_weight(b, n)
+    pairs = [pair for members in groups.values() for pair in members]
+    return Paired(
+        n=len(pairs), clusters=len(sums), baseline=base_value, new=new_value, low=metric.low,
+        span=metric.high - metric.low, sums=tuple(sums.values()),
+        weights=tuple(weights[cluster] for cluster in sums),
+        se_clustered=_clustered(residuals.values()), se_noise=math.sqrt(noise_variance),
+        table=_table(metric, pairs, len(sums)), can_fall=_can_fall(metric, groups),
+        heaviest=max(metric.weights[g] / len(m) for g, m in groups.items()))
+
+
+def _draw_weight(base: SampleLine, new: SampleLine) -> float:
+    """``1/k`` for each side's ``k`` judge draws, of the sides a sampled judge scored."""
+    return ((1 / len(base.draws) if base.judged and base.draws else 0.0)
+            + (1 / len(new.draws) if new.judged and new.draws else 0.0))
+
+
+def _clustered(residuals: Iterable[float]) -> float | None:
+    kept = list(residuals)
+    if len(kept) < 2:
+        return None
+    return math.sqrt(len(kept) / (len(kept) - 1) * sum(r * r for r in kept))
+
+
+def _table(metric: Linear, pairs: list[tuple[SampleLine, SampleLine]],
+           clusters: int) -> Table | None:
+    """The paired table of a right-or-wrong metric of one group when every value is the
+    lowest or the highest and no two samples share a cluster; else None."""
+    if not metric.binary or len(metric.weights) != 1 or clusters != len(pairs):
+        return None
+    ends = (metric.low, metric.high)
+    cells = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
+    for b, n in pairs:
+        before, after = b.values[metric.value], n.values[metric.value]
+        if before not in ends or after not in ends:
+            return None
+        cells[(before == metric.high, after == metric.high)] += 1
+    return Table(both=cells[(True, True)], lost=cells[(True, False)],
+                 gained=cells[(False, True)], neither=cells[(False, False)])
+
+
+def _can_fall(metric: Linear,
+              groups: Mapping[str, list[tuple[SampleLine, SampleLine]]]) -> int:
+    return len({b.cluster for members in groups.values() for b, _ in members
+                if b.values[metric.value] > metric.low})
 
 
 def quantile(p: float) -> float:
@@ -75,43 +179,76 @@ def quantile(p: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
-    """A paired metric held against its margin at a family-wise level."""
+class Assessed:
+    """A paired metric held against its margin at its level."""
 
     paired: Paired
     margin: float
-    z: float
-    """The one-sided quantile at the Bonferroni-corrected level."""
-
-    @property
-    def low(self) -> float | None:
-        se = self.paired.se
-        return None if se is None else self.paired.difference - self.z * se
-
-    @property
-    def high(self) -> float | None:
-        se = self.paired.se
-        return None if se is None else self.paired.difference + self.z * se
+    level: float
+    """The one-sided level of its tests (the family-wise level shared among the gated)."""
+    gated: bool
+    """False: too few samples to detect a drop in its range; reported, not gated."""
+    low: float | None
+    high: float | None
+    """The interval of the change at ``level`` on each side, inside the metric's range; None
+    when it cannot be had (one cluster, or no spread at all and no judge noise)."""
+    detectable: float | None
+    """The smallest drop found with 80 % power; None when no drop within the range is, or
+    when the metric is not gated."""
+    p: float | None
+    """The larger p-value of the two exact tests (or a bound on it below the level), when the
+    change is beyond the margin and the metric is gated; None otherwise (it could not
+    regress)."""
 
     @property
     def regressed(self) -> bool:
-        """Confident, at the family-wise level, that the metric dropped by more than the
-        margin: even the upper bound of the change is below ``-margin``."""
-        return self.high is not None and self.high < -self.margin
-
-    @property
-    def detectable(self) -> float | None:
-        """The smallest drop this sample size detects with 80 % power: the margin plus
-        ``(z + z_power)`` standard errors."""
-        se = self.paired.se
-        return None if se is None else self.margin + (self.z + quantile(POWER)) * se
+        """Both exact tests reject: the change is not chance, and beyond the margin."""
+        return self.gated and self.p is not None and self.p <= self.level
 
 
-def decide(result: Paired, margin: float, confidence: float, family: int) -> Decision:
-    """Bonferroni over ``family`` metrics tested at once keeps the chance that an unchanged
-    model fails the gate at most ``1 - confidence``."""
-    alpha = (1.0 - confidence) / max(1, family)
-    return Decision(paired=result, margin=margin, z=quantile(1.0 - alpha))
+def assess(result: Paired, margin: float, level: float, gated: bool = True) -> Assessed:
+    """``result`` assessed at the one-sided ``level``: the interval, the smallest detectable
+    drop and, when the change is beyond the margin, the exact tests."""
+    low, high = _interval(result, level)
+    p = None
+    if gated and result.difference < -margin:
+        shifted = [s + margin * w for s, w in zip(result.sums, result.weights, strict=True)]
+        p = max(exact.sign_flip_p(result.sums, level), exact.sign_flip_p(shifted, level))
+    return Assessed(paired=result, margin=margin, level=level, gated=gated, low=low, high=high,
+                    detectable=_detectable(result, margin, level) if gated else None, p=p)
+
+
+def _quantile(result: Paired, level: float) -> float | None:
+    if result.table is not None:
+        return quantile(1.0 - level)
+    if result.clusters < 2:
+        return None
+    return exact.t_quantile(1.0 - level, result.clusters - 1)
+
+
+def _interval(result: Paired, level: float) -> tuple[float | None, float | None]:
+    q = _quantile(result, level)
+    table = result.table
+    if table is not None and q is not None:
+        low, high = exact.tango(table.lost, table.gained, result.n, q)
+        return low * result.span, high * result.span
+    se = result.se
+    if q is None or not se:
+        return None, None
+    return (max(-result.span, result.difference - q * se),
+            min(result.span, result.difference + q * se))
+
+
+def _detectable(result: Paired, margin: float, level: float) -> float | None:
+    """``margin + (q + z_power) x SE``, the standard error at least what one sample's whole
+    swing moves the metric; None beyond the largest drop the baseline allows, or when no
+    outcome could reject."""
+    q = _quantile(result, level)
+    if q is None or not result.detects_at_all(level, margin):
+        return None
+    se = max(result.se or 0.0, result.span * result.heaviest)
+    drop = margin + (q + quantile(POWER)) * se
+    return drop if drop <= result.baseline - result.low else None
 
 
 def judge_noise(lines: Iterable[SampleLine]) -> float | None:

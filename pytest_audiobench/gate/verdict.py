@@ -14,7 +14,7 @@ from pytest_audiobench.config.names import MINI
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import baseline as baselines
 from pytest_audiobench.gate.decision import Gate, Pairing, evaluate
-from pytest_audiobench.gate.paired import judge_noise
+from pytest_audiobench.gate.paired import Assessed, judge_noise
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
@@ -55,8 +55,9 @@ def load_lines(settings: Settings, benchmarks: Sequence[str]
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            metrics: Mapping[str, Metric], missing: int,
            current: baselines.Baseline | None, identity: ModelIdentity | None,
-           pairing: Pairing | None = None) -> Decision:
-    """Hold ``metrics`` against the baseline (paired where ``pairing`` allows); with
+           pairing: Pairing | None = None, assessed: Mapping[str, Assessed] | None = None
+           ) -> Decision:
+    """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
     --audiobench-update-baseline write a new one, with this run's sample lines (and the old
     lines of samples this run did not score), when they would hold against it (a shard never
     gates: its merge does)."""
@@ -80,7 +81,7 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
         return Decision("missing", path)
     return Decision("applied", path,
                     evaluate(current, metrics, missing, judge_model, settings.max_errors,
-                             identity, pairing))
+                             identity, assessed))
 
 
 def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,

@@ -68,9 +68,20 @@ def without_texts(line: SampleLine) -> SampleLine:
 
 class Linear(BaseModel):
     """A metric as ``sum(weights[g] * mean of values[value] over the samples of group g)``,
-    the groups taken from ``SampleLine.groups[by]``. Every leaderboard number of the built-in
-    benchmarks is one: a category mean (one weight of 1), Mixed, Average, an accuracy."""
+    the groups taken from ``SampleLine.groups[by]``, the weights adding up to 1. Every
+    leaderboard number of the built-in benchmarks is one: a category mean (one weight of 1),
+    Mixed, Average, an accuracy."""
 
     value: str
     by: str
     weights: dict[str, float]
+    low: float
+    high: float
+    """The range of one sample's value, and so of the metric (0 and 10 for a judge's score,
+    0 and 100 for an accuracy in percent): intervals stay inside it."""
+    binary: bool = False
+    """One sample's value is right or wrong, ``high`` or ``low`` (an accuracy): tested as
+    paired 0/1 outcomes when every value is one of them (one inference run)."""
+    drawn: bool = False
+    """The value is the mean of the sample's judge draws (``SampleLine.draws``), so the
+    judge's measured noise is part of its spread."""

@@ -25,11 +25,20 @@ class Change:
     limit: float
     """The drop allowed: the margin (paired) or the tolerance (threshold), as a negative."""
     failed: bool
+    span: float | None = None
+    """The width of the metric's range, when known: its change lies within plus or minus it,
+    and so does the axis."""
+    small: bool = False
+    """Too small to be gated: drawn muted."""
 
 
-def _scale(lo: float, hi: float) -> tuple[float, float]:
+def _scale(lo: float, hi: float, span: float | None) -> tuple[float, float]:
+    """The axis: the points with some room, never past the range of the metrics' change."""
     pad = (hi - lo) * 0.08 or 1.0
-    return lo - pad, hi + pad
+    low, high = lo - pad, hi + pad
+    if span is not None:
+        low, high = max(low, min(lo, -span)), min(high, max(hi, span))
+    return low, high
 
 
 def _x(value: float, lo: float, hi: float) -> float:
@@ -46,7 +55,8 @@ def forest(rows: Sequence[Change], caption: str) -> str:
     if not rows:
         return ""
     points = [v for r in rows for v in (r.change, r.low, r.high, r.limit, 0.0) if v is not None]
-    lo, hi = _scale(min(points), max(points))
+    spans = [r.span for r in rows if r.span is not None]
+    lo, hi = _scale(min(points), max(points), max(spans) if spans else None)
     height = TOP + ROW * len(rows) + 24
     zero = _x(0.0, lo, hi)
     parts = [f'<svg class="chart forest" role="img" viewBox="0 0 {LABEL_WIDTH + PLOT_WIDTH + 20}'
@@ -65,7 +75,7 @@ def forest(rows: Sequence[Change], caption: str) -> str:
 
 
 def _forest_row(row: Change, y: float, lo: float, hi: float) -> str:
-    state = "failed" if row.failed else "ok"
+    state = "failed" if row.failed else "small" if row.small else "ok"
     out = [f'<g class="row {state}" data-metric="{escape(row.label)}">',
            f'<text class="label" x="{LABEL_WIDTH - 8}" y="{y + 4}">{escape(row.label)}</text>',
            f'<line class="limit" x1="{_x(row.limit, lo, hi):.1f}" y1="{y - 8}" '

@@ -23,7 +23,7 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.gate.decision import Gate, GateRow, Pairing, paired_row
+from pytest_audiobench.gate.decision import Gate, GateRow, Pairing, assess_all, paired_row
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.paired import items_comparable, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
@@ -69,26 +69,32 @@ class Compared:
 
 def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
             metrics: Sequence[str] | None = None,
-            margins: Mapping[str, float] | None = None) -> list[Compared]:
+            margins: Mapping[str, float] | None = None,
+            gate_small: bool = False) -> list[Compared]:
     """Per benchmark both reports ran, ``metrics`` (default: the headline numbers; ``["all"]``:
     every metric that can be paired) of B held against A's, all of them one family for the
-    confidence level."""
+    confidence level (those too small to detect a drop reported, not held, unless
+    ``gate_small``)."""
     _check_comparable(a, b)
     names = [n for n in b.settings.benchmarks if n in a.settings.benchmarks]
     sides = {name: (registry.create(name, a.settings), registry.create(name, b.settings))
              for name in names}
     chosen = {name: _chosen(name, a, b, sides[name][1], metrics) for name in names}
     _check_known(chosen, metrics)
-    family = sum(len(c) for c in chosen.values())
+    lines = {name: (_lines(bench_a, a), _lines(bench_b, b))
+             for name, (bench_a, bench_b) in sides.items()}
+    noises = {name: judge_noise([*la.values(), *lb.values()]) for name, (la, lb) in lines.items()}
+    pairings = {name: Pairing(base=lines[name][0], new=lines[name][1], linear=bench_b.linear,
+                              margin=_margin_of(bench_b, margins or {}), noise=noises[name])
+                for name, (_, bench_b) in sides.items()}
+    assessed = assess_all(pairings, {name: dict.fromkeys(chosen[name]) for name in sides},
+                          confidence, gate_small)
     out = []
-    for name, (bench_a, bench_b) in sides.items():
-        lines_a, lines_b = _lines(bench_a, a), _lines(bench_b, b)
-        pairing = Pairing(base=lines_a, new=lines_b, linear=bench_b.linear,
-                          margin=_margin_of(bench_b, margins or {}), confidence=confidence,
-                          family=family)
-        rows = {m: row for m in chosen[name] if (row := paired_row(m, pairing)) is not None}
+    for name in sides:
+        lines_a, lines_b = lines[name]
+        rows = {m: paired_row(m, a) for m, a in assessed[name].items()}
         every = [*lines_a.values(), *lines_b.values()]
-        noise = judge_noise(every)
+        noise = noises[name]
         changed = [change(lines_a[s], lines_b[s], lines_b[s].failed, noise, confidence)
                    for s in sorted(lines_a.keys() & lines_b.keys())]
         changes = {c.new.id: c for c in changed if c is not None}
@@ -108,9 +114,11 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
 def render(a: Path, b: Path, compared: Sequence[Compared], confidence: float,
            shown: int) -> list[str]:
     """The paired table per benchmark, its regressed samples, and the verdict."""
+    rows = [row for c in compared for row in c.rows.values()]
+    small = sum(row.verdict == "too small" for row in rows)
     lines = [f"A: {a}", f"B: {b}",
              f"paired over the samples both runs scored; confidence {confidence:g} across "
-             f"{sum(len(c.rows) for c in compared)} metrics"]
+             f"{len(rows) - small} metrics" + (f" ({small} too small to hold)" if small else "")]
     for c in compared:
         lines += ["", f"{c.benchmark}: {c.both} samples in both, {c.only_a} only in A, "
                   f"{c.only_b} only in B",
@@ -210,6 +218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "benchmark's, e.g. 0.1 points of a 0-10 score)")
     parser.add_argument("--confidence", type=convert.confidence, default=0.95,
                         help="family-wise confidence level (default 0.95)")
+    parser.add_argument("--gate-small", action="store_true",
+                        help="hold the metrics too small to detect a drop too (fewer samples "
+                             "than the default minimum n, or none in their range could be "
+                             "detected); without it they are reported, not held")
     parser.add_argument("--samples", type=int, default=10, metavar="N",
                         help="regressed samples listed per benchmark (default 10)")
     parser.add_argument("--html", type=Path, metavar="PATH",
@@ -221,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         a = read_report(args.a, "audiobench-compare")
         b = read_report(args.b, "audiobench-compare")
         compared = compare(a, b, confidence=args.confidence, metrics=args.metrics,
-                           margins=dict(args.margin))
+                           margins=dict(args.margin), gate_small=args.gate_small)
     except AudiobenchError as exc:
         print(f"audiobench-compare: error: {exc}", file=sys.stderr)
         return 4

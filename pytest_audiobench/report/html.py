@@ -28,7 +28,7 @@ from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
-from pytest_audiobench.gate.decision import GateRow
+from pytest_audiobench.gate.decision import HOLDING, GateRow
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.outcome.view import Choice, SampleView
@@ -240,9 +240,10 @@ def _change(row: GateRow, prefix: str) -> charts.Change:
     label = row.metric.removeprefix(prefix)
     if row.test == "paired" and row.difference is not None:
         return charts.Change(label, row.difference, row.low, row.high,
-                             -(row.margin or 0.0), row.verdict != "ok")
+                             -(row.margin or 0.0), row.verdict not in HOLDING, row.span,
+                             row.verdict == "too small")
     delta = row.delta or 0.0
-    return charts.Change(label, delta, None, None, -row.tolerance, row.verdict != "ok")
+    return charts.Change(label, delta, None, None, -row.tolerance, row.verdict not in HOLDING)
 
 
 def _number(value: float | None, signed: bool = False) -> str:
@@ -266,10 +267,15 @@ def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
                  _number(r.difference if paired else r.delta, True), interval,
                  f"{r.margin:g}" if r.margin is not None else "-", _number(r.detectable),
                  r.verdict)
-        body.append(f'<tr class="{"ok" if r.verdict == "ok" else "failed"}">'
+        body.append(f'<tr class="{_row_class(r)}">'
                     + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
     return ('<table class="gate"><thead><tr>' + "".join(f"<th>{escape(h)}</th>" for h in head)
             + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
+
+
+def _row_class(row: GateRow) -> str:
+    """ok, small (reported, not gated) or failed."""
+    return {"ok": "ok", "too small": "small"}.get(row.verdict, "failed")
 
 
 def _bars(summary: BenchmarkSummary, prefix: str) -> list[charts.Bar]:

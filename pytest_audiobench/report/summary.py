@@ -16,8 +16,8 @@ from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import Baseline
-from pytest_audiobench.gate.decision import Pairing, paired_metrics
-from pytest_audiobench.gate.paired import items_comparable, noise_of
+from pytest_audiobench.gate.decision import Pairing, assess_all
+from pytest_audiobench.gate.paired import Assessed, items_comparable, noise_of
 from pytest_audiobench.gate.verdict import Decision, decide, exit_status
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import combine_runs
@@ -65,23 +65,30 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     stream from disk; the report holds none of them (``RunReport.write`` takes them)."""
     identity = run.identity if run is not None else None
     base_lines = base_lines or {}
-    family = sum(len(paired_metrics(current.get(name), bench.linear, bool(base_lines.get(name))))
-                 for name, bench in benchmarks.items())
     folded, total = _fold(settings, benchmarks, records, selected, base_lines)
+    pairings = {name: _pairing(bench, current.get(name), base_lines.get(name, {}),
+                               folded[name].lines or {}) for name, bench in benchmarks.items()}
+    limits = {name: baseline.metrics for name, pairing in pairings.items()
+              if (baseline := current.get(name)) is not None and pairing.base}
+    assessed = assess_all(pairings, limits, settings.confidence, settings.gate_small)
     summaries = []
     for name, bench in benchmarks.items():
         mine = folded[name]
-        pairing = Pairing(base=base_lines.get(name, {}), new=mine.lines or {},
-                          linear=bench.linear, margin=bench.margin,
-                          confidence=settings.confidence, family=family)
         own = (r for r in records if r.benchmark == name)
         summaries.append(summarise(settings, bench, releases[name], mine.counting.done(),
-                                   mine.tally, current.get(name), identity, pairing, own))
+                                   mine.tally, current.get(name), identity, pairings[name],
+                                   own, assessed[name]))
     held = all(s.gate is None or s.gate.held for s in summaries)
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
     return RunReport(settings=settings, run=run, benchmarks=summaries, judge_protocol=protocol,
                      usage=total, traffic=traffic, gate_held=held, selected=list(selected),
                      samples=[], seconds=seconds)
+
+
+def _pairing(bench: Benchmark, current: Baseline | None, base: Mapping[str, SampleLine],
+             new: Mapping[str, SampleLine]) -> Pairing:
+    noise = noise_of(current.noise if current else None, base.values()) if base else None
+    return Pairing(base=base, new=new, linear=bench.linear, margin=bench.margin, noise=noise)
 
 
 def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
@@ -112,19 +119,19 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
 
 def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,
               tally: Tally, current: Baseline | None, identity: ModelIdentity | None,
-              pairing: Pairing, records: Iterable[SampleRecord]) -> BenchmarkSummary:
+              pairing: Pairing, records: Iterable[SampleRecord],
+              assessed: Mapping[str, Assessed]) -> BenchmarkSummary:
     """One benchmark's numbers and gate from its folded records; ``records`` (its own) only
     for what it exports."""
     name = bench.name
     per_run = [tally.metrics(run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, current,
-                      identity, pairing)
+                      identity, pairing, assessed)
     notes = bench.notes(release) + bench.finish(records)
     failed_means = bench.failed_means()
     if pairing.base:
-        noise = noise_of(current.noise if current else None, pairing.base.values())
-        if items_comparable(noise, pairing.base.values()):
+        if items_comparable(pairing.noise, pairing.base.values()):
             failed_means = "regressed"
         else:
             notes.append(ITEMS_BY_THE_BAR)

@@ -101,13 +101,35 @@ def paired_table(names: Sequence[str], gated: Mapping[str, GateRow],
             rows.append((name, str(row.n), f"{row.baseline:.2f}", f"{row.value:.2f}"
                          if row.value is not None else "n/a", f"{row.difference:+.2f}{interval}",
                          f"{row.margin:g}", f"{row.detectable:.2f}" if row.detectable
-                         is not None else "n/a", row.verdict))
+                         is not None else "-", row.verdict))
         else:
             rows.append((name, str(metric.n) if metric else "-",
                          f"{row.threshold:.2f} ± {row.tolerance:g}" if row else "-",
                          f"{metric.value:.2f}" if metric else "n/a", "", "", "",
                          row.verdict if row else ""))
-    return _aligned(rows)
+    return [*_aligned(rows), *paired_notes([gated[n] for n in names if n in gated])]
+
+
+def paired_notes(rows: Sequence[GateRow]) -> list[str]:
+    """What the paired table's blanks mean: metrics too small to gate, drops none of which
+    can be detected."""
+    paired = [r for r in rows if r.test == "paired"]
+    small = [r for r in paired if r.verdict == "too small"]
+    lines = []
+    if small:
+        floors = sorted({r.min_n for r in small if r.min_n is not None})
+        below = f"n below {floors[0]}" if len(floors) == 1 else "n below their minimum"
+        lines.append(f"too small: {len(small)} metric(s) with too few samples to detect a drop "
+                     f"({below}, or no drop in their range could be told from chance): "
+                     "reported, not gated (--audiobench-gate-small gates them)")
+    if any(r.detectable is None and r.verdict != "too small" for r in paired):
+        lines.append("detects -: no drop within the metric's range is found 80 % of the time "
+                     "with these samples")
+    lines += [f"{r.metric}: its interval lies below the margin, but the exact tests say the "
+              f"drop could be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
+              for r in paired if r.verdict == "ok" and r.high is not None and r.margin is not None
+              and r.high < -r.margin and r.p is not None and r.level is not None]
+    return lines
 
 
 def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:

@@ -168,10 +168,14 @@ class AirBenchChat(Benchmark):
         value = {"score": "score", "reference": "reference", "win_rate": "win"}.get(stat)
         if value is None or (name in ("mixed", "average") and stat == "win_rate"):
             return None
-        if name in TASK_CATEGORY:
-            return Linear(value=value, by="task", weights={name: 1.0})
-        weights = _CATEGORY_WEIGHTS.get(name, {name: 1.0} if name in CATEGORIES else None)
-        return None if weights is None else Linear(value=value, by="category", weights=weights)
+        by, weights = ("task", {name: 1.0}) if name in TASK_CATEGORY else (
+            "category", _CATEGORY_WEIGHTS.get(name, {name: 1.0} if name in CATEGORIES else None))
+        if weights is None:
+            return None
+        # A judge's scores run from 0 to 10; a win is 0 or 1 per pass. The score is the mean
+        # of the sample's draws, so the judge's noise is part of its spread.
+        return Linear(value=value, by=by, weights=weights, low=0.0,
+                      high=1.0 if value == "win" else 10.0, drawn=value == "score")
 
     def margin(self, metric: str) -> float:
         # Scores are on the judge's 0-10 scale, win rates are shares.

@@ -231,7 +231,10 @@ class Mmar(Benchmark):
                 group, _, rest = rest.removeprefix(prefix).partition(".")
         value = {"avg": "correct", "official.avg": "official", "strict.avg": "strict",
                  "rubrics": "rubric"}.get(rest)
-        return None if value is None else Linear(value=value, by=by, weights={group: 1.0})
+        # Percent: an item right in every run is 100, wrong in every run 0; the rubric is a
+        # judge's rating in between.
+        return None if value is None else Linear(value=value, by=by, weights={group: 1.0},
+                                                 low=0.0, high=100.0, binary=value != "rubric")
 
     def margin(self, metric: str) -> float:
         return 1.0  # percentage points of accuracy, or of the rubric score

@@ -1,0 +1,183 @@
+"""Small-sample statistics for the paired gate (pure): tests and intervals that stay valid
+where the normal approximation does not (a handful of samples, every difference the same,
+0/1 scores), with no library beyond the standard one and numpy.
+
+- ``sign_flip_p``: the randomization test of "nothing changed". When the baseline run and the
+  new run are two draws of the same model, each cluster's sum of differences is as likely to
+  be negative as positive, so flipping the signs of the cluster sums gives the exact null
+  distribution of their total, at any n. Counted exactly (a binomial when every sum has the
+  same size, which for 0/1 scores with one item per clip is McNemar's exact test on the
+  discordant pairs; every sign pattern for a few clusters), bounded by Hoeffding's inequality
+  when that bound already decides, else estimated from seeded random flips.
+- ``tango``: Tango's score interval for the difference of two paired proportions, which
+  stays inside [-1, 1] and has width even when every pair is alike.
+- ``t_quantile``: Student's t quantile, for clustered standard errors with few clusters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from statistics import NormalDist
+
+ENUMERATED = 16
+"""Up to this many non-zero cluster sums every sign pattern is counted (2^16 of them)."""
+FLIPS = 19_999
+"""Random sign patterns drawn beyond that: the p-value is (1 + as extreme) / (FLIPS + 1)."""
+FLIP_SEED = 20_241_104
+"""A fixed seed, so that the same data always get the same verdict."""
+_CELLS = 500_000
+
+
+def binomial_tail(k: int, n: int) -> float:
+    """P(X >= k) for X ~ Binomial(n, 1/2), computed exactly."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    return sum(math.comb(n, j) for j in range(k, n + 1)) / (1 << n)
+
+
+def sign_flip_p(sums: Sequence[float], level: float | None = None) -> float:
+    """One-sided p-value of the total of ``sums`` being this low (or lower) if nothing
+    changed: the share of sign patterns whose total is at most the observed one. ``level``
+    lets a Hoeffding bound already below it stand for the p-value (the exact one is smaller
+    still), which spares the random flips."""
+    scale = sum(abs(s) for s in sums)
+    nonzero = [s for s in sums if abs(s) > 1e-12 * scale]
+    if not nonzero:
+        return 1.0
+    total = sum(nonzero)
+    sizes = [abs(s) for s in nonzero]
+    if max(sizes) - min(sizes) <= 1e-9 * max(sizes):
+        return binomial_tail(sum(s < 0 for s in nonzero), len(nonzero))
+    # Totals this close to the observed one are ties (floating-point sums in any order).
+    at_most = total + 1e-9 * scale
+    if len(nonzero) <= ENUMERATED:
+        return _enumerated(nonzero, at_most)
+    if total < 0 and level is not None:
+        bound = math.exp(-total * total / (2 * sum(s * s for s in nonzero)))
+        if bound <= level:
+            return bound
+    return _sampled(nonzero, at_most)
+
+
+def _enumerated(sums: Sequence[float], at_most: float) -> float:
+    """The share of all sign patterns whose total is at most ``at_most``."""
+    import numpy as np
+
+    values = np.asarray(sums, dtype=float)
+    patterns = (np.arange(1 << len(values))[:, None] >> np.arange(len(values))) & 1
+    return float(np.mean((1 - 2 * patterns) @ values <= at_most))
+
+
+def _sampled(sums: Sequence[float], at_most: float) -> float:
+    """(1 + the random sign patterns whose total is at most ``at_most``) / (FLIPS + 1): a
+    valid p-value whatever the number of draws, since the observed pattern is one of them
+    under the null."""
+    import numpy as np
+
+    values = np.asarray(sums, dtype=float)
+    rng = np.random.default_rng(FLIP_SEED)
+    # Rows of sign patterns at a time, a few megabytes of them whatever the clusters.
+    chunk = max(1, min(1_000, _CELLS // len(values)))
+    as_low = 0
+    for start in range(0, FLIPS, chunk):
+        signs = rng.integers(0, 2, size=(min(chunk, FLIPS - start), len(values)), dtype=np.int8)
+        as_low += int(np.count_nonzero((1 - 2 * signs) @ values <= at_most))
+    return (1 + as_low) / (FLIPS + 1)
+
+
+def tango(lost: int, gained: int, n: int, z: float) -> tuple[float, float]:
+    """Tango's score interval for ``p_new - p_base`` of ``n`` paired 0/1 outcomes, ``lost``
+    right only in the baseline and ``gained`` right only now (Tango, Statistics in Medicine
+    1998), each side at the normal quantile ``z``: the changes ``delta`` whose score test
+    does not reject. Inside [-1, 1], and never a point: when every pair is alike it is
+    ``+-z^2 / (n + z^2)``, as Wilson's interval of a proportion seen at 0."""
+    observed = (gained - lost) / n
+    high = _bound(lambda delta: _score(lost, gained, n, delta) > -z, observed, 1.0)
+    low = _bound(lambda delta: _score(lost, gained, n, delta) < z, observed, -1.0)
+    return low, high
+
+
+def _bound(keeps: Callable[[float], bool], inside: float, edge: float) -> float:
+    """The change between ``inside`` and ``edge`` where ``keeps`` stops holding (``edge``
+    when it holds all the way), by bisection."""
+    if keeps(edge):
+        return edge
+    for _ in range(100):
+        middle = (inside + edge) / 2
+        inside, edge = (middle, edge) if keeps(middle) else (inside, middle)
+    return (inside + edge) / 2
+
+
+def _score(lost: int, gained: int, n: int, delta: float) -> float:
+    """Tango's score statistic for the change ``delta``: the observed change less ``delta``
+    over its standard error at the most likely cell shares under ``delta``."""
+    same = n - lost - gained
+    # The share gained, p, maximizing the likelihood when p - (share lost) = delta: the larger
+    # root of 2n p^2 - B p + gained delta (1 + delta) = 0.
+    b = lost * (1 + delta) + gained * (1 + 3 * delta) + 2 * same * delta
+    root = b * b - 8 * n * gained * delta * (1 + delta)
+    p = (b + math.sqrt(max(0.0, root))) / (4 * n)
+    variance = n * (2 * p - delta * (1 + delta))
+    difference = gained - lost - n * delta
+    if variance <= 0:
+        return math.copysign(math.inf, difference) if difference else 0.0
+    return difference / math.sqrt(variance)
+
+
+def t_quantile(p: float, freedom: int) -> float:
+    """The ``p`` quantile of Student's t with ``freedom`` degrees of freedom (``p`` above
+    one half)."""
+    if freedom == 1:
+        return math.tan(math.pi * (p - 0.5))
+    if freedom == 2:
+        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
+    low, high = 0.0, max(2.0, 2 * NormalDist().inv_cdf(p))
+    while _t_cdf(high, freedom) < p:
+        high *= 2
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _t_cdf(middle, freedom) < p else (low, middle)
+        if high - low <= 1e-12 * high:
+            break
+    return (low + high) / 2
+
+
+def _t_cdf(t: float, freedom: int) -> float:
+    """P(T <= t) for t >= 0: one minus half the regularized incomplete beta function at
+    ``freedom / (freedom + t^2)``."""
+    return 1.0 - 0.5 * _incomplete_beta(freedom / (freedom + t * t), freedom / 2, 0.5)
+
+
+def _incomplete_beta(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), by its continued fraction."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _fraction(x, a, b) / a
+    return 1.0 - front * _fraction(1 - x, b, a) / b
+
+
+def _fraction(x: float, a: float, b: float) -> float:
+    """The continued fraction of I_x(a, b), evaluated by the modified Lentz method."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    value = d
+    for m in range(1, 500):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            value *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return value
