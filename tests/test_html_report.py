@@ -59,6 +59,8 @@ def test_the_page_holds_the_run_its_gate_and_every_sample(
     # too small and reported.
     assert len(page.all("table", "gate")) == 1 and len(page.all("tr", "ok")) == 1
     assert len(page.all("tr", "small")) == 6
+    assert any(n.text and n.text[0].startswith("too small: 6 metric(s)")
+               for n in page.all("p", "note"))
     samples = page.samples()
     assert len(samples) == len(small_records)
     kinds = {n: e.attrs["data-kind"] for n, e in samples.items()}

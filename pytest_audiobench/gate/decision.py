@@ -8,7 +8,7 @@ threshold.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -193,10 +193,25 @@ def _why(row: GateRow) -> str:
     return ""
 
 
-def too_small(row: GateRow) -> str:
-    """Why a paired metric is reported and not gated."""
-    if row.n is not None and row.min_n is not None and row.n < row.min_n:
-        return (f"too few samples to detect a drop: {row.n} scored by both runs, gated from "
-                f"{row.min_n}")
-    return ("too few samples to detect a drop within its range: even every sample at the "
-            "bottom of the range would be within chance at this level")
+def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-small"
+                 ) -> list[str]:
+    """What a paired table cannot say in its cells: the metrics too small to gate, drops none
+    of which can be detected, an interval below the margin that the exact tests find to be
+    chance. ``gate_small`` names the flag that gates the small ones."""
+    paired = [r for r in rows if r.test == "paired"]
+    small = [r for r in paired if r.verdict == "too small"]
+    lines = []
+    if small:
+        floors = sorted({r.min_n for r in small if r.min_n is not None})
+        below = f"n below {floors[0]}" if len(floors) == 1 else "n below their minimum"
+        lines.append(f"too small: {len(small)} metric(s) with too few samples to detect a drop "
+                     f"({below}, or no drop in their range could be told from chance): "
+                     f"reported, not gated ({gate_small} gates them)")
+    if any(r.detectable is None and r.verdict != "too small" for r in paired):
+        lines.append("detects -: no drop within the metric's range is found 80 % of the time "
+                     "with these samples")
+    lines += [f"{r.metric}: its interval lies below the margin, but the exact tests say the "
+              f"drop could be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
+              for r in paired if r.verdict == "ok" and r.high is not None and r.margin is not None
+              and r.high < -r.margin and r.p is not None and r.level is not None]
+    return lines

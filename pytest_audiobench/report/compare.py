@@ -122,7 +122,8 @@ def render(a: Path, b: Path, compared: Sequence[Compared], confidence: float,
     for c in compared:
         lines += ["", f"{c.benchmark}: {c.both} samples in both, {c.only_a} only in A, "
                   f"{c.only_b} only in B",
-                  *paired_table(list(c.rows), c.rows, {}, labels=("A", "B"))]
+                  *paired_table(list(c.rows), c.rows, {}, labels=("A", "B"),
+                                gate_small="--gate-small")]
         if c.unpaired:
             lines.append("not compared (a group without a sample both runs scored): "
                          + ", ".join(c.unpaired))

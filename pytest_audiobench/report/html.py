@@ -28,7 +28,7 @@ from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
-from pytest_audiobench.gate.decision import HOLDING, GateRow
+from pytest_audiobench.gate.decision import HOLDING, GateRow, paired_notes
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.outcome.view import Choice, SampleView
@@ -223,6 +223,7 @@ def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str]) -> str:
                      "interval, the dashed mark the drop allowed (the margin, or the "
                      "tolerance of a threshold); red: the gate failed on it")
             + _gate_table(rows, labels)
+            + "".join(f"<p class=\"note\">{escape(n)}</p>" for n in paired_notes(rows))
             + _chart(charts.bars(_bars(summary, prefix), f"{summary.benchmark}: headline "
                                  "metrics", _top(summary)),
                      f"Headline metrics: {labels[1]} (blue) over the {labels[0]} (grey)")

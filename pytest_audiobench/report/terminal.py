@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pytest_audiobench.gate.decision import GateRow
+from pytest_audiobench.gate.decision import GateRow, paired_notes
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
 from pytest_audiobench.transport.types import Traffic
@@ -86,11 +86,12 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
 
 
 def paired_table(names: Sequence[str], gated: Mapping[str, GateRow],
-                 metrics: Mapping[str, Metric], labels: tuple[str, str] = ("baseline", "value")
-                 ) -> list[str]:
+                 metrics: Mapping[str, Metric], labels: tuple[str, str] = ("baseline", "value"),
+                 gate_small: str = "--audiobench-gate-small") -> list[str]:
     """Per metric: the baseline and the new value over the samples both runs scored, the
-    change with its interval, the smallest drop this sample size detects, the decision.
-    ``labels`` name the two sides' columns."""
+    change with its interval, the smallest drop this sample size detects, the decision, and
+    under the table what its cells cannot say. ``labels`` name the two sides' columns,
+    ``gate_small`` the flag that gates the small metrics."""
     rows = [("metric", "n", *labels, "change [interval]", "margin", "detects", "verdict")]
     for name in names:
         metric = metrics.get(name)
@@ -107,29 +108,8 @@ def paired_table(names: Sequence[str], gated: Mapping[str, GateRow],
                          f"{row.threshold:.2f} ± {row.tolerance:g}" if row else "-",
                          f"{metric.value:.2f}" if metric else "n/a", "", "", "",
                          row.verdict if row else ""))
-    return [*_aligned(rows), *paired_notes([gated[n] for n in names if n in gated])]
-
-
-def paired_notes(rows: Sequence[GateRow]) -> list[str]:
-    """What the paired table's blanks mean: metrics too small to gate, drops none of which
-    can be detected."""
-    paired = [r for r in rows if r.test == "paired"]
-    small = [r for r in paired if r.verdict == "too small"]
-    lines = []
-    if small:
-        floors = sorted({r.min_n for r in small if r.min_n is not None})
-        below = f"n below {floors[0]}" if len(floors) == 1 else "n below their minimum"
-        lines.append(f"too small: {len(small)} metric(s) with too few samples to detect a drop "
-                     f"({below}, or no drop in their range could be told from chance): "
-                     "reported, not gated (--audiobench-gate-small gates them)")
-    if any(r.detectable is None and r.verdict != "too small" for r in paired):
-        lines.append("detects -: no drop within the metric's range is found 80 % of the time "
-                     "with these samples")
-    lines += [f"{r.metric}: its interval lies below the margin, but the exact tests say the "
-              f"drop could be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
-              for r in paired if r.verdict == "ok" and r.high is not None and r.margin is not None
-              and r.high < -r.margin and r.p is not None and r.level is not None]
-    return lines
+    return [*_aligned(rows),
+            *paired_notes([gated[n] for n in names if n in gated], gate_small)]
 
 
 def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
