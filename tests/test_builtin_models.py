@@ -15,6 +15,7 @@ from pytest_audiobench.builtin.cascade import best_choice, transcript_prompt
 from pytest_audiobench.builtin.overlap import OverlapJudge, score
 from pytest_audiobench.builtin.random_choice import OPEN_RANDOM, RandomChoice
 from pytest_audiobench.builtin.request import request_parts
+from pytest_audiobench.builtin.speech import threads
 from pytest_audiobench.builtin.words import overlap_f1, spell, words
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport.types import Completion
@@ -186,3 +187,20 @@ def test_the_offline_judge_needs_no_url_but_another_judge_name_does(
     result = run(pytester, "--audiobench-model", "random", data_flag(pytester),
                  "--audiobench-judge-model", "gpt-4o")
     assert_usage_error(result, "--audiobench-judge-model overlap alone is the offline judge")
+
+
+@pytest.mark.parametrize(("workers", "cores", "expected"), [
+    (None, 8, 0),  # a plain run: CTranslate2 takes every core
+    ("1", 8, 0),
+    ("2", 2, 1),   # two xdist workers on two cores: one thread each, nobody spins
+    ("3", 8, 2),
+    ("16", 8, 1),
+])
+def test_under_xdist_each_worker_transcribes_with_its_share_of_the_cores(
+        monkeypatch: pytest.MonkeyPatch, workers: str | None, cores: int, expected: int) -> None:
+    if workers is None:
+        monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    else:
+        monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", workers)
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    assert threads() == expected
