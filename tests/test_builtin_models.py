@@ -15,7 +15,6 @@ from pytest_audiobench.builtin.cascade import best_choice, transcript_prompt
 from pytest_audiobench.builtin.overlap import OverlapJudge, score
 from pytest_audiobench.builtin.random_choice import OPEN_RANDOM, RandomChoice
 from pytest_audiobench.builtin.request import request_parts
-from pytest_audiobench.builtin.speech import threads
 from pytest_audiobench.builtin.words import overlap_f1, spell, words
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport.types import Completion
@@ -189,18 +188,18 @@ def test_the_offline_judge_needs_no_url_but_another_judge_name_does(
     assert_usage_error(result, "--audiobench-judge-model overlap alone is the offline judge")
 
 
-@pytest.mark.parametrize(("workers", "cores", "expected"), [
-    (None, 8, 0),  # a plain run: CTranslate2 takes every core
-    ("1", 8, 0),
-    ("2", 2, 1),   # two xdist workers on two cores: one thread each, nobody spins
-    ("3", 8, 2),
-    ("16", 8, 1),
-])
-def test_under_xdist_each_worker_transcribes_with_its_share_of_the_cores(
-        monkeypatch: pytest.MonkeyPatch, workers: str | None, cores: int, expected: int) -> None:
-    if workers is None:
-        monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+@pytest.mark.parametrize(("given", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_whisper_threads_sleep_rather_than_spin_unless_the_user_says_otherwise(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any, given: str | None,
+        expected: str) -> None:
+    import os
+
+    from pytest_audiobench.builtin.speech import Transcriber
+
+    if given is None:
+        monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     else:
-        monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", workers)
-    monkeypatch.setattr("os.cpu_count", lambda: cores)
-    assert threads() == expected
+        monkeypatch.setenv("OMP_WAIT_POLICY", given)
+    with pytest.raises(EndpointError, match=r"no model\.bin there"):
+        Transcriber(tmp_path).load()  # an empty folder: the weights are missing
+    assert os.environ["OMP_WAIT_POLICY"] == expected

@@ -63,6 +63,12 @@ class Transcriber:
         with self._lock:
             if self._model is not None:
                 return
+            # CTranslate2's OpenMP threads spin while they wait for work by default: two
+            # processes transcribing at once (xdist workers) then burn each other's cores,
+            # 130 s each for the mini benchmark on two cores against 59 s when they sleep
+            # instead, and 35 s alone either way. Read when the library loads; a user's
+            # own setting wins.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 from faster_whisper import WhisperModel
             except ImportError:
@@ -74,7 +80,7 @@ class Transcriber:
                     "CTranslate2 Whisper model folder (model.bin, config.json, tokenizer.json)")
             try:
                 self._model = WhisperModel(str(weights), device="cpu",
-                                           compute_type=COMPUTE_TYPE, cpu_threads=threads())
+                                           compute_type=COMPUTE_TYPE)
             except (RuntimeError, ValueError, OSError) as exc:
                 raise EndpointError(f"cannot load the Whisper model in {weights}: {exc}") from exc
 
@@ -87,17 +93,6 @@ class Transcriber:
                 samples, language="en", beam_size=1, temperature=0.0,
                 condition_on_previous_text=False, without_timestamps=True, vad_filter=False)
             return " ".join(segment.text.strip() for segment in segments).strip()
-
-
-def threads() -> int:
-    """CTranslate2's threads for one transcription: its own choice (0: every core) in a plain
-    run; under pytest-xdist each worker's share of the cores, since workers that transcribe
-    at once and spin waiting on each other's cores slow every one of them (two workers on two
-    cores: 130 s each for the mini benchmark, against 54 s with one thread each)."""
-    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
-    if not workers.isdigit() or int(workers) < 2:
-        return 0
-    return max(1, (os.cpu_count() or 1) // int(workers))
 
 
 def _decode(audio: bytes) -> Any:
