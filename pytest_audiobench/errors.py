@@ -35,12 +35,13 @@ class EndpointError(AudiobenchError):
     """A model or judge endpoint failed after every retry, timed out, or is unreachable."""
 
 
-class DeadlineReached(EndpointError):
-    """The run's overall deadline passed before the request was sent."""
-
-
 class NotRun(AudiobenchError):
     """The sample cannot be run to the end here; it is reported as not run, never scored."""
+
+
+class DeadlineReached(NotRun):
+    """The run's overall deadline passed before the request was sent, or while it was in
+    flight: the sample is not run."""
 
 
 class BudgetExhausted(NotRun):

@@ -158,7 +158,11 @@ class ControllerHooks:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         terminal = self.terminal = session.config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None and self.run.settings.progress > 0:
+        if terminal is None:
+            return
+        for line in self.run.start_lines():
+            terminal.write_line(line)
+        if self.run.settings.progress > 0:
             from pytest_audiobench.run.progress import Progress
 
             self.run.progress = Progress(self.run.settings.progress, _own_line(terminal))
@@ -188,7 +192,8 @@ class XdistHooks:
         node.workerinput.update(session_of(node.config).worker_input())
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        session_of(node.config).add_worker_output(getattr(node, "workeroutput", {}))
+        worker = node.workerinput.get("workerid", "a worker")
+        session_of(node.config).add_worker_output(worker, getattr(node, "workeroutput", {}))
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         run = session_of(node.config)

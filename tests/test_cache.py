@@ -56,7 +56,7 @@ def test_reusing_the_last_run_sends_no_request_and_says_whose_answers_they_are(
     assert _requests(second) == {"model_requests": 16, "model_cached": 16,
                                  "judge_requests": 32, "judge_cached": 32}
     assert second.report["usage"]["model_reused"] == 16
-    assert (f"requests: model 16 (16 from the cache, 16 of them answers of run {earlier}), "
+    assert (f"answers: model 16 (16 from the cache, 16 of them answers of run {earlier}), "
             "judge 32 (32 from the cache)") in second.result.stdout.str()
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_audiobench.config.settings import EndpointSettings, Sampling
 from pytest_audiobench.errors import EndpointError
-from pytest_audiobench.transport.endpoint import Endpoint, _completion, api_key
+from pytest_audiobench.transport.endpoint import Endpoint, Unusable, _completion, api_key
 from pytest_audiobench.transport.pacing import Pacer
 from pytest_audiobench.transport.types import Completion, Usage
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
@@ -103,15 +103,22 @@ def test_usage_reported_as_nulls_counts_zero(server: FakeOpenAIServer) -> None:
     assert complete(settings(server.url)).usage == Usage(completion_tokens=5)
 
 
-def test_a_reply_without_choices_is_an_endpoint_error() -> None:
+def test_a_reply_without_choices_or_content_holds_no_answer() -> None:
     # The decoded JSON is read directly (the SDK's models are skipped): odd shapes fail
-    # with our message, not a KeyError.
+    # with our message, not a KeyError, and are retried like a 500.
     for body in ({"choices": []}, {"object": "chat.completion"}, ["not", "an", "object"]):
-        with pytest.raises(EndpointError, match="without choices"):
-            _completion(body, 1, "http://x")
-    odd = _completion({"choices": [{"message": None, "finish_reason": 3}], "usage": None},
-                      2, "http://x")
-    assert odd == Completion(text="", finish_reason=None, attempts=2)
+        with pytest.raises(Unusable, match="without choices"):
+            _completion(body, 1, None)
+    with pytest.raises(Unusable, match=r"an empty answer \(content null\)$"):
+        _completion({"choices": [{"message": None, "finish_reason": 3}], "usage": None}, 2, 64)
+    with pytest.raises(Unusable, match="content empty, finish_reason length: it used the "
+                                       "whole token limit, max_tokens 64"):
+        _completion({"choices": [{"message": {"content": " "}, "finish_reason": "length"}]},
+                    1, 64)
+    parts = {"content": [{"type": "text", "text": "in "}, {"type": "text", "text": "parts"}]}
+    odd = _completion({"choices": [{"message": parts, "finish_reason": 3}], "usage": None},
+                      2, 64)
+    assert odd == Completion(text="in parts", finish_reason=None, attempts=2)
 
 
 def test_the_model_and_messages_are_sent_as_given(server: FakeOpenAIServer) -> None:
@@ -231,7 +238,7 @@ def test_a_timeout_is_retried_then_an_endpoint_error(server: FakeOpenAIServer) -
     start = time.monotonic()
     message = failure(settings(server.url, timeout=0.3, retries=1))
     elapsed = time.monotonic() - start
-    assert "failed after 2 attempts: APITimeoutError: Request timed out." in message
+    assert "failed after 2 attempts: no whole reply within 0.3 s (--audiobench-timeout)" in message
     assert server.count() == 2
     assert elapsed < 1.8  # abandoned at the timeout, not after the server's 2 s
 

@@ -74,13 +74,13 @@ def test_reuse_of_a_run_that_is_not_there_is_one_line_naming_the_latest(
            f"{first_id})" in run.result.stderr.str()
 
 
-def test_resume_without_an_interrupted_run_starts_a_new_one_and_says_so(
+def test_resume_without_a_run_that_left_work_undone_starts_a_new_one_and_says_so(
         run_bench: Any, servers: Servers) -> None:
     run_bench().result.assert_outcomes(passed=16)
     run = run_bench("--audiobench-resume")
     run.result.assert_outcomes(passed=16)
     assert servers.model.count() == 32  # the finished run's answers are not this run's
-    assert "--audiobench-resume: no interrupted run with these settings" in (
+    assert "--audiobench-resume: no run with these settings left samples undone" in (
         run.result.stdout.str())
     assert run.report["run"]["resumed"] is False
 

@@ -117,10 +117,12 @@ def test_retries_and_429_waits_are_counted_per_endpoint(
     assert (model["requests"], model["retries"], model["throttled"]) == (18, 2, 0)
     assert (judge["requests"], judge["retries"], judge["throttled"]) == (35, 3, 3)
     stdout = run.result.stdout.str()
-    assert f"retries: {MODEL} at {servers.model.url}: 2 of 18 attempts (0 after HTTP 429)" \
-        in stdout
-    assert f"retries: {JUDGE} at {servers.judge.url}: 3 of 35 attempts (3 after HTTP 429)" \
-        in stdout
+    assert (f"sent: {MODEL} at {servers.model.url}: 18 requests, 18 replies; 2 gave no "
+            "answer (HTTP 503 2), 2 retried") in stdout
+    assert (f"sent: {JUDGE} at {servers.judge.url}: 35 requests, 35 replies; 3 gave no answer "
+            "(HTTP 429 3), 3 retried") in stdout
+    assert (model["received"], model["failures"]) == (18, {"HTTP 503": 2})
+    assert (judge["received"], judge["failures"]) == (35, {"HTTP 429": 3})
 
 
 # --- MMAR: a rubric judge that fails ------------------------------------------------------------

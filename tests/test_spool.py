@@ -34,16 +34,19 @@ def test_records_come_back_as_they_went_in_and_in_the_order_asked() -> None:
     spool.close()
 
 
-def test_a_sample_recorded_again_keeps_its_last_record_and_what_did_not_run_is_known() -> None:
+def test_a_sample_recorded_again_keeps_its_last_record_and_what_is_undone_is_known() -> None:
     spool = RecordSpool()
     spool.add(_record("x::1", "not_run"))
     spool.add(_record("x::2"))
-    assert not spool.all_ran
+    spool.add(_record("x::3", "error", "the endpoint failed"))
+    # Not run, an error, and x::4 with no record at all: what a resume would ask again.
+    assert spool.undone(["x::1", "x::2", "x::3", "x::4"]) == 3
     spool.add(_record("x::1", "failed", "below the bar"))
-    assert spool.all_ran and len(spool) == 2
+    spool.add(_record("x::3", "skipped", "empty audio"))
+    assert spool.undone(["x::1", "x::2", "x::3"]) == 0 and len(spool) == 3
     assert spool.get("x::1").message == "below the bar"
     with pytest.raises(KeyError):
-        spool.get("x::3")
+        spool.get("x::4")
     spool.close()
 
 

@@ -56,6 +56,24 @@ def test_a_missing_api_key_variable_is_an_error_naming_it(run_bench: Any,
     assert "environment variable TEAM_JUDGE_KEY is not set" in line
 
 
+@pytest.mark.parametrize(("variable", "key"), [
+    ("AUDIOBENCH_API_KEY", "sk-clé-secrète"),         # not ASCII
+    ("AUDIOBENCH_JUDGE_API_KEY", "sk-tab\tsecret"),
+    ("AUDIOBENCH_JUDGE_API_KEY", "sk-pasted-secret\n"),
+])
+def test_a_key_that_cannot_travel_in_a_header_is_a_usage_error_naming_the_variable(
+        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch, variable: str,
+        key: str) -> None:
+    monkeypatch.setenv(variable, key)
+    run = run_bench()
+    line = _usage_error(run)
+    assert f"environment variable {variable} holds a character an HTTP header cannot carry" in (
+        line)
+    printed = run.result.stdout.str() + run.result.stderr.str()
+    assert "secr" not in printed and "INTERNALERROR" not in printed
+    assert servers.model.count() == 0
+
+
 def test_api_keys_come_from_the_environment_and_are_never_printed(
         run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AUDIOBENCH_API_KEY", "sk-model-secret-123")

@@ -165,6 +165,11 @@ class Benchmark(ABC):
         """How the numbers were made, for the summary and the JSON report."""
         return list(release.notes)
 
+    def outputs(self) -> dict[str, Path]:
+        """The files ``finish`` will write, by the flag that names each: the run checks that
+        they can be written before it sends anything."""
+        return {}
+
     def finish(self, records: Iterable[SampleRecord]) -> list[str]:
         """Write what the benchmark exports at the end of a run; say what was written. The
         records are read back from disk as they are iterated."""

@@ -60,8 +60,9 @@ class CoreOptions(OptionGroup):
     no_cache = Option[bool]("send every request, ignoring and not filling the response cache")
     clear_cache = Option[bool]("empty the response cache before the run")
     resume = Option[bool](
-        "continue the latest interrupted run with the same settings: its answers are reused "
-        "and only what had not completed is asked")
+        "continue the latest run with the same settings that left samples undone (killed, or "
+        "ended with errors or samples not run): its answers are reused and only what they "
+        "lack is asked")
     reuse = Option[str | None](
         "let the cached answers of an earlier run (its id, or 'last') serve this one, when it "
         "asked the same model; the summary counts them", str, metavar="RUN")
@@ -85,8 +86,9 @@ class CoreOptions(OptionGroup):
     max_audio_seconds = Option[float](
         "warn for clips longer than this (many models hear only 30 s)",
         convert.non_negative_float, 30.0, "S")
-    timeout = Option[float]("seconds before one request is abandoned",
-                            convert.positive_float, 120.0, "S")
+    timeout = Option[float](
+        "seconds one request may take, from sending it to the last byte of its reply, before "
+        "it is abandoned (and retried)", convert.positive_float, 120.0, "S")
     retries = Option[int]("retries of a failed request (429, 5xx, dropped connection, timeout)",
                           convert.non_negative_int, 4, "N")
     retry_wait = Option[float](
@@ -104,8 +106,9 @@ class CoreOptions(OptionGroup):
         "send nothing: say how many model and judge calls the run would make, the cached ones "
         "subtracted")
     deadline = Option[float | None](
-        "seconds after the start past which no request is sent; samples still waiting then "
-        "error, so a run never hangs", convert.positive_float, metavar="S")
+        "seconds after the start past which no request is sent and those in flight are "
+        "abandoned; the samples still waiting are then not run, so a run never hangs",
+        convert.positive_float, metavar="S")
     budget_requests = Option[int | None](
         "send at most N requests in the whole run (split over xdist workers; cached replies are "
         "free); the rest is reported as not run", convert.positive_int, metavar="N")

@@ -18,7 +18,7 @@ from pytest_audiobench.gate.paired import Assessed, judge_noise
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
-BaselineStatus = Literal["applied", "missing", "written", "refused", "shard"]
+BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,8 @@ class Decision:
     status: BaselineStatus
     path: Path
     gate: Gate | None = None
+    error: str | None = None
+    """Why a baseline that would hold could not be written (``unwritten``)."""
 
 
 def baseline_path(settings: Settings, benchmark: str) -> Path:
@@ -72,11 +74,15 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
                                    tuple(headline), settings.tolerance, current,
                                    settings.max_errors, identity, judge_noise(lines.values()))
         gate = evaluate(fresh, metrics, missing, judge_model)
-        if gate.held:
-            # Samples this run did not score keep their old lines, texts read back one by one.
-            kept = (new.get(nodeid) or baselines.whole(base, nodeid) for nodeid in sorted(lines))
+        if not gate.held:
+            return Decision("refused", path, gate)
+        # Samples this run did not score keep their old lines, texts read back one by one.
+        kept = (new.get(nodeid) or baselines.whole(base, nodeid) for nodeid in sorted(lines))
+        try:
             baselines.write(path, fresh, (line for line in kept if line is not None))
-        return Decision("written" if gate.held else "refused", path, gate)
+        except OSError as exc:
+            return Decision("unwritten", path, gate, exc.strerror or str(exc))
+        return Decision("written", path, gate)
     if current is None:
         return Decision("missing", path)
     return Decision("applied", path,

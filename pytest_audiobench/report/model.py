@@ -63,6 +63,9 @@ class BenchmarkSummary(BaseModel):
     baseline_path: str
     baseline: BaselineStatus
     gate: Gate | None = None
+    unwritten: list[str] = []
+    """What the benchmark was asked to write at the end and could not (its baseline, its
+    export), a line each: the run then exits 3, not the gate's 0 or 1."""
 
 
 class TokenUsage(BaseModel):

@@ -128,7 +128,14 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, current,
                       identity, pairing, assessed)
-    notes = bench.notes(release) + bench.finish(records)
+    unwritten = [] if decision.error is None else [
+        f"gate: baseline NOT written to {decision.path} ({decision.error})"]
+    try:
+        exported = bench.finish(records)
+    except OSError as exc:
+        exported = []
+        unwritten.append(f"{name}: its export could not be written ({exc.strerror or exc})")
+    notes = bench.notes(release) + exported
     failed_means = bench.failed_means()
     if pairing.base:
         if items_comparable(pairing.noise, pairing.base.values()):
@@ -139,7 +146,8 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=notes, headline=list(release.headline),
         release_notes=list(release.notes), counts=counts, failed_means=failed_means,
-        baseline_path=str(decision.path), baseline=decision.status, gate=decision.gate)
+        baseline_path=str(decision.path), baseline=decision.status, gate=decision.gate,
+        unwritten=unwritten)
 
 
 def report_status(report: RunReport, status: int | pytest.ExitCode,

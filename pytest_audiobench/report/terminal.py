@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pytest_audiobench.gate.decision import GateRow, paired_notes
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
-from pytest_audiobench.transport.types import Traffic
+from pytest_audiobench.transport.types import EndpointTraffic, Traffic
 
 
 def render(report: RunReport, verbose: bool = False) -> list[str]:
@@ -36,32 +36,46 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     reused = ""
     if u.model_reused and report.run is not None and report.run.reused:
         reused = f", {u.model_reused} of them answers of run {report.run.reused}"
-    lines += ["", f"requests: model {u.model_requests} ({u.model_cached} from the cache"
+    lines += ["", f"answers: model {u.model_requests} ({u.model_cached} from the cache"
               f"{reused}), judge {u.judge_requests} ({u.judge_cached} from the cache)",
               f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} audio) "
               f"+ {u.model.completion_tokens} completion; judge {u.judge.prompt_tokens} prompt "
               f"+ {u.judge.completion_tokens} completion"]
     lines += _traffic(report.traffic)
-    if settings.report_path is not None:
-        lines.append(f"JSON report: {settings.report_path}")
     return lines
 
 
 def _traffic(traffic: Traffic) -> list[str]:
-    """Retries and 429 waits per endpoint, an endpoint that stopped answering, unreadable
-    cache entries: said when they happened."""
+    """Per endpoint what was sent and what came back, with the attempts that gave no answer
+    by reason; an endpoint that stopped answering, cache entries that could not be read or
+    written, counts that are missing: said when they happened."""
     lines = []
     for label, line in traffic.endpoints.items():
-        if line.retries or line.throttled:
-            lines.append(f"retries: {label}: {line.retries} of {line.requests} attempts "
-                         f"({line.throttled} after HTTP 429), {line.waited_seconds:.1f} s "
-                         "waited")
+        if line.requests:
+            lines.append(f"sent: {label}: {line.requests} requests, {line.received} replies"
+                         + _failed(line))
         if line.stopped:
             lines.append(f"stopped: {line.stopped}")
     if traffic.cache_unreadable:
         lines.append(f"cache: {traffic.cache_unreadable} unreadable entries were asked again "
                      f"and rewritten (the first: {traffic.first_unreadable})")
+    if traffic.cache_unwritable:
+        lines.append(f"cache: {traffic.cache_unwritable} replies could not be kept on disk "
+                     f"({traffic.first_unwritable}): they served this run from memory, and a "
+                     "resume will ask for them again")
+    if traffic.missing:
+        lines.append(f"traffic: the counts of {', '.join(traffic.missing)} are missing (the "
+                     "worker ended without handing them over): its requests are not counted")
     return lines
+
+
+def _failed(line: EndpointTraffic) -> str:
+    """The attempts that gave no answer, by reason, and the retries they cost."""
+    if not line.failures:
+        return ""
+    reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(line.failures.items()))
+    return (f"; {sum(line.failures.values())} gave no answer ({reasons}), {line.retries} "
+            f"retried, {line.waited_seconds:.1f} s waited")
 
 
 def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
@@ -143,6 +157,8 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
         lines.append(f"gate: no baseline at {summary.baseline_path}: no gate applied")
     elif summary.baseline == "written":
         lines.append(f"gate: baseline written to {summary.baseline_path}")
+    elif summary.baseline == "unwritten":
+        pass  # said in its unwritten line
     elif summary.baseline == "refused" and summary.gate is not None:
         lines.append(f"gate: FAILED: baseline NOT written to {summary.baseline_path}: "
                      + "; ".join(summary.gate.reasons()))
@@ -157,7 +173,7 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
             lines.append(f"gate: FAILED against {summary.baseline_path}: "
                          + "; ".join(gate.reasons()))
         lines += _why_items_differ(summary)
-    return lines
+    return [*lines, *summary.unwritten]
 
 
 def _why_items_differ(summary: BenchmarkSummary) -> list[str]:

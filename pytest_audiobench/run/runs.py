@@ -3,19 +3,22 @@ finished, one JSON file per run under ``<cache>/runs/``.
 
 A model's answers are cached under the run that asked for them, so a new run never replays
 another's: a new checkpoint served under the same id is asked again. ``--audiobench-resume``
-continues the latest interrupted run with the same settings (its answers count as its own);
-``--audiobench-reuse RUN`` lets a run take an earlier run's answers, when the model is the
+continues the latest run with the same settings that left samples undone, killed or ended with
+errors (its answers count as its own), and no two processes run one run at once (a lock per
+run id); ``--audiobench-reuse RUN`` lets a run take an earlier run's answers, when the model is the
 same by everything that identifies it.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO
 
 from pydantic import BaseModel, ValidationError
 
@@ -35,7 +38,24 @@ class RunRecord(BaseModel):
     """A hash of the settings its answers depend on (``answer_fingerprint``)."""
     identity: ModelIdentity
     finished: bool = False
-    """Every selected sample got an outcome other than not run."""
+    """Every selected sample ended with an outcome of its own: none errored, none was left
+    not run (a resume would have nothing to do)."""
+    undone: int | None = None
+    """When it ended: the selected samples it left with an error, not run or without any
+    record; None while it runs, or when it was killed."""
+
+
+class Claim:
+    """The lock a run holds on its id while a process runs it, released when that process
+    ends however it ends: a second process can neither resume nor run it at the same time."""
+
+    def __init__(self, handle: IO[bytes] | None) -> None:
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
 
 
 @dataclass(frozen=True)
@@ -47,6 +67,7 @@ class RunStart:
     reused: str | None = None
     """The run whose answers may serve this one (``--audiobench-reuse``)."""
     notes: list[str] = field(default_factory=list)
+    claim: Claim = field(default_factory=lambda: Claim(None))
 
 
 def answer_fingerprint(settings: Settings) -> str:
@@ -80,11 +101,38 @@ class RunBook:
                 continue
         return sorted(found, key=lambda record: (record.started, record.run_id))
 
-    def save(self, record: RunRecord) -> None:
+    def save(self, record: RunRecord) -> str | None:
+        """Keep the record; what could not be kept, in one line (the run goes on without)."""
         if not self.keep:
-            return
-        with replacing(self.folder / f"{record.run_id}.json") as out:
-            out.write(record.model_dump_json(indent=1))
+            return None
+        try:
+            with replacing(self.folder / f"{record.run_id}.json") as out:
+                out.write(record.model_dump_json(indent=1))
+        except OSError as exc:
+            return (f"run {record.run_id}: its record could not be saved in {self.folder} "
+                    f"({exc.strerror or exc}): it cannot be resumed")
+        return None
+
+    def claim(self, run_id: str) -> Claim:
+        """Hold the lock on ``run_id``; AudiobenchError when another process holds it. Without
+        a writable folder there is no lock to hold (nor a record to resume from)."""
+        if not self.keep:
+            return Claim(None)
+        path = self.folder / f"{run_id}.lock"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle = path.open("ab")
+        except OSError:
+            return Claim(None)
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise AudiobenchError(
+                f"run {run_id} is being run by another process right now (it holds {path}): "
+                "two processes would pay for the same samples; wait for it to end, or start a "
+                "new run without --audiobench-resume") from None
+        return Claim(handle)
 
     def begin(self, settings: Settings) -> RunStart:
         """This session's run: the interrupted one it resumes, or a new one; and the run whose
@@ -97,9 +145,9 @@ class RunBook:
         if settings.resume:
             open_runs = [r for r in earlier if r.fingerprint == fingerprint and not r.finished]
             resumed = open_runs[-1] if open_runs else None
-            notes.append(f"resuming run {resumed.run_id}, interrupted" if resumed else
-                         "--audiobench-resume: no interrupted run with these settings in "
-                         f"{self.folder}: this is a new run")
+            notes.append(_resuming(resumed) if resumed else
+                         "--audiobench-resume: no run with these settings left samples undone "
+                         f"in {self.folder}: this is a new run")
         identity = ModelIdentity(url=settings.endpoint.url, model=settings.endpoint.model,
                                  revision=settings.model_revision)
         record = RunRecord(
@@ -110,7 +158,7 @@ class RunBook:
         if settings.reuse is not None:
             reused = self._named(settings.reuse, record, earlier).run_id
             notes.append(f"answers of run {reused} may serve this one (--audiobench-reuse)")
-        return RunStart(record, resumed is not None, reused, notes)
+        return RunStart(record, resumed is not None, reused, notes, self.claim(record.run_id))
 
     def confirm(self, start: RunStart, identity: ModelIdentity) -> RunStart:
         """Record the run with what identifies its model; AudiobenchError when the reused run
@@ -122,12 +170,15 @@ class RunBook:
                 raise AudiobenchError(
                     f"--audiobench-reuse: run {found.run_id} asked {found.identity.model} "
                     f"with {differs}; its answers are not this model's")
-        record = start.record.model_copy(update={"identity": identity})
-        self.save(record)
-        return RunStart(record, start.resumed, start.reused, start.notes)
+        record = start.record.model_copy(update={"identity": identity, "undone": None})
+        unsaved = self.save(record)
+        notes = [*start.notes, unsaved] if unsaved else start.notes
+        return RunStart(record, start.resumed, start.reused, notes, start.claim)
 
-    def finish(self, record: RunRecord) -> None:
-        self.save(record.model_copy(update={"finished": True}))
+    def end(self, record: RunRecord, undone: int) -> str | None:
+        """Record how the run ended: finished when it left nothing undone, else what a
+        resume would pay for. What could not be kept, in one line."""
+        return self.save(record.model_copy(update={"finished": undone == 0, "undone": undone}))
 
     def _named(self, wanted: str, record: RunRecord, earlier: list[RunRecord]) -> RunRecord:
         others = [r for r in earlier if r.run_id != record.run_id]
@@ -146,6 +197,13 @@ class RunBook:
             raise AudiobenchError(f"--audiobench-reuse {wanted}: run {wanted} asked model "
                                   f"{named[0].identity.model}, not {record.identity.model}")
         return named[0]
+
+
+def _resuming(record: RunRecord) -> str:
+    if record.undone:
+        return (f"resuming run {record.run_id}: it left {record.undone} samples undone "
+                "(errors, not run); only what they lack is asked")
+    return f"resuming run {record.run_id}, interrupted"
 
 
 def _new_run_id() -> str:

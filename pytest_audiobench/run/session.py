@@ -10,7 +10,7 @@ the end.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,10 +24,11 @@ from pytest_audiobench.benchmarks.release import check_inside, locate, select
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
+from pytest_audiobench.files import cannot_write, cannot_write_in
 from pytest_audiobench.gate.baseline import Baseline, BaseLines
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.paired import noise_of
-from pytest_audiobench.gate.verdict import load_baselines, load_lines
+from pytest_audiobench.gate.verdict import baseline_path, load_baselines, load_lines
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
@@ -78,7 +79,8 @@ class AudiobenchSession:
         """What the endpoints took, summed over the processes that ran items."""
         self.started = datetime.now(UTC).isoformat(timespec="seconds")
         self._clock = time.monotonic()
-        self.html: Written | None = None
+        self.written: dict[str, bool] = {}
+        """The outputs of the end of the run, a line each, and whether each was written."""
         self._frozen = False
 
     # -- start -------------------------------------------------------------------------
@@ -102,6 +104,7 @@ class AudiobenchSession:
                                                  workerinput[_RUN], workerinput[_REUSE])
                 return
             settings = self.settings
+            self._check_outputs()
             if settings.clear_cache:
                 ResponseCache(settings.cache_dir / "responses").clear()
             catalog = registry.catalog()
@@ -111,6 +114,7 @@ class AudiobenchSession:
             self._baselines = load_baselines(settings, list(self.benchmarks))
             self.base_lines = load_lines(settings, list(self.benchmarks))
             self.run = self._runs.begin(settings)
+            self._check_cache()
             deadline = None if settings.deadline is None else time.time() + settings.deadline
             self._worker = self._make_worker(deadline, 1, self.run.record.run_id,
                                              self.run.reused)
@@ -121,6 +125,45 @@ class AudiobenchSession:
                 self.run = self._runs.confirm(self.run, self.identity)
         except AudiobenchError as exc:
             raise pytest.UsageError(str(exc)) from exc
+
+    def _check_outputs(self) -> None:
+        """Every file the run writes at its end can be written: found out before the first
+        request, not after every one was paid for."""
+        for flag, path in self._outputs():
+            reason = cannot_write(path)
+            if reason is not None:
+                raise AudiobenchError(f"{flag} {path}: cannot be written ({reason}); nothing "
+                                      "was sent")
+
+    def _outputs(self) -> list[tuple[str, Path]]:
+        settings, config = self.settings, self.config
+        found = [("--audiobench-report", settings.report_path),
+                 ("--audiobench-html", settings.html_path)]
+        junit = config.getoption("xmlpath", None)
+        if junit and not hasattr(config, "workerinput"):
+            found.append(("--junitxml", config.invocation_params.dir / junit))
+        if settings.update_baseline and settings.shard is None:
+            found += [("--audiobench-update-baseline", baseline_path(settings, name))
+                      for name in self.benchmarks]
+        found += [output for bench in self.benchmarks.values()
+                  for output in bench.outputs().items()]
+        return [(flag, path) for flag, path in found if path is not None]
+
+    def _check_cache(self) -> None:
+        """A cache folder that cannot be written is said at once: the run goes on, keeping
+        its replies in memory, but nothing of it can be resumed or reused."""
+        assert self.run is not None
+        reason = cannot_write_in(self.settings.cache_dir / "responses") \
+            if self.settings.cache else None
+        if reason is not None:
+            note = (f"cache: {self.settings.cache_dir} cannot be written ({reason}): replies are "
+                    "kept in memory for this run only; it cannot be resumed or reused")
+            self.run = replace(self.run, notes=[*self.run.notes, note])
+
+    def start_lines(self) -> list[str]:
+        """What a person should know before the items run (an unwritable cache)."""
+        notes = self.run.notes if self.run is not None else []
+        return [f"audiobench: {note}" for note in notes if note.startswith("cache: ")]
 
     @property
     def _runs(self) -> RunBook:
@@ -227,6 +270,8 @@ class AudiobenchSession:
             self.records.close()
             for lines in self.base_lines.values():
                 lines.close()
+            if self.run is not None:
+                self.run.claim.release()
             if self._frozen:
                 unfreeze()
                 self._frozen = False
@@ -247,11 +292,17 @@ class AudiobenchSession:
                                    self.selected, self._baselines, self.traffic,
                                    self._run_info(session), self.base_lines,
                                    seconds=time.monotonic() - self._clock)
-        if self.settings.report_path is not None:
-            self.report.write(self.settings.report_path, ordered)
-        if self.settings.html_path is not None:
+        report, settings = self.report, self.settings
+        if settings.report_path is not None:
+            self._keep("JSON report", settings.report_path,
+                       lambda path: report.write(path, ordered))
+        if settings.html_path is not None:
             page = html.run_page(self.report, ordered, self.benchmarks, self.base_lines)
-            self.html = html.write(page, self.settings.html_path)
+            self._keep("HTML page", settings.html_path, lambda path: html.write(page, path))
+        if not all(self.written.values()) or any(s.unwritten for s in report.benchmarks):
+            # The run could not give what it was asked for: not the gate's 1, not a pass.
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            return
         if self.settings.shard is not None:
             # A shard's numbers are partial: the merge gates. Only other tests' failures and
             # interruptions fail the shard's job.
@@ -262,23 +313,39 @@ class AudiobenchSession:
         session.exitstatus = report_status(self.report, session.exitstatus,
                                            self.foreign_failures)
 
+    def _keep(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
+        """Write one output and say so; what could not be written is said in the summary
+        too, never lost in a traceback that hides the rest."""
+        try:
+            said = write(path)
+        except OSError as exc:
+            self.written[f"{what}: NOT written to {path} ({exc.strerror or exc})"] = False
+            return
+        line = said.line() if isinstance(said, Written) else f"{what}: {path}"
+        self.written[line] = True
+
     def _run_info(self, session: pytest.Session) -> RunInfo:
-        """The run's id and what it took from others; its record is marked finished when every
-        selected sample got an outcome other than not run."""
+        """The run's id and what it took from others. Unless it was interrupted, its record
+        says how many samples it left undone (errors, not run, no record): finished when
+        none, else a resume asks for those."""
         assert self.run is not None and self.selected is not None
-        finished = (session.exitstatus != pytest.ExitCode.INTERRUPTED
-                    and all(nodeid in self.records for nodeid in self.selected)
-                    and self.records.all_ran)
-        if finished:
-            self._runs.finish(self.run.record)
+        notes = list(self.run.notes)
+        undone = self.records.undone(self.selected)
+        if session.exitstatus != pytest.ExitCode.INTERRUPTED:
+            unsaved = self._runs.end(self.run.record, undone)
+            notes += [unsaved] if unsaved else []
         return RunInfo(id=self.run.record.run_id, resumed=self.run.resumed,
-                       reused=self.run.reused, notes=self.run.notes, finished=finished,
+                       reused=self.run.reused, notes=notes,
+                       finished=undone == 0 and session.exitstatus != pytest.ExitCode.INTERRUPTED,
                        identity=self.identity, started=self.started)
 
-    def add_worker_output(self, workeroutput: dict[str, Any]) -> None:
-        """What an xdist worker handed over when it finished: its endpoints' traffic."""
+    def add_worker_output(self, worker: str, workeroutput: dict[str, Any]) -> None:
+        """What an xdist worker handed over when it finished: its endpoints' traffic; a worker
+        that crashed hands over nothing, and the counts say whose are missing."""
         if _TRAFFIC in workeroutput:
             self.traffic += Traffic.model_validate(workeroutput[_TRAFFIC])
+        else:
+            self.traffic += Traffic(missing=[worker])
 
     def _hand_over_traffic(self) -> None:
         workeroutput: dict[str, Any] | None = getattr(self.config, "workeroutput", None)
@@ -303,9 +370,7 @@ class AudiobenchSession:
             return self.plan.lines()
         if self.report is None:
             return []
-        lines = render(self.report, verbose=self.config.option.verbose > 0)
-        if self.html is not None:
-            lines.append(self.html.line())
+        lines = [*render(self.report, verbose=self.config.option.verbose > 0), *self.written]
         if self.settings.require_baseline:
             lines += [f"gate: FAILED: --audiobench-require-baseline and no baseline at "
                       f"{s.baseline_path}" for s in self.report.benchmarks

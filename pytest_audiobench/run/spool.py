@@ -15,6 +15,8 @@ from typing import IO, Any
 
 from pytest_audiobench.outcome.records import SampleRecord
 
+_UNDONE = frozenset({"error", "not_run"})
+
 
 class RecordSpool:
     """The records of one run, by node id; a sample recorded twice keeps its last record."""
@@ -23,7 +25,7 @@ class RecordSpool:
         self._opened: IO[bytes] | None = None
         self._end = 0
         self._places: dict[str, tuple[int, int]] = {}
-        self._not_run: set[str] = set()
+        self._undone: set[str] = set()
 
     def add(self, line: str) -> dict[str, Any]:
         """Keep one record (``SampleRecord`` as JSON); returns it as plain data."""
@@ -34,10 +36,10 @@ class RecordSpool:
         self._file.write(encoded)
         self._places[nodeid] = (self._end, len(encoded))
         self._end += len(encoded)
-        if data["outcome"] == "not_run":
-            self._not_run.add(nodeid)
+        if data["outcome"] in _UNDONE:
+            self._undone.add(nodeid)
         else:
-            self._not_run.discard(nodeid)
+            self._undone.discard(nodeid)
         return data
 
     @property
@@ -53,10 +55,10 @@ class RecordSpool:
     def __contains__(self, nodeid: object) -> bool:
         return nodeid in self._places
 
-    @property
-    def all_ran(self) -> bool:
-        """No record says not run."""
-        return not self._not_run
+    def undone(self, nodeids: Iterable[str]) -> int:
+        """How many of ``nodeids`` a resume would ask again: those with no record, an error,
+        or not run."""
+        return sum(nodeid not in self._places or nodeid in self._undone for nodeid in nodeids)
 
     def get(self, nodeid: str) -> SampleRecord:
         """The record of ``nodeid`` (KeyError when it has none)."""

@@ -55,9 +55,6 @@ class Worker:
         self._cache = (ResponseCache(settings.cache_dir / "responses") if settings.cache
                        else None)
 
-    def response_cache(self) -> ResponseCache | None:
-        return self._cache
-
     def _make_pacer(self) -> Pacer:
         settings, share = self.settings, self._share
         return Pacer(
@@ -140,11 +137,15 @@ class Worker:
             warnings.warn(AudiobenchWarning(f"{sample.nodeid}: {message}"), stacklevel=2)
 
     def traffic(self) -> Traffic:
-        """What this process's endpoints took, and the cache entries it could not read."""
-        unreadable = self._cache.unreadable if self._cache is not None else []
+        """What this process's endpoints took, and the cache entries it could not read or
+        write."""
+        cache = self._cache
+        unreadable = cache.unreadable if cache is not None else []
         return self._ledger.traffic().model_copy(update={
             "cache_unreadable": len(unreadable),
-            "first_unreadable": str(unreadable[0]) if unreadable else None})
+            "first_unreadable": str(unreadable[0]) if unreadable else None,
+            "cache_unwritable": cache.unwritable if cache is not None else 0,
+            "first_unwritable": cache.first_unwritable if cache is not None else None})
 
     def in_flight(self) -> int:
         return self._engine.pacer.in_flight if self._engine is not None else 0

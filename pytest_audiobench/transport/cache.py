@@ -36,11 +36,19 @@ class ResponseCache:
         self.unreadable: list[Path] = []
         """Entries that could not be read this run: each counted as a miss, asked again and
         rewritten (a truncated or garbled file is never an item error)."""
+        self.unwritable = 0
+        """Replies that could not be written (a full disk, a read-only folder): kept in
+        memory for this run instead, so that nothing paid for is lost while it lasts."""
+        self.first_unwritable: str | None = None
+        self._memory: dict[str, Completion] = {}
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Completion | None:
+        kept = self._memory.get(key)
+        if kept is not None:
+            return kept.model_copy(update={"cached": True})
         path = self._path(key)
         try:
             completion = Completion.model_validate_json(path.read_bytes())
@@ -52,7 +60,15 @@ class ResponseCache:
         return completion.model_copy(update={"cached": True})
 
     def put(self, key: str, completion: Completion) -> None:
-        path = self._path(key)
+        """Keep ``completion`` under ``key``: on disk, or in memory when the disk refuses."""
+        try:
+            self._write(self._path(key), completion)
+        except OSError as exc:
+            self.unwritable += 1
+            self.first_unwritable = self.first_unwritable or f"{self.root}: {exc.strerror or exc}"
+            self._memory[key] = completion
+
+    def _write(self, path: Path, completion: Completion) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.config.settings import EndpointSettings
-from pytest_audiobench.errors import EndpointError
+from pytest_audiobench.errors import DeadlineReached, EndpointError
 from pytest_audiobench.transport import secrets
 from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.types import Completion, InProcess, Usage
@@ -36,6 +36,12 @@ def api_key(settings: EndpointSettings) -> str:
     """The key from the environment, never from a flag; servers without auth get a dummy."""
     key = os.environ.get(settings.api_key_env)
     if key:
+        if not all("!" <= character <= "~" for character in key):
+            # Never the value: a key pasted with its newline is still a key.
+            raise EndpointError(
+                f"environment variable {settings.api_key_env} holds a character an HTTP header "
+                "cannot carry (a space, a tab, a newline or a non-ASCII letter): set it to the "
+                f"key alone, for {settings.url}")
         secrets.remember(key)
         return key
     if settings.api_key_required:
@@ -241,21 +247,24 @@ class Endpoint:
             line.check()
             try:
                 async with pacer.slot():
-                    left = pacer.remaining()
-                    timeout = self.settings.timeout if left is None else max(
-                        0.01, min(self.settings.timeout, left))
                     line.traffic.requests += 1
-                    response = await self._post(messages, extra, timeout)
+                    completion = await self._attempt(messages, extra, attempt)
             except openai.APIStatusError as exc:
-                line.answered()
+                line.answered(f"HTTP {exc.status_code}")
                 if exc.status_code == 429:
                     line.traffic.throttled += 1
                     await pacer.throttle()
                 if exc.status_code not in _RETRY_STATUS or attempt == attempts:
                     raise self._failure(exc, attempt) from exc
                 await self._sleep(self._wait(attempt, exc.response.headers.get("retry-after")))
-            except openai.APIError as exc:  # connection refused or dropped, timeout
-                line.connection_failed(_short(exc))
+            except Unusable as exc:  # an HTTP 200 that holds no answer
+                line.answered(exc.reason)
+                if attempt == attempts:
+                    raise self._failure(exc, attempt) from exc
+                await self._sleep(self._wait(attempt, None))
+            except (openai.APIError, Late) as exc:  # connection refused or dropped, timeout
+                line.connection_failed(_short(exc), "timeout" if isinstance(
+                    exc, Late | openai.APITimeoutError) else "connection")
                 line.check()
                 if attempt == attempts:
                     raise self._failure(exc, attempt) from exc
@@ -263,10 +272,28 @@ class Endpoint:
             else:
                 line.answered()
                 await pacer.relax()
-                completion = _completion(response, attempt, self.settings.url)
                 pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
                 return completion
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    async def _attempt(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                       attempt: int) -> Completion:
+        """One request, from sending to the last byte of its reply within the timeout (and
+        the run's deadline); the reply checked to be an answer."""
+        left = self._pacer.remaining()
+        timeout = self.settings.timeout if left is None else max(
+            0.01, min(self.settings.timeout, left))
+        try:
+            # The client's timeout bounds each read; a reply whose bytes keep trickling in
+            # would never end without this bound on the whole exchange (the client's is set
+            # past it, so that one bound decides and says so).
+            response = await asyncio.wait_for(self._post(messages, extra, timeout + 1.0),
+                                              timeout)
+        except TimeoutError:
+            if left is not None and left <= self.settings.timeout:
+                raise DeadlineReached(_DEADLINE_PASSED) from None
+            raise Late(f"no whole reply within {timeout:g} s (--audiobench-timeout)") from None
+        return _completion(response, attempt, self.settings.sampling.max_tokens)
 
     async def _post(self, messages: list[dict[str, Any]], extra: dict[str, Any],
                     timeout: float) -> Any:
@@ -288,6 +315,8 @@ class Endpoint:
                 # timeout; say what httpx would have said.
                 raise openai.APIConnectionError(request=exc.request) from exc
             raise
+        except ValueError as exc:  # the body of a 2xx reply is not JSON
+            raise Unusable("a reply that is not JSON", "not JSON") from exc
 
     async def _sleep(self, seconds: float) -> None:
         """Wait before a retry: never past the deadline (the next attempt would be refused
@@ -332,13 +361,39 @@ def _dropped(exc: BaseException) -> bool:
     return False
 
 
-def _completion(response: Any, attempts: int, url: str) -> Completion:
-    """The reply as the decoded JSON of a chat completion (read leniently, like the SDK)."""
+class Unusable(Exception):
+    """An HTTP 200 that holds no answer: a body that is not JSON, no choices, no content. A
+    failure of the endpoint like a 500: retried, never cached, never judged."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        """Its short name in the counts of failures."""
+
+
+class Late(Exception):
+    """No whole reply within the timeout: the request was abandoned."""
+
+
+_DEADLINE_PASSED = ("the run's deadline (--audiobench-deadline) has passed while the request "
+                    "was in flight: it was abandoned")
+
+
+def _completion(response: Any, attempts: int, max_tokens: int | None) -> Completion:
+    """The reply as the decoded JSON of a chat completion (read leniently, like the SDK),
+    with an answer in it; Unusable when it has none."""
     choices = response.get("choices") if isinstance(response, dict) else None
     if not choices or not isinstance(choices, list):
-        raise EndpointError(f"{url} returned a completion without choices")
+        raise Unusable("a completion without choices", "no choices")
     choice = _mapping(choices[0])
     message = _mapping(choice.get("message"))
+    finish = choice.get("finish_reason")
+    text = _text(message.get("content"))
+    if not text.strip():
+        said = "null" if message.get("content") is None else "empty"
+        cut = (f", finish_reason length: it used the whole token limit, max_tokens {max_tokens}"
+               if finish == "length" else "")
+        raise Unusable(f"an empty answer (content {said}{cut})", "empty answer")
     usage = Usage()
     reported = response.get("usage")
     if isinstance(reported, dict):
@@ -348,11 +403,19 @@ def _completion(response: Any, attempts: int, url: str) -> Completion:
             completion_tokens=_count(reported.get("completion_tokens")),
             audio_tokens=_count(details.get("audio_tokens")),
         )
-    finish = choice.get("finish_reason")
-    content = message.get("content")
-    return Completion(text=secrets.redact(content) if isinstance(content, str) else "",
+    return Completion(text=secrets.redact(text),
                       finish_reason=finish if isinstance(finish, str) else None,
                       usage=usage, attempts=attempts)
+
+
+def _text(content: object) -> str:
+    """A message's content: a string, or the text of its parts (some servers send a list)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part["text"] for part in content
+                       if isinstance(part, dict) and isinstance(part.get("text"), str))
+    return ""
 
 
 def _mapping(value: object) -> dict[str, Any]:
@@ -379,6 +442,8 @@ def _parse_retry_after(value: str | None) -> float | None:
 
 def _short(exc: Exception) -> str:
     """One line about a failed request, with any key the server echoed redacted."""
+    if isinstance(exc, Unusable | Late):
+        return str(exc)
     status = getattr(exc, "status_code", None)
     text = secrets.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     return f"HTTP {status}: {text}" if status else f"{type(exc).__name__}: {text}"

@@ -26,11 +26,20 @@ class Line:
         if self.traffic.stopped is not None:
             raise EndpointDown(self.traffic.stopped)
 
-    def answered(self) -> None:
-        """Any HTTP reply, even an error status: the endpoint is there."""
+    def answered(self, failure: str | None = None) -> None:
+        """Any HTTP reply, even an error status or one without an answer (``failure`` names
+        what was wrong): the endpoint is there."""
         self._in_a_row = 0
+        self.traffic.received += 1
+        if failure is not None:
+            self._failed(failure)
 
-    def connection_failed(self, reason: str) -> None:
+    def _failed(self, reason: str) -> None:
+        self.traffic.failures[reason] = self.traffic.failures.get(reason, 0) + 1
+
+    def connection_failed(self, reason: str, kind: str = "connection") -> None:
+        """No reply: refused, dropped, or not whole within the timeout (``kind``)."""
+        self._failed(kind)
         self.traffic.connection_failures += 1
         self._in_a_row += 1
         if self._in_a_row >= self._max_failures and self.traffic.stopped is None:

@@ -64,9 +64,14 @@ class EndpointTraffic(BaseModel):
 
     requests: int = 0
     """HTTP attempts sent, retries included (cached replies send none)."""
+    received: int = 0
+    """Replies that came back, of any status (with an answer or not)."""
     retries: int = 0
     throttled: int = 0
     """Replies of HTTP 429 (each halved the in-flight limit)."""
+    failures: dict[str, int] = {}
+    """Attempts that gave no answer, by reason: ``HTTP <status>``, ``timeout``, ``connection``
+    (refused or dropped), ``not JSON``, ``no choices``, ``empty answer``."""
     waited_seconds: float = 0.0
     """Seconds slept before retries (backoff and Retry-After)."""
     connection_failures: int = 0
@@ -74,21 +79,30 @@ class EndpointTraffic(BaseModel):
     """Why no further request was sent to it (consecutive connection failures), if so."""
 
     def __add__(self, other: EndpointTraffic) -> EndpointTraffic:
+        failures = dict(self.failures)
+        for reason, count in other.failures.items():
+            failures[reason] = failures.get(reason, 0) + count
         return EndpointTraffic(
-            requests=self.requests + other.requests, retries=self.retries + other.retries,
-            throttled=self.throttled + other.throttled,
-            waited_seconds=self.waited_seconds + other.waited_seconds,
+            requests=self.requests + other.requests, received=self.received + other.received,
+            retries=self.retries + other.retries, throttled=self.throttled + other.throttled,
+            failures=failures, waited_seconds=self.waited_seconds + other.waited_seconds,
             connection_failures=self.connection_failures + other.connection_failures,
             stopped=self.stopped or other.stopped)
 
 
 class Traffic(BaseModel):
-    """Every endpoint's traffic by ``"<model> at <url>"``, and the cache entries that could
-    not be read (each was asked again and rewritten)."""
+    """Every endpoint's traffic by ``"<model> at <url>"``, the cache entries that could not be
+    read (each was asked again and rewritten) or written, and whose counts are missing."""
 
     endpoints: dict[str, EndpointTraffic] = {}
     cache_unreadable: int = 0
     first_unreadable: str | None = None
+    cache_unwritable: int = 0
+    """Replies the cache could not write (kept in memory for the run instead)."""
+    first_unwritable: str | None = None
+    missing: list[str] = []
+    """Processes whose counts never arrived (an xdist worker that crashed): the counts above
+    leave their requests out."""
 
     def __add__(self, other: Traffic) -> Traffic:
         endpoints = dict(self.endpoints)
@@ -96,7 +110,10 @@ class Traffic(BaseModel):
             endpoints[label] = endpoints[label] + traffic if label in endpoints else traffic
         return Traffic(endpoints=endpoints,
                        cache_unreadable=self.cache_unreadable + other.cache_unreadable,
-                       first_unreadable=self.first_unreadable or other.first_unreadable)
+                       first_unreadable=self.first_unreadable or other.first_unreadable,
+                       cache_unwritable=self.cache_unwritable + other.cache_unwritable,
+                       first_unwritable=self.first_unwritable or other.first_unwritable,
+                       missing=[*self.missing, *other.missing])
 
 
 class ModelIdentity(BaseModel):

@@ -262,6 +262,10 @@ class Mmar(Benchmark):
                          "middle runs (paper protocol); each run is in the JSON report")
         return notes
 
+    def outputs(self) -> dict[str, Path]:
+        path = self.own.export_path
+        return {} if path is None else {"--audiobench-export-mmar": path}
+
     def finish(self, records: Iterable[SampleRecord]) -> list[str]:
         path = self.own.export_path
         if path is None:

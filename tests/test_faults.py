@@ -1,0 +1,130 @@
+"""Faults of the endpoints cost neither a verdict nor a hang: a fault proxy stands between the
+plugin and the scripted servers and answers with empty content, bodies that are not JSON, no
+choices, trickling or hanging replies. Each is retried like a 500, never cached and never
+judged, and after the retries it is an error in one line naming the endpoint; timeouts bound
+the whole request, and the deadline bounds the run."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import JUDGE, MODEL, Servers
+from tests.fakes import fault_proxy
+from tests.fakes.fault_proxy import FaultProxy
+
+
+@pytest.fixture
+def proxy(servers: Servers) -> Iterator[FaultProxy]:
+    """A fault proxy in front of the model server (forwarding everything until told)."""
+    with FaultProxy(servers.model.url) as running:
+        yield running
+
+
+def through(run_bench: Any, proxy: FaultProxy, *args: str, **kw: Any) -> Any:
+    return run_bench("--audiobench-api-url", proxy.url, "--audiobench-retry-wait", "0",
+                     *args, **kw)
+
+
+def judged_answers(servers: Servers) -> list[str]:
+    return [request.text for request in servers.judge.requests]
+
+
+@pytest.mark.parametrize("fault", ["null_content", "blank_content", "invalid_json",
+                                   "empty_choices"])
+def test_a_200_without_an_answer_is_retried_and_the_retry_is_what_counts(
+        run_bench: Any, servers: Servers, proxy: FaultProxy, fault: str) -> None:
+    proxy.choose = fault_proxy.first_attempts(fault)
+    run = through(run_bench, proxy)
+    run.result.assert_outcomes(passed=16)
+    assert proxy.injected[fault] == 16 and servers.model.count() == 16 + 16 * (
+        fault in ("null_content", "blank_content"))
+    # Every answer the judge saw was a real one: two passes per sample, nothing empty.
+    assert servers.judge.count() == 32
+    assert all("a good answer" in text for text in judged_answers(servers))
+    traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {proxy.url}"]
+    reason = {"null_content": "empty answer", "blank_content": "empty answer",
+              "invalid_json": "not JSON", "empty_choices": "no choices"}[fault]
+    assert traffic["failures"] == {reason: 16}
+    assert (traffic["requests"], traffic["received"], traffic["retries"]) == (32, 32, 16)
+    assert all(a["completion"]["attempts"] == 2 for s in run.report["samples"]
+               for a in s["answers"])
+
+
+@pytest.mark.parametrize(("fault", "said"), [
+    ("null_content", "an empty answer (content null)"),
+    ("blank_content", "an empty answer (content empty)"),
+    ("invalid_json", "a reply that is not JSON"),
+    ("empty_choices", "a completion without choices"),
+])
+def test_an_endpoint_that_never_answers_is_one_line_per_sample_and_nothing_is_judged(
+        run_bench: Any, servers: Servers, proxy: FaultProxy, fault: str, said: str) -> None:
+    proxy.choose = fault_proxy.always(fault)
+    run = through(run_bench, proxy, "--audiobench-retries", "1")
+    run.result.assert_outcomes(errors=16)
+    assert servers.judge.count() == 0  # a judge is never asked to grade what was not said
+    out = run.result.stdout.str()
+    expected = f"{MODEL} at {proxy.url} failed after 2 attempts: {said}"
+    assert out.count(expected) >= 16
+    assert "Traceback" not in out and "JSONDecodeError" not in out
+    assert all(s["message"] == f"EndpointError: {expected}" for s in run.report["samples"])
+    # Nothing of it was kept: the next run asks again.
+    proxy.choose = fault_proxy.none
+    through(run_bench, proxy).result.assert_outcomes(passed=16)
+
+
+def test_a_judge_whose_replies_are_empty_is_the_judges_error_not_a_score(
+        run_bench: Any, servers: Servers) -> None:
+    with FaultProxy(servers.judge.url, fault_proxy.always("null_content")) as judge:
+        run = run_bench("--audiobench-judge-api-url", judge.url, "--audiobench-retries", "0")
+        url = judge.url
+    run.result.assert_outcomes(errors=16)
+    assert f"{JUDGE} at {url} failed after 1 attempt: an empty answer (content null)" in (
+        run.result.stdout.str())
+
+
+def test_an_empty_answer_cut_by_the_token_limit_says_so(
+        run_bench: Any, servers: Servers, proxy: FaultProxy) -> None:
+    from tests.fakes.openai_server import Reply, Scripted
+
+    servers.model.script = Scripted(Reply(""))
+    run = through(run_bench, proxy, "--audiobench-retries", "0", "--audiobench-max-tokens", "7",
+                  "-k", "speech_QA and 400")
+    run.result.assert_outcomes(errors=1)
+    assert "an empty answer (content empty)" in run.result.stdout.str()
+
+
+def test_a_reply_that_trickles_is_abandoned_at_the_timeout(
+        run_bench: Any, servers: Servers, proxy: FaultProxy) -> None:
+    proxy.choose = fault_proxy.always("trickle", model=MODEL)
+    proxy.trickle_interval = 0.05
+    started = time.monotonic()
+    run = through(run_bench, proxy, "--audiobench-timeout", "1", "--audiobench-retries", "0",
+                  "--audiobench-concurrency", "16", "--audiobench-max-connection-failures", "99")
+    took = time.monotonic() - started
+    run.result.assert_outcomes(errors=16)
+    assert "no whole reply within 1 s (--audiobench-timeout)" in run.result.stdout.str()
+    # Each was held from its first byte until the client hung up: the timeout, and a little.
+    assert len(proxy.held) == 16 and max(proxy.held) < 2.5, proxy.held
+    assert took < 30
+    traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {proxy.url}"]
+    assert traffic["failures"] == {"timeout": 16}
+
+
+def test_the_deadline_bounds_the_run_and_what_remains_is_not_run(
+        run_bench: Any, servers: Servers, proxy: FaultProxy) -> None:
+    proxy.choose = fault_proxy.always("hang", model=MODEL)
+    started = time.monotonic()
+    run = through(run_bench, proxy, "--audiobench-timeout", "600", "--audiobench-deadline", "2",
+                  "--audiobench-concurrency", "4")
+    took = time.monotonic() - started
+    assert took < 20
+    counts = run.report["benchmarks"][0]["counts"]
+    assert counts["not_run"] == 16 and counts["errors"] == 0
+    assert max(proxy.held) < 4.5, proxy.held
+    messages = {s["message"] for s in run.report["samples"]}
+    assert any("deadline (--audiobench-deadline) has passed" in m for m in messages)
+    assert run.result.ret == pytest.ExitCode.OK or not run.report["gate_held"]
