@@ -58,6 +58,40 @@ def test_a_cache_that_refuses_writes_loses_no_answer_and_the_report_is_written(
                 "replies are kept in memory for this run only") in out
 
 
+def test_a_report_the_disk_has_no_room_for_at_the_end_is_said_and_a_resume_writes_it(
+        pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> None:
+    reason = filesystems.why_not()
+    if reason is not None:
+        pytest.skip(reason)
+    # The report's folder takes the start's few bytes, not the report's hundred kilobytes.
+    small = pytester.path / "small"
+    report = small / "report.json"
+    flags = _flags(pytester, servers, chat_data, pytester.path / "cache")
+    flags = [f for f in flags if not f.startswith("--audiobench-report")]
+    done = filesystems.run_with_tmpfs(small, "size=16k", [*flags, f"--audiobench-report={report}"],
+                                      cwd=pytester.path, env=_env())
+    out = done.stdout + done.stderr
+    assert done.returncode == pytest.ExitCode.INTERNAL_ERROR, out[-3000:]
+    assert f"JSON report: NOT written to {report} (No space left on device)" in out
+    assert "audiobench summary" in out and "answers: model 16" in out
+    assert "Traceback" not in out and "INTERNALERROR" not in out
+    assert servers.model.count() == 16
+    # The run is not finished: a resume serves its answers again and writes the report.
+    again = subprocess_run([*flags, "--audiobench-resume",
+                            f"--audiobench-report={pytester.path / 'report.json'}"],
+                           pytester.path)
+    assert again.returncode == 0, again.stdout[-3000:]
+    assert "it could not write all its outputs; its answers serve again" in again.stdout
+    assert servers.model.count() == 16 and (pytester.path / "report.json").exists()
+
+
+def subprocess_run(argv: list[str], cwd: Path) -> Any:
+    import subprocess
+
+    return subprocess.run(argv, cwd=cwd, env=_env(), capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
 @pytest.mark.parametrize("flag", ["--audiobench-report", "--audiobench-html", "--junitxml",
                                   "--audiobench-export-mmar"])
 def test_an_output_that_cannot_be_written_stops_the_run_before_anything_is_paid(

@@ -175,10 +175,12 @@ class RunBook:
         notes = [*start.notes, unsaved] if unsaved else start.notes
         return RunStart(record, start.resumed, start.reused, notes, start.claim)
 
-    def end(self, record: RunRecord, undone: int) -> str | None:
-        """Record how the run ended: finished when it left nothing undone, else what a
-        resume would pay for. What could not be kept, in one line."""
-        return self.save(record.model_copy(update={"finished": undone == 0, "undone": undone}))
+    def end(self, record: RunRecord, undone: int, written: bool = True) -> str | None:
+        """Record how the run ended: finished when it left nothing undone and wrote what it
+        was asked to, else a resume continues it (paying for what is undone only). What
+        could not be kept, in one line."""
+        finished = undone == 0 and written
+        return self.save(record.model_copy(update={"finished": finished, "undone": undone}))
 
     def _named(self, wanted: str, record: RunRecord, earlier: list[RunRecord]) -> RunRecord:
         others = [r for r in earlier if r.run_id != record.run_id]
@@ -203,6 +205,9 @@ def _resuming(record: RunRecord) -> str:
     if record.undone:
         return (f"resuming run {record.run_id}: it left {record.undone} samples undone "
                 "(errors, not run); only what they lack is asked")
+    if record.undone == 0:
+        return (f"resuming run {record.run_id}: it could not write all its outputs; its "
+                "answers serve again, and nothing is asked")
     return f"resuming run {record.run_id}, interrupted"
 
 

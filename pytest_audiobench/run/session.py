@@ -300,8 +300,11 @@ class AudiobenchSession:
             page = html.run_page(self.report, ordered, self.benchmarks, self.base_lines)
             self._keep("HTML page", settings.html_path, lambda path: html.write(page, path))
         if not all(self.written.values()) or any(s.unwritten for s in report.benchmarks):
-            # The run could not give what it was asked for: not the gate's 1, not a pass.
+            # The run could not give what it was asked for: not the gate's 1, not a pass; and
+            # a resume continues it, its answers served again, to write what is missing.
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            if self.run is not None and self.selected is not None:
+                self._runs.end(self.run.record, self.records.undone(self.selected), False)
             return
         if self.settings.shard is not None:
             # A shard's numbers are partial: the merge gates. Only other tests' failures and
