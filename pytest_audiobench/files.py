@@ -46,7 +46,6 @@ def cannot_write_in(folder: Path) -> str | None:
         fd, probe = tempfile.mkstemp(prefix=".probe-", dir=existing)
         try:
             os.write(fd, b"probe\n")
-            os.fsync(fd)
         finally:
             os.close(fd)
             os.unlink(probe)

@@ -94,6 +94,18 @@ def _same_terminal_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BUILD_NUMBER", raising=False)
 
 
+LEAN = "-p no:html -p no:metadata"
+"""pytest-metadata reads the metadata of every installed distribution at each start (half a
+second), and pytest-html needs it: the runs the tests start load neither, unless a test is
+marked ``pytest_html``."""
+
+
+@pytest.fixture(autouse=True)
+def _lean_inner_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("pytest_html") is None:
+        monkeypatch.setenv("PYTEST_ADDOPTS", LEAN)
+
+
 @dataclass
 class Servers:
     model: FakeOpenAIServer

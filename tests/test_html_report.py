@@ -172,6 +172,7 @@ def test_compare_writes_b_against_a(run_bench: Any, pytester: pytest.Pytester,
     assert "A answer (score 8)" in "".join(page.samples()[node(small_records[5])].text)
 
 
+@pytest.mark.pytest_html
 def test_pytest_html_rows_carry_each_samples_details(run_bench: Any,
                                                      pytester: pytest.Pytester) -> None:
     pytest.importorskip("pytest_html", reason="pytest-html comes with the dev extra")
