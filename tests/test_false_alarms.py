@@ -1,10 +1,11 @@
 """The family-wise promise, measured through the plugin: the built-in ``random`` model is a
 seeded random choice, so every seed is the same model drawn again. On the mini benchmark (both
-benchmarks in one run), a per-sample baseline is written from one seed and another seed is
-gated against it, twenty times, with and without xdist: an unchanged model fails the gate in
-at most 1 run of 20, and no interval or detectable drop in any report leaves its metric's
-range. (tests/test_small_samples.py measures the same promise by simulation, over many more
-runs.)"""
+benchmarks in one run), twenty seeds are gated against the committed baseline of ``random``
+(written over 20 inference runs, seeds 100 to 119), with and without xdist, and twenty pairs of
+a baseline written from one seed and another seed gated against it: an unchanged model fails
+the gate in at most 1 run of 20, and no interval or detectable drop in any report leaves its
+metric's range. (tests/test_small_samples.py measures the same promise by simulation, over
+many more runs.)"""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 SEEDS = range(1, 21)
+COMMITTED = Path(__file__).resolve().parents[1] / "baselines"
 
 
 def _run(pytester: pytest.Pytester, seed: int, baselines: Path, *args: str) -> pytest.RunResult:
@@ -42,21 +44,35 @@ def _outside_the_range(report: dict[str, Any]) -> list[str]:
     return bad
 
 
+def _gated(pytester: pytest.Pytester, seed: int, baselines: Path, *xdist: str) -> bool:
+    """Gate ``seed`` against ``baselines``; whether the gate failed."""
+    report = pytester.path / f"report-{seed}.json"
+    gated = _run(pytester, seed, baselines, f"--audiobench-report={report}", *xdist)
+    assert gated.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [s["baseline"] for s in data["benchmarks"]] == ["applied", "applied"]
+    assert _outside_the_range(data) == []
+    return gated.ret != pytest.ExitCode.OK
+
+
 @pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"),
                                    pytest.param(["-n", "2"], id="n2")])
-def test_twenty_draws_of_an_unchanged_model_fail_the_gate_at_most_once(
+def test_twenty_draws_fail_the_committed_mini_baseline_at_most_once(
         pytester: pytest.Pytester, xdist: list[str]) -> None:
+    # The issue's seeds, one run each against a baseline over twenty: the run-swap test. The
+    # baseline of seed 0 alone scored 50.0 % on the mini MMAR where the model's expectation is
+    # 34.8 %, and seeds 1, 13 and 18 failed against it.
+    failed = [seed for seed in SEEDS if _gated(pytester, seed, COMMITTED, *xdist)]
+    assert len(failed) <= 1, f"seeds whose draw failed the gate: {failed}"
+
+
+def test_twenty_pairs_of_draws_fail_their_own_baseline_at_most_once(
+        pytester: pytest.Pytester) -> None:
     failed = []
     for seed in SEEDS:
         baselines = pytester.path / f"baselines-{seed}"
         written = _run(pytester, seed, baselines, "--audiobench-update-baseline")
         assert written.ret == pytest.ExitCode.OK, written.stdout.str()[-3000:]
-        report = pytester.path / f"report-{seed}.json"
-        gated = _run(pytester, 100 + seed, baselines, f"--audiobench-report={report}", *xdist)
-        assert gated.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-        data = json.loads(report.read_text(encoding="utf-8"))
-        assert [s["baseline"] for s in data["benchmarks"]] == ["applied", "applied"]
-        assert _outside_the_range(data) == []
-        if gated.ret != pytest.ExitCode.OK:
+        if _gated(pytester, 100 + seed, baselines):
             failed.append(seed)
     assert len(failed) <= 1, f"seeds whose draw failed the gate: {failed}"

@@ -182,6 +182,113 @@ def test_intervals_are_cut_to_the_range() -> None:
     assert (assessed.low, assessed.high) == (-10.0, 10.0)
 
 
+# --- sides asked a different number of times: the run-swap test ------------------------------
+
+
+def over_runs(sample: str, per_run: list[float]) -> SampleLine:
+    """A 0/1 sample asked ``len(per_run)`` times (one run: no per-run values)."""
+    return SampleLine(id=sample, cluster=sample, groups={"by": "g"},
+                      values={"v": sum(per_run) / len(per_run)},
+                      runs=[{"v": v} for v in per_run] if len(per_run) > 1 else [],
+                      draws=per_run, failed=False, answer_sha256="", answer="")
+
+
+@pytest.mark.parametrize(("samples", "p"), [
+    # n = 1, right once in two baseline runs, wrong now: of the three pooled runs the new
+    # one is a wrong one 2 times in 3 (change -50 each time; a right one would give +100).
+    ([(1.0, [0, 100], [0])], 2 / 3),
+    # every run alike: nothing to go on.
+    ([(1.0, [100, 100], [100])], 1.0),
+    # n = 2, each right in 1 of 3 baseline runs and wrong now: both draws wrong, (3/4)^2.
+    ([(0.5, [100, 0, 0], [0]), (0.5, [0, 100, 0], [0])], 9 / 16),
+    # the issue's layer: ten items right in a quarter of the pooled runs, all wrong now.
+    ([(0.1, [100, 0, 0], [0])] * 10, 0.75 ** 10),
+    # two new runs against two: choosing 2 of 4 pooled [100, 100, 0, 0] as new, the change is
+    # -100 only for the observed {0, 0}: 1 way in 6.
+    ([(1.0, [100, 100], [0, 0])], 1 / 6),
+])
+def test_the_run_swap_test_counts_the_choices_by_hand(
+        samples: list[exact.Swap], p: float) -> None:
+    assert exact.swap_p(samples) == pytest.approx(p)
+
+
+def test_one_run_on_each_side_is_the_sign_flip_test() -> None:
+    rng = random.Random(7)
+    pairs = [(rng.choice([0, 40, 100]), rng.choice([0, 60, 100])) for _ in range(12)]
+    samples = [(1 / 12, [b], [n]) for b, n in pairs]
+    sums = [(n - b) / 12 for b, n in pairs]
+    assert exact.swap_p(samples) == pytest.approx(exact.sign_flip_p(sums))
+
+
+def test_random_choices_estimate_the_exact_count_and_hoeffding_spares_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    samples: list[exact.Swap] = [(1 / 6, [100, 0, 0, 100][: 2 + i % 3], [0])
+                                 for i in range(6)]
+    counted = exact.swap_p(samples)
+    monkeypatch.setattr(exact, "CONVOLVED", 4)
+    assert exact.swap_p(samples) == pytest.approx(counted, abs=0.01)
+    # Forty items right in half of four baseline runs, all wrong now: of the pooled
+    # [100, 0, 100, 0, 0] each contributes -50/40 (a wrong run drawn as the new one) or +75/40
+    # (a right one); Hoeffding's bound exp(-2 t^2 / sum (b - a)^2) at t = -50.
+    falling: list[exact.Swap] = [(1 / 40, [100, 0, 100, 0], [0])] * 40
+    bound = math.exp(-2 * 50.0 ** 2 / (40 * (125 / 40) ** 2))
+    assert exact.swap_p(falling, level=0.05) == pytest.approx(bound)
+
+
+def test_the_run_swap_spread_by_hand() -> None:
+    # Pooled [0, 100, 0], one new: changes -50, +100, -50; mean 0, variance 5,000.
+    assert exact.swap_se([(1.0, [0, 100], [0])]) == pytest.approx(math.sqrt(5000))
+    assert exact.swap_se([(1.0, [100, 100], [100])]) == 0.0
+
+
+def test_a_baseline_over_runs_is_tested_by_the_run_swap_test_not_the_sign_flips() -> None:
+    """The semantic layer the issue's seed 16 failed on: ten items, a baseline of four runs
+    right once in each, a new run wrong on all ten. The sign-flip test of the ten equal drops
+    said 2^-10 (a regression at any level); by the runs it is (4/5)^10 = 0.107: chance."""
+    base = {f"s{i}": over_runs(f"s{i}", [100, 0, 0, 0]) for i in range(10)}
+    new = {f"s{i}": over_runs(f"s{i}", [0]) for i in range(10)}
+    result = paired(ACCURACY, base, new)
+    assert result is not None and result.method == "run-swap" and result.table is None
+    assessed = assess(result, 1.0, 0.05)
+    assert assessed.p == pytest.approx(0.8 ** 10) and not assessed.regressed
+    # The interval's error is at least the runs' own spread: the ten alike differences alone
+    # would give a clustered error of 0.
+    assert result.se_clustered == pytest.approx(0.0)
+    assert result.se_swap == pytest.approx(math.sqrt(10 * 0.01 * 0.16 * 1e4 * 25 / 16))
+    assert assessed.low is not None and assessed.high is not None
+    assert assessed.low < -25 < 0 < assessed.high
+
+
+def test_the_run_swap_test_needs_every_run_of_the_value() -> None:
+    base = {"s0": over_runs("s0", [100, 0])}
+    base["s0"].runs[1].pop("v")
+    assert paired(ACCURACY, base, {"s0": over_runs("s0", [0])}) is None
+    # As many runs on each side: the sign-flip test of the means, no per-run values needed.
+    even = {"s0": over_runs("s0", [100, 0])}
+    assert paired(ACCURACY, even, {"s0": over_runs("s0", [0, 0])}).method == "sign-flip"  # type: ignore[union-attr]
+
+
+def test_a_baseline_over_twenty_runs_keeps_the_level_for_one_new_run_by_simulation() -> None:
+    """Random choices on ten items of four options (the mini MMAR's semantic layer): a
+    baseline over 20 runs, a new run of one, the same model: by the runs, false alarms stay
+    under 5 %. (The sign-flip test of the means took the two sides for exchangeable: a new
+    run wrong on all ten, 5.6 % of runs, read 2^-10 and failed by itself.)"""
+    rng = random.Random(2026)
+    options = [4] * 10
+    trials = 400
+    by_runs = 0
+    for _ in range(trials):
+        history = [runs_of(rng, options) for _ in range(20)]
+        now = runs_of(rng, options)
+        base = {f"s{i}": over_runs(f"s{i}", [h[i] for h in history]) for i in range(10)}
+        new = {f"s{i}": over_runs(f"s{i}", [now[i]]) for i in range(10)}
+        result = paired(ACCURACY, base, new)
+        assert result is not None
+        by_runs += assess(result, 1.0, 0.05).regressed
+    # 400 runs put a true 5 % below 7.3 % with 97.5 % certainty.
+    assert by_runs / trials <= 0.073
+
+
 def candidate(n: int, base: float = 100, *, margin: float = 1.0,
               min_n: int = MIN_N) -> Candidate:
     before = [base] * n

@@ -46,8 +46,7 @@ class GateRow(BaseModel):
     """Paired: the smallest drop this sample size detects with 80 % power; None when no
     drop within the metric's range is."""
     method: Method | None = None
-    """Paired: ``exact`` (0/1 scores: McNemar's exact test, Tango's interval) or
-    ``sign-flip`` (the sign-flip test, a clustered t interval)."""
+    """Paired: how it was tested (``paired.Method``)."""
     level: float | None = None
     """Paired: the one-sided level of its tests."""
     p: float | None = None

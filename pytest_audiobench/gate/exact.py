@@ -9,6 +9,12 @@ where the normal approximation does not (a handful of samples, every difference 
   same size, which for 0/1 scores with one item per clip is McNemar's exact test on the
   discordant pairs; every sign pattern for a few clusters), bounded by Hoeffding's inequality
   when that bound already decides, else estimated from seeded random flips.
+- ``swap_p``: the same test when the two sides were asked a different number of times (a
+  baseline written over 20 inference runs, a new run of one): a sample's runs are then
+  exchangeable, not its two means, so which of its pooled runs are the new ones is drawn
+  again (every choice counted, by building the change's distribution sample by sample, for
+  up to a thousand samples; beyond, bounded by Hoeffding's inequality or estimated from
+  seeded draws).
 - ``tango``: Tango's score interval for the difference of two paired proportions, which
   stays inside [-1, 1] and has width even when every pair is alike.
 - ``t_quantile``: Student's t quantile, for clustered standard errors with few clusters.
@@ -16,6 +22,7 @@ where the normal approximation does not (a handful of samples, every difference 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from statistics import NormalDist
@@ -85,6 +92,105 @@ def _sampled(sums: Sequence[float], at_most: float) -> float:
     for start in range(0, FLIPS, chunk):
         signs = rng.integers(0, 2, size=(min(chunk, FLIPS - start), len(values)), dtype=np.int8)
         as_low += int(np.count_nonzero((1 - 2 * signs) @ values <= at_most))
+    return (1 + as_low) / (FLIPS + 1)
+
+
+Swap = tuple[float, Sequence[float], Sequence[float]]
+"""One sample of ``swap_p``: its weight in the metric, its baseline runs' values and its new
+runs' values."""
+
+
+def swap_p(samples: Sequence[Swap], shift: float = 0.0, level: float | None = None) -> float:
+    """One-sided p-value of the change ``sum(weight x (mean new - mean baseline))`` being this
+    low (or lower) if nothing but ``shift`` changed (added to every new value first): the
+    share of the ways of choosing, per sample, which of its pooled runs are the new ones whose
+    change is at most the observed one. ``level`` as for ``sign_flip_p``."""
+    informative = []
+    for weight, base, new in samples:
+        pooled = [*base, *(v + shift for v in new)]
+        if max(pooled) - min(pooled) > 1e-12 * max(1.0, abs(max(pooled))):
+            informative.append((weight, pooled, len(new)))
+    if not informative:
+        return 1.0
+    contributions = [_swap_contributions(weight, pooled, k) for weight, pooled, k in informative]
+    observed = sum(c[0] for c in contributions)
+    scale = sum(max(abs(x) for x in c) for c in contributions)
+    at_most = observed + 1e-9 * scale
+    counted = _convolved(contributions, at_most, 1e-12 * scale)
+    if counted is not None:
+        return counted
+    if observed < 0 and level is not None:
+        spread = sum((max(c) - min(c)) ** 2 for c in contributions)
+        bound = math.exp(-2 * observed * observed / spread)
+        if bound <= level:
+            return bound
+    return _swapped(contributions, at_most)
+
+
+def swap_se(samples: Sequence[Swap]) -> float:
+    """The standard deviation of the change over the run-swap test's choices: what the
+    runs' own spread makes of it, whatever the new run happened to be."""
+    variance = 0.0
+    for weight, base, new in samples:
+        ways = _swap_contributions(weight, [*base, *new], len(new))
+        mean = sum(ways) / len(ways)
+        variance += sum((x - mean) ** 2 for x in ways) / len(ways)
+    return math.sqrt(variance)
+
+
+def _swap_contributions(weight: float, pooled: Sequence[float], k: int) -> list[float]:
+    """A sample's change under every choice of ``k`` of its pooled runs as the new ones, the
+    observed choice (its last ``k``) first."""
+    total, rest = sum(pooled), len(pooled) - k
+    chosen = [sum(pooled[i] for i in c)
+              for c in itertools.combinations(reversed(range(len(pooled))), k)]
+    return [weight * (s / k - (total - s) / rest) for s in chosen]
+
+
+CONVOLVED = 1_000
+"""Up to this many informative samples the run-swap test counts every choice exactly."""
+
+
+def _convolved(contributions: Sequence[Sequence[float]], at_most: float,
+               grid: float) -> float | None:
+    """The share of all choices (every sample's independently) whose change is at most
+    ``at_most``: the distribution of the change, built sample by sample with totals closer
+    than ``grid`` merged. None when there are too many samples or distinct totals for that."""
+    import numpy as np
+
+    if len(contributions) > CONVOLVED:
+        return None
+    totals, shares = np.zeros(1), np.ones(1)
+    for c in contributions:
+        ways = np.asarray(c)
+        totals = (totals[:, None] + ways[None, :]).ravel()
+        shares = np.repeat(shares / len(ways), len(ways))
+        keys, where = np.unique(np.round(totals / grid), return_inverse=True)
+        if len(keys) > 1 << ENUMERATED:
+            return None
+        merged = np.asarray(np.bincount(where, weights=shares), dtype=float)
+        totals = np.bincount(where, weights=totals * shares) / merged
+        shares = merged
+    return float(min(1.0, shares[totals <= at_most].sum()))
+
+
+def _swapped(contributions: Sequence[Sequence[float]], at_most: float) -> float:
+    """(1 + the random choices whose change is at most ``at_most``) / (FLIPS + 1), each
+    sample's choice drawn uniformly from its ways."""
+    import numpy as np
+
+    rng = np.random.default_rng(FLIP_SEED)
+    width = max(len(c) for c in contributions)
+    # Padded to one width; a sample draws only among its own ways.
+    table = np.array([[*c, *([0.0] * (width - len(c)))] for c in contributions])
+    ways = np.array([len(c) for c in contributions])
+    rows = np.arange(len(contributions))
+    chunk = max(1, min(1_000, _CELLS // len(contributions)))
+    as_low = 0
+    for start in range(0, FLIPS, chunk):
+        size = min(chunk, FLIPS - start)
+        picks = (rng.random((size, len(contributions))) * ways).astype(np.int64)
+        as_low += int(np.count_nonzero(table[rows, picks].sum(axis=1) <= at_most))
     return (1 + as_low) / (FLIPS + 1)
 
 

@@ -33,9 +33,15 @@ _NORMAL = NormalDist()
 POWER = 0.8
 """The power at which the smallest detectable drop is given."""
 
-Method = Literal["exact", "sign-flip"]
+Method = Literal["exact", "sign-flip", "run-swap"]
 """How a metric is tested: ``exact`` for 0/1 scores (McNemar's exact test, Tango's
-interval), ``sign-flip`` for any other (the sign-flip test, a clustered t interval)."""
+interval), ``sign-flip`` for any other (the sign-flip test, a clustered t interval),
+``run-swap`` when the two sides were asked a different number of times (the run-swap test,
+the same interval)."""
+SWAP_WAYS = 4_096
+"""The most ways of choosing a sample's new runs among its pooled ones the run-swap test
+takes (21 for a baseline of 20 runs against one); beyond, the metric is held against its
+threshold."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,12 @@ class Paired:
     """Clusters with a sample above the lowest value in the baseline: those that can drop."""
     heaviest: float
     """The largest weight one sample has in the metric."""
+    swaps: tuple[exact.Swap, ...] | None = None
+    """Per sample, its weight and each side's per-run values, when some sample was asked a
+    different number of times on the two sides: the run-swap test then stands for the
+    sign-flip test."""
+    se_swap: float = 0.0
+    """With ``swaps``, the change's spread over the run-swap test's choices."""
 
     @property
     def difference(self) -> float:
@@ -81,13 +93,16 @@ class Paired:
 
     @property
     def se(self) -> float | None:
-        """The standard error an interval uses: the clustered one, floored by the noise."""
+        """The standard error an interval uses: the clustered one, floored by the noise and,
+        when the sides hold different numbers of runs, by the runs' own spread."""
         if self.se_clustered is None:
             return None
-        return max(self.se_clustered, self.se_noise)
+        return max(self.se_clustered, self.se_noise, self.se_swap)
 
     @property
     def method(self) -> Method:
+        if self.swaps is not None:
+            return "run-swap"
         return "exact" if self.table is not None else "sign-flip"
 
     def detects_at_all(self, level: float, margin: float) -> bool:
@@ -109,6 +124,9 @@ def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, Sam
         if group in metric.weights and metric.value in b.values and metric.value in n.values:
             groups.setdefault(group, []).append((b, n))
     if set(groups) != set(metric.weights):
+        return None
+    swaps = _swaps(metric, groups)
+    if swaps == ():
         return None
     sums: dict[str, float] = {}
     weights: dict[str, float] = {}
@@ -135,7 +153,34 @@ def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, Sam
         weights=tuple(weights[cluster] for cluster in sums),
         se_clustered=_clustered(residuals.values()), se_noise=math.sqrt(noise_variance),
         table=_table(metric, pairs, len(sums)), can_fall=_can_fall(metric, groups),
-        heaviest=max(metric.weights[g] / len(m) for g, m in groups.items()))
+        heaviest=max(metric.weights[g] / len(m) for g, m in groups.items()), swaps=swaps,
+        se_swap=exact.swap_se(swaps) if swaps else 0.0)
+
+
+def _swaps(metric: Linear, groups: Mapping[str, list[tuple[SampleLine, SampleLine]]]
+           ) -> tuple[exact.Swap, ...] | None:
+    """Each sample's weight and per-run values, when some sample's two sides hold different
+    numbers of runs; None when none does; empty when the run-swap test cannot be had (a run
+    without the value, or more than ``SWAP_WAYS`` ways for a sample)."""
+    if all(len(b.runs) == len(n.runs) for members in groups.values() for b, n in members):
+        return None
+    swaps = []
+    for group, members in groups.items():
+        share = metric.weights[group] / len(members)
+        for b, n in members:
+            base, new = _runs(b, metric.value), _runs(n, metric.value)
+            if base is None or new is None or math.comb(len(base) + len(new), len(new)) > SWAP_WAYS:
+                return ()
+            swaps.append((share, base, new))
+    return tuple(swaps)
+
+
+def _runs(line: SampleLine, value: str) -> tuple[float, ...] | None:
+    """``value`` in each of the sample's inference runs; None when a run lacks it."""
+    if not line.runs:
+        return (line.values[value],)
+    kept = tuple(run[value] for run in line.runs if value in run)
+    return kept if len(kept) == len(line.runs) else None
 
 
 def _draw_weight(base: SampleLine, new: SampleLine) -> float:
@@ -212,10 +257,18 @@ def assess(result: Paired, margin: float, level: float, gated: bool = True) -> A
     low, high = _interval(result, level)
     p = None
     if gated and result.difference < -margin:
-        shifted = [s + margin * w for s, w in zip(result.sums, result.weights, strict=True)]
-        p = max(exact.sign_flip_p(result.sums, level), exact.sign_flip_p(shifted, level))
+        p = _p(result, margin, level)
     return Assessed(paired=result, margin=margin, level=level, gated=gated, low=low, high=high,
                     detectable=_detectable(result, margin, level) if gated else None, p=p)
+
+
+def _p(result: Paired, margin: float, level: float) -> float:
+    """The larger p-value of "nothing changed" and "it dropped by no more than the margin"."""
+    if result.swaps is not None:
+        return max(exact.swap_p(result.swaps, 0.0, level),
+                   exact.swap_p(result.swaps, margin, level))
+    shifted = [s + margin * w for s, w in zip(result.sums, result.weights, strict=True)]
+    return max(exact.sign_flip_p(result.sums, level), exact.sign_flip_p(shifted, level))
 
 
 def _quantile(result: Paired, level: float) -> float | None:

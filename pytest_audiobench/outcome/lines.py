@@ -31,6 +31,10 @@ class SampleLine(BaseModel):
     """The sample's group under each grouping a metric may use (task, category, ...)."""
     values: dict[str, float]
     """Per-sample values the metrics average (over the inference runs)."""
+    runs: list[dict[str, float]] = []
+    """Each inference run's values, when the sample was asked more than once (none for one
+    run, whose values are ``values``): a gate against a side asked a different number of
+    times needs them."""
     draws: list[float]
     """Every draw of the item's own score (each judge pass, repeat and run): their spread is
     the judge's noise."""
@@ -62,7 +66,8 @@ def without_texts(line: SampleLine) -> SampleLine:
     return SampleLine.model_construct(
         _fields_set=_EVERY_FIELD, id=line.id, cluster=line.cluster,
         groups={sys.intern(k): sys.intern(v) for k, v in line.groups.items()},
-        values={sys.intern(k): v for k, v in line.values.items()}, draws=line.draws,
+        values={sys.intern(k): v for k, v in line.values.items()},
+        runs=[{sys.intern(k): v for k, v in run.items()} for run in line.runs], draws=line.draws,
         judged=line.judged, failed=line.failed, answer_sha256="", answer="", replies=[])
 
 

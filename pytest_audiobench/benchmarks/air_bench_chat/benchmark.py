@@ -153,13 +153,12 @@ class AirBenchChat(Benchmark):
         if not passes or not record.answers:
             return None
         model = [float(p.model_score or 0) for p in passes]
-        reference = [float(p.reference_score or 0) for p in passes]
-        wins = [float(m > r) for m, r in zip(model, reference, strict=True)]
+        runs = [_values(run) for v in graded if (run := [p for p in v.passes if p.parsed])]
         return SampleLine(
             id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
-            groups={"task": record.task, "category": record.category},
-            values={"score": _mean(model), "reference": _mean(reference), "win": _mean(wins)},
-            draws=model, judged=self.judged, failed=_mean(model) < self.own.sample_bar,
+            groups={"task": record.task, "category": record.category}, values=_values(passes),
+            runs=runs if len(graded) > 1 and len(runs) == len(graded) else [], draws=model,
+            judged=self.judged, failed=_mean(model) < self.own.sample_bar,
             answer_sha256=text_sha256(record.answers[0].text), answer=record.answers[0].text,
             replies=[o for v in graded for p in v.passes for o in p.outputs])
 
@@ -206,6 +205,15 @@ _CATEGORY_WEIGHTS = {
                 "speech_and_music": 0.125},
 }
 """The leaderboard's Mixed and Average as weights of the category means."""
+
+
+def _values(passes: Sequence[PassVerdict]) -> dict[str, float]:
+    """A sample's per-sample values over the judge's parsed ``passes``: the model's and the
+    reference's mean score, and the share of passes the model won."""
+    model = [float(p.model_score or 0) for p in passes]
+    reference = [float(p.reference_score or 0) for p in passes]
+    wins = [float(m > r) for m, r in zip(model, reference, strict=True)]
+    return {"score": _mean(model), "reference": _mean(reference), "win": _mean(wins)}
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -205,19 +205,14 @@ class Mmar(Benchmark):
         graded = mmar_verdicts(record.verdicts)
         if not graded or not record.answers:
             return None
-        values = {"correct": _percent(v.correct for v in graded),
-                  "official": _percent(v.official.correct for v in graded),
-                  "strict": _percent(v.strict.correct for v in graded)}
-        rated = [v.rubric.score for v in graded if v.rubric is not None and v.rubric.score
-                 is not None]
-        if rated:
-            values["rubric"] = 100 * sum(rated) / len(rated)
+        values = _values(graded)
         answer = record.answers[0].text
         return SampleLine(
             id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
             groups={"all": "all", "task": record.task, "category": slug(record.category),
                     "subcategory": slug(record.subcategory)},
-            values=values, draws=[100.0 * v.correct for v in graded],
+            values=values, runs=[_values([v]) for v in graded] if len(graded) > 1 else [],
+            draws=[100.0 * v.correct for v in graded],
             failed=not all(v.correct for v in graded),
             answer_sha256=text_sha256(answer), answer=answer)
 
@@ -287,6 +282,19 @@ class MmarTally(Tally):
 
     def metrics(self, run: int) -> dict[str, Metric]:
         return self._runs[run].metrics()
+
+
+def _values(graded: Sequence[MmarVerdict]) -> dict[str, float]:
+    """A sample's per-sample values over the runs ``graded``: percent correct by each
+    matcher, and the mean rubric rating of the runs rated."""
+    values = {"correct": _percent(v.correct for v in graded),
+              "official": _percent(v.official.correct for v in graded),
+              "strict": _percent(v.strict.correct for v in graded)}
+    rated = [v.rubric.score for v in graded if v.rubric is not None and v.rubric.score
+             is not None]
+    if rated:
+        values["rubric"] = 100 * sum(rated) / len(rated)
+    return values
 
 
 def _percent(flags: Iterable[bool]) -> float:
