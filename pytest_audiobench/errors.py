@@ -63,3 +63,27 @@ class JudgeError(AudiobenchError):
 
 class BaselineError(AudiobenchError):
     """A baseline file is unreadable or does not fit the baseline schema."""
+
+
+class DownloadError(AudiobenchError):
+    """The benchmark release could not be downloaded; the message is one line with the fix."""
+
+
+class UnpackError(DataError):
+    """The archive is unsafe, unreadable or laid out differently; the message says how."""
+
+
+class ReportError(AudiobenchError):
+    """A JSON report cannot be read, or the reports given do not go together."""
+
+
+class MergeError(ReportError):
+    """The reports are not the shards of one run."""
+
+
+class RegistryError(AudiobenchError):
+    """A registered benchmark cannot be loaded or clashes with another."""
+
+
+class AudiobenchWarning(UserWarning):
+    """Something a person should know about a sample that does not change its outcome."""

@@ -10,17 +10,30 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import IO, Any, BinaryIO, TextIO, cast
 
 
 @contextmanager
 def replacing(path: Path) -> Iterator[TextIO]:
     """A text handle on ``.<name>.partial`` beside ``path`` (its folder made if missing),
     renamed over ``path`` when the block ends without an exception, removed when it raises."""
+    with _replacing(path, "w") as out:
+        yield cast(TextIO, out)
+
+
+@contextmanager
+def replacing_bytes(path: Path) -> Iterator[BinaryIO]:
+    """``replacing`` for bytes."""
+    with _replacing(path, "wb") as out:
+        yield cast(BinaryIO, out)
+
+
+@contextmanager
+def _replacing(path: Path, mode: str) -> Iterator[IO[Any]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
     try:
-        with partial.open("w", encoding="utf-8") as out:
+        with partial.open(mode, encoding=None if "b" in mode else "utf-8") as out:
             yield out
     except BaseException:
         partial.unlink(missing_ok=True)

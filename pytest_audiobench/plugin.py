@@ -165,7 +165,8 @@ class ControllerHooks:
         if self.run.settings.progress > 0:
             from pytest_audiobench.run.progress import Progress
 
-            self.run.progress = Progress(self.run.settings.progress, _own_line(terminal))
+            self.run.progress = Progress(self.run.settings.progress,
+                                         _own_line(terminal, session.config.get_terminal_writer()))
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -201,12 +202,12 @@ class XdistHooks:
             run.expect(ids)
 
 
-def _own_line(terminal: Any) -> Callable[[str], None]:
+def _own_line(terminal: Any, writer: Any) -> Callable[[str], None]:
     """Write a line that starts at the left margin. ``write_line`` starts a new line only
     after a test file's name, and under xdist the progress letters come without one."""
     def write(line: str) -> None:
         terminal.ensure_newline()
-        if getattr(getattr(terminal, "_tw", None), "width_of_current_line", 0):
+        if writer.width_of_current_line:
             terminal.write("\n")
         terminal.write_line(line)
 

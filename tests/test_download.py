@@ -16,9 +16,9 @@ from pytest_audiobench.benchmarks.air_bench_chat.download import (
     chat_allow_patterns,
     download_air_bench_chat,
 )
+from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub import modelscope
 from pytest_audiobench.hub.modelscope import resolve_endpoint
-from pytest_audiobench.hub.network import DownloadError
 from tests.fakes.modelscope_hub import FakeModelScopeHub
 
 SPEECH_QA_FILES = [

@@ -22,9 +22,9 @@ from pytest_audiobench.benchmarks.mmar.download import (
     MMAR_REPO,
     download_mmar,
 )
+from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub import huggingface
 from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
-from pytest_audiobench.hub.network import DownloadError
 from tests.fakes.hf_hub import FakeHfHub
 
 NAMES = ("a", "b", "c")

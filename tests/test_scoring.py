@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
@@ -11,7 +13,7 @@ from pytest_audiobench.benchmarks.air_bench_chat.judge import (
     PassVerdict,
     combine,
 )
-from pytest_audiobench.benchmarks.air_bench_chat.scoring import chat_metrics
+from pytest_audiobench.benchmarks.air_bench_chat.scoring import ChatScores
 from pytest_audiobench.outcome.metrics import Metric
 
 P = "air_bench_chat"
@@ -23,6 +25,14 @@ def judged(model: int, reference: int = 5, *, swap: bool = True) -> ChatVerdict:
     if swap:
         passes.append(_pass("model_first", model, reference))
     return combine(passes)
+
+
+def chat_metrics(graded: Iterable[tuple[str, ChatVerdict]], prefix: str = P) -> dict[str, Metric]:
+    """The metrics of ``graded`` (task, verdict) pairs, added up as the benchmark does."""
+    scores = ChatScores()
+    for task, verdict in graded:
+        scores.add(task, verdict)
+    return scores.metrics(prefix)
 
 
 Scores = tuple[int, int] | None

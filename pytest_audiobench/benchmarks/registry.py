@@ -14,7 +14,7 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.config.declarations import BenchmarkSpec, Catalog
-from pytest_audiobench.errors import AudiobenchError
+from pytest_audiobench.errors import RegistryError
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 ENTRY_POINTS = "pytest_audiobench.benchmarks"
 BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.mmar:SPEC")
-
-
-class RegistryError(AudiobenchError):
-    """A registered benchmark cannot be loaded or clashes with another."""
 
 
 @functools.cache
@@ -73,7 +69,7 @@ def _spec(path: str, origin: str) -> BenchmarkSpec:
     if not isinstance(spec, BenchmarkSpec):
         raise RegistryError(f"entry point {path} of {origin} in group {ENTRY_POINTS} names a "
                             f"{type(spec).__name__}; expected a "
-                            "pytest_audiobench.config.specs.BenchmarkSpec")
+                            "pytest_audiobench.config.declarations.BenchmarkSpec")
     return spec
 
 

@@ -8,11 +8,8 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from pytest_audiobench.errors import UnpackError
 from pytest_audiobench.hub.network import MAX_REASON_CHARS, one_line
-
-
-class UnpackError(Exception):
-    """The archive is unsafe, unreadable or laid out differently; the message says how."""
 
 
 def _unsafe_member(member: tarfile.TarInfo) -> str | None:

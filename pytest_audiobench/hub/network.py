@@ -8,13 +8,7 @@ import re
 import socket
 from collections.abc import Sequence
 
-from pytest_audiobench.errors import AudiobenchError
-
 MAX_REASON_CHARS = 200
-
-
-class DownloadError(AudiobenchError):
-    """The benchmark release could not be downloaded; the message is one line with the fix."""
 
 
 def env(names: Sequence[str]) -> list[str | None]:

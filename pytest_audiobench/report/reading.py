@@ -10,12 +10,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.errors import AudiobenchError, problems
+from pytest_audiobench.errors import ReportError, problems
 from pytest_audiobench.report.model import FORMAT, RunReport
-
-
-class ReportError(AudiobenchError):
-    """A JSON report cannot be read, or the reports given do not go together."""
 
 
 def read_report(path: Path, tool: str) -> RunReport:

@@ -2,16 +2,15 @@
 
 pytest runs items one at a time; to keep many requests in flight, the pipelines of the next
 items start before those items come up. In a plain run the order is ``session.items``. On an
-xdist worker it is the worker's own queue of item indices, which xdist keeps on its
-``WorkerInteractor`` plugin (``torun``, a deque behind a lock); that is not public API, so it
-is read defensively and, when absent, only the current item is known.
+xdist worker it is the worker's own queue of item indices (``internals.xdist_queue``, not
+public API); when it is absent, only the current item is known.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+
+from pytest_audiobench.run.internals import xdist_queue
 
 
 class Lookahead:
@@ -20,7 +19,7 @@ class Lookahead:
         self._position: dict[str, int] | None = None
         self._horizon = 0
         """In a plain run: items before this index were handed out already."""
-        self._queue = _xdist_queue(session.config)
+        self._queue = xdist_queue(session.config)
 
     def upcoming(self, item: pytest.Item, count: int) -> list[pytest.Item]:
         """``item`` and up to ``count - 1`` items that this process runs after it; in a plain
@@ -42,13 +41,3 @@ class Lookahead:
         fresh = items[max(start, self._horizon):end]
         self._horizon = max(self._horizon, end)
         return fresh
-
-
-def _xdist_queue(config: pytest.Config) -> Any:
-    if not hasattr(config, "workerinput"):
-        return None
-    for plugin in config.pluginmanager.get_plugins():
-        queue = getattr(plugin, "torun", None)
-        if queue is not None and callable(getattr(queue, "lock", None)):
-            return queue
-    return None

@@ -18,6 +18,7 @@ from pytest_audiobench.benchmarks.asking import ask_model
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.errors import AudiobenchWarning
 from pytest_audiobench.outcome.records import ModelAnswer, Verdict
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
@@ -28,10 +29,6 @@ from pytest_audiobench.transport.pacing import Pacer
 from pytest_audiobench.transport.types import Traffic
 
 T = TypeVar("T")
-
-
-class AudiobenchWarning(UserWarning):
-    """Something a person should know about a sample that does not change its outcome."""
 
 
 class Worker:

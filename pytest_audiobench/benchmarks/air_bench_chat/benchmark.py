@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.air_bench_chat import NAME, TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import samples
+from pytest_audiobench.benchmarks.air_bench_chat.facts import NAME, TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.judge import (
     ChatVerdict,
     PassVerdict,
@@ -50,7 +50,7 @@ class AirBenchChat(Benchmark):
         from pytest_audiobench.benchmarks.air_bench_chat.download import (
             download_air_bench_chat,
         )
-        from pytest_audiobench.hub.network import DownloadError
+        from pytest_audiobench.errors import DownloadError
 
         tasks = [t for t in self.settings.tasks if t in TASK_CATEGORY] or list(TASK_CATEGORY)
         try:

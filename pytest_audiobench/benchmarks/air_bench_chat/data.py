@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from pytest_audiobench.benchmarks.air_bench_chat import NAME, TASK_CATEGORY
+from pytest_audiobench.benchmarks.air_bench_chat.facts import NAME, TASK_CATEGORY
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.errors import DataError, problems
 

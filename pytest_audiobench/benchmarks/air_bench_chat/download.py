@@ -10,8 +10,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
+from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub.modelscope import probe, resolve_endpoint
-from pytest_audiobench.hub.network import DownloadError, fix_hint, short_reason
+from pytest_audiobench.hub.network import fix_hint, short_reason
 
 AIR_BENCH_CHAT_REPO = "evalscope/AIR-Bench"
 # The name the same dataset was published under before; only quoted in error messages.

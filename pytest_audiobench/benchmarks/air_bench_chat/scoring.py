@@ -9,25 +9,15 @@ Speech, Sound, Music and Mixed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pytest_audiobench.benchmarks.air_bench_chat import NAME, TASK_CATEGORY
+from pytest_audiobench.benchmarks.air_bench_chat.facts import NAME, TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatVerdict
 from pytest_audiobench.outcome.metrics import Metric
 
 CATEGORIES = ("speech", "sound", "music", "speech_and_sound", "speech_and_music")
 MIXED = ("speech_and_sound", "speech_and_music")
 AVERAGED = ("speech", "sound", "music", "mixed")
-
-
-def chat_metrics(graded: Iterable[tuple[str, ChatVerdict]],
-                 prefix: str = NAME) -> dict[str, Metric]:
-    """Metrics named ``<prefix>.<task|category|mixed|average>.<score|reference|win_rate>``."""
-    scores = ChatScores()
-    for task, verdict in graded:
-        scores.add(task, verdict)
-    return scores.metrics(prefix)
 
 
 @dataclass

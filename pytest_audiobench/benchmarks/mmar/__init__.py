@@ -6,24 +6,14 @@ This module is the benchmark's spec (cheap: pytest reads it in every start); the
 
 from __future__ import annotations
 
+from pytest_audiobench.benchmarks.mmar.facts import (
+    MODALITIES,
+    MODALITY_COUNTS,
+    NAME,
+    REASONING_LIMIT,
+)
 from pytest_audiobench.benchmarks.mmar.options import MmarOptions
 from pytest_audiobench.config.declarations import BenchmarkSpec
-
-NAME = "mmar"
-REASONING_LIMIT = 10_000
-"""The challenge's limit on a submission's reasoning (thinking_prediction), in characters."""
-
-# In the official evaluation.py's order, which is also the order it prints them in.
-MODALITY_COUNTS: dict[str, int] = {
-    "sound": 165,
-    "music": 206,
-    "speech": 294,
-    "mix-sound-music": 11,
-    "mix-sound-speech": 218,
-    "mix-music-speech": 82,
-    "mix-sound-music-speech": 24,
-}
-MODALITIES: tuple[str, ...] = tuple(MODALITY_COUNTS)
 
 SPEC = BenchmarkSpec(
     name=NAME,
@@ -33,3 +23,5 @@ SPEC = BenchmarkSpec(
     sources=("huggingface",),
     layout="the folder holding MMAR-meta.jsonl and audio/",
 )
+
+__all__ = ["MODALITIES", "MODALITY_COUNTS", "NAME", "REASONING_LIMIT", "SPEC"]

@@ -11,10 +11,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
-from pytest_audiobench.benchmarks.mmar import MODALITIES, NAME
 from pytest_audiobench.benchmarks.mmar.choices import Matcher
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
 from pytest_audiobench.benchmarks.mmar.export import export_submission
+from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME
 from pytest_audiobench.benchmarks.mmar.matching import (
     MatchDecision,
     match_official,
@@ -57,7 +57,7 @@ class Mmar(Benchmark):
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.mmar.download import download_mmar
-        from pytest_audiobench.hub.network import DownloadError
+        from pytest_audiobench.errors import DownloadError
 
         try:
             return download_mmar(self.settings.cache_dir)

@@ -16,7 +16,7 @@ from pydantic import (
     model_validator,
 )
 
-from pytest_audiobench.benchmarks.mmar import MODALITIES, MODALITY_COUNTS
+from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, MODALITY_COUNTS
 from pytest_audiobench.benchmarks.mmar.rubrics import Rubric
 from pytest_audiobench.errors import DataError
 

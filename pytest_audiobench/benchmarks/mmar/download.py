@@ -6,14 +6,15 @@ are imported lazily inside the functions, so importing this module stays cheap.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pytest_audiobench.hub.archive import UnpackError, extract_safely
+from pytest_audiobench import files
+from pytest_audiobench.errors import DownloadError, UnpackError
+from pytest_audiobench.hub.archive import extract_safely
 from pytest_audiobench.hub.huggingface import (
     hf_fetch,
     hf_offline,
@@ -22,7 +23,7 @@ from pytest_audiobench.hub.huggingface import (
     is_missing,
     resolve_hf_endpoint,
 )
-from pytest_audiobench.hub.network import DownloadError, fix_hint, short_reason
+from pytest_audiobench.hub.network import fix_hint, short_reason
 
 MMAR_REPO = "BoJack/MMAR"
 MMAR_META = "MMAR-meta.jsonl"
@@ -224,7 +225,8 @@ def _unpack_audio(archive: Path, root: Path, stamp: Mapping[str, object]) -> Non
         elif target.exists():
             shutil.rmtree(target)
         folder.rename(target)
-        marker.write_text(json.dumps(dict(stamp)), encoding="utf-8")
+        with files.replacing(marker) as out:
+            out.write(json.dumps(dict(stamp)))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -278,8 +280,7 @@ def _place_meta(meta: Path, root: Path) -> None:
     target = root / meta.name
     data = meta.read_bytes()
     if not target.is_file() or target.read_bytes() != data:
-        partial = root / f".{meta.name}.partial"
-        partial.write_bytes(data)
-        os.replace(partial, target)
+        with files.replacing_bytes(target) as out:
+            out.write(data)
     other = MMAR_LEGACY_META if meta.name == MMAR_META else MMAR_META
     (root / other).unlink(missing_ok=True)

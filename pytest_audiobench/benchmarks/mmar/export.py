@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.mmar import REASONING_LIMIT
+from pytest_audiobench.benchmarks.mmar.facts import REASONING_LIMIT
 from pytest_audiobench.benchmarks.mmar.verdict import mmar_verdicts
 from pytest_audiobench.files import replacing
 from pytest_audiobench.outcome.records import SampleRecord

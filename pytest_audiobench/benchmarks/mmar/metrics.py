@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pytest_audiobench.benchmarks.mmar import NAME
+from pytest_audiobench.benchmarks.mmar.facts import NAME
 from pytest_audiobench.benchmarks.mmar.rubrics import rubric_metrics
 from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
 from pytest_audiobench.outcome.metrics import Metric

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed, fence_for, shown
-from pytest_audiobench.benchmarks.mmar import REASONING_LIMIT
+from pytest_audiobench.benchmarks.mmar.facts import REASONING_LIMIT
 from pytest_audiobench.outcome.metrics import trimmed_mean
 from pytest_audiobench.transport.types import Usage
 

@@ -1,0 +1,35 @@
+"""The two names this plugin reads that pytest and xdist do not make public, in one place,
+each with why no public call does, and each checked by ``tests/test_internals.py`` so that a
+release that moves it fails there by name rather than slowing or breaking runs quietly.
+
+- ``Function._fixtureinfo``: the items of a task share one fixture closure, as pytest shares
+  one among a parametrized test's items. ``Function.from_parent(fixtureinfo=...)`` takes it,
+  but the computed one is only readable as this attribute (the fixture manager that makes it
+  is private as well); without it every item computes its own, about 1 KB and 0.1 ms each.
+- xdist's ``WorkerInteractor.torun``: a worker's queue of the item indices it runs next (a
+  deque behind a lock), which lets the next items' requests start early. xdist has no public
+  call for it; when it is missing, a worker knows only its current item.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def fixture_info(item: pytest.Function) -> Any:
+    """The fixture closure pytest computed for ``item``, for its siblings to share."""
+    return item._fixtureinfo
+
+
+def xdist_queue(config: pytest.Config) -> Any:
+    """On an xdist worker, its queue of the item indices it runs next; None elsewhere, or
+    when xdist keeps no such queue."""
+    if not hasattr(config, "workerinput"):
+        return None
+    for plugin in config.pluginmanager.get_plugins():
+        queue = getattr(plugin, "torun", None)
+        if queue is not None and callable(getattr(queue, "lock", None)):
+            return queue
+    return None
