@@ -4,7 +4,7 @@
     python scripts/bench_gate.py --runs 200 --only mini
 
 Each run draws a baseline and a new run of the same model, independently, and gates the new
-one against the baseline with the plugin's own gate (``gate.decision.candidates`` and
+one against the baseline with the plugin's own gate (``gate.evaluation.candidates`` and
 ``gate.family.plan``, the metrics of the committed baselines, the benchmarks' own ``linear``
 and margins): a failure is any gated metric regressed. The models:
 
@@ -41,7 +41,7 @@ from pytest_audiobench.benchmarks import registry  # noqa: E402
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY  # noqa: E402
 from pytest_audiobench.benchmarks.base import Benchmark  # noqa: E402
 from pytest_audiobench.gate.baseline import load, load_samples  # noqa: E402
-from pytest_audiobench.gate.decision import Pairing, candidates  # noqa: E402
+from pytest_audiobench.gate.evaluation import Pairing, candidates  # noqa: E402
 from pytest_audiobench.gate.family import plan  # noqa: E402
 from pytest_audiobench.gate.paired import judge_noise  # noqa: E402
 from pytest_audiobench.outcome.lines import SampleLine  # noqa: E402

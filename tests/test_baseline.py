@@ -19,7 +19,7 @@ from pytest_audiobench.gate.baseline import (
     whole,
     write,
 )
-from pytest_audiobench.gate.decision import Gate, GateRow, evaluate
+from pytest_audiobench.gate.evaluation import Gate, GateRow, evaluate
 from pytest_audiobench.outcome.lines import SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 

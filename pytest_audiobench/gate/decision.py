@@ -1,216 +1,92 @@
-"""The gate's decision for one benchmark: every baselined metric held against this run (pure).
-
-A metric whose baseline has per-sample lines, and that its benchmark can compute from them,
-is held paired: its change over the samples both runs scored, against a margin, at its share
-of the family-wise level (``paired.py``, ``family.py``). Any other metric is held against its
-threshold.
-"""
+"""What the gate decides for a run: per benchmark, hold the numbers against its baseline (or
+write a new one), and from those decisions the run's exit status."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+import pytest
 
-from pytest_audiobench.gate.baseline import Baseline, Threshold
-from pytest_audiobench.gate.family import MIN_N, Candidate, plan
-from pytest_audiobench.gate.paired import Assessed, Method, paired
-from pytest_audiobench.outcome.lines import Linear, SampleLine
+from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.gate import baseline as baselines
+from pytest_audiobench.gate.evaluation import Gate, Pairing, evaluate
+from pytest_audiobench.gate.loaded import LoadedBaseline
+from pytest_audiobench.gate.paired import Assessed, judge_noise
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
-RowVerdict = Literal["ok", "below", "regressed", "too small", "not measured"]
-HOLDING: frozenset[RowVerdict] = frozenset({"ok", "too small"})
-"""Verdicts the gate holds on: a metric too small to be gated is reported, not held."""
+BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard"]
 
 
-class GateRow(BaseModel):
-    metric: str
-    value: float | None
-    threshold: float
-    tolerance: float
-    verdict: RowVerdict
-    test: Literal["threshold", "paired"] = "threshold"
-    n: int | None = None
-    """Paired: the samples both runs scored."""
-    baseline: float | None = None
-    """Paired: the baseline's value over those samples."""
-    difference: float | None = None
-    low: float | None = None
-    high: float | None = None
-    """Paired: the interval of the difference at the metric's level, inside its range."""
-    margin: float | None = None
-    detectable: float | None = None
-    """Paired: the smallest drop this sample size detects with 80 % power; None when no
-    drop within the metric's range is."""
-    method: Method | None = None
-    """Paired: how it was tested (``paired.Method``)."""
-    level: float | None = None
-    """Paired: the one-sided level of its tests."""
-    p: float | None = None
-    """Paired: the exact test's p-value, when the interval lies beyond the margin."""
-    span: float | None = None
-    """Paired: the width of the metric's range; its change lies within plus or minus it."""
-    min_n: int | None = None
-    """Paired: the samples both runs scored from which it is gated."""
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One benchmark's baseline: what happened to it, and the gate it gave."""
 
-    @property
-    def delta(self) -> float | None:
-        return None if self.value is None else self.value - self.threshold
+    status: BaselineStatus
+    path: Path
+    gate: Gate | None = None
+    error: str | None = None
+    """Why a baseline that would hold could not be written (``unwritten``)."""
 
 
-class Gate(BaseModel):
-    """The gate's decision for one benchmark."""
-
-    rows: list[GateRow]
-    missing: int
-    """Selected samples without a score (errors, skips, not run)."""
-    allowed: int
-    """How many may be missing (the baseline's max_errors, or --audiobench-max-errors)."""
-    judge_mismatch: str | None = None
-    other_model: str | None = None
-    """How the baseline's model differs from this run's (revision, weights): said, not a
-    failure (a new checkpoint is what a gate is for)."""
-
-    @property
-    def held(self) -> bool:
-        return (all(row.verdict in HOLDING for row in self.rows)
-                and self.missing <= self.allowed and self.judge_mismatch is None)
-
-    def reasons(self) -> list[str]:
-        out = [f"{row.metric} {row.verdict}" + _why(row) for row in self.rows
-               if row.verdict not in HOLDING]
-        if self.missing > self.allowed:
-            out.append(f"{self.missing} samples without a score, {self.allowed} allowed")
-        if self.judge_mismatch:
-            out.append(self.judge_mismatch)
-        return out
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """What the paired gate needs of one benchmark: both runs' sample lines, how the benchmark
-    makes each metric from them and its default margins, and the judge's noise."""
-
-    base: Mapping[str, SampleLine]
-    new: Mapping[str, SampleLine]
-    linear: Callable[[str], Linear | None]
-    margin: Callable[[str], float]
-    noise: float | None = None
+def decide(settings: Settings, benchmark: str, headline: Sequence[str],
+           metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
+           identity: ModelIdentity | None, pairing: Pairing | None = None,
+           assessed: Mapping[str, Assessed] | None = None) -> Decision:
+    """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
+    --audiobench-update-baseline write a new one, with this run's sample lines (and the old
+    lines of samples this run did not score), when they would hold against it (a shard never
+    gates: its merge does)."""
+    path, current = loaded.path, loaded.file
+    judge_model = settings.judge.endpoint.model if settings.judge else None
+    if settings.shard is not None:
+        return Decision("shard", path)
+    if settings.update_baseline:
+        base, new = (pairing.base, pairing.new) if pairing else ({}, {})
+        lines = {**base, **new}  # the old lines without their texts: the noise needs draws
+        fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
+                                   tuple(headline), settings.tolerance, current,
+                                   settings.max_errors, identity, judge_noise(lines.values()))
+        gate = evaluate(fresh, metrics, missing, judge_model)
+        if not gate.held:
+            return Decision("refused", path, gate)
+        # Samples this run did not score keep their old lines, texts read back one by one.
+        kept = (new.get(nodeid) or baselines.whole(base, nodeid) for nodeid in sorted(lines))
+        try:
+            baselines.write(path, fresh, (line for line in kept if line is not None))
+        except OSError as exc:
+            return Decision("unwritten", path, gate, exc.strerror or str(exc))
+        return Decision("written", path, gate)
+    if current is None:
+        return Decision("missing", path)
+    return Decision("applied", path,
+                    evaluate(current, metrics, missing, judge_model, settings.max_errors,
+                             identity, assessed))
 
 
-def candidates(pairing: Pairing, limits: Mapping[str, Threshold | None]
-               ) -> dict[str, Candidate]:
-    """The metrics of ``limits`` (a baseline's entries, or None for a default one) that can
-    be held paired, with their margins and minimum n: a linear metric of which every weighed
-    group has a sample both runs scored."""
-    out = {}
-    for name, limit in limits.items():
-        spec = pairing.linear(name)
-        result = paired(spec, pairing.base, pairing.new, pairing.noise) if spec else None
-        if result is None:
-            continue
-        margin = limit.margin if limit and limit.margin is not None else pairing.margin(name)
-        out[name] = Candidate(result, margin, limit.min_n if limit and limit.min_n else MIN_N)
-    return out
+def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,
+                foreign_failures: int = 0) -> int | pytest.ExitCode:
+    """The gate decides: non-zero when it failed, zero when it held even if samples failed
+    (unless --audiobench-fail-on-samples); pytest's own status stands without a gate, and for
+    interruptions, usage errors and other tests' failures."""
+    if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        return status
+    gated = [d for d in decisions if d.gate is not None]
+    if not all(d.gate.held for d in gated if d.gate is not None) or foreign_failures:
+        return pytest.ExitCode.TESTS_FAILED
+    if unmet_requirement(settings, decisions):
+        return pytest.ExitCode.TESTS_FAILED
+    if settings.fail_on_samples or len(gated) < len(decisions):
+        return status
+    return pytest.ExitCode.OK
 
 
-def assess_all(pairings: Mapping[str, Pairing],
-               limits: Mapping[str, Mapping[str, Threshold | None]], confidence: float,
-               gate_small: bool = False) -> dict[str, dict[str, Assessed]]:
-    """Per benchmark, its metrics of ``limits`` that can be held paired, assessed as one
-    family: every benchmark of the run shares the confidence level."""
-    found = {(name, metric): candidate for name, chosen in limits.items()
-             for metric, candidate in candidates(pairings[name], chosen).items()}
-    out: dict[str, dict[str, Assessed]] = {name: {} for name in pairings}
-    for (name, metric), assessed in plan(found, confidence, gate_small).items():
-        out[name][metric] = assessed
-    return out
-
-
-def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
-             judge_model: str | None, allowed: int | None = None,
-             identity: ModelIdentity | None = None,
-             assessed: Mapping[str, Assessed] | None = None) -> Gate:
-    """Hold every metric of the baseline against this run: paired where ``assessed`` has it
-    (``family.plan``), else against its threshold."""
-    rows = []
-    for name, limit in baseline.metrics.items():
-        metric = metrics.get(name)
-        if assessed and name in assessed:
-            rows.append(paired_row(name, assessed[name], limit, metric))
-            continue
-        if metric is None:
-            verdict: RowVerdict = "not measured"
-        elif metric.value < limit.threshold - limit.tolerance - 1e-9:
-            verdict = "below"
-        else:
-            verdict = "ok"
-        rows.append(GateRow(metric=name, value=metric.value if metric else None,
-                            threshold=limit.threshold, tolerance=limit.tolerance,
-                            verdict=verdict))
-    mismatch = None
-    if baseline.judge_model is not None and baseline.judge_model != judge_model:
-        mismatch = (f"baseline judged by {baseline.judge_model}, this run by {judge_model}: "
-                    "scores are not comparable")
-    other = None
-    if identity is not None and baseline.identity is not None:
-        other = identity.differs_from(baseline.identity)
-    return Gate(rows=rows, missing=missing,
-                allowed=baseline.max_errors if allowed is None else allowed,
-                judge_mismatch=mismatch, other_model=other)
-
-
-def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
-               metric: Metric | None = None) -> GateRow:
-    """``name`` as the paired gate held it. ``limit`` is the baseline's entry; ``metric``
-    this run's value over all its samples. Without them (two reports compared) both sides
-    are the paired values."""
-    result = test.paired
-    if not test.gated:
-        verdict: RowVerdict = "too small"
-    else:
-        verdict = "regressed" if test.regressed else "ok"
-    return GateRow(
-        metric=name, value=metric.value if metric else result.new,
-        threshold=limit.threshold if limit else result.baseline,
-        tolerance=limit.tolerance if limit else 0.0, verdict=verdict, test="paired",
-        n=result.n, baseline=result.baseline, difference=result.difference, low=test.low,
-        high=test.high, margin=test.margin, detectable=test.detectable, method=result.method,
-        level=test.level, p=test.p, span=result.span,
-        min_n=limit.min_n if limit and limit.min_n else MIN_N)
-
-
-def _why(row: GateRow) -> str:
-    if row.verdict == "below" and row.value is not None:
-        return f" ({row.value:.3f} < {row.threshold:g} - {row.tolerance:g})"
-    if row.verdict == "regressed" and row.difference is not None and row.high is not None:
-        return (f" (changed {row.difference:+.3f}; at most {row.high:+.3f}, beyond the margin "
-                f"-{row.margin:g}; p {row.p:.2g} at level {row.level:.2g})")
-    return ""
-
-
-def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-small"
-                 ) -> list[str]:
-    """What a paired table cannot say in its cells: the metrics too small to gate, drops none
-    of which can be detected, an interval below the margin that the exact tests find to be
-    chance. ``gate_small`` names the flag that gates the small ones."""
-    paired = [r for r in rows if r.test == "paired"]
-    small = [r for r in paired if r.verdict == "too small"]
-    lines = []
-    if small:
-        floors = sorted({r.min_n for r in small if r.min_n is not None})
-        below = f"n below {floors[0]}" if len(floors) == 1 else "n below their minimum"
-        lines.append(f"too small: {len(small)} metric(s) with too few samples to detect a drop "
-                     f"({below}, or no drop in their range could be told from chance): "
-                     f"reported, not gated ({gate_small} gates them)")
-    if any(r.detectable is None and r.verdict != "too small" for r in paired):
-        lines.append("detects -: no drop within the metric's range is found 80 % of the time "
-                     "with these samples")
-    lines += [f"{r.metric}: its interval lies below the margin, but the exact tests say the "
-              f"drop could be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
-              for r in paired if r.verdict == "ok" and r.high is not None and r.margin is not None
-              and r.high < -r.margin and r.p is not None and r.level is not None]
-    return lines
+def unmet_requirement(settings: Settings, decisions: Sequence[Decision]) -> list[str]:
+    """Why --audiobench-require-baseline fails the run: a line per benchmark without one."""
+    if not settings.require_baseline:
+        return []
+    return [f"gate: FAILED: --audiobench-require-baseline and no baseline at {d.path}"
+            for d in decisions if d.status == "missing"]

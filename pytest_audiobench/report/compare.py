@@ -22,15 +22,15 @@ from typing import cast
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config import convert
-from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.gate.decision import Gate, GateRow, Pairing, assess_all, paired_row
+from pytest_audiobench.errors import AudiobenchError, ReportError
+from pytest_audiobench.gate.evaluation import Gate, GateRow, Pairing, assess_all, paired_row
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.paired import items_comparable, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import Outcome, SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.model import RunReport
-from pytest_audiobench.report.reading import ReportError, read_report
+from pytest_audiobench.report.reading import read_report
 from pytest_audiobench.report.terminal import paired_table
 
 ALL = "all"

@@ -28,7 +28,7 @@ from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
-from pytest_audiobench.gate.decision import HOLDING, GateRow, paired_notes
+from pytest_audiobench.gate.evaluation import HOLDING, GateRow, paired_notes
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.outcome.view import Choice, SampleView

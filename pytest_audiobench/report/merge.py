@@ -17,23 +17,19 @@ from typing import Any
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.config import convert
-from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.gate.baseline import BaseLines
-from pytest_audiobench.gate.verdict import load_baselines, load_lines
+from pytest_audiobench.errors import AudiobenchError, MergeError
+from pytest_audiobench.gate.loaded import load_all
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
-from pytest_audiobench.report.reading import ReportError, read_report
+from pytest_audiobench.report.reading import read_report
 from pytest_audiobench.report.summary import build_report, report_status
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
 
 # Settings that legitimately differ between the shards of one run.
 _PER_SHARD = {"shard", "report_path", "html_path"}
-
-
-class MergeError(ReportError):
-    """The reports are not the shards of one run."""
 
 
 def read(path: Path) -> RunReport:
@@ -48,7 +44,7 @@ class Merged:
 
     report: RunReport
     benchmarks: dict[str, Benchmark]
-    lines: dict[str, BaseLines]
+    lines: dict[str, Mapping[str, SampleLine]]
 
 
 def merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | None = None,
@@ -83,12 +79,12 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     traffic = sum((r.traffic for _, r in reports), Traffic())
     names = list(benches)
     longest = max((r.seconds for _, r in reports if r.seconds is not None), default=None)
-    lines = load_lines(settings, names)  # read before build_report may write an update
-    report = build_report(settings, benches, releases, samples, sorted(selected),
-                          load_baselines(settings, names), traffic, None, lines,
-                          seconds=longest)
+    loaded = load_all(settings, names)  # read before build_report may write an update
+    report = build_report(settings, benches, releases, samples, sorted(selected), loaded,
+                          traffic, None, seconds=longest)
     # The shards' records are in memory already (each report was read whole): keep them.
-    return Merged(report.model_copy(update={"samples": samples}), benches, lines)
+    return Merged(report.model_copy(update={"samples": samples}), benches,
+                  {name: baseline.lines for name, baseline in loaded.items()})
 
 
 def _write_html(merged: Merged, path: Path, audio_mb: float | None) -> Written:

@@ -11,8 +11,8 @@ from pydantic import BaseModel
 from pytest_audiobench import __version__
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.files import replacing
-from pytest_audiobench.gate.decision import Gate
-from pytest_audiobench.gate.verdict import BaselineStatus
+from pytest_audiobench.gate.decision import BaselineStatus
+from pytest_audiobench.gate.evaluation import Gate
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage

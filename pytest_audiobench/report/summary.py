@@ -15,10 +15,10 @@ import pytest
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.gate.baseline import Baseline
-from pytest_audiobench.gate.decision import Pairing, assess_all
-from pytest_audiobench.gate.paired import Assessed, items_comparable, noise_of
-from pytest_audiobench.gate.verdict import Decision, decide, exit_status
+from pytest_audiobench.gate.decision import Decision, decide, exit_status
+from pytest_audiobench.gate.evaluation import Pairing, assess_all
+from pytest_audiobench.gate.loaded import LoadedBaseline
+from pytest_audiobench.gate.paired import Assessed
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import combine_runs
 from pytest_audiobench.outcome.records import SampleRecord
@@ -33,13 +33,6 @@ from pytest_audiobench.report.model import (
 )
 from pytest_audiobench.transport.types import ModelIdentity, Traffic
 
-Baselines = Mapping[str, "Baseline | None"]
-
-ITEMS_BY_THE_BAR = (
-    "items: held against the bar, not the per-sample baseline: the baseline has one judge draw "
-    "per sample, so the judge's noise is unknown and no sample's drop can be told from it "
-    "(write the baseline with the swap on, the default, or --audiobench-judge-repeats 2)")
-
 
 @dataclass
 class _Folded:
@@ -53,10 +46,9 @@ class _Folded:
 
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                  releases: Mapping[str, Release], records: Iterable[SampleRecord],
-                 selected: Sequence[str], current: Baselines, traffic: Traffic,
-                 run: RunInfo | None,
-                 base_lines: Mapping[str, Mapping[str, SampleLine]] | None = None,
-                 seconds: float | None = None) -> RunReport:
+                 selected: Sequence[str], loaded: Mapping[str, LoadedBaseline],
+                 traffic: Traffic, run: RunInfo | None, seconds: float | None = None
+                 ) -> RunReport:
     """The report of ``records`` out of the ``selected`` node ids (missing ones did not run).
     With per-sample baseline lines, the metrics the benchmarks can pair are gated paired; all
     of them at once count as one family for the confidence level.
@@ -64,19 +56,19 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     ``records`` is read in one pass (again only by a benchmark that exports them), so it may
     stream from disk; the report holds none of them (``RunReport.write`` takes them)."""
     identity = run.identity if run is not None else None
-    base_lines = base_lines or {}
-    folded, total = _fold(settings, benchmarks, records, selected, base_lines)
-    pairings = {name: _pairing(bench, current.get(name), base_lines.get(name, {}),
-                               folded[name].lines or {}) for name, bench in benchmarks.items()}
+    folded, total = _fold(settings, benchmarks, records, selected, loaded)
+    pairings = {name: Pairing(base=loaded[name].lines, new=folded[name].lines or {},
+                              linear=bench.linear, margin=bench.margin, noise=loaded[name].noise)
+                for name, bench in benchmarks.items()}
     limits = {name: baseline.metrics for name, pairing in pairings.items()
-              if (baseline := current.get(name)) is not None and pairing.base}
+              if (baseline := loaded[name].file) is not None and pairing.base}
     assessed = assess_all(pairings, limits, settings.confidence, settings.gate_small)
     summaries = []
     for name, bench in benchmarks.items():
         mine = folded[name]
         own = (r for r in records if r.benchmark == name)
         summaries.append(summarise(settings, bench, releases[name], mine.counting.done(),
-                                   mine.tally, current.get(name), identity, pairings[name],
+                                   mine.tally, loaded[name], identity, pairings[name],
                                    own, assessed[name]))
     held = all(s.gate is None or s.gate.held for s in summaries)
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
@@ -85,23 +77,16 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                      samples=[], seconds=seconds)
 
 
-def _pairing(bench: Benchmark, current: Baseline | None, base: Mapping[str, SampleLine],
-             new: Mapping[str, SampleLine]) -> Pairing:
-    noise = noise_of(current.noise if current else None, base.values()) if base else None
-    return Pairing(base=base, new=new, linear=bench.linear, margin=bench.margin, noise=noise)
-
-
 def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
           records: Iterable[SampleRecord], selected: Sequence[str],
-          base_lines: Mapping[str, Mapping[str, SampleLine]]
-          ) -> tuple[dict[str, _Folded], TokenUsage]:
+          loaded: Mapping[str, LoadedBaseline]) -> tuple[dict[str, _Folded], TokenUsage]:
     """Every benchmark's counts, numbers and sample lines, and the tokens of all, in one pass
     over the records."""
     folded = {}
     for name, bench in benchmarks.items():
         own = [n for n in selected if n.startswith(f"{ROOT_NODE}::{name}::")]
         # Sample lines serve a per-sample baseline or the one being written; else none.
-        wanted = bool(base_lines.get(name)) or settings.update_baseline
+        wanted = bool(loaded[name].lines) or settings.update_baseline
         folded[name] = _Folded(Counting(own), bench.tally(settings.runs), {} if wanted else None)
     total = TokenUsage()
     for record in records:
@@ -118,7 +103,7 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
 
 
 def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,
-              tally: Tally, current: Baseline | None, identity: ModelIdentity | None,
+              tally: Tally, loaded: LoadedBaseline, identity: ModelIdentity | None,
               pairing: Pairing, records: Iterable[SampleRecord],
               assessed: Mapping[str, Assessed]) -> BenchmarkSummary:
     """One benchmark's numbers and gate from its folded records; ``records`` (its own) only
@@ -126,7 +111,7 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
     name = bench.name
     per_run = [tally.metrics(run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
-    decision = decide(settings, name, release.headline, metrics, counts.missing, current,
+    decision = decide(settings, name, release.headline, metrics, counts.missing, loaded,
                       identity, pairing, assessed)
     unwritten = [] if decision.error is None else [
         f"gate: baseline NOT written to {decision.path} ({decision.error})"]
@@ -135,13 +120,8 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
     except OSError as exc:
         exported = []
         unwritten.append(f"{name}: its export could not be written ({exc.strerror or exc})")
-    notes = bench.notes(release) + exported
-    failed_means = bench.failed_means()
-    if pairing.base:
-        if items_comparable(pairing.noise, pairing.base.values()):
-            failed_means = "regressed"
-        else:
-            notes.append(ITEMS_BY_THE_BAR)
+    notes = bench.notes(release) + exported + loaded.notes()
+    failed_means = "regressed" if loaded.holds_items else bench.failed_means()
     return BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=notes, headline=list(release.headline),
@@ -152,6 +132,10 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
 
 def report_status(report: RunReport, status: int | pytest.ExitCode,
                   foreign_failures: int = 0) -> int | pytest.ExitCode:
-    """The run's exit status from its report (see ``gate.verdict.exit_status``)."""
-    decisions = [Decision(s.baseline, Path(s.baseline_path), s.gate) for s in report.benchmarks]
-    return exit_status(report.settings, decisions, status, foreign_failures)
+    """The run's exit status from its report (see ``gate.decision.exit_status``)."""
+    return exit_status(report.settings, decisions_of(report), status, foreign_failures)
+
+
+def decisions_of(report: RunReport) -> list[Decision]:
+    """The gate's decisions, read back from the report that holds them."""
+    return [Decision(s.baseline, Path(s.baseline_path), s.gate) for s in report.benchmarks]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pytest_audiobench.gate.decision import GateRow, paired_notes
+from pytest_audiobench.gate.evaluation import GateRow, paired_notes
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
 from pytest_audiobench.transport.types import EndpointTraffic, Traffic

@@ -23,6 +23,7 @@ from pytest_audiobench.gate.items import Change
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.report.html import item_extra
+from pytest_audiobench.run.internals import fixture_info
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
 
@@ -38,6 +39,9 @@ class ItemState:
     answers: list[ModelAnswer] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     phases: list[str] = field(default_factory=list)
+    shortfall: str | None = None
+    """How the benchmark says the sample falls short of its bar (its failure message), asked
+    once when it is graded; None when it clears it."""
     change: Change | None = None
     """Against the per-sample baseline: regressed, expected to fail, or improved."""
 
@@ -81,7 +85,7 @@ class Group(pytest.Collector):
             for sample in self.samples:
                 item = SampleItem.from_parent(self, name=sample.id, callobj=check_sample,
                                               fixtureinfo=shared)
-                shared = item._fixtureinfo
+                shared = fixture_info(item)
                 item.stash[SAMPLE_KEY] = sample
                 yield item
             return
@@ -105,13 +109,11 @@ def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer
     """Fail when the sample regressed against its per-sample baseline, or when the benchmark
     says it falls short (below the bar, a wrong choice): with a per-sample baseline, a sample
     that fell short before too is an expected failure (marked so in its setup)."""
-    change = request.node.stash[STATE_KEY].change
-    if change is not None and change.kind == "regressed":
-        pytest.fail(regression_report(audiobench_sample, change), pytrace=False)
-    bench = session_of(request.config).benchmarks[audiobench_sample.benchmark]
-    report = bench.failure(audiobench_sample, audiobench_answers, audiobench_verdicts)
-    if report is not None:
-        pytest.fail(report, pytrace=False)
+    state = request.node.stash[STATE_KEY]
+    if state.change is not None and state.change.kind == "regressed":
+        pytest.fail(regression_report(audiobench_sample, state.change), pytrace=False)
+    if state.shortfall is not None:
+        pytest.fail(state.shortfall, pytrace=False)
 
 
 def regression_report(sample: Sample, change: Change) -> str:
@@ -180,8 +182,11 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
     finally:
         run.done(sample)
     state.verdicts = verdicts
-    request.node.user_properties += run.benchmarks[sample.benchmark].properties(verdicts)
-    state.change = session_of(request.config).change_of(sample, state.record(sample))
+    bench = run.benchmarks[sample.benchmark]
+    request.node.user_properties += bench.properties(verdicts)
+    state.shortfall = bench.failure(sample, state.answers, verdicts)
+    state.change = session_of(request.config).change_of(sample, state.record(sample),
+                                                        state.shortfall is not None)
     if state.change is not None and state.change.kind != "regressed":
         # Set before the call, where pytest reads xfail marks: the bar's failure is then
         # reported as xfailed, and a sample that clears it as XPASS.
@@ -227,8 +232,8 @@ def _html_extra(item: pytest.Item, report: pytest.TestReport, record: SampleReco
 
     session = session_of(item.config)
     bench = session.benchmarks[record.benchmark]
-    lines = session.base_lines.get(record.benchmark)
-    base = whole(lines, record.nodeid) if lines is not None else None
+    lines = session.baselines[record.benchmark].lines
+    base = whole(lines, record.nodeid)
     pair = (base, bench.sample_line(record) if base else None)
     content = item_extra(record, bench.view(record), pair,
                          Path(item.config.invocation_params.dir, target).parent)

@@ -24,16 +24,15 @@ from pytest_audiobench.benchmarks.release import check_inside, locate, select
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.files import cannot_write, cannot_write_in
-from pytest_audiobench.gate.baseline import Baseline, BaseLines
-from pytest_audiobench.gate.items import Change, change
-from pytest_audiobench.gate.paired import noise_of
-from pytest_audiobench.gate.verdict import baseline_path, load_baselines, load_lines
+from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
+from pytest_audiobench.gate.decision import unmet_requirement
+from pytest_audiobench.gate.items import Change
+from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
-from pytest_audiobench.report.summary import build_report, report_status
+from pytest_audiobench.report.summary import build_report, decisions_of, report_status
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.keeping import freeze_collected, unfreeze
@@ -63,10 +62,8 @@ class AudiobenchSession:
         self.identity: ModelIdentity | None = None
         self._roots: dict[str, Path] = {}
         self._releases: dict[str, Release] | None = None
-        self._baselines: dict[str, Baseline | None] = {}
-        self.base_lines: dict[str, BaseLines] = {}
-        """Per benchmark, the per-sample lines of its baseline (empty: threshold-only)."""
-        self._noises: dict[str, float | None] = {}
+        self.baselines: dict[str, LoadedBaseline] = {}
+        """Per benchmark, its baseline and per-sample lines, loaded before any request."""
         self.records = RecordSpool()
         """Every sample's record, on disk (controller)."""
         self.selected: list[str] | None = None
@@ -98,8 +95,7 @@ class AudiobenchSession:
         try:
             if workerinput is not None:
                 self._roots = {k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()}
-                self._baselines = load_baselines(self.settings, list(self.benchmarks))
-                self.base_lines = load_lines(self.settings, list(self.benchmarks))
+                self.baselines = load_all(self.settings, list(self.benchmarks))
                 self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
                                                  workerinput[_RUN], workerinput[_REUSE])
                 return
@@ -111,8 +107,7 @@ class AudiobenchSession:
             self._roots = {name: locate(bench, settings.data[name], catalog)
                            for name, bench in self.benchmarks.items()}
             self.releases()
-            self._baselines = load_baselines(settings, list(self.benchmarks))
-            self.base_lines = load_lines(settings, list(self.benchmarks))
+            self.baselines = load_all(settings, list(self.benchmarks))
             self.run = self._runs.begin(settings)
             self._check_cache()
             deadline = None if settings.deadline is None else time.time() + settings.deadline
@@ -200,27 +195,10 @@ class AudiobenchSession:
                 self._releases[name] = Release(chosen, release.headline, release.notes)
         return self._releases
 
-    def change_of(self, sample: Sample, record: SampleRecord) -> Change | None:
-        """The sample's change against its per-sample baseline line, if it has one; a
-        regression's carries the old answer and replies, which its report shows."""
-        lines = self.base_lines.get(sample.benchmark)
-        base = lines.get(sample.nodeid) if lines is not None else None
-        if lines is None or base is None:
-            return None
-        bench = self.benchmarks[sample.benchmark]
-        new = bench.sample_line(record)
-        fails = bench.failure(sample, record.answers, record.verdicts) is not None
-        found = change(base, new, fails, self._noise(sample.benchmark), self.settings.confidence)
-        if found is not None and found.kind == "regressed":
-            found = replace(found, base=lines.full(sample.nodeid) or base)
-        return found
-
-    def _noise(self, benchmark: str) -> float | None:
-        if benchmark not in self._noises:
-            written = self._baselines.get(benchmark)
-            self._noises[benchmark] = noise_of(written.noise if written else None,
-                                               self.base_lines.get(benchmark, {}).values())
-        return self._noises[benchmark]
+    def change_of(self, sample: Sample, record: SampleRecord, fails_now: bool) -> Change | None:
+        """The sample's change against its per-sample baseline line, if it has one."""
+        line = self.benchmarks[sample.benchmark].sample_line(record)
+        return self.baselines[sample.benchmark].change(sample.nodeid, line, fails_now)
 
     def samples(self) -> list[Sample]:
         return [sample for release in self.releases().values() for sample in release.samples]
@@ -268,8 +246,8 @@ class AudiobenchSession:
             self._finish(session)
         finally:
             self.records.close()
-            for lines in self.base_lines.values():
-                lines.close()
+            for baseline in self.baselines.values():
+                baseline.close()
             if self.run is not None:
                 self.run.claim.release()
             if self._frozen:
@@ -289,15 +267,15 @@ class AudiobenchSession:
             return
         ordered = self.records.ordered(self.selected)
         self.report = build_report(self.settings, self.benchmarks, self.releases(), ordered,
-                                   self.selected, self._baselines, self.traffic,
-                                   self._run_info(session), self.base_lines,
-                                   seconds=time.monotonic() - self._clock)
+                                   self.selected, self.baselines, self.traffic,
+                                   self._run_info(session), time.monotonic() - self._clock)
         report, settings = self.report, self.settings
         if settings.report_path is not None:
             self._keep("JSON report", settings.report_path,
                        lambda path: report.write(path, ordered))
         if settings.html_path is not None:
-            page = html.run_page(self.report, ordered, self.benchmarks, self.base_lines)
+            page = html.run_page(self.report, ordered, self.benchmarks,
+                                 {name: b.lines for name, b in self.baselines.items()})
             self._keep("HTML page", settings.html_path, lambda path: html.write(page, path))
         if not all(self.written.values()) or any(s.unwritten for s in report.benchmarks):
             # The run could not give what it was asked for: not the gate's 1, not a pass; and
@@ -364,18 +342,13 @@ class AudiobenchSession:
         samples = [s for s in self.samples() if s.nodeid in wanted]
         self.plan = dry_run(samples, self.benchmarks, self.worker.runtime())
         if self.settings.report_path is not None:
-            self.settings.report_path.parent.mkdir(parents=True, exist_ok=True)
-            self.settings.report_path.write_text(self.plan.model_dump_json(indent=1),
-                                                 encoding="utf-8")
+            with replacing(self.settings.report_path) as out:
+                out.write(self.plan.model_dump_json(indent=1))
 
     def terminal_lines(self) -> list[str]:
         if self.plan is not None:
             return self.plan.lines()
         if self.report is None:
             return []
-        lines = [*render(self.report, verbose=self.config.option.verbose > 0), *self.written]
-        if self.settings.require_baseline:
-            lines += [f"gate: FAILED: --audiobench-require-baseline and no baseline at "
-                      f"{s.baseline_path}" for s in self.report.benchmarks
-                      if s.baseline == "missing"]
-        return lines
+        return [*render(self.report, verbose=self.config.option.verbose > 0), *self.written,
+                *unmet_requirement(self.settings, decisions_of(self.report))]

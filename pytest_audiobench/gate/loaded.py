@@ -1,0 +1,85 @@
+"""One benchmark's baseline as a run holds it, loaded once before any request: the file's
+thresholds, its per-sample lines, the judge's noise they measure (computed here, once) and
+so which gate its items get: the per-sample baseline, or the bar when no drop of a sample
+can be told from the judge's noise. Every process that runs items, the controller's report
+and a merge of shards read the same object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from pytest_audiobench.config.names import MINI
+from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.gate.baseline import Baseline, BaseLines, load, load_samples, path_for, whole
+from pytest_audiobench.gate.items import Change, change
+from pytest_audiobench.gate.paired import items_comparable, noise_of
+from pytest_audiobench.outcome.lines import SampleLine
+
+ITEMS_BY_THE_BAR = (
+    "items: held against the bar, not the per-sample baseline: the baseline has one judge draw "
+    "per sample, so the judge's noise is unknown and no sample's drop can be told from it "
+    "(write the baseline with the swap on, the default, or --audiobench-judge-repeats 2)")
+
+
+@dataclass(frozen=True)
+class LoadedBaseline:
+    """A benchmark's baseline file (None: there is none yet) and its per-sample lines (empty:
+    a threshold-only baseline, or none)."""
+
+    path: Path
+    file: Baseline | None
+    lines: Mapping[str, SampleLine]
+    noise: float | None
+    """The judge's noise: as the file states it, else measured from its lines."""
+    confidence: float
+
+    @classmethod
+    def of(cls, path: Path, file: Baseline | None, lines: Mapping[str, SampleLine],
+           confidence: float) -> LoadedBaseline:
+        noise = noise_of(file.noise if file else None, lines.values()) if lines else None
+        return cls(path, file, lines, noise, confidence)
+
+    @property
+    def holds_items(self) -> bool:
+        """Whether its items are held against their baseline lines (else against the bar)."""
+        return bool(self.lines) and items_comparable(self.noise, self.lines.values())
+
+    def notes(self) -> list[str]:
+        """What the summary says of the items' gate."""
+        return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
+
+    def change(self, nodeid: str, new: SampleLine | None, fails_now: bool) -> Change | None:
+        """The sample's change against its line, if it has one; a regression's carries the
+        old answer and replies, which its report shows."""
+        found = change(self.lines.get(nodeid), new, fails_now, self.noise, self.confidence)
+        if found is not None and found.kind == "regressed":
+            found = replace(found, base=whole(self.lines, nodeid) or found.base)
+        return found
+
+    def close(self) -> None:
+        """Let go of the lines' file."""
+        if isinstance(self.lines, BaseLines):
+            self.lines.close()
+
+
+def baseline_path(settings: Settings, benchmark: str) -> Path:
+    """``<baselines>/<benchmark>/<model>.json``, under ``mini/`` for a run on the bundled mini
+    data (its numbers say nothing of the full release); the model is --audiobench-gate-against
+    when given."""
+    folder = settings.baselines_dir
+    if settings.data.get(benchmark) == MINI:
+        folder = folder / MINI
+    return path_for(folder, benchmark, settings.gate_against or settings.model)
+
+
+def load_all(settings: Settings, benchmarks: Sequence[str]) -> dict[str, LoadedBaseline]:
+    """Every benchmark's baseline and lines, read (and checked) once, before any request."""
+    loaded = {}
+    for name in benchmarks:
+        path = baseline_path(settings, name)
+        loaded[name] = LoadedBaseline.of(path, load(path), load_samples(path),
+                                         settings.confidence)
+    return loaded
