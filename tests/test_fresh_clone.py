@@ -20,6 +20,7 @@ SELECTION = ["tests/test_air_bench_chat_data.py", "tests/test_mmar_data.py",
              "and_the_items_name_them"]
 
 
+@pytest.mark.heavy
 def test_without_the_reference_metadata_the_tests_pass_and_the_skips_say_why(
         tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items()
