@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 # Every module that reads the reference metadata (the ones that skip without it, and those
 # with records of their own beside it), and one end-to-end module that used to need it.
