@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pytest_audiobench.gate.baseline import Baseline, load_samples, samples_path, write
+from pytest_audiobench.gate.baseline import Baseline, load_samples, samples_path
+from pytest_audiobench.gate.writing import write
 from pytest_audiobench.outcome.lines import SampleLine, text_sha256
 
 SENTENCE = ("the speaker says that a dog barks twice before the music starts and then a woman "

@@ -17,9 +17,9 @@ from pytest_audiobench.gate.baseline import (
     load_samples,
     path_for,
     whole,
-    write,
 )
 from pytest_audiobench.gate.evaluation import Gate, GateRow, evaluate
+from pytest_audiobench.gate.writing import write
 from pytest_audiobench.outcome.lines import SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 

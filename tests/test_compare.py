@@ -19,7 +19,7 @@ from tests.test_noisy_judge import WORSE, Model, NoisyJudge, keys, noisy_run
 
 
 def _compare(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest_audiobench.report.compare",
+    return subprocess.run([sys.executable, "-m", "pytest_audiobench.commands.compare",
                            *map(str, args)], cwd=cwd, capture_output=True, text=True,
                           timeout=120)
 

@@ -15,8 +15,9 @@ from tests.fakes.openai_server import Scripted
 
 
 def _merge(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest_audiobench.report.merge", *map(str, args)],
-                          cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_audiobench.commands.merge", *map(str, args)],
+        cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture

@@ -132,7 +132,7 @@ def test_shards_of_a_registered_benchmark_merge_into_the_one_run(
     export = pytester.path / "answers.tsv"
     merged_path = pytester.path / "merged.json"
     merged = subprocess.run(
-        [sys.executable, "-m", "pytest_audiobench.report.merge", *map(str, paths),
+        [sys.executable, "-m", "pytest_audiobench.commands.merge", *map(str, paths),
          "--report", str(merged_path), "--toy-export", str(export)],
         capture_output=True, text=True, timeout=120, cwd=pytester.path)
     assert merged.returncode == 1, merged.stdout + merged.stderr  # a failed sample, no gate

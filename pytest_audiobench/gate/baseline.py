@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_audiobench.errors import BaselineError, problems
-from pytest_audiobench.files import replacing
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
@@ -107,21 +105,6 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
 def _tolerance(name: str, score_tolerance: float) -> float:
     # Win rates are shares (0-1), scores are on the judge's 0-10 scale.
     return round(score_tolerance / 10, 4) if name.endswith(".win_rate") else score_tolerance
-
-
-def write(path: Path, baseline: Baseline, lines: Iterable[SampleLine] = ()) -> None:
-    """The baseline file, and beside it its sample lines (one JSON line per sample, given in
-    node id order, reviewable in a pull request) when there are any. Each file is replaced
-    whole: a run still reading the old lines' texts keeps reading the old file."""
-    with replacing(path) as out:
-        out.write(baseline.model_dump_json(indent=2, exclude_none=True) + "\n")
-    given = iter(lines)
-    first = next(given, None)
-    if first is None:
-        return
-    with replacing(samples_path(path)) as out:
-        for line in itertools.chain([first], given):
-            out.write(line.model_dump_json() + "\n")
 
 
 def samples_path(path: Path) -> Path:

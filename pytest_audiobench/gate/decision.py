@@ -3,7 +3,7 @@ write a new one), and from those decisions the run's exit status."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -15,10 +15,29 @@ from pytest_audiobench.gate import baseline as baselines
 from pytest_audiobench.gate.evaluation import Gate, Pairing, evaluate
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import Assessed, judge_noise
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
 BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard"]
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineUpdate:
+    """A baseline the gate decided to write (``writing.apply`` writes it): the new file and,
+    beside it, this run's sample lines, with the old lines of samples this run did not score."""
+
+    path: Path
+    baseline: baselines.Baseline
+    new: Mapping[str, SampleLine]
+    old: Mapping[str, SampleLine]
+
+    def lines(self) -> Iterator[SampleLine]:
+        """Every line to write, in node id order; the old ones read back whole, one by one."""
+        for nodeid in sorted({*self.old, *self.new}):
+            line = self.new.get(nodeid) or baselines.whole(self.old, nodeid)
+            if line is not None:
+                yield line
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,8 +47,8 @@ class Decision:
     status: BaselineStatus
     path: Path
     gate: Gate | None = None
-    error: str | None = None
-    """Why a baseline that would hold could not be written (``unwritten``)."""
+    update: BaselineUpdate | None = None
+    """With ``written``: what to write, when the session ends."""
 
 
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
@@ -37,9 +56,9 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            identity: ModelIdentity | None, pairing: Pairing | None = None,
            assessed: Mapping[str, Assessed] | None = None) -> Decision:
     """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
-    --audiobench-update-baseline write a new one, with this run's sample lines (and the old
-    lines of samples this run did not score), when they would hold against it (a shard never
-    gates: its merge does)."""
+    --audiobench-update-baseline decide to write a new one, with this run's sample lines (and
+    the old lines of samples this run did not score), when they would hold against it (a
+    shard never gates: its merge does)."""
     path, current = loaded.path, loaded.file
     judge_model = settings.judge.endpoint.model if settings.judge else None
     if settings.shard is not None:
@@ -53,13 +72,7 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
         gate = evaluate(fresh, metrics, missing, judge_model)
         if not gate.held:
             return Decision("refused", path, gate)
-        # Samples this run did not score keep their old lines, texts read back one by one.
-        kept = (new.get(nodeid) or baselines.whole(base, nodeid) for nodeid in sorted(lines))
-        try:
-            baselines.write(path, fresh, (line for line in kept if line is not None))
-        except OSError as exc:
-            return Decision("unwritten", path, gate, exc.strerror or str(exc))
-        return Decision("written", path, gate)
+        return Decision("written", path, gate, BaselineUpdate(path, fresh, new, base))
     if current is None:
         return Decision("missing", path)
     return Decision("applied", path,

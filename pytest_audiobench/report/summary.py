@@ -15,7 +15,7 @@ import pytest
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.gate.decision import Decision, decide, exit_status
+from pytest_audiobench.gate.decision import BaselineUpdate, Decision, decide, exit_status
 from pytest_audiobench.gate.evaluation import Pairing, assess_all
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import Assessed
@@ -48,13 +48,15 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                  releases: Mapping[str, Release], records: Iterable[SampleRecord],
                  selected: Sequence[str], loaded: Mapping[str, LoadedBaseline],
                  traffic: Traffic, run: RunInfo | None, seconds: float | None = None
-                 ) -> RunReport:
+                 ) -> tuple[RunReport, dict[str, BaselineUpdate]]:
     """The report of ``records`` out of the ``selected`` node ids (missing ones did not run).
     With per-sample baseline lines, the metrics the benchmarks can pair are gated paired; all
     of them at once count as one family for the confidence level.
 
     ``records`` is read in one pass (again only by a benchmark that exports them), so it may
-    stream from disk; the report holds none of them (``RunReport.write`` takes them)."""
+    stream from disk; the report holds none of them (``RunReport.write`` takes them). With the
+    report come the baselines the gate decided to write, which the caller writes
+    (``gate.writing.apply``) and says with ``baseline_unwritten`` when it cannot."""
     identity = run.identity if run is not None else None
     folded, total = _fold(settings, benchmarks, records, selected, loaded)
     pairings = {name: Pairing(base=loaded[name].lines, new=folded[name].lines or {},
@@ -63,18 +65,22 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     limits = {name: baseline.metrics for name, pairing in pairings.items()
               if (baseline := loaded[name].file) is not None and pairing.base}
     assessed = assess_all(pairings, limits, settings.confidence, settings.gate_small)
-    summaries = []
+    summaries, updates = [], {}
     for name, bench in benchmarks.items():
         mine = folded[name]
         own = (r for r in records if r.benchmark == name)
-        summaries.append(summarise(settings, bench, releases[name], mine.counting.done(),
-                                   mine.tally, loaded[name], identity, pairings[name],
-                                   own, assessed[name]))
+        summary, decision = summarise(settings, bench, releases[name], mine.counting.done(),
+                                      mine.tally, loaded[name], identity, pairings[name],
+                                      own, assessed[name])
+        summaries.append(summary)
+        if decision.update is not None:
+            updates[name] = decision.update
     held = all(s.gate is None or s.gate.held for s in summaries)
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
-    return RunReport(settings=settings, run=run, benchmarks=summaries, judge_protocol=protocol,
-                     usage=total, traffic=traffic, gate_held=held, selected=list(selected),
-                     samples=[], seconds=seconds)
+    report = RunReport(settings=settings, run=run, benchmarks=summaries,
+                       judge_protocol=protocol, usage=total, traffic=traffic, gate_held=held,
+                       selected=list(selected), samples=[], seconds=seconds)
+    return report, updates
 
 
 def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
@@ -105,16 +111,15 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
 def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,
               tally: Tally, loaded: LoadedBaseline, identity: ModelIdentity | None,
               pairing: Pairing, records: Iterable[SampleRecord],
-              assessed: Mapping[str, Assessed]) -> BenchmarkSummary:
-    """One benchmark's numbers and gate from its folded records; ``records`` (its own) only
-    for what it exports."""
+              assessed: Mapping[str, Assessed]) -> tuple[BenchmarkSummary, Decision]:
+    """One benchmark's numbers and gate from its folded records, and the gate's decision;
+    ``records`` (its own) only for what it exports."""
     name = bench.name
     per_run = [tally.metrics(run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, loaded,
                       identity, pairing, assessed)
-    unwritten = [] if decision.error is None else [
-        f"gate: baseline NOT written to {decision.path} ({decision.error})"]
+    unwritten = []
     try:
         exported = bench.finish(records)
     except OSError as exc:
@@ -122,18 +127,29 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         unwritten.append(f"{name}: its export could not be written ({exc.strerror or exc})")
     notes = bench.notes(release) + exported + loaded.notes()
     failed_means = "regressed" if loaded.holds_items else bench.failed_means()
-    return BenchmarkSummary(
+    summary = BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=notes, headline=list(release.headline),
         release_notes=list(release.notes), counts=counts, failed_means=failed_means,
         baseline_path=str(decision.path), baseline=decision.status, gate=decision.gate,
         unwritten=unwritten)
+    return summary, decision
 
 
 def report_status(report: RunReport, status: int | pytest.ExitCode,
                   foreign_failures: int = 0) -> int | pytest.ExitCode:
     """The run's exit status from its report (see ``gate.decision.exit_status``)."""
     return exit_status(report.settings, decisions_of(report), status, foreign_failures)
+
+
+def baseline_unwritten(report: RunReport, benchmark: str, why: str) -> RunReport:
+    """The report once the baseline the gate decided to write for ``benchmark`` could not be
+    written (``why``, the system's words)."""
+    summaries = [s if s.benchmark != benchmark else s.model_copy(update={
+        "baseline": "unwritten",
+        "unwritten": [f"gate: baseline NOT written to {s.baseline_path} ({why})", *s.unwritten]})
+        for s in report.benchmarks]
+    return report.model_copy(update={"benchmarks": summaries})
 
 
 def decisions_of(report: RunReport) -> list[Decision]:

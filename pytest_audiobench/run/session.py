@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +19,12 @@ import pytest
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Release
-from pytest_audiobench.benchmarks.release import check_inside, locate, select
+from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
+from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.decision import unmet_requirement
 from pytest_audiobench.gate.items import Change
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
@@ -32,13 +32,19 @@ from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
-from pytest_audiobench.report.summary import build_report, decisions_of, report_status
+from pytest_audiobench.report.summary import (
+    baseline_unwritten,
+    build_report,
+    decisions_of,
+    report_status,
+)
 from pytest_audiobench.report.terminal import render
+from pytest_audiobench.run.collecting import Collected, Started
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.keeping import freeze_collected, unfreeze
 from pytest_audiobench.run.progress import Progress
+from pytest_audiobench.run.releases import Releases
 from pytest_audiobench.run.runs import RunBook, RunStart
-from pytest_audiobench.run.spool import RecordSpool
 from pytest_audiobench.run.worker import Worker
 from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.types import ModelIdentity, Traffic
@@ -60,22 +66,14 @@ class AudiobenchSession:
         self.run: RunStart | None = None
         """The run this session is (controller): its id, what it resumes or reuses."""
         self.identity: ModelIdentity | None = None
-        self._roots: dict[str, Path] = {}
-        self._releases: dict[str, Release] | None = None
+        self._releases: Releases | None = None
         self.baselines: dict[str, LoadedBaseline] = {}
         """Per benchmark, its baseline and per-sample lines, loaded before any request."""
-        self.records = RecordSpool()
-        """Every sample's record, on disk (controller)."""
-        self.selected: list[str] | None = None
-        self.foreign_failures = 0
+        self.collected = Collected()
+        """What the controller gathers while the items run."""
         self.report: RunReport | None = None
         self.plan: DryRun | None = None
-        self.progress: Progress | None = None
-        """Set by the plugin on the controller when a terminal is there to print to."""
-        self.traffic = Traffic()
-        """What the endpoints took, summed over the processes that ran items."""
-        self.started = datetime.now(UTC).isoformat(timespec="seconds")
-        self._clock = time.monotonic()
+        self.started = Started()
         self.written: dict[str, bool] = {}
         """The outputs of the end of the run, a line each, and whether each was written."""
         self._frozen = False
@@ -94,7 +92,8 @@ class AudiobenchSession:
         workerinput: dict[str, Any] | None = getattr(self.config, "workerinput", None)
         try:
             if workerinput is not None:
-                self._roots = {k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()}
+                self._releases = Releases(self.settings, self.benchmarks, {
+                    k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()})
                 self.baselines = load_all(self.settings, list(self.benchmarks))
                 self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
                                                  workerinput[_RUN], workerinput[_REUSE])
@@ -104,8 +103,9 @@ class AudiobenchSession:
             if settings.clear_cache:
                 ResponseCache(settings.cache_dir / "responses").clear()
             catalog = registry.catalog()
-            self._roots = {name: locate(bench, settings.data[name], catalog)
-                           for name, bench in self.benchmarks.items()}
+            self._releases = Releases(settings, self.benchmarks, {
+                name: locate(bench, settings.data[name], catalog)
+                for name, bench in self.benchmarks.items()})
             self.releases()
             self.baselines = load_all(settings, list(self.benchmarks))
             self.run = self._runs.begin(settings)
@@ -177,23 +177,16 @@ class AudiobenchSession:
         workers = getattr(self.config.option, "numprocesses", None)
         run = self.run
         assert run is not None, "the session has not started"
-        return {_WORKER_ROOTS: {name: str(path) for name, path in self._roots.items()},
+        assert self._releases is not None
+        return {_WORKER_ROOTS: {name: str(path) for name, path in self._releases.roots.items()},
                 _DEADLINE: self.worker.deadline_at,
                 _SHARE: workers if isinstance(workers, int) and workers > 0 else 1,
                 _RUN: run.record.run_id, _REUSE: run.reused}
 
     def releases(self) -> dict[str, Release]:
         """Every benchmark's release, its samples narrowed to the selected tasks and limit."""
-        if self._releases is None:
-            catalog, settings = registry.catalog(), self.settings
-            self._releases = {}
-            for name, bench in self.benchmarks.items():
-                release = bench.load(self._roots[name])
-                check_inside(release, self._roots[name])
-                chosen = select(release.samples, catalog.specs[name], settings.tasks,
-                                settings.limit)
-                self._releases[name] = Release(chosen, release.headline, release.notes)
-        return self._releases
+        assert self._releases is not None, "the session has not started"
+        return self._releases.loaded()
 
     def change_of(self, sample: Sample, record: SampleRecord, fails_now: bool) -> Change | None:
         """The sample's change against its per-sample baseline line, if it has one."""
@@ -219,7 +212,7 @@ class AudiobenchSession:
             items[:] = [i for i in items if i not in gone]
             self.config.hook.pytest_deselected(items=dropped)
 
-    def collected(self, items: list[pytest.Item]) -> None:
+    def collection_done(self, items: list[pytest.Item]) -> None:
         """Collection is over: the controller learns which samples to expect, and every
         process that runs items keeps them out of the garbage collector's rescans."""
         if not hasattr(self.config, "workerinput"):
@@ -228,16 +221,20 @@ class AudiobenchSession:
             self._frozen = freeze_collected()
 
     def expect(self, nodeids: Iterable[str]) -> None:
-        self.selected = [n for n in nodeids if n.startswith(ROOT_NODE + "::")]
-        if self.progress is not None:
-            self.progress.total = len(self.selected)
+        self.collected.expect(nodeids)
 
     def add(self, record: str, process: object = None, in_flight: int | None = None) -> None:
         """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it)."""
-        data = self.records.add(record)
-        if self.progress is not None:
-            cached = sum(bool(a["completion"]["cached"]) for a in data["answers"])
-            self.progress.record(data["outcome"], cached, process, in_flight)
+        self.collected.add(record, process, in_flight)
+
+    def foreign_failure(self) -> None:
+        """A test or collection that is not a sample failed: it fails the run too."""
+        self.collected.foreign_failures += 1
+
+    def show_progress(self, write: Callable[[str], None]) -> None:
+        """Print a progress line with ``write`` every --audiobench-progress seconds."""
+        if self.settings.progress > 0:
+            self.collected.progress = Progress(self.settings.progress, write)
 
     def finish(self, session: pytest.Session) -> None:
         """Aggregate, gate, write the report and baselines, and set the exit status; then let
@@ -245,7 +242,7 @@ class AudiobenchSession:
         try:
             self._finish(session)
         finally:
-            self.records.close()
+            self.collected.records.close()
             for baseline in self.baselines.values():
                 baseline.close()
             if self.run is not None:
@@ -255,21 +252,27 @@ class AudiobenchSession:
                 self._frozen = False
 
     def _finish(self, session: pytest.Session) -> None:
-        controller = not hasattr(self.config, "workerinput") and self.selected is not None
+        selected = self.collected.selected
+        controller = not hasattr(self.config, "workerinput") and selected is not None
         if controller and self.settings.dry_run and not self.config.option.collectonly:
             self._plan()
         if self._worker is None:
             return  # the start failed: nothing ran
         self.worker.close()
         self._hand_over_traffic()
-        if (self.selected is None or not controller or self.config.option.collectonly
+        if (selected is None or not controller or self.config.option.collectonly
                 or self.settings.dry_run):
             return
-        ordered = self.records.ordered(self.selected)
-        self.report = build_report(self.settings, self.benchmarks, self.releases(), ordered,
-                                   self.selected, self.baselines, self.traffic,
-                                   self._run_info(session), time.monotonic() - self._clock)
-        report, settings = self.report, self.settings
+        ordered = self.collected.records.ordered(selected)
+        report, updates = build_report(self.settings, self.benchmarks, self.releases(),
+                                       ordered, selected, self.baselines,
+                                       self.collected.traffic, self._run_info(session, selected),
+                                       self.started.seconds())
+        for name, update in updates.items():
+            why = writing.apply(update)
+            if why is not None:
+                report = baseline_unwritten(report, name, why)
+        self.report, settings = report, self.settings
         if settings.report_path is not None:
             self._keep("JSON report", settings.report_path,
                        lambda path: report.write(path, ordered))
@@ -281,18 +284,18 @@ class AudiobenchSession:
             # The run could not give what it was asked for: not the gate's 1, not a pass; and
             # a resume continues it, its answers served again, to write what is missing.
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
-            if self.run is not None and self.selected is not None:
-                self._runs.end(self.run.record, self.records.undone(self.selected), False)
+            if self.run is not None:
+                self._runs.end(self.run.record, self.collected.records.undone(selected), False)
             return
         if self.settings.shard is not None:
             # A shard's numbers are partial: the merge gates. Only other tests' failures and
             # interruptions fail the shard's job.
-            failed = self.foreign_failures or session.exitstatus not in (
+            failed = self.collected.foreign_failures or session.exitstatus not in (
                 pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
             session.exitstatus = session.exitstatus if failed else pytest.ExitCode.OK
             return
         session.exitstatus = report_status(self.report, session.exitstatus,
-                                           self.foreign_failures)
+                                           self.collected.foreign_failures)
 
     def _keep(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
         """Write one output and say so; what could not be written is said in the summary
@@ -305,40 +308,40 @@ class AudiobenchSession:
         line = said.line() if isinstance(said, Written) else f"{what}: {path}"
         self.written[line] = True
 
-    def _run_info(self, session: pytest.Session) -> RunInfo:
+    def _run_info(self, session: pytest.Session, selected: list[str]) -> RunInfo:
         """The run's id and what it took from others. Unless it was interrupted, its record
         says how many samples it left undone (errors, not run, no record): finished when
         none, else a resume asks for those."""
-        assert self.run is not None and self.selected is not None
+        assert self.run is not None
         notes = list(self.run.notes)
-        undone = self.records.undone(self.selected)
+        undone = self.collected.records.undone(selected)
         if session.exitstatus != pytest.ExitCode.INTERRUPTED:
             unsaved = self._runs.end(self.run.record, undone)
             notes += [unsaved] if unsaved else []
         return RunInfo(id=self.run.record.run_id, resumed=self.run.resumed,
                        reused=self.run.reused, notes=notes,
                        finished=undone == 0 and session.exitstatus != pytest.ExitCode.INTERRUPTED,
-                       identity=self.identity, started=self.started)
+                       identity=self.identity, started=self.started.at)
 
     def add_worker_output(self, worker: str, workeroutput: dict[str, Any]) -> None:
         """What an xdist worker handed over when it finished: its endpoints' traffic; a worker
         that crashed hands over nothing, and the counts say whose are missing."""
         if _TRAFFIC in workeroutput:
-            self.traffic += Traffic.model_validate(workeroutput[_TRAFFIC])
+            self.collected.traffic += Traffic.model_validate(workeroutput[_TRAFFIC])
         else:
-            self.traffic += Traffic(missing=[worker])
+            self.collected.traffic += Traffic(missing=[worker])
 
     def _hand_over_traffic(self) -> None:
         workeroutput: dict[str, Any] | None = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
             workeroutput[_TRAFFIC] = self.worker.traffic().model_dump(mode="json")
         else:
-            self.traffic += self.worker.traffic()
+            self.collected.traffic += self.worker.traffic()
 
     def _plan(self) -> None:
         from pytest_audiobench.run.dryrun import dry_run
 
-        wanted = set(self.selected or ())
+        wanted = set(self.collected.selected or ())
         samples = [s for s in self.samples() if s.nodeid in wanted]
         self.plan = dry_run(samples, self.benchmarks, self.worker.runtime())
         if self.settings.report_path is not None:

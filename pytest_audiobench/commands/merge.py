@@ -18,13 +18,14 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError, MergeError
+from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.loaded import load_all
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
-from pytest_audiobench.report.summary import build_report, report_status
+from pytest_audiobench.report.summary import baseline_unwritten, build_report, report_status
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
 
@@ -79,9 +80,13 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     traffic = sum((r.traffic for _, r in reports), Traffic())
     names = list(benches)
     longest = max((r.seconds for _, r in reports if r.seconds is not None), default=None)
-    loaded = load_all(settings, names)  # read before build_report may write an update
-    report = build_report(settings, benches, releases, samples, sorted(selected), loaded,
-                          traffic, None, seconds=longest)
+    loaded = load_all(settings, names)  # read before an update is written
+    report, updates = build_report(settings, benches, releases, samples, sorted(selected),
+                                   loaded, traffic, None, seconds=longest)
+    for name, update in updates.items():
+        why = writing.apply(update)
+        if why is not None:
+            report = baseline_unwritten(report, name, why)
     # The shards' records are in memory already (each report was read whole): keep them.
     return Merged(report.model_copy(update={"samples": samples}), benches,
                   {name: baseline.lines for name, baseline in loaded.items()})
