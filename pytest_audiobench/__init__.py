@@ -1,26 +1,118 @@
-"""pytest-audiobench: AIR-Bench Chat and MMAR as a pytest release gate for audio-language models."""
+"""pytest-audiobench: AIR-Bench Chat and MMAR as a pytest release gate for audio-language models.
+
+The package root is the public API a third-party benchmark is written against (docs/extending.md
+shows one); every name in ``__all__`` is kept across minor releases, and nothing else is
+promised. A benchmark package needs, in its cheap spec module: ``BenchmarkSpec`` (registered in
+the ``pytest_audiobench.benchmarks`` entry-point group), ``BenchmarkOptions`` and ``Option``
+for its own flags, ``convert`` for their converters. In its benchmark module: ``Benchmark``
+(its abstract methods are required, the rest have defaults), the ``Release`` it loads, the
+``Sample``, ``Verdict``, ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the
+``Runtime`` it asks through, ``ask_until_parsed`` for a judge, ``Metric`` for its numbers
+(``Tally`` to fold them record by record), ``SampleLine`` and ``Linear`` for the paired gate,
+``SampleView``, ``Detail`` and ``Choice`` for the page, ``Settings``, and the errors.
+
+Names are imported on first use, so that ``import pytest_audiobench`` (which pytest does at
+every start) loads nothing but the errors.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from pytest_audiobench.errors import (
     AudiobenchError,
+    AudiobenchWarning,
     AudioError,
     BaselineError,
     DataError,
     EmptyAudio,
     EndpointError,
     JudgeError,
+    NotRun,
 )
 
+if TYPE_CHECKING:
+    from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
+    from pytest_audiobench.benchmarks.judging import ask_until_parsed
+    from pytest_audiobench.benchmarks.sample import Sample
+    from pytest_audiobench.config import convert
+    from pytest_audiobench.config.declarations import BenchmarkOptions, BenchmarkSpec, Option
+    from pytest_audiobench.config.settings import Settings
+    from pytest_audiobench.outcome.lines import Linear, SampleLine
+    from pytest_audiobench.outcome.metrics import Metric
+    from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+    from pytest_audiobench.outcome.view import Choice, Detail, SampleView
+
 __version__ = "0.1.0"
+
+_LAZY = {
+    "Benchmark": "pytest_audiobench.benchmarks.base",
+    "Release": "pytest_audiobench.benchmarks.base",
+    "Runtime": "pytest_audiobench.benchmarks.base",
+    "Tally": "pytest_audiobench.benchmarks.base",
+    "ask_until_parsed": "pytest_audiobench.benchmarks.judging",
+    "Sample": "pytest_audiobench.benchmarks.sample",
+    "BenchmarkOptions": "pytest_audiobench.config.declarations",
+    "BenchmarkSpec": "pytest_audiobench.config.declarations",
+    "Option": "pytest_audiobench.config.declarations",
+    "Settings": "pytest_audiobench.config.settings",
+    "Linear": "pytest_audiobench.outcome.lines",
+    "SampleLine": "pytest_audiobench.outcome.lines",
+    "Metric": "pytest_audiobench.outcome.metrics",
+    "ModelAnswer": "pytest_audiobench.outcome.records",
+    "SampleRecord": "pytest_audiobench.outcome.records",
+    "Verdict": "pytest_audiobench.outcome.records",
+    "Choice": "pytest_audiobench.outcome.view",
+    "Detail": "pytest_audiobench.outcome.view",
+    "SampleView": "pytest_audiobench.outcome.view",
+}
+"""Each public name that is not an error, and the module that defines it."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "convert":
+        return importlib.import_module("pytest_audiobench.config.convert")
+    if name not in _LAZY:
+        raise AttributeError(f"module 'pytest_audiobench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "AudioError",
     "AudiobenchError",
+    "AudiobenchWarning",
     "BaselineError",
+    "Benchmark",
+    "BenchmarkOptions",
+    "BenchmarkSpec",
+    "Choice",
     "DataError",
+    "Detail",
     "EmptyAudio",
     "EndpointError",
     "JudgeError",
+    "Linear",
+    "Metric",
+    "ModelAnswer",
+    "NotRun",
+    "Option",
+    "Release",
+    "Runtime",
+    "Sample",
+    "SampleLine",
+    "SampleRecord",
+    "SampleView",
+    "Settings",
+    "Tally",
+    "Verdict",
     "__version__",
+    "ask_until_parsed",
+    "convert",
 ]

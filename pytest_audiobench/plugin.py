@@ -84,7 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     if SESSION_KEY in session.config.stash:
-        session_of(session.config).collected(session.items)
+        session_of(session.config).collection_done(session.items)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -162,11 +162,7 @@ class ControllerHooks:
             return
         for line in self.run.start_lines():
             terminal.write_line(line)
-        if self.run.settings.progress > 0:
-            from pytest_audiobench.run.progress import Progress
-
-            self.run.progress = Progress(self.run.settings.progress,
-                                         _own_line(terminal, session.config.get_terminal_writer()))
+        self.run.show_progress(_own_line(terminal, session.config.get_terminal_writer()))
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -177,13 +173,13 @@ class ControllerHooks:
             # pytest keeps every report to the end; the record now lives in the session.
             del report.audiobench_record
         elif report.failed and not report.nodeid.startswith("audiobench::"):
-            self.run.foreign_failures += 1
+            self.run.foreign_failure()
         if report.passed and report.when != "call" and report.nodeid.startswith("audiobench::"):
             forget_passed_phase(self.terminal, report)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.run.foreign_failures += 1
+            self.run.foreign_failure()
 
 
 class XdistHooks:
@@ -198,7 +194,7 @@ class XdistHooks:
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         run = session_of(node.config)
-        if run.selected is None:
+        if run.collected.selected is None:
             run.expect(ids)
 
 

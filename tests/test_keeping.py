@@ -97,7 +97,7 @@ def pytest_sessionfinish(session):
     with open(f"held-{name}.json", "w") as f:
         json.dump({"held": held, "reports": len(reports),
                    "with_record": sum(hasattr(r, "audiobench_record") for r in reports),
-                   "spooled": len(run.records) if run else 0}, f)
+                   "spooled": len(run.collected.records) if run else 0}, f)
 """
 
 

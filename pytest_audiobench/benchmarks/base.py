@@ -97,7 +97,11 @@ class KeptRecords(Tally):
 
 
 class Benchmark(ABC):
-    """One benchmark: its samples, how they are asked and graded, and its numbers."""
+    """One benchmark: its samples, how they are asked and graded, and its numbers.
+
+    Required: ``load``, ``prompt``, ``grade``, ``failure`` (abstract), and one of ``metrics``
+    or ``tally``. Every other method has a default (docs/extending.md says what each is for).
+    Built once per process with the run's ``Settings``; never changes itself afterwards."""
 
     name: ClassVar[str]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.config import convert
-from pytest_audiobench.config.declarations import BenchmarkOptions, BenchmarkSpec, Option
+from pytest_audiobench import BenchmarkOptions, BenchmarkSpec, Option, convert
 
 NAME = "toy"
 TASKS = ("colours", "numbers")

@@ -8,13 +8,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime
-from pytest_audiobench.benchmarks.judging import ask_until_parsed
-from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import DataError, JudgeError
-from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench import (
+    Benchmark,
+    DataError,
+    JudgeError,
+    Metric,
+    ModelAnswer,
+    Release,
+    Runtime,
+    Sample,
+    SampleRecord,
+    Settings,
+    Verdict,
+    ask_until_parsed,
+)
 from tests.toy import NAME
 
 
