@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.report import compare
+from pytest_audiobench.commands import compare
 from tests.conftest import Servers
 from tests.fakes.openai_server import Scripted
 from tests.test_noisy_judge import WORSE, Model, NoisyJudge, keys, noisy_run

@@ -138,7 +138,7 @@ def test_the_page_asks_nothing_of_the_network(page: Any) -> None:
 
 def test_a_merge_page_opens_too(run_bench: Any, pytester: pytest.Pytester,
                                 browser: Any) -> None:
-    from pytest_audiobench.report import merge
+    from pytest_audiobench.commands import merge
 
     shards = []
     for shard in ("1/2", "2/2"):

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.report import compare, merge
+from pytest_audiobench.commands import compare, merge
 from tests.conftest import XDIST_MODES, Servers
 from tests.fakes.openai_server import Scripted
 from tests.pages import read_page
