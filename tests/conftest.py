@@ -76,12 +76,6 @@ def fenced_answers(prompt: str) -> tuple[str, str]:
     return padded[0], padded[1]
 
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The heavy tests first (in their order), the rest after: under ``-n`` a long test that
-    comes last keeps one worker busy while the other has nothing left to do."""
-    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
-
 @pytest.fixture(autouse=True)
 def _own_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs that name no --audiobench-cache-dir keep their downloads and responses here, never

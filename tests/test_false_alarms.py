@@ -55,7 +55,6 @@ def _gated(pytester: pytest.Pytester, seed: int, baselines: Path, *xdist: str) -
     return gated.ret != pytest.ExitCode.OK
 
 
-@pytest.mark.heavy
 @pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"),
                                    pytest.param(["-n", "2"], id="n2")])
 def test_twenty_draws_fail_the_committed_mini_baseline_at_most_once(

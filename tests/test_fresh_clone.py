@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 # Every module that reads the reference metadata (the ones that skip without it, and those
 # with records of their own beside it), and one end-to-end module that used to need it.
@@ -22,7 +20,6 @@ SELECTION = ["tests/test_air_bench_chat_data.py", "tests/test_mmar_data.py",
              "and_the_items_name_them"]
 
 
-@pytest.mark.heavy
 def test_without_the_reference_metadata_the_tests_pass_and_the_skips_say_why(
         tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items()

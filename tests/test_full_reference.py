@@ -76,7 +76,6 @@ def full_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_air_bench_chat(tmp_path_factory.mktemp("full"), load_chat_reference())
 
 
-@pytest.mark.heavy
 @pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
     ["-n2"], id="n2")])
 def test_the_full_release_gives_the_leaderboard_arithmetic(run_bench: Any, servers: Servers,

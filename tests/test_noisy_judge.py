@@ -87,7 +87,6 @@ def noisy_run(run_bench: Any, data: Path, *args: str) -> Any:
                      "-p", "no:terminalprogress", *args, data=data)
 
 
-@pytest.mark.heavy
 def test_an_unchanged_model_fails_the_paired_gate_at_most_once_in_20_runs(
         run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge]) -> None:
     _, judge = noisy
@@ -140,7 +139,6 @@ def test_items_name_the_samples_that_dropped_and_spare_the_rest(
     assert f"now:       {WORSE}" in stdout and "judge then: '" in stdout
 
 
-@pytest.mark.heavy
 @pytest.mark.skipif(not reference_available(), reason="../shared/reference is absent")
 def test_on_the_full_release_a_drop_on_10_percent_fails_and_the_items_name_them(
         run_bench: Any, tmp_path: Path, noisy: tuple[Model, NoisyJudge]) -> None:

@@ -64,7 +64,6 @@ def answers(run: Run) -> dict[str, str]:
     return {s["nodeid"]: s["answers"][0]["completion"]["text"] for s in run.report["samples"]}
 
 
-@pytest.mark.heavy
 def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
         pytester: pytest.Pytester, snapshot: Any) -> None:
     result, run = offline_run(pytester, *MAIN_JOB, "-rx")
@@ -103,7 +102,6 @@ def committed_answers() -> dict[str, str]:
                             .read_text(encoding="utf-8").splitlines())}
 
 
-@pytest.mark.heavy
 def test_the_main_job_under_xdist_gives_the_same_numbers(pytester: pytest.Pytester) -> None:
     result, run = offline_run(pytester, *MAIN_JOB, "-n", "2")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
@@ -133,7 +131,6 @@ def supported_isas() -> list[str]:
     return [isa for isa, needs in ISA_FLAGS.items() if set(needs) <= flags]
 
 
-@pytest.mark.heavy
 def test_the_cascade_answers_the_same_under_every_instruction_set_this_cpu_has(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     # CTranslate2 takes the best instruction set the CPU has, and the main job's test holds
