@@ -140,3 +140,32 @@ def test_every_public_name_resolves_and_the_root_stays_light() -> None:
                           check=True, cwd=REPO, timeout=60)
     assert done.stdout.split() == ["['pytest_audiobench',", "'pytest_audiobench.errors']",
                                    "[]", "True"], done.stdout + done.stderr
+
+
+def _public_names(folder: Path) -> dict[str, list[str]]:
+    """Each public top-level name of ``folder``'s modules, and the modules that define it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = [node.name] if isinstance(node, ast.FunctionDef | ast.ClassDef) else (
+                [t.id for t in node.targets if isinstance(t, ast.Name)]
+                if isinstance(node, ast.Assign) else
+                [node.target.id] if isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name) else [])
+            for name in targets:
+                if not name.startswith("_"):
+                    found.setdefault(name, []).append(path.name)
+    return found
+
+
+def test_the_gate_defines_each_public_name_once() -> None:
+    # Two Decision classes and two decide functions once lived in gate/: a reader could not
+    # tell which module decides.
+    twice = {n: m for n, m in _public_names(PACKAGE / "gate").items() if len(m) > 1}
+    assert twice == {}
+
+
+def test_the_check_above_sees_a_name_defined_twice(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class Decision:\n    pass\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("Decision = 1\n_private = 2\n", encoding="utf-8")
+    assert _public_names(tmp_path) == {"Decision": ["a.py", "b.py"]}

@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from pytest_audiobench.benchmarks.mmar.matching import (
+from pytest_audiobench.benchmarks.matching import (
     MatchDecision,
     match_official,
     match_strict,

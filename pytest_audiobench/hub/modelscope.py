@@ -1,9 +1,14 @@
-"""ModelScope hub client helpers: the hub's endpoint and a quick reachability probe.
-``requests`` is imported lazily inside :func:`probe`, so importing this module stays cheap."""
+"""ModelScope hub client helpers: the hub's endpoint, a quick reachability probe, and a
+dataset snapshot with its failures said in one line, for any benchmark released there.
+``requests`` and modelscope are imported lazily, so importing this module stays cheap."""
 
 from __future__ import annotations
 
-from pytest_audiobench.hub.network import env, first_endpoint
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_audiobench.errors import DownloadError
+from pytest_audiobench.hub.network import env, first_endpoint, fix_hint, short_reason
 
 DEFAULT_ENDPOINT = "https://www.modelscope.cn"
 # Read in this order when no endpoint is passed. MODELSCOPE_ENDPOINT is the variable of
@@ -35,3 +40,36 @@ def probe(endpoint: str, repo_id: str) -> None:
         headers={"User-Agent": "pytest-audiobench"},
     ):
         pass
+
+
+def dataset_snapshot(repo_id: str, cache_dir: Path, root: Path, allow_patterns: Sequence[str],
+                     what: str, hub: str, *, hint: str = "", also: str | None = None) -> Path:
+    """Download the files of dataset ``repo_id`` matching ``allow_patterns`` into ``root``
+    (modelscope's locks under ``cache_dir``) from ``hub``, probed first; the folder modelscope
+    returns. DownloadError in one line naming ``what``, the cause and the fix (``hint``: where
+    an earlier download is; ``also``: another id the dataset was published under)."""
+    try:
+        probe(hub, repo_id)
+    except Exception as exc:
+        raise DownloadError(f"cannot download {what} from {hub}: {short_reason(exc)}; "
+                            f"{fix_hint(hub)}{hint}") from exc
+
+    from modelscope.hub.snapshot_download import dataset_snapshot_download
+
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        returned = dataset_snapshot_download(
+            repo_id, cache_dir=str(cache_dir), local_dir=str(root),
+            allow_patterns=list(allow_patterns), endpoint=hub)
+    except Exception as exc:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else ""
+        if status == 404 or cause == "NotExistError":
+            published = f" (it was also published as {also})" if also else ""
+            raise DownloadError(
+                f"cannot download {what}: {hub} has no dataset {repo_id} (HTTP 404); check the "
+                f"dataset id{published}, or {fix_hint(hub)}") from exc
+        raise DownloadError(
+            f"cannot download {what} from {hub}: {short_reason(exc)}; files already fetched "
+            f"are kept and a re-run fetches only the rest; else {fix_hint(hub)}{hint}") from exc
+    return Path(returned)

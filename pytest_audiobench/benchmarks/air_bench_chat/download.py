@@ -11,8 +11,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from pytest_audiobench.errors import DownloadError
-from pytest_audiobench.hub.modelscope import probe, resolve_endpoint
-from pytest_audiobench.hub.network import fix_hint, short_reason
+from pytest_audiobench.hub.modelscope import dataset_snapshot, resolve_endpoint
+from pytest_audiobench.hub.network import fix_hint
 
 AIR_BENCH_CHAT_REPO = "evalscope/AIR-Bench"
 # The name the same dataset was published under before; only quoted in error messages.
@@ -101,40 +101,10 @@ def download_air_bench_chat(
     paths = ", ".join([_META_PATH, *(f"Chat/{folder}/" for folder in folders)])
     what = f"AIR-Bench Chat ({repo_id}: {paths})"
 
-    try:
-        probe(hub, repo_id)
-    except Exception as exc:
-        raise DownloadError(
-            f"cannot download {what} from {hub}: {short_reason(exc)}; "
-            f"{fix_hint(hub)}{_cached_hint(root, folders)}"
-        ) from exc
-
-    from modelscope.hub.snapshot_download import dataset_snapshot_download
-
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        returned = dataset_snapshot_download(
-            repo_id,
-            cache_dir=str(cache_dir),
-            local_dir=str(root),
-            allow_patterns=chat_allow_patterns(folders),
-            endpoint=hub,
-        )
-    except Exception as exc:
-        status = getattr(getattr(exc, "response", None), "status_code", None)
-        cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else ""
-        if status == 404 or cause == "NotExistError":
-            raise DownloadError(
-                f"cannot download {what}: {hub} has no dataset {repo_id} (HTTP 404); check the "
-                f"dataset id (it was also published as {_OLDER_REPO_NAME}), or {fix_hint(hub)}"
-            ) from exc
-        raise DownloadError(
-            f"cannot download {what} from {hub}: {short_reason(exc)}; files already fetched "
-            f"are kept and a re-run fetches only the rest; else {fix_hint(hub)}"
-            f"{_cached_hint(root, folders)}"
-        ) from exc
-
-    release_root = Path(returned)
+    returned = dataset_snapshot(
+        repo_id, cache_dir, root, chat_allow_patterns(folders), what, hub,
+        hint=_cached_hint(root, folders), also=_OLDER_REPO_NAME)
+    release_root = returned
     missing = [
         p for p in [_META_PATH, *(f"Chat/{f}" for f in folders)] if not (release_root / p).exists()
     ]

@@ -11,16 +11,16 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
-from pytest_audiobench.benchmarks.mmar.choices import Matcher
-from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
-from pytest_audiobench.benchmarks.mmar.export import export_submission
-from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME
-from pytest_audiobench.benchmarks.mmar.matching import (
+from pytest_audiobench.benchmarks.matching import (
     MatchDecision,
     match_official,
     match_strict,
     split_reasoning,
 )
+from pytest_audiobench.benchmarks.mmar.choices import Matcher
+from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
+from pytest_audiobench.benchmarks.mmar.export import export_submission
+from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME
 from pytest_audiobench.benchmarks.mmar.metrics import MmarScores, slug
 from pytest_audiobench.benchmarks.mmar.prompts import prompt_for
 from pytest_audiobench.benchmarks.mmar.rubrics import (

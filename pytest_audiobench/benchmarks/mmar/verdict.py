@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pytest_audiobench.benchmarks.mmar.matching import MatchDecision
+from pytest_audiobench.benchmarks.matching import MatchDecision
 from pytest_audiobench.benchmarks.mmar.rubrics import RubricVerdict
 from pytest_audiobench.outcome.records import Verdict
 from pytest_audiobench.transport.types import Usage

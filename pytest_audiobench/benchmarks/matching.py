@@ -1,4 +1,6 @@
-"""MMAR answer matching: the official word-set rule, a strict variant, prompts and answer lines.
+"""Matching a model's answer to one of a question's choices (pure), shared by every
+multiple-choice benchmark: the word-set rule MMAR's and MMAU's official scorers use, a strict
+variant, and splitting a reply into its reasoning and its answer line.
 
 ``match_official`` reproduces the decisions of the official ``string_match`` (``code/
 evaluation.py`` and ``code/evaluation_rubrics.py`` of the MMAR repository, inherited from
