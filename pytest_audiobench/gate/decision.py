@@ -1,5 +1,6 @@
-"""What the gate decides for a run: per benchmark, hold the numbers against its baseline (or
-write a new one), and from those decisions the run's exit status."""
+"""What the gate decides for a run: per benchmark, hold the numbers against its baseline or
+decide to write a new one (``writing.py`` writes it), and from those decisions the run's exit
+status and the words that explain it."""
 
 from __future__ import annotations
 
