@@ -13,8 +13,8 @@ where the normal approximation does not (a handful of samples, every difference 
   baseline written over 20 inference runs, a new run of one): a sample's runs are then
   exchangeable, not its two means, so which of its pooled runs are the new ones is drawn
   again (every choice counted, by building the change's distribution sample by sample, for
-  up to a thousand samples; beyond, bounded by Hoeffding's inequality or estimated from
-  seeded draws).
+  up to a thousand samples and 65,536 distinct changes; beyond, bounded by Hoeffding's
+  inequality or estimated from seeded draws).
 - ``tango``: Tango's score interval for the difference of two paired proportions, which
   stays inside [-1, 1] and has width even when every pair is alike.
 - ``t_quantile``: Student's t quantile, for clustered standard errors with few clusters.
