@@ -25,7 +25,7 @@ from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
-from pytest_audiobench.report.summary import baseline_unwritten, build_report, report_status
+from pytest_audiobench.report.summary import baselines_unwritten, build_report, report_status
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
 
@@ -83,10 +83,7 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     loaded = load_all(settings, names)  # read before an update is written
     report, updates = build_report(settings, benches, releases, samples, sorted(selected),
                                    loaded, traffic, None, seconds=longest)
-    for name, update in updates.items():
-        why = writing.apply(update)
-        if why is not None:
-            report = baseline_unwritten(report, name, why)
+    report = baselines_unwritten(report, writing.apply(updates))
     # The shards' records are in memory already (each report was read whole): keep them.
     return Merged(report.model_copy(update={"samples": samples}), benches,
                   {name: baseline.lines for name, baseline in loaded.items()})

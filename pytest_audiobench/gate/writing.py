@@ -7,7 +7,7 @@ gate file.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pytest_audiobench.files import replacing
@@ -16,13 +16,16 @@ from pytest_audiobench.gate.decision import BaselineUpdate
 from pytest_audiobench.outcome.lines import SampleLine
 
 
-def apply(update: BaselineUpdate) -> str | None:
-    """Write the update; why it could not be written (the system's words), or None."""
-    try:
-        write(update.path, update.baseline, update.lines())
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None
+def apply(updates: Mapping[str, BaselineUpdate]) -> dict[str, str]:
+    """Write every benchmark's update; per benchmark whose baseline could not be written, why
+    (the system's words)."""
+    failed = {}
+    for name, update in updates.items():
+        try:
+            write(update.path, update.baseline, update.lines())
+        except OSError as exc:
+            failed[name] = exc.strerror or str(exc)
+    return failed
 
 
 def write(path: Path, baseline: Baseline, lines: Iterable[SampleLine] = ()) -> None:

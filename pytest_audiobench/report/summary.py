@@ -56,7 +56,7 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     ``records`` is read in one pass (again only by a benchmark that exports them), so it may
     stream from disk; the report holds none of them (``RunReport.write`` takes them). With the
     report come the baselines the gate decided to write, which the caller writes
-    (``gate.writing.apply``) and says with ``baseline_unwritten`` when it cannot."""
+    (``gate.writing.apply``) and says with ``baselines_unwritten`` when it cannot."""
     identity = run.identity if run is not None else None
     folded, total = _fold(settings, benchmarks, records, selected, loaded)
     pairings = {name: Pairing(base=loaded[name].lines, new=folded[name].lines or {},
@@ -142,12 +142,15 @@ def report_status(report: RunReport, status: int | pytest.ExitCode,
     return exit_status(report.settings, decisions_of(report), status, foreign_failures)
 
 
-def baseline_unwritten(report: RunReport, benchmark: str, why: str) -> RunReport:
-    """The report once the baseline the gate decided to write for ``benchmark`` could not be
-    written (``why``, the system's words)."""
-    summaries = [s if s.benchmark != benchmark else s.model_copy(update={
+def baselines_unwritten(report: RunReport, failed: Mapping[str, str]) -> RunReport:
+    """The report once the baselines the gate decided to write for the benchmarks of
+    ``failed`` could not be written (why, in the system's words)."""
+    if not failed:
+        return report
+    summaries = [s if s.benchmark not in failed else s.model_copy(update={
         "baseline": "unwritten",
-        "unwritten": [f"gate: baseline NOT written to {s.baseline_path} ({why})", *s.unwritten]})
+        "unwritten": [f"gate: baseline NOT written to {s.baseline_path} ({failed[s.benchmark]})",
+                      *s.unwritten]})
         for s in report.benchmarks]
     return report.model_copy(update={"benchmarks": summaries})
 

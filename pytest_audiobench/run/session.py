@@ -33,7 +33,7 @@ from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
 from pytest_audiobench.report.summary import (
-    baseline_unwritten,
+    baselines_unwritten,
     build_report,
     decisions_of,
     report_status,
@@ -268,10 +268,7 @@ class AudiobenchSession:
                                        ordered, selected, self.baselines,
                                        self.collected.traffic, self._run_info(session, selected),
                                        self.started.seconds())
-        for name, update in updates.items():
-            why = writing.apply(update)
-            if why is not None:
-                report = baseline_unwritten(report, name, why)
+        report = baselines_unwritten(report, writing.apply(updates))
         self.report, settings = report, self.settings
         if settings.report_path is not None:
             self._keep("JSON report", settings.report_path,

@@ -152,13 +152,14 @@ class AirBenchChat(Benchmark):
         passes = [p for v in graded for p in v.passes if p.parsed]
         if not passes or not record.answers:
             return None
-        model = [float(p.model_score or 0) for p in passes]
+        values = _values(passes)
         runs = [_values(run) for v in graded if (run := [p for p in v.passes if p.parsed])]
         return SampleLine(
             id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
-            groups={"task": record.task, "category": record.category}, values=_values(passes),
-            runs=runs if len(graded) > 1 and len(runs) == len(graded) else [], draws=model,
-            judged=self.judged, failed=_mean(model) < self.own.sample_bar,
+            groups={"task": record.task, "category": record.category}, values=values,
+            runs=runs if len(graded) > 1 and len(runs) == len(graded) else [],
+            draws=[float(p.model_score or 0) for p in passes], judged=self.judged,
+            failed=values["score"] < self.own.sample_bar,
             answer_sha256=text_sha256(record.answers[0].text), answer=record.answers[0].text,
             replies=[o for v in graded for p in v.passes for o in p.outputs])
 
