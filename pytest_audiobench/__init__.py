@@ -3,13 +3,14 @@
 The package root is the public API a third-party benchmark is written against (docs/extending.md
 shows one); every name in ``__all__`` is kept across minor releases, and nothing else is
 promised. A benchmark package needs, in its cheap spec module: ``BenchmarkSpec`` (registered in
-the ``pytest_audiobench.benchmarks`` entry-point group), ``BenchmarkOptions`` and ``Option``
+the ``pytest_audiobench.benchmarks`` entry-point group), ``BenchmarkOptions`` and ``Flag``
 for its own flags, ``convert`` for their converters. In its benchmark module: ``Benchmark``
 (its abstract methods are required, the rest have defaults), the ``Release`` it loads, the
 ``Sample``, ``Verdict``, ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the
 ``Runtime`` it asks through, ``ask_until_parsed`` for a judge, ``Metric`` for its numbers
 (``Tally`` to fold them record by record), ``SampleLine`` and ``Linear`` for the paired gate,
-``SampleView``, ``Detail`` and ``Choice`` for the page, ``Settings``, and the errors.
+``SampleView``, ``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own
+settings ``BenchmarkSettings``, and the errors.
 
 Names are imported on first use, so that ``import pytest_audiobench`` (which pytest does at
 every start) loads nothing but the errors.
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.judging import ask_until_parsed
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config import convert
-    from pytest_audiobench.config.declarations import BenchmarkOptions, BenchmarkSpec, Option
+    from pytest_audiobench.config.declarations import BenchmarkOptions, BenchmarkSpec, Flag
+    from pytest_audiobench.config.frozen import BenchmarkSettings
     from pytest_audiobench.config.settings import Settings
     from pytest_audiobench.outcome.lines import Linear, SampleLine
     from pytest_audiobench.outcome.metrics import Metric
@@ -55,7 +57,8 @@ _LAZY = {
     "Sample": "pytest_audiobench.benchmarks.sample",
     "BenchmarkOptions": "pytest_audiobench.config.declarations",
     "BenchmarkSpec": "pytest_audiobench.config.declarations",
-    "Option": "pytest_audiobench.config.declarations",
+    "Flag": "pytest_audiobench.config.declarations",
+    "BenchmarkSettings": "pytest_audiobench.config.frozen",
     "Settings": "pytest_audiobench.config.settings",
     "Linear": "pytest_audiobench.outcome.lines",
     "SampleLine": "pytest_audiobench.outcome.lines",
@@ -91,18 +94,19 @@ __all__ = [
     "BaselineError",
     "Benchmark",
     "BenchmarkOptions",
+    "BenchmarkSettings",
     "BenchmarkSpec",
     "Choice",
     "DataError",
     "Detail",
     "EmptyAudio",
     "EndpointError",
+    "Flag",
     "JudgeError",
     "Linear",
     "Metric",
     "ModelAnswer",
     "NotRun",
-    "Option",
     "Release",
     "Runtime",
     "Sample",

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.config.options import CoreOptions
-from pytest_audiobench.config.resolve import resolve
+from pytest_audiobench.config import declarations
+from pytest_audiobench.config.resolve import Given, resolve
 from pytest_audiobench.config.settings import Settings
 
 
@@ -16,9 +16,13 @@ def make_settings(here: Path, **values: Any) -> Settings:
     """``values`` are options by attribute name (``api_url="http://x"``), core or a
     benchmark's; relative paths are taken from ``here``, which is also the project folder."""
     catalog = registry.catalog()
-    own_groups = {name: spec.options for name, spec in catalog.specs.items() if spec.options}
-    owner = {o.attr: name for name, group in own_groups.items() for o in group.declared()}
-    core = CoreOptions.of(catalog, **{k: v for k, v in values.items() if k not in owner})
-    own = {name: group.of(catalog, **{k: v for k, v in values.items() if owner.get(k) == name})
-           for name, group in own_groups.items()}
-    return resolve(core, own, catalog, here=here, project=here)
+    left = dict(values)
+
+    def build(group: type[declarations.G]) -> declarations.G:
+        own = {o.attr for o in declarations.declared(group)}
+        return declarations.build(group, {k: left.pop(k) for k in list(left) if k in own}, here)
+
+    given = Given.of(catalog, build)
+    if left:
+        raise TypeError(f"no option {', '.join(sorted(left))}")
+    return resolve(given, catalog, here=here, project=here)

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 import pytest
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.config import convert, options
+from pytest_audiobench.benchmarks.mmar.settings import MmarSettings
+from pytest_audiobench.config import convert, declarations, options
+from pytest_audiobench.config.options import OutputOptions
+from pytest_audiobench.config.settings import Settings
+from tests.settings import make_settings
 
 USAGE_ERROR = 4
 REQUIRED = ("--audiobench-model", "m", "--audiobench-api-url", "http://127.0.0.1:9/v1")
@@ -197,7 +202,8 @@ def test_an_empty_name_list_is_rejected(raw: str) -> None:
 
 
 def test_every_option_has_a_flag_and_an_ini_key_of_the_same_name() -> None:
-    declared = [o for group in options.groups(registry.catalog()) for o in group.declared()]
+    declared = [o for group in options.groups(registry.catalog())
+                for o in declarations.declared(group)]
     dests = [option.dest for option in declared]
     assert len(set(dests)) == len(dests)
     assert all(o.flag == "--audiobench-" + o.dest.removeprefix("audiobench_").replace("_", "-")
@@ -219,3 +225,53 @@ def test_the_rootdir_hint_names_a_path_flag_given_as_two_arguments(
     assert hint is not None
     assert "--audiobench-data=release" in hint
     assert options.rootdir_hint(pytester.parseconfig("--audiobench-data=release")) is None
+
+
+def test_settings_keep_the_kept_options_and_state_no_option_again() -> None:
+    kept = {o.attr for group in options.KEPT for o in declarations.declared(group)}
+    own = set(Settings.__annotations__)  # the fields written in settings.py itself
+    assert kept <= set(Settings.model_fields)
+    assert own & kept == set()
+    # What settings.py writes is what the other options resolve into (a resolved option may
+    # keep its name: the data per benchmark, the cache folder with its default).
+    assert own == {"model", "endpoint", "builtin", "judge", "benchmarks", "benchmark_settings",
+                   "data", "cache_dir", "baselines_dir"}
+    assert set(Settings.model_fields) == kept | own
+    assert Settings.model_fields["runs"].default == 1  # the default is the option's
+
+
+def test_a_group_takes_its_defaults_makes_paths_absolute_and_cannot_be_changed(
+        tmp_path: Path) -> None:
+    group = declarations.build(OutputOptions, {"report": Path("r.json")}, tmp_path)
+    assert (group.report, group.html, group.html_audio_mb) == (tmp_path / "r.json", None, 20.0)
+    assert declarations.was_given(group, "report")
+    assert not declarations.was_given(group, "html")
+    with pytest.raises(AttributeError, match="is read once and not changed"):
+        group.html = Path("x")  # type: ignore[misc]
+    with pytest.raises(TypeError, match="OutputOptions has no option reprot"):
+        declarations.build(OutputOptions, {"reprot": "x"}, tmp_path)
+
+
+def test_an_option_needs_a_default_and_an_annotation_without_a_flag_is_no_option() -> None:
+    class Some(declarations.OptionGroup):
+        plain: int = 3
+        knob: Annotated[int, declarations.Flag("a knob", int, "N")] = 1
+
+    class Missing(declarations.OptionGroup):
+        knob: Annotated[int, declarations.Flag("a knob", int, "N")]
+
+    assert [(o.attr, o.default, o.flag) for o in declarations.declared(Some)] == [
+        ("knob", 1, "--audiobench-knob")]
+    with pytest.raises(TypeError, match=r"Missing\.knob: an option needs a default"):
+        declarations.declared(Missing)
+
+
+def test_a_benchmarks_settings_read_back_from_json_are_its_typed_model_again(
+        tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, model="random", data="mini", benchmark=("mmar",),
+                             judge_model="overlap", matcher="strict", mmar_template=None)
+    again = Settings.model_validate_json(settings.model_dump_json())
+    own = again.of("mmar", MmarSettings)
+    assert isinstance(own, MmarSettings)
+    assert own == settings.of("mmar", MmarSettings)
+    assert own.matcher == "strict"

@@ -12,11 +12,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark, Release
-from pytest_audiobench.config import convert
+from pytest_audiobench.config import convert, declarations
+from pytest_audiobench.config.frozen import BenchmarkSettings, UnreadSettings
 from pytest_audiobench.errors import AudiobenchError, MergeError
 from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.loaded import load_all
@@ -30,7 +30,7 @@ from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
 
 # Settings that legitimately differ between the shards of one run.
-_PER_SHARD = {"shard", "report_path", "html_path"}
+_PER_SHARD = {"shard", "report", "html"}
 
 
 def read(path: Path) -> RunReport:
@@ -62,10 +62,10 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
            outputs: Mapping[str, Path | None] | None) -> Merged:
     _check_shards(reports)
     first = reports[0][1].settings
-    own = {name: _with_outputs(name, first.of(name), outputs or {})
-           for name in first.benchmarks}
+    own = {name: _with_outputs(name, settings, outputs or {})
+           for name, settings in first.benchmark_settings.items()}
     settings = first.model_copy(update={
-        "shard": None, "report_path": report_path, "update_baseline": update_baseline,
+        "shard": None, "report": report_path, "update_baseline": update_baseline,
         "baselines_dir": baselines_dir or first.baselines_dir, "benchmark_settings": own})
     benches = {name: registry.create(name, settings) for name in settings.benchmarks}
     releases = {}
@@ -97,15 +97,15 @@ def _write_html(merged: Merged, path: Path, audio_mb: float | None) -> Written:
     return html.write(page, path)
 
 
-def _with_outputs(name: str, own: dict[str, Any], outputs: Mapping[str, Path | None]
-                  ) -> dict[str, Any]:
+def _with_outputs(name: str, own: BenchmarkSettings, outputs: Mapping[str, Path | None]
+                  ) -> BenchmarkSettings:
+    """``own`` with the outputs the merge writes instead of the shards (none unless given)."""
     group = registry.catalog().specs[name].options
-    changed = dict(own)
-    for option in group.declared() if group else []:
-        if option.merge_setting is not None:
-            value = outputs.get(option.attr)
-            changed[option.merge_setting] = None if value is None else str(value)
-    return changed
+    changed = {option.merge_setting: None if outputs.get(option.attr) is None
+               else str(outputs[option.attr])
+               for option in (declarations.declared(group) if group else ())
+               if option.merge_setting is not None}
+    return UnreadSettings(**(own.model_dump(mode="json") | changed))
 
 
 def _check_shards(reports: Sequence[tuple[Path, RunReport]]) -> None:
@@ -153,7 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="megabytes of audio the page embeds (default: the shards' "
                              "--audiobench-html-audio-mb)")
     outputs = [option for spec in registry.catalog().specs.values() if spec.options
-               for option in spec.options.declared() if option.merge_setting is not None]
+               for option in declarations.declared(spec.options)
+               if option.merge_setting is not None]
     for option in outputs:
         parser.add_argument("--" + option.attr.replace("_", "-"), type=Path, dest=option.attr,
                             help=option.described())

@@ -1,10 +1,13 @@
 """What options and benchmarks declare, and how pytest is told of them.
 
-An option is a class attribute of an ``OptionGroup``: the run's own options in
-``options.CoreOptions``, a benchmark's in its folder (a ``BenchmarkOptions``). ``register``
-adds every flag to one ``audiobench`` group with its ini key ``audiobench_<name>``;
-``OptionGroup.read`` reads them (the flag wins over the ini key, which wins over the default)
-into an instance whose attributes have the options' types.
+An option is an annotated class attribute of an ``OptionGroup``: the annotation is its type
+with its ``Flag`` (help, converter, metavar) in ``Annotated``, the value is its default, the
+attribute's name gives the flag ``--audiobench-<name>`` and the ini key ``audiobench_<name>``.
+That is the only place an option is stated: ``register`` tells pytest of every flag and ini
+key, ``read`` reads them (the flag wins over the ini key, which wins over the default) into an
+instance of the group, and the run's ``Settings`` take their fields from the groups they
+inherit. The run's own groups are in ``options.py``, a benchmark's in its folder (a
+``BenchmarkOptions``).
 
 A benchmark declares itself with a ``BenchmarkSpec``: cheap to import (no data, no HTTP
 client, no pydantic), since pytest reads every spec in every start to register the flags. The
@@ -14,50 +17,45 @@ benchmark itself is named by an import path and loaded only when a run asks for 
 from __future__ import annotations
 
 import argparse
+import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Self, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from pytest_audiobench.config.frozen import BenchmarkSettings
+
+G = TypeVar("G", bound="OptionGroup")
 
 
-class Option(Generic[T]):
-    """One ``--audiobench-<name>`` flag and its ini key ``audiobench_<name>``; the name is the
-    attribute's, with ``-`` for ``_``. Without a converter it is a switch (False unless given).
-    A converter or default that depends on the benchmarks known to this start comes from
-    ``convert_for`` / ``default_for`` instead."""
+class Flag:
+    """How an option is given: its help (``{default}`` is filled in), the converter of its
+    text (none: a switch, False unless given) and its metavar. A converter that checks names
+    known only to this start (the benchmarks, their tasks) comes from ``convert_for``."""
 
-    def __init__(self, help: str, convert: Callable[[str], T] | None = None,
-                 default: T | None = None, metavar: str | None = None, *,
-                 convert_for: Callable[[Catalog], Callable[[str], T]] | None = None,
-                 default_for: Callable[[Catalog], T] | None = None,
+    def __init__(self, help: str, convert: Callable[[str], Any] | None = None,
+                 metavar: str | None = None, *,
+                 convert_for: Callable[[Catalog], Callable[[str], Any]] | None = None,
                  merge_setting: str | None = None) -> None:
         self.help = help
         self.convert = convert
-        self.default = default
         self.metavar = metavar
-        self._convert_for = convert_for
-        self._default_for = default_for
+        self.convert_for = convert_for
         self.merge_setting = merge_setting
         """For an output written at the end of a run (an export): the benchmark setting it
         sets, so that ``audiobench-merge --<name> PATH`` writes it from the merged shards."""
-        self.attr = ""
 
-    def __set_name__(self, owner: type, attr: str) -> None:
-        self.attr = attr
 
-    @overload
-    def __get__(self, group: None, owner: type) -> Option[T]: ...
-    @overload
-    def __get__(self, group: OptionGroup, owner: type) -> T: ...
-    def __get__(self, group: OptionGroup | None, owner: type) -> Option[T] | T:
-        if group is None:
-            return self
-        value: T = group.values[self.attr]
-        return value
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """One option as its group declares it."""
+
+    attr: str
+    default: Any
+    how: Flag
 
     @property
     def flag(self) -> str:
@@ -69,61 +67,99 @@ class Option(Generic[T]):
 
     @property
     def switch(self) -> bool:
-        return self.convert is None and self._convert_for is None
+        return self.how.convert is None and self.how.convert_for is None
 
-    def converter(self, catalog: Catalog) -> Callable[[str], T] | None:
-        return self._convert_for(catalog) if self._convert_for else self.convert
+    @property
+    def merge_setting(self) -> str | None:
+        return self.how.merge_setting
 
-    def default_value(self, catalog: Catalog) -> T | None:
-        return self._default_for(catalog) if self._default_for else self.default
+    def converter(self, catalog: Catalog) -> Callable[[str], Any] | None:
+        return self.how.convert_for(catalog) if self.how.convert_for else self.how.convert
 
     def described(self) -> str:
         """The help text, ``{default}`` filled in where it names the default."""
-        return self.help.replace("{default}", str(self.default))
+        return self.how.help.replace("{default}", str(self.default))
 
 
 class OptionGroup:
-    """Options declared as class attributes; an instance holds the values one run read."""
+    """Options declared as annotated class attributes (see the module's docstring); an
+    instance holds the values one start read, and cannot be changed."""
 
     def __init__(self, values: Mapping[str, Any], given: Iterable[str] = ()) -> None:
-        self.values = dict(values)
-        self._given = frozenset(given)
+        object.__setattr__(self, "_given", frozenset(given))
+        for attr, value in values.items():
+            object.__setattr__(self, attr, value)
 
-    @classmethod
-    def declared(cls) -> list[Option[Any]]:
-        return [value for value in vars(cls).values() if isinstance(value, Option)]
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read once and not changed ({name})")
 
-    @classmethod
-    def read(cls, config: pytest.Config, catalog: Catalog) -> Self:
-        """Every option of the group: the flag, else the ini key, else the default."""
-        given = {option.attr: _given_value(config, option, catalog) for option in cls.declared()}
-        return cls.of(catalog, **{attr: v for attr, v in given.items() if v is not None})
 
-    @classmethod
-    def of(cls, catalog: Catalog, **given: Any) -> Self:
-        """The group with ``given`` values (by attribute name), the defaults elsewhere."""
-        values = {option.attr: False if option.switch else option.default_value(catalog)
-                  for option in cls.declared()}
-        unknown = set(given) - set(values)
-        if unknown:
-            raise TypeError(f"{cls.__name__} has no option {', '.join(sorted(unknown))}")
-        return cls(values | given, given)
+def declared(group: type[OptionGroup]) -> tuple[Declared, ...]:
+    """Every option of ``group`` (those of the groups it inherits from first)."""
+    if group not in _DECLARED:
+        _DECLARED[group] = _declarations(group)
+    return _DECLARED[group]
 
-    def given(self, option: Option[Any]) -> bool:
-        """Whether the user set ``option`` (by flag or ini key) rather than left its default."""
-        return option.attr in self._given
+
+_DECLARED: dict[type[OptionGroup], tuple[Declared, ...]] = {}
+
+
+def _declarations(group: type[OptionGroup]) -> tuple[Declared, ...]:
+    found = []
+    for attr, hint in typing.get_type_hints(group, include_extras=True).items():
+        flags = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Flag)]
+        if flags:
+            if not hasattr(group, attr):
+                raise TypeError(f"{group.__name__}.{attr}: an option needs a default")
+            found.append(Declared(attr, getattr(group, attr), flags[0]))
+    return tuple(found)
+
+
+def option(group: type[OptionGroup], attr: str) -> Declared:
+    """The option ``attr`` of ``group``."""
+    return next(option for option in declared(group) if option.attr == attr)
+
+
+def build(group: type[G], given: Mapping[str, Any], here: Path) -> G:
+    """The group with ``given`` values (by attribute name), its defaults elsewhere (None is
+    not given); a path is taken relative to ``here`` (where pytest was invoked)."""
+    given = {attr: value for attr, value in given.items() if value is not None}
+    options = {option.attr: option for option in declared(group)}
+    unknown = set(given) - set(options)
+    if unknown:
+        raise TypeError(f"{group.__name__} has no option {', '.join(sorted(unknown))}")
+    values = {attr: option.default for attr, option in options.items()}
+    values |= {attr: here / v if isinstance(v, Path) else v for attr, v in given.items()}
+    return group(values, given)
+
+
+def read(group: type[G], config: pytest.Config, catalog: Catalog) -> G:
+    """Every option of ``group``: the flag, else the ini key, else the default."""
+    given = {option.attr: _given_value(config, option, catalog) for option in declared(group)}
+    return build(group, given, config.invocation_params.dir)
+
+
+def values_of(group: OptionGroup) -> dict[str, Any]:
+    """The group's values by attribute name."""
+    return {option.attr: getattr(group, option.attr) for option in declared(type(group))}
+
+
+def was_given(group: OptionGroup, attr: str) -> bool:
+    """Whether the user set option ``attr`` (by flag or ini key) rather than left its default."""
+    given: frozenset[str] = vars(group)["_given"]
+    return attr in given
 
 
 class BenchmarkOptions(OptionGroup):
     """A benchmark's own options (declared in its folder, named by its spec)."""
 
-    def settings(self, here: Path) -> dict[str, Any]:
-        """The benchmark's settings from these values, as JSON; paths are relative to
-        ``here``. AudiobenchError (one line naming the flag) when a value is unusable."""
+    def settings(self) -> BenchmarkSettings:
+        """The benchmark's settings from these values. AudiobenchError (one line naming the
+        flag) when a value is unusable."""
         raise NotImplementedError
 
 
-def _given_value(config: pytest.Config, option: Option[Any], catalog: Catalog) -> Any:
+def _given_value(config: pytest.Config, option: Declared, catalog: Catalog) -> Any:
     given = config.getoption(option.dest)
     if given is not None:
         return given
@@ -144,14 +180,15 @@ def register(parser: pytest.Parser, groups: Iterable[type[OptionGroup]],
              catalog: Catalog) -> None:
     """Add every option of ``groups`` to one ``audiobench`` group, and its ini key."""
     group = parser.getgroup("audiobench", "audio-language-model benchmarks as a release gate")
-    for option in (option for g in groups for option in g.declared()):
+    for option in (option for g in groups for option in declared(g)):
         if option.switch:
             group.addoption(option.flag, action="store_true", default=None, dest=option.dest,
                             help=option.described())
             parser.addini(option.dest, option.described(), type="bool", default=False)
         else:
             group.addoption(option.flag, type=option.converter(catalog), default=None,
-                            dest=option.dest, metavar=option.metavar, help=option.described())
+                            dest=option.dest, metavar=option.how.metavar,
+                            help=option.described())
             parser.addini(option.dest, option.described(), default=None)
 
 

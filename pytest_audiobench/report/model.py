@@ -17,7 +17,7 @@ from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage
 
-FORMAT = 2
+FORMAT = 3
 """The JSON report's format; docs/report-format.md says what each one changed."""
 
 

@@ -22,6 +22,8 @@ from typing import IO
 
 from pydantic import BaseModel, ValidationError
 
+from pytest_audiobench.config import declarations
+from pytest_audiobench.config.options import RequestOptions
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import replacing
@@ -76,8 +78,8 @@ def answer_fingerprint(settings: Settings) -> str:
     parts = settings.model_dump(mode="json", include={
         "endpoint", "builtin", "model_revision", "audio_mode", "benchmarks", "data",
         "benchmark_settings", "runs"})
-    for name in ("timeout", "retries", "retry_wait", "max_connection_failures"):
-        parts["endpoint"].pop(name, None)
+    for option in declarations.declared(RequestOptions):  # how, not what, is asked
+        parts["endpoint"].pop(option.attr, None)
     text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

@@ -132,8 +132,8 @@ class AudiobenchSession:
 
     def _outputs(self) -> list[tuple[str, Path]]:
         settings, config = self.settings, self.config
-        found = [("--audiobench-report", settings.report_path),
-                 ("--audiobench-html", settings.html_path)]
+        found = [("--audiobench-report", settings.report),
+                 ("--audiobench-html", settings.html)]
         junit = config.getoption("xmlpath", None)
         if junit and not hasattr(config, "workerinput"):
             found.append(("--junitxml", config.invocation_params.dir / junit))
@@ -148,8 +148,8 @@ class AudiobenchSession:
         """A cache folder that cannot be written is said at once: the run goes on, keeping
         its replies in memory, but nothing of it can be resumed or reused."""
         assert self.run is not None
-        reason = cannot_write_in(self.settings.cache_dir / "responses") \
-            if self.settings.cache else None
+        reason = None if self.settings.no_cache else \
+            cannot_write_in(self.settings.cache_dir / "responses")
         if reason is not None:
             note = (f"cache: {self.settings.cache_dir} cannot be written ({reason}): replies are "
                     "kept in memory for this run only; it cannot be resumed or reused")
@@ -162,12 +162,12 @@ class AudiobenchSession:
 
     @property
     def _runs(self) -> RunBook:
-        return RunBook(self.settings.cache_dir / "runs", keep=self.settings.cache)
+        return RunBook(self.settings.cache_dir / "runs", keep=not self.settings.no_cache)
 
     def _make_worker(self, deadline_at: float | None, share: int, run_id: str,
                      reuse: str | None) -> Worker:
         # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
-        cached = self.settings.cache
+        cached = not self.settings.no_cache
         return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
                       budget_share=share, run=run_id if cached else None,
                       reuse=reuse if cached else None)
@@ -270,13 +270,13 @@ class AudiobenchSession:
                                        self.started.seconds())
         report = baselines_unwritten(report, writing.apply(updates))
         self.report, settings = report, self.settings
-        if settings.report_path is not None:
-            self._keep("JSON report", settings.report_path,
+        if settings.report is not None:
+            self._keep("JSON report", settings.report,
                        lambda path: report.write(path, ordered))
-        if settings.html_path is not None:
+        if settings.html is not None:
             page = html.run_page(self.report, ordered, self.benchmarks,
                                  {name: b.lines for name, b in self.baselines.items()})
-            self._keep("HTML page", settings.html_path, lambda path: html.write(page, path))
+            self._keep("HTML page", settings.html, lambda path: html.write(page, path))
         if not all(self.written.values()) or any(s.unwritten for s in report.benchmarks):
             # The run could not give what it was asked for: not the gate's 1, not a pass; and
             # a resume continues it, its answers served again, to write what is missing.
@@ -341,8 +341,8 @@ class AudiobenchSession:
         wanted = set(self.collected.selected or ())
         samples = [s for s in self.samples() if s.nodeid in wanted]
         self.plan = dry_run(samples, self.benchmarks, self.worker.runtime())
-        if self.settings.report_path is not None:
-            with replacing(self.settings.report_path) as out:
+        if self.settings.report is not None:
+            with replacing(self.settings.report) as out:
                 out.write(self.plan.model_dump_json(indent=1))
 
     def terminal_lines(self) -> list[str]:

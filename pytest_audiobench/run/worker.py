@@ -49,8 +49,8 @@ class Worker:
         self._run = run
         """The run the model's answers belong to (None without the cache)."""
         self._reuse = reuse
-        self._cache = (ResponseCache(settings.cache_dir / "responses") if settings.cache
-                       else None)
+        self._cache = (None if settings.no_cache
+                       else ResponseCache(settings.cache_dir / "responses"))
 
     def _make_pacer(self) -> Pacer:
         settings, share = self.settings, self._share

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pytest_audiobench import (
     Benchmark,
+    BenchmarkSettings,
     DataError,
     JudgeError,
     Metric,
@@ -23,6 +24,11 @@ from pytest_audiobench import (
     ask_until_parsed,
 )
 from tests.toy import NAME
+
+
+class ToySettings(BenchmarkSettings):
+    prefix: str
+    export: Path | None
 
 
 class ToyVerdict(Verdict):
@@ -40,9 +46,9 @@ class Toy(Benchmark):
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
-        own = settings.of(NAME)
-        self.prefix = str(own["prefix"])
-        self.export = Path(own["export"]) if own.get("export") else None
+        own = settings.of(NAME, ToySettings)
+        self.prefix = own.prefix
+        self.export = own.export
 
     def load(self, root: Path) -> Release:
         try:

@@ -36,7 +36,7 @@ class AirBenchChat(Benchmark):
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
-        self.own = ChatSettings.model_validate(settings.of(NAME))
+        self.own = settings.of(NAME, ChatSettings)
         self.template = self.own.judge_template or builtin_template()
         judge = settings.judge
         # An offline judge always replies in the protocol's format: nothing to ask again.

@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated
 
 from pytest_audiobench.config import convert
-from pytest_audiobench.config.declarations import BenchmarkOptions, Option
+from pytest_audiobench.config.declarations import BenchmarkOptions, Flag
+
+if TYPE_CHECKING:
+    from pytest_audiobench.benchmarks.air_bench_chat.settings import ChatSettings
 
 
 class ChatOptions(BenchmarkOptions):
-    judge_retries = Option[int]("new judge calls after a reply the protocol's parser rejects",
-                                convert.non_negative_int, 2, "N")
-    judge_template = Option[Path | None](
+    judge_retries: Annotated[int, Flag(
+        "new judge calls after a reply the protocol's parser rejects", convert.non_negative_int,
+        "N")] = 2
+    judge_template: Annotated[Path | None, Flag(
         "file replacing the built-in judge prompt; it must contain {audio_description}, "
-        "{question}, {answer_1} and {answer_2}", convert.path, metavar="FILE")
-    no_swap = Option[bool]("judge once (reference as Assistant 1) instead of both orders")
-    sample_bar = Option[float]("a sample whose model score is below this fails its test item",
-                               convert.non_negative_float, 5.0, "SCORE")
+        "{question}, {answer_1} and {answer_2}", convert.path, "FILE")] = None
+    no_swap: Annotated[bool, Flag(
+        "judge once (reference as Assistant 1) instead of both orders")] = False
+    sample_bar: Annotated[float, Flag(
+        "a sample whose model score is below this fails its test item",
+        convert.non_negative_float, "SCORE")] = 5.0
 
-    def settings(self, here: Path) -> dict[str, Any]:
+    def settings(self) -> ChatSettings:
         from pytest_audiobench.benchmarks.air_bench_chat.judge import read_template
         from pytest_audiobench.benchmarks.air_bench_chat.settings import ChatSettings
 
-        path = here / self.judge_template if self.judge_template else None
+        path = self.judge_template
         return ChatSettings(
             judge_template_path=path, judge_template=read_template(path) if path else None,
-            swap=not self.no_swap, judge_retries=self.judge_retries,
-            sample_bar=self.sample_bar).model_dump(mode="json")
+            swap=not self.no_swap, judge_retries=self.judge_retries, sample_bar=self.sample_bar)

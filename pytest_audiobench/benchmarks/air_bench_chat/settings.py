@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.config.settings import Frozen
+from pytest_audiobench.config.frozen import BenchmarkSettings
 
 
-class ChatSettings(Frozen):
+class ChatSettings(BenchmarkSettings):
     judge_template_path: Path | None
     judge_template: str | None
     """The text of the user's judge prompt, read once at the start; None: the built-in one."""

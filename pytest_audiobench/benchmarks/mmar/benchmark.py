@@ -51,7 +51,7 @@ class Mmar(Benchmark):
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
-        self.own = MmarSettings.model_validate(settings.of(NAME))
+        self.own = settings.of(NAME, MmarSettings)
         judge = settings.judge
         self.max_answer_chars = judge.max_answer_chars if judge is not None else 0
 
