@@ -1,16 +1,20 @@
 """pytest-audiobench: AIR-Bench Chat and MMAR as a pytest release gate for audio-language models.
 
-The package root is the public API a third-party benchmark is written against (docs/extending.md
-shows one); every name in ``__all__`` is kept across minor releases, and nothing else is
-promised. A benchmark package needs, in its cheap spec module: ``BenchmarkSpec`` (registered in
-the ``pytest_audiobench.benchmarks`` entry-point group), ``BenchmarkOptions`` and ``Flag``
-for its own flags, ``convert`` for their converters. In its benchmark module: ``Benchmark``
-(its abstract methods are required, the rest have defaults), the ``Release`` it loads, the
-``Sample``, ``Verdict``, ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the
-``Runtime`` it asks through, ``ask_until_parsed`` for a judge, ``Metric`` for its numbers
+The package root is the public API a third-party benchmark or provider is written against
+(docs/extending.md shows both); every name in ``__all__`` is kept across minor releases, and
+nothing else is promised. A benchmark package needs, in its cheap spec module: ``BenchmarkSpec``
+(registered in the ``pytest_audiobench.benchmarks`` entry-point group), ``BenchmarkOptions`` and
+``Flag`` for its own flags, ``convert`` for their converters. In its benchmark module:
+``Benchmark`` (its abstract methods are required, the rest have defaults), the ``Release`` it
+loads, the ``Sample``, ``Verdict``, ``ModelAnswer`` and ``SampleRecord`` it reads and returns,
+the ``Runtime`` it asks through, ``ask_until_parsed`` for a judge, ``Metric`` for its numbers
 (``Tally`` to fold them record by record), ``SampleLine`` and ``Linear`` for the paired gate,
 ``SampleView``, ``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own
-settings ``BenchmarkSettings``, and the errors.
+settings ``OwnSettings`` (``read_own`` reads them back), and the errors. A provider (a model or
+judge that answers in this process) needs, in its cheap spec module: ``ProviderSpec``
+(registered in the ``pytest_audiobench.providers`` entry-point group) and ``ProviderOptions``
+for its own flags; in its module: the ``ProviderSetup`` it is built with, the ``Completion`` it
+answers with (it is a ``Provider``), ``OwnSettings`` and ``read_own``.
 
 Names are imported on first use, so that ``import pytest_audiobench`` (which pytest does at
 every start) loads nothing but the errors.
@@ -38,13 +42,21 @@ if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.judging import ask_until_parsed
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config import convert
-    from pytest_audiobench.config.declarations import BenchmarkOptions, BenchmarkSpec, Flag
-    from pytest_audiobench.config.frozen import BenchmarkSettings
+    from pytest_audiobench.config.declarations import (
+        BenchmarkOptions,
+        BenchmarkSpec,
+        Flag,
+        ProviderOptions,
+        ProviderSpec,
+    )
+    from pytest_audiobench.config.frozen import OwnSettings, read_own
     from pytest_audiobench.config.settings import Settings
     from pytest_audiobench.outcome.lines import Linear, SampleLine
     from pytest_audiobench.outcome.metrics import Metric
     from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
     from pytest_audiobench.outcome.view import Choice, Detail, SampleView
+    from pytest_audiobench.transport.endpoint import ProviderSetup
+    from pytest_audiobench.transport.types import Completion, Provider
 
 __version__ = "0.1.0"
 
@@ -58,7 +70,13 @@ _LAZY = {
     "BenchmarkOptions": "pytest_audiobench.config.declarations",
     "BenchmarkSpec": "pytest_audiobench.config.declarations",
     "Flag": "pytest_audiobench.config.declarations",
-    "BenchmarkSettings": "pytest_audiobench.config.frozen",
+    "ProviderOptions": "pytest_audiobench.config.declarations",
+    "ProviderSpec": "pytest_audiobench.config.declarations",
+    "read_own": "pytest_audiobench.config.frozen",
+    "ProviderSetup": "pytest_audiobench.transport.endpoint",
+    "Completion": "pytest_audiobench.transport.types",
+    "Provider": "pytest_audiobench.transport.types",
+    "OwnSettings": "pytest_audiobench.config.frozen",
     "Settings": "pytest_audiobench.config.settings",
     "Linear": "pytest_audiobench.outcome.lines",
     "SampleLine": "pytest_audiobench.outcome.lines",
@@ -94,9 +112,9 @@ __all__ = [
     "BaselineError",
     "Benchmark",
     "BenchmarkOptions",
-    "BenchmarkSettings",
     "BenchmarkSpec",
     "Choice",
+    "Completion",
     "DataError",
     "Detail",
     "EmptyAudio",
@@ -107,6 +125,11 @@ __all__ = [
     "Metric",
     "ModelAnswer",
     "NotRun",
+    "OwnSettings",
+    "Provider",
+    "ProviderOptions",
+    "ProviderSetup",
+    "ProviderSpec",
     "Release",
     "Runtime",
     "Sample",
@@ -119,4 +142,5 @@ __all__ = [
     "__version__",
     "ask_until_parsed",
     "convert",
+    "read_own",
 ]

@@ -172,7 +172,7 @@ def test_random_has_nothing_to_pick_for_an_open_question() -> None:
                   "--audiobench-cascade-llm", "qwen"),
                  "--audiobench-cascade-llm applies only to --audiobench-model cascade",
                  id="a_cascade_llm_for_a_served_model"),
-    pytest.param(("--audiobench-model", "m"), "the built-in models are: cascade, random",
+    pytest.param(("--audiobench-model", "m"), "the models that run here are: cascade, random",
                  id="a_served_model_without_an_url"),
 ])
 def test_built_in_model_options_that_do_not_fit_are_one_line_usage_errors(

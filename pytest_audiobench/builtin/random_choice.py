@@ -6,13 +6,21 @@ import hashlib
 import json
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.builtin.request import choices_of
 from pytest_audiobench.transport.types import Completion
 
+if TYPE_CHECKING:
+    from pytest_audiobench.transport.endpoint import ProviderSetup
+
 OPEN_RANDOM = "I cannot tell from the audio."
 """What ``random`` answers an open question: it has nothing to choose from."""
+
+
+def make(setup: ProviderSetup) -> RandomChoice:
+    """The provider its spec names (it has no settings of its own)."""
+    return RandomChoice()
 
 
 class RandomChoice:

@@ -16,7 +16,7 @@ from pathlib import Path
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.config import convert, declarations
-from pytest_audiobench.config.frozen import BenchmarkSettings, UnreadSettings
+from pytest_audiobench.config.frozen import OwnSettings, UnreadSettings
 from pytest_audiobench.errors import AudiobenchError, MergeError
 from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.loaded import load_all
@@ -97,8 +97,8 @@ def _write_html(merged: Merged, path: Path, audio_mb: float | None) -> Written:
     return html.write(page, path)
 
 
-def _with_outputs(name: str, own: BenchmarkSettings, outputs: Mapping[str, Path | None]
-                  ) -> BenchmarkSettings:
+def _with_outputs(name: str, own: OwnSettings, outputs: Mapping[str, Path | None]
+                  ) -> OwnSettings:
     """``own`` with the outputs the merge writes instead of the shards (none unless given)."""
     group = registry.catalog().specs[name].options
     changed = {option.merge_setting: None if outputs.get(option.attr) is None
@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                if option.merge_setting is not None]
     for option in outputs:
         parser.add_argument("--" + option.attr.replace("_", "-"), type=Path, dest=option.attr,
-                            help=option.described())
+                            help=option.described(registry.catalog()))
     args = parser.parse_args(argv)
     try:
         merged = _merge([(path, read(path)) for path in args.reports],

@@ -19,14 +19,14 @@ from __future__ import annotations
 import argparse
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_audiobench.config.frozen import BenchmarkSettings
+    from pytest_audiobench.config.frozen import OwnSettings
 
 G = TypeVar("G", bound="OptionGroup")
 
@@ -76,9 +76,12 @@ class Declared:
     def converter(self, catalog: Catalog) -> Callable[[str], Any] | None:
         return self.how.convert_for(catalog) if self.how.convert_for else self.how.convert
 
-    def described(self) -> str:
-        """The help text, ``{default}`` filled in where it names the default."""
-        return self.how.help.replace("{default}", str(self.default))
+    def described(self, catalog: Catalog) -> str:
+        """The help text, ``{default}`` filled in where it names the default, ``{models}`` and
+        ``{judges}`` where it names the providers of this start."""
+        return (self.how.help.replace("{default}", str(self.default))
+                .replace("{models}", catalog.listed("model"))
+                .replace("{judges}", catalog.listed("judge")))
 
 
 class OptionGroup:
@@ -153,8 +156,22 @@ def was_given(group: OptionGroup, attr: str) -> bool:
 class BenchmarkOptions(OptionGroup):
     """A benchmark's own options (declared in its folder, named by its spec)."""
 
-    def settings(self) -> BenchmarkSettings:
+    def settings(self) -> OwnSettings:
         """The benchmark's settings from these values. AudiobenchError (one line naming the
+        flag) when a value is unusable."""
+        raise NotImplementedError
+
+
+class ProviderOptions(OptionGroup):
+    """A provider's own options (declared beside its spec, named by it)."""
+
+    served_option: ClassVar[str | None] = None
+    """The option naming a model served at ``--audiobench-api-url`` that the provider asks
+    (the cascade's ``cascade_llm``), if it asks one: given with the URL, the run names the
+    model ``provider+served`` and the provider gets that endpoint."""
+
+    def settings(self) -> OwnSettings:
+        """The provider's settings from these values. AudiobenchError (one line naming the
         flag) when a value is unusable."""
         raise NotImplementedError
 
@@ -183,13 +200,13 @@ def register(parser: pytest.Parser, groups: Iterable[type[OptionGroup]],
     for option in (option for g in groups for option in declared(g)):
         if option.switch:
             group.addoption(option.flag, action="store_true", default=None, dest=option.dest,
-                            help=option.described())
-            parser.addini(option.dest, option.described(), type="bool", default=False)
+                            help=option.described(catalog))
+            parser.addini(option.dest, option.described(catalog), type="bool", default=False)
         else:
             group.addoption(option.flag, type=option.converter(catalog), default=None,
                             dest=option.dest, metavar=option.how.metavar,
-                            help=option.described())
-            parser.addini(option.dest, option.described(), default=None)
+                            help=option.described(catalog))
+            parser.addini(option.dest, option.described(catalog), default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,17 +231,52 @@ class BenchmarkSpec:
     """What its release root holds, for the error a missing root gets."""
 
 
+Role = Literal["model", "judge"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSpec:
+    """A model or judge that answers in this process, found by the name a run gives it
+    (``--audiobench-model NAME``, ``--audiobench-judge-model NAME``): cheap to import, as a
+    ``BenchmarkSpec`` is. A name no provider has is a model served at a URL."""
+
+    name: str
+    role: Role
+    provider: str
+    """``module:callable`` that makes it from a ``ProviderSetup``, imported when a run names
+    it; what it returns answers as a ``Provider``."""
+    about: str
+    """What it is, in a few words after its name (``seeded random choice``)."""
+    options: type[ProviderOptions] | None = None
+    """Its own ``--audiobench-*`` flags."""
+    default_seed: int | None = None
+    """The sampling seed it is asked with when ``--audiobench-seed`` is not given (``random``:
+    0, so that its picks are the same on every run)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Catalog:
     """The benchmarks a pytest start knows of, as the option converters check names."""
 
     specs: Mapping[str, BenchmarkSpec]
     problems: tuple[str, ...] = ()
-    """Registrations that could not be read (each one line); those benchmarks are left out."""
+    """Registrations that could not be read (each one line); those are left out."""
+    providers: Mapping[str, ProviderSpec] = field(default_factory=dict)
+    """The models and judges that answer in this process, by name."""
 
     @classmethod
-    def of(cls, specs: Iterable[BenchmarkSpec], problems: Iterable[str] = ()) -> Catalog:
-        return cls({spec.name: spec for spec in specs}, tuple(problems))
+    def of(cls, specs: Iterable[BenchmarkSpec], problems: Iterable[str] = (),
+           providers: Iterable[ProviderSpec] = ()) -> Catalog:
+        return cls({spec.name: spec for spec in specs}, tuple(problems),
+                   {spec.name: spec for spec in providers})
+
+    def in_process(self, role: Role) -> dict[str, ProviderSpec]:
+        """The providers of ``role``, by name."""
+        return {name: spec for name, spec in self.providers.items() if spec.role == role}
+
+    def listed(self, role: Role) -> str:
+        """The providers of ``role`` as the help shows them: ``name (about)``, comma-separated."""
+        return ", ".join(f"{name} ({spec.about})" for name, spec in self.in_process(role).items())
 
     @property
     def names(self) -> tuple[str, ...]:

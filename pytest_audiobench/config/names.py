@@ -1,4 +1,4 @@
-"""Names known before any data is read: audio modes, built-in models and judges, data sources.
+"""Names known before any data is read: audio modes, the in-process URL, the mini data.
 
 Kept free of heavy imports: the option converters use it in every pytest start.
 """
@@ -10,13 +10,8 @@ from typing import Literal
 AudioMode = Literal["input_audio", "data-uri", "audio-url"]
 AUDIO_MODES: tuple[AudioMode, ...] = ("input_audio", "data-uri", "audio-url")
 
-BuiltinName = Literal["cascade", "random"]
-BUILTIN_MODELS: tuple[BuiltinName, ...] = ("cascade", "random")
-"""--audiobench-model names that run in this process instead of at --audiobench-api-url."""
-OFFLINE_JUDGES: tuple[str, ...] = ("overlap",)
-"""--audiobench-judge-model names that judge in this process, without a server."""
 IN_PROCESS = "in-process"
-"""The endpoint URL recorded for built-in models and offline judges."""
+"""The endpoint URL recorded for a model or judge that answers in this process (a provider)."""
 
 MINI = "mini"
 """The ``--audiobench-data`` value that selects the mini benchmark bundled in the package."""

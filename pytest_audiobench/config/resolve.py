@@ -15,9 +15,16 @@ from typing import Any, Protocol, TypeVar
 import pytest
 
 from pytest_audiobench.config import declarations
-from pytest_audiobench.config.declarations import BenchmarkOptions, Catalog, OptionGroup
-from pytest_audiobench.config.frozen import BenchmarkSettings
-from pytest_audiobench.config.names import BUILTIN_MODELS, IN_PROCESS, MINI, OFFLINE_JUDGES
+from pytest_audiobench.config.declarations import (
+    BenchmarkOptions,
+    Catalog,
+    OptionGroup,
+    ProviderOptions,
+    ProviderSpec,
+    Role,
+)
+from pytest_audiobench.config.frozen import OwnSettings
+from pytest_audiobench.config.names import IN_PROCESS, MINI
 from pytest_audiobench.config.options import (
     KEPT,
     JudgeOptions,
@@ -26,9 +33,9 @@ from pytest_audiobench.config.options import (
     SourceOptions,
 )
 from pytest_audiobench.config.settings import (
-    BuiltinModel,
     EndpointSettings,
     JudgeSettings,
+    ProviderChoice,
     Sampling,
     Settings,
 )
@@ -46,7 +53,7 @@ class Reader(Protocol):
 @dataclass(frozen=True)
 class Given:
     """Every option of one start, by group: those ``resolve`` turns into other settings, the
-    ones ``Settings`` keeps as they are, and each benchmark's own."""
+    ones ``Settings`` keeps as they are, each benchmark's own and each provider's own."""
 
     model: ModelOptions
     requests: RequestOptions
@@ -54,12 +61,15 @@ class Given:
     source: SourceOptions
     kept: tuple[OptionGroup, ...]
     own: Mapping[str, BenchmarkOptions]
+    providers: Mapping[str, ProviderOptions]
 
     @classmethod
     def of(cls, catalog: Catalog, get: Reader) -> Given:
         own = {name: get(spec.options) for name, spec in catalog.specs.items() if spec.options}
+        providers = {name: get(spec.options) for name, spec in catalog.providers.items()
+                     if spec.options}
         return cls(get(ModelOptions), get(RequestOptions), get(JudgeOptions), get(SourceOptions),
-                   tuple(get(group) for group in KEPT), own)
+                   tuple(get(group) for group in KEPT), own, providers)
 
     def kept_values(self) -> dict[str, Any]:
         return {k: v for group in self.kept for k, v in declarations.values_of(group).items()}
@@ -80,12 +90,12 @@ def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Set
     (where pytest was invoked); the default baselines folder is ``project/baselines`` (the ini
     file's folder, else ``here``). Bad combinations are UsageErrors."""
     benchmarks = given.source.benchmark or catalog.defaults
-    endpoint, builtin = _model(given.model, given.requests)
+    endpoint, provider = _model(given, catalog)
     settings = Settings(
         **given.kept_values(),
-        model=endpoint.model, endpoint=endpoint, builtin=builtin,
+        model=endpoint.model, endpoint=endpoint, model_provider=provider,
         data=_data(given.source.data, benchmarks, catalog, here),
-        judge=_judge(given.judge, endpoint, benchmarks, catalog),
+        judge=_judge(given, endpoint, benchmarks, catalog),
         benchmarks=benchmarks,
         benchmark_settings=_own_settings(given.own, benchmarks),
         cache_dir=given.source.cache_dir or _default_cache_dir(),
@@ -95,57 +105,83 @@ def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Set
     return settings
 
 
-def _model(options: ModelOptions,
-           requests: RequestOptions) -> tuple[EndpointSettings, BuiltinModel | None]:
-    """The model's endpoint, and the built-in model it is when it runs in this process (its
-    endpoint then names it: ``cascade+LLM`` when the cascade asks a text model)."""
-    endpoint = _endpoint(options, requests)
-    builtin = _builtin(options, endpoint)
-    if builtin is None:
+def _model(given: Given, catalog: Catalog) -> tuple[EndpointSettings, ProviderChoice | None]:
+    """The model's endpoint, and its provider when it runs in this process (the endpoint
+    then names it: ``cascade+LLM`` when the cascade asks a text model at the URL)."""
+    options = given.model
+    name = options.model or ""
+    spec = catalog.in_process("model").get(name)
+    _others_unused(given, catalog, "model", spec, name)
+    endpoint = _endpoint(options, given.requests, spec)
+    if spec is None:
+        if not options.api_url:
+            raise pytest.UsageError(
+                f"--audiobench-model {name} needs --audiobench-api-url URL: the base URL of "
+                "the OpenAI-compatible server that serves it (e.g. http://localhost:8000/v1); "
+                f"the models that run here are: {', '.join(catalog.in_process('model'))}")
         return endpoint, None
-    shown = endpoint.model if builtin.llm is None else f"{endpoint.model}+{builtin.llm.model}"
-    return endpoint.model_copy(update={"url": IN_PROCESS, "model": shown}), builtin
+    own_options = given.providers.get(spec.name)
+    served = _served(options, spec, own_options)
+    provider = ProviderChoice(
+        name=spec.name, own=_provider_settings(own_options),
+        served=None if served is None else endpoint.model_copy(update={"model": served}))
+    shown = f"{name}+{served}" if served else name
+    return endpoint.model_copy(update={"url": IN_PROCESS, "model": shown}), provider
 
 
-def _endpoint(options: ModelOptions, requests: RequestOptions) -> EndpointSettings:
-    model = options.model or ""
-    # The random baseline is seeded always: the same picks on every run.
-    seed = 0 if model == "random" and options.seed is None else options.seed
+def _served(options: ModelOptions, spec: ProviderSpec,
+            own: ProviderOptions | None) -> str | None:
+    """The model at ``--audiobench-api-url`` the provider asks (given with that URL only)."""
+    attr = None if own is None else own.served_option
+    if own is None or attr is None:
+        if options.api_url:
+            raise pytest.UsageError(f"--audiobench-model {spec.name} is {spec.about}: it takes "
+                                    "no --audiobench-api-url (it runs in this process)")
+        return None
+    served: str | None = getattr(own, attr)
+    if bool(served) != bool(options.api_url):
+        raise pytest.UsageError(
+            f"--audiobench-model {spec.name} asks a served model only when given both "
+            f"{declarations.option(type(own), attr).flag} NAME and --audiobench-api-url URL (the "
+            "server of that model); give both or neither")
+    return served
+
+
+def _endpoint(options: ModelOptions, requests: RequestOptions,
+              spec: ProviderSpec | None) -> EndpointSettings:
+    seed = spec.default_seed if spec and options.seed is None else options.seed
     return EndpointSettings(
         **declarations.values_of(requests),
-        url=options.api_url or IN_PROCESS, model=model, api_key_env=options.api_key_env,
+        url=options.api_url or IN_PROCESS, model=options.model or "",
+        api_key_env=options.api_key_env,
         api_key_required=declarations.was_given(options, "api_key_env"),
         sampling=Sampling(temperature=options.temperature, max_tokens=options.max_tokens,
                           seed=seed))
 
 
-def _builtin(options: ModelOptions, endpoint: EndpointSettings) -> BuiltinModel | None:
-    """The built-in model the options name, or None for a served model (which needs a URL)."""
-    model, api_url = options.model, options.api_url
-    llm, whisper = options.cascade_llm, options.whisper
-    if model not in BUILTIN_MODELS:
-        if llm or whisper:
-            flag = "--audiobench-cascade-llm" if llm else "--audiobench-whisper"
-            raise pytest.UsageError(f"{flag} applies only to --audiobench-model cascade, not to "
-                                    f"{model}")
-        if not api_url:
-            raise pytest.UsageError(
-                f"--audiobench-model {model} needs --audiobench-api-url URL: the base URL of "
-                "the OpenAI-compatible server that serves it (e.g. http://localhost:8000/v1); "
-                f"the built-in models are: {', '.join(BUILTIN_MODELS)}")
-        return None
-    if model == "random" and (api_url or llm or whisper):
-        raise pytest.UsageError(
-            "--audiobench-model random is the built-in random-choice baseline: it takes no "
-            "--audiobench-api-url, --audiobench-cascade-llm or --audiobench-whisper")
-    if bool(api_url) != bool(llm):
-        raise pytest.UsageError(
-            "--audiobench-model cascade asks a text model only when given both "
-            "--audiobench-cascade-llm NAME and --audiobench-api-url URL (the server of that "
-            "model); give both or neither")
-    return BuiltinModel(
-        name=model, llm=endpoint.model_copy(update={"model": llm}) if llm else None,
-        whisper=whisper)
+def _provider_settings(options: ProviderOptions | None) -> OwnSettings | None:
+    try:
+        return None if options is None else options.settings()
+    except AudiobenchError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+
+
+def _others_unused(given: Given, catalog: Catalog, role: Role, chosen: ProviderSpec | None,
+                   named: str | None) -> None:
+    """A provider's own options given while another of its role (or a served model) was
+    named: a UsageError naming the flag."""
+    flag = _ROLE_FLAGS[role]
+    for name, options in given.providers.items():
+        spec = catalog.providers[name]
+        given_here = [option.flag for option in declarations.declared(type(options))
+                      if declarations.was_given(options, option.attr)]
+        if spec is not chosen and spec.role == role and given_here:
+            raise pytest.UsageError(f"{given_here[0]} applies only to {flag} {name}, not to "
+                                    f"{named}")
+
+
+_ROLE_FLAGS: dict[Role, str] = {"model": declarations.option(ModelOptions, "model").flag,
+                                "judge": declarations.option(JudgeOptions, "judge_model").flag}
 
 
 def _tasks(tasks: tuple[str, ...], benchmarks: tuple[str, ...], catalog: Catalog) -> None:
@@ -157,35 +193,40 @@ def _tasks(tasks: tuple[str, ...], benchmarks: tuple[str, ...], catalog: Catalog
                 f"{','.join(benchmarks)}; its tasks are: " + ", ".join(theirs))
 
 
-def _judge(options: JudgeOptions, model: EndpointSettings, benchmarks: tuple[str, ...],
+def _judge(given: Given, model: EndpointSettings, benchmarks: tuple[str, ...],
            catalog: Catalog) -> JudgeSettings | None:
     """The judge the options name (asked with the model's request limits), or None when no
     selected benchmark needs one."""
+    options = given.judge
     judge_model, judge_url = options.judge_model, options.judge_api_url
-    offline = judge_model in OFFLINE_JUDGES and not judge_url
+    offline = catalog.in_process("judge")
+    spec = None if judge_url else offline.get(judge_model or "")
+    _others_unused(given, catalog, "judge", spec, judge_model)
     graded = [name for name in benchmarks if catalog.specs[name].needs_judge]
-    if (bool(judge_model) != bool(judge_url) and not offline) or (not judge_model and graded):
+    if (bool(judge_model) != bool(judge_url) and not spec) or (not judge_model and graded):
         needs = (f"{', '.join(graded)} {'is' if len(graded) == 1 else 'are'} graded by an LLM "
                  "judge" if graded else "a judge is given by both")
         raise pytest.UsageError(
             "give both --audiobench-judge-model NAME and --audiobench-judge-api-url URL (an "
             f"OpenAI-compatible server): {needs}; --audiobench-judge-model "
-            f"{' or '.join(OFFLINE_JUDGES)} alone is the offline judge")
+            f"{' or '.join(offline)} alone is the offline judge")
     if not judge_model:
         return None
     endpoint = model.model_copy(update={
-        "url": IN_PROCESS if offline else str(judge_url), "model": judge_model,
+        "url": IN_PROCESS if spec else str(judge_url), "model": judge_model,
         "api_key_env": options.judge_api_key_env,
-        "api_key_required": not offline and declarations.was_given(options, "judge_api_key_env"),
+        "api_key_required": not spec and declarations.was_given(options, "judge_api_key_env"),
         "sampling": Sampling(temperature=options.judge_temperature,
                              max_tokens=options.judge_max_tokens, seed=options.judge_seed)})
-    return JudgeSettings(endpoint=endpoint, offline=offline,
+    provider = None if spec is None else ProviderChoice(
+        name=spec.name, own=_provider_settings(given.providers.get(spec.name)), served=None)
+    return JudgeSettings(endpoint=endpoint, provider=provider,
                          max_answer_chars=options.judge_max_answer_chars,
                          repeats=options.judge_repeats)
 
 
 def _own_settings(own: Mapping[str, BenchmarkOptions],
-                  benchmarks: tuple[str, ...]) -> dict[str, BenchmarkSettings]:
+                  benchmarks: tuple[str, ...]) -> dict[str, OwnSettings]:
     try:
         return {name: own[name].settings() for name in benchmarks if name in own}
     except AudiobenchError as exc:

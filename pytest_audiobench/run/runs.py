@@ -73,10 +73,10 @@ class RunStart:
 
 
 def answer_fingerprint(settings: Settings) -> str:
-    """What the model's answers depend on: the endpoint and its sampling, the built-in model,
+    """What the model's answers depend on: the endpoint and its sampling, the in-process provider,
     the revision, how audio is sent, the benchmarks, their data and their own settings."""
     parts = settings.model_dump(mode="json", include={
-        "endpoint", "builtin", "model_revision", "audio_mode", "benchmarks", "data",
+        "endpoint", "model_provider", "model_revision", "audio_mode", "benchmarks", "data",
         "benchmark_settings", "runs"})
     for option in declarations.declared(RequestOptions):  # how, not what, is asked
         parts["endpoint"].pop(option.attr, None)

@@ -17,7 +17,7 @@ import pytest
 from pytest_audiobench.benchmarks.asking import ask_model
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.config.settings import EndpointSettings, ProviderChoice, Settings
 from pytest_audiobench.errors import AudiobenchWarning
 from pytest_audiobench.outcome.records import ModelAnswer, Verdict
 from pytest_audiobench.run.keys import SAMPLE_KEY
@@ -26,7 +26,7 @@ from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.engine import Engine, Pipeline
 from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.pacing import Pacer
-from pytest_audiobench.transport.types import Traffic
+from pytest_audiobench.transport.types import Provider, Traffic
 
 T = TypeVar("T")
 
@@ -63,22 +63,37 @@ class Worker:
 
     def runtime(self) -> Runtime:
         if self._runtime is None:
-            from pytest_audiobench import builtin
             from pytest_audiobench.transport.endpoint import Endpoint
 
             self._engine = Engine(self._make_pacer)
-            pacer, cache, ledger = self._engine.pacer, self._cache, self._ledger
-            settings = self.settings
-            model = None if settings.builtin is None else builtin.build(
-                settings.builtin, pacer, cache, ledger)
-            judge = settings.judge
-            offline = builtin.offline_judge(judge.endpoint.model) if judge and judge.offline \
-                else None
+            settings, judge = self.settings, self.settings.judge
             self._runtime = Runtime(
-                settings, Endpoint(settings.endpoint, pacer, cache, model, ledger,
-                                   run=self._run, reuse=self._reuse),
-                Endpoint(judge.endpoint, pacer, cache, offline, ledger) if judge else None)
+                settings, Endpoint(settings.endpoint, *self._gear(),
+                                   self._provider(settings.model_provider, settings.endpoint),
+                                   self._ledger, run=self._run, reuse=self._reuse),
+                None if judge is None else Endpoint(
+                    judge.endpoint, *self._gear(),
+                    self._provider(judge.provider, judge.endpoint), self._ledger))
         return self._runtime
+
+    def _gear(self) -> tuple[Pacer, ResponseCache | None]:
+        assert self._engine is not None
+        return self._engine.pacer, self._cache
+
+    def _provider(self, choice: ProviderChoice | None,
+                  endpoint: EndpointSettings) -> Provider | None:
+        """The in-process model or judge ``choice`` names (None: a server answers); a served
+        model it asks shares this run's pacing, cache and ledger."""
+        if choice is None:
+            return None
+        from pytest_audiobench.benchmarks import registry
+        from pytest_audiobench.builtin.registry import make
+        from pytest_audiobench.transport.endpoint import Endpoint, ProviderSetup
+
+        served = None if choice.served is None else Endpoint(choice.served, *self._gear(),
+                                                               ledger=self._ledger)
+        spec = registry.catalog().providers[choice.name]
+        return make(spec, ProviderSetup(endpoint=endpoint, own=choice.own, served=served))
 
     def check(self) -> dict[str, Any] | None:
         """Fail fast when an endpoint is unreachable or does not serve its model; return what

@@ -14,13 +14,15 @@ import os
 import random
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_audiobench.config.frozen import OwnSettings
 from pytest_audiobench.config.settings import EndpointSettings
 from pytest_audiobench.errors import DeadlineReached, EndpointError
 from pytest_audiobench.transport import secrets
 from pytest_audiobench.transport.ledger import Ledger
-from pytest_audiobench.transport.types import Completion, InProcess, Usage
+from pytest_audiobench.transport.types import Completion, Provider, Usage
 
 if TYPE_CHECKING:
     import openai
@@ -52,6 +54,19 @@ def api_key(settings: EndpointSettings) -> str:
     return "EMPTY"
 
 
+@dataclass(frozen=True)
+class ProviderSetup:
+    """What a provider is built with (its spec's ``provider`` is called with it)."""
+
+    endpoint: EndpointSettings
+    """The endpoint it stands for: the name it was given and the sampling asked of it."""
+    own: OwnSettings | None
+    """What its own options resolved into (None when it declares none)."""
+    served: Endpoint | None
+    """The model served at ``--audiobench-api-url`` that it asks (the cascade's text model),
+    sharing the run's pacing, cache and ledger; None when it asks none."""
+
+
 class _Connection:
     """What every view of one endpoint shares: the HTTP client, made on first use."""
 
@@ -61,7 +76,7 @@ class _Connection:
 
 class Endpoint:
     """Chat completions against one server, at most ``limit`` requests in flight; or against
-    an in-process model, with the same response cache in front of it.
+    a provider that answers in this process, with the same response cache in front of it.
 
     The model's endpoint is given the run its answers belong to (``run``): its cache entries
     are that run's, so another run never replays them unless it names the run in ``reuse``
@@ -71,17 +86,17 @@ class Endpoint:
     """
 
     def __init__(self, settings: EndpointSettings, pacer: Pacer,
-                 cache: ResponseCache | None = None, local: InProcess | None = None,
+                 cache: ResponseCache | None = None, provider: Provider | None = None,
                  ledger: Ledger | None = None, *, run: str | None = None,
                  reuse: str | None = None) -> None:
         self.settings = settings
         self._pacer = pacer
         self._cache = cache
-        self._local = local
+        self._provider = provider
         self._ledger = ledger or Ledger()
         self._line = self._ledger.line(settings.model, settings.url,
                                        settings.max_connection_failures)
-        self._key = "" if local is not None else api_key(settings)
+        self._key = "" if provider is not None else api_key(settings)
         self._connection = _Connection()
         self._owner = True
         """Closes the client and the in-process model; the views made from it do not."""
@@ -119,16 +134,16 @@ class Endpoint:
             return
         if self._connection.client is not None:
             await self._connection.client.close()
-        if self._local is not None:
-            await self._local.close()
+        if self._provider is not None:
+            await self._provider.close()
 
     def check(self) -> dict[str, Any] | None:
         """Fail fast when the server is unreachable or does not serve the model (or the
         in-process model cannot run here); return what the server says of the model (its
         ``/models`` entry), or the in-process model's identity."""
-        if self._local is not None:
-            self._local.check()
-            return dict(self._local.identity)
+        if self._provider is not None:
+            self._provider.check()
+            return dict(self._provider.identity)
         import openai
 
         client = openai.OpenAI(base_url=self.settings.url, api_key=self._key, max_retries=1,
@@ -190,11 +205,11 @@ class Endpoint:
 
     async def _reply(self, messages: list[dict[str, Any]], extra: dict[str, Any],
                      fingerprint: Mapping[str, Any] | None) -> Completion:
-        if self._local is None:
+        if self._provider is None:
             return await self._send(messages, extra)
         # No slot of the in-flight limit: it limits requests to servers, and a cascade's own
         # request to its text model takes one.
-        return await self._local.answer(messages, extra, fingerprint)
+        return await self._provider.answer(messages, extra, fingerprint)
 
     def cached(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,
                fingerprint: Mapping[str, Any] | None = None,
@@ -223,8 +238,8 @@ class Endpoint:
                                "sampling": self._sampling(seed_offset), "offset": seed_offset,
                                "tag": cache_tag, "request": fingerprint or messages,
                                "sample": self._scope, "run": run or self._run}
-        if self._local is not None:
-            key["in_process"] = self._local.identity
+        if self._provider is not None:
+            key["in_process"] = self._provider.identity
         return request_key(key)
 
     def _sampling(self, seed_offset: int) -> dict[str, Any]:

@@ -37,9 +37,11 @@ class Completion(BaseModel):
     """The earlier run whose answer this is (``--audiobench-reuse``), when it is one."""
 
 
-class InProcess(Protocol):
-    """A model that answers in this process instead of over HTTP (the built-in baselines and
-    the offline judge). It gets the same messages an HTTP server would, plus the request's
+class Provider(Protocol):
+    """A model or judge that answers in this process instead of a server at a URL (the
+    built-in ``cascade``, ``random`` and ``overlap``, or a package's, found by the name its
+    ``ProviderSpec`` gives it). It sits behind the run's ``Endpoint`` like a server: the same
+    response cache, pacing and ledger. It gets the messages a server would, plus the request's
     fingerprint (the fields the messages were built from), and says what identifies it in the
     response cache."""
 

@@ -1,16 +1,26 @@
-"""A toy benchmark, defined outside the plugin the way a third party would: a spec registered
-in the ``pytest_audiobench.benchmarks`` entry-point group, its own option, its own data
-layout, verdict type, judge protocol and metrics (see ``benchmark.py``)."""
+"""A toy benchmark and a toy judge, defined outside the plugin the way a third party would: a
+benchmark spec registered in the ``pytest_audiobench.benchmarks`` entry-point group, its own
+option, its own data layout, verdict type, judge protocol and metrics (``benchmark.py``); and
+a judge provider registered in ``pytest_audiobench.providers``, with an option of its own,
+that answers the toy's question in this process (``judge.py``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from pytest_audiobench import BenchmarkOptions, BenchmarkSpec, Flag, convert
+from pytest_audiobench import (
+    BenchmarkOptions,
+    BenchmarkSpec,
+    Flag,
+    ProviderOptions,
+    ProviderSpec,
+    convert,
+)
 
 if TYPE_CHECKING:
     from tests.toy.benchmark import ToySettings
+    from tests.toy.judge import ToyJudgeSettings
 
 NAME = "toy"
 TASKS = ("colours", "numbers")
@@ -30,3 +40,17 @@ class ToyOptions(BenchmarkOptions):
 
 SPEC = BenchmarkSpec(name=NAME, tasks=TASKS, benchmark="tests.toy.benchmark:Toy",
                      options=ToyOptions, needs_judge=True, layout="the folder holding toy.json")
+
+
+class ToyJudgeOptions(ProviderOptions):
+    toy_judge_case: Annotated[bool, Flag(
+        "the toy judge tells answers apart by letter case too")] = False
+
+    def settings(self) -> ToyJudgeSettings:
+        from tests.toy.judge import ToyJudgeSettings
+
+        return ToyJudgeSettings(case=self.toy_judge_case)
+
+
+JUDGE = ProviderSpec(name="toy-judge", role="judge", provider="tests.toy.judge:ToyJudge",
+                     about="says yes when the answer is the reference", options=ToyJudgeOptions)

@@ -10,11 +10,11 @@ from typing import Literal
 
 from pytest_audiobench import (
     Benchmark,
-    BenchmarkSettings,
     DataError,
     JudgeError,
     Metric,
     ModelAnswer,
+    OwnSettings,
     Release,
     Runtime,
     Sample,
@@ -26,7 +26,7 @@ from pytest_audiobench import (
 from tests.toy import NAME
 
 
-class ToySettings(BenchmarkSettings):
+class ToySettings(OwnSettings):
     prefix: str
     export: Path | None
 

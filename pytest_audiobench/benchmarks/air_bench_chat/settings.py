@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.config.frozen import BenchmarkSettings
+from pytest_audiobench.config.frozen import OwnSettings
 
 
-class ChatSettings(BenchmarkSettings):
+class ChatSettings(OwnSettings):
     judge_template_path: Path | None
     judge_template: str | None
     """The text of the user's judge prompt, read once at the start; None: the built-in one."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.mmar.choices import Matcher, PromptStyle
-from pytest_audiobench.config.frozen import BenchmarkSettings, Frozen
+from pytest_audiobench.config.frozen import Frozen, OwnSettings
 
 
 class RubricSettings(Frozen):
@@ -18,7 +18,7 @@ class RubricSettings(Frozen):
     attempts: int
 
 
-class MmarSettings(BenchmarkSettings):
+class MmarSettings(OwnSettings):
     """How MMAR is asked, matched, exported and rated."""
 
     prompt: PromptStyle
