@@ -36,10 +36,10 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_audiobench.config.resolve import read_settings
     from pytest_audiobench.run.session import AudiobenchSession
 
-    run = AudiobenchSession(config, read_settings(config, registry.catalog()))
-    config.stash[SESSION_KEY] = run
+    audiobench = AudiobenchSession(config, read_settings(config, registry.catalog()))
+    config.stash[SESSION_KEY] = audiobench
     if not hasattr(config, "workerinput"):
-        config.pluginmanager.register(ControllerHooks(run), "audiobench-controller")
+        config.pluginmanager.register(ControllerHooks(audiobench), "audiobench-controller")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "audiobench-xdist")
 
@@ -66,8 +66,7 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
     if isinstance(collector, pytest.Session) and SESSION_KEY in config.stash:
         from pytest_audiobench.run import items
 
-        run = session_of(config)
-        samples = run.samples()
+        samples = session_of(config).samples()
         benchmark_only = config.args_source != pytest.Config.ArgsSource.ARGS
         node = items.root(collector, samples)
         report.result = [node] if benchmark_only else [*report.result, node]
@@ -152,34 +151,34 @@ def audiobench_verdicts(request: pytest.FixtureRequest, audiobench_sample: Sampl
 class ControllerHooks:
     """Where the reports of every item arrive: in a plain run, or on the xdist controller."""
 
-    def __init__(self, run: AudiobenchSession) -> None:
-        self.run = run
+    def __init__(self, audiobench: AudiobenchSession) -> None:
+        self.audiobench = audiobench
         self.terminal: Any = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         terminal = self.terminal = session.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is None:
             return
-        for line in self.run.start_lines():
+        for line in self.audiobench.start_lines():
             terminal.write_line(line)
-        self.run.show_progress(_own_line(terminal, session.config.get_terminal_writer()))
+        self.audiobench.show_progress(_own_line(terminal, session.config.get_terminal_writer()))
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "audiobench_record", None)
         if record is not None:
-            self.run.add(record, getattr(report, "node", None),
+            self.audiobench.add(record, getattr(report, "node", None),
                          getattr(report, "audiobench_in_flight", None))
             # pytest keeps every report to the end; the record now lives in the session.
             del report.audiobench_record
         elif report.failed and not report.nodeid.startswith("audiobench::"):
-            self.run.foreign_failure()
+            self.audiobench.foreign_failure()
         if report.passed and report.when != "call" and report.nodeid.startswith("audiobench::"):
             forget_passed_phase(self.terminal, report)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.run.foreign_failure()
+            self.audiobench.foreign_failure()
 
 
 class XdistHooks:
@@ -193,9 +192,9 @@ class XdistHooks:
         session_of(node.config).add_worker_output(worker, getattr(node, "workeroutput", {}))
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        run = session_of(node.config)
-        if run.collected.selected is None:
-            run.expect(ids)
+        audiobench = session_of(node.config)
+        if audiobench.collected.selected is None:
+            audiobench.expect(ids)
 
 
 def _own_line(terminal: Any, writer: Any) -> Callable[[str], None]:

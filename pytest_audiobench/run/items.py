@@ -149,29 +149,29 @@ def sample_of(request: pytest.FixtureRequest) -> Sample:
 
 
 def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnswer]:
-    run = session_of(request.config).worker
+    worker = session_of(request.config).worker
     state = request.node.stash.setdefault(STATE_KEY, ItemState())
-    if run.settings.dry_run:
+    if worker.settings.dry_run:
         pytest.skip("dry run: nothing is sent")
     try:
-        answers = run.wait(run.pipeline(sample).answer)
+        answers = worker.wait(worker.pipeline(sample).answer)
     except EmptyAudio as exc:
-        run.done(sample)
+        worker.done(sample)
         pytest.skip(str(exc))
     except NotRun as exc:
-        run.done(sample)
+        worker.done(sample)
         state.outcome, state.message = "not_run", str(exc)
         pytest.skip(f"not run: {exc}")
     state.answers = answers
-    run.warn(sample, answers)
+    worker.warn(sample, answers)
     return answers
 
 
 def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]:
-    run = session_of(request.config).worker
+    worker = session_of(request.config).worker
     state = request.node.stash.setdefault(STATE_KEY, ItemState())
     try:
-        verdicts = run.wait(run.pipeline(sample).grade)
+        verdicts = worker.wait(worker.pipeline(sample).grade)
     except JudgeError as exc:
         if exc.verdict is not None:
             state.verdicts = [exc.verdict]
@@ -180,9 +180,9 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         state.outcome, state.message = "not_run", str(exc)
         pytest.skip(f"not run: {exc}")
     finally:
-        run.done(sample)
+        worker.done(sample)
     state.verdicts = verdicts
-    bench = run.benchmarks[sample.benchmark]
+    bench = worker.benchmarks[sample.benchmark]
     request.node.user_properties += bench.properties(verdicts)
     state.shortfall = bench.failure(sample, state.answers, verdicts)
     state.change = session_of(request.config).change_of(sample, state.record(sample),
