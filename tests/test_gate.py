@@ -269,3 +269,33 @@ def test_with_an_ini_file_the_baselines_are_beside_it(
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert (pytester.path / "baselines" / "air_bench_chat" / f"{MODEL}.json").is_file()
     assert not (sub / "baselines").exists()
+
+
+def test_a_metric_measurably_worse_inside_its_margin_reads_so_and_the_gate_holds(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any]) -> None:
+    servers.judge.script = ScoringJudge({"good answer": 8, "fair answer": 7, "okay answer": 6})
+    servers.model.script = Scripted("a good answer")
+    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    path = path_for(pytester.path / "baselines", "air_bench_chat", MODEL)
+    written = json.loads(path.read_text())
+    written["metrics"][AVERAGE]["margin"] = 2.0
+    path.write_text(json.dumps(written))
+    script = Scripted("a good answer")
+    for n, record in enumerate(small_records[:8]):  # speech and sound: 1 or 2 points lower
+        script.when(contains=record["question"], replies=("a fair answer", "an okay answer")[n % 2])
+    servers.model.script = script
+    page = pytester.path / "run.html"
+    run = run_bench(f"--audiobench-html={page}")
+    average = next(r for r in run.report["benchmarks"][0]["gate"]["rows"]
+                   if r["metric"] == AVERAGE)
+    # 8 of 16 samples 1.5 points lower on average: -0.75, its interval below zero, the margin 2.
+    assert average["difference"] == pytest.approx(-0.75)
+    assert average["high"] < 0 and average["margin"] == 2.0
+    assert average["verdict"] == "worse within margin"
+    assert run.report["gate_held"] is True
+    out = run.result.stdout.str()
+    assert any(line.startswith(AVERAGE) and line.endswith("worse within margin")
+               for line in out.splitlines())
+    assert "gate: held" in out
+    assert '<tr class="worse"><td>air_bench_chat.average.score</td>' in page.read_text()

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from pytest_audiobench.gate import exact
+from pytest_audiobench.gate.evaluation import HOLDING, paired_row
 from pytest_audiobench.gate.items import change
 from pytest_audiobench.gate.paired import (
     allowed_drop,
@@ -197,3 +198,21 @@ def test_the_worked_example_of_the_statistics_page() -> None:
     outcomes = {s: change(base[s], new[s], new[s].score < 5, 0.9, 0.95) for s in base}
     assert {s: c.kind for s, c in outcomes.items() if c} == {"s1": "regressed",
                                                              "s2": "expected"}
+
+
+def test_an_interval_wholly_below_zero_but_inside_the_margin_reads_worse_within_it() -> None:
+    base = {f"s{i}": line(f"s{i}", 5.0) for i in range(20)}
+    new = {f"s{i}": line(f"s{i}", 4.9 if i < 10 else 5.0) for i in range(20)}
+    result = paired(ONE_GROUP, base, new)
+    assert result is not None and result.se is not None
+    # d = -0.1 ten times, 0 ten times: mean -0.05, variance 20 * 0.05^2 / 19, SE its root / 20
+    assert result.se == pytest.approx(math.sqrt(20 * 0.0025 / 19 / 20))
+    test = assess(result, margin=1.0, level=0.05)
+    assert test.high == pytest.approx(-0.05 + exact.t_quantile(0.95, 19) * result.se)
+    assert test.high == pytest.approx(-0.0302, abs=1e-4) and not test.regressed
+    row = paired_row("m", test)
+    assert row.verdict == "worse within margin" and row.verdict in HOLDING
+    # One sample lower and one higher: the interval holds zero, and the metric is ok.
+    level = {f"s{i}": line(f"s{i}", 4.9 if i == 0 else 5.1 if i == 1 else 5.0) for i in range(20)}
+    even = paired(ONE_GROUP, base, level)
+    assert even is not None and paired_row("m", assess(even, 1.0, 0.05)).verdict == "ok"

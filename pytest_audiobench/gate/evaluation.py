@@ -23,9 +23,11 @@ from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
-RowVerdict = Literal["ok", "below", "regressed", "too small", "not measured"]
-HOLDING: frozenset[RowVerdict] = frozenset({"ok", "too small"})
-"""Verdicts the gate holds on: a metric too small to be gated is reported, not held."""
+RowVerdict = Literal["ok", "worse within margin", "below", "regressed", "too small",
+                     "not measured"]
+HOLDING: frozenset[RowVerdict] = frozenset({"ok", "worse within margin", "too small"})
+"""Verdicts the gate holds on: a metric measurably worse but not beyond its margin is said
+and held; one too small to be gated is reported, not held."""
 
 
 class GateRow(BaseModel):
@@ -171,18 +173,24 @@ def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
     this run's value over all its samples. Without them (two reports compared) both sides
     are the paired values."""
     result = test.paired
-    if not test.gated:
-        verdict: RowVerdict = "too small"
-    else:
-        verdict = "regressed" if test.regressed else "ok"
     return GateRow(
         metric=name, value=metric.value if metric else result.new,
         threshold=limit.threshold if limit else result.baseline,
-        tolerance=limit.tolerance if limit else 0.0, verdict=verdict, test="paired",
+        tolerance=limit.tolerance if limit else 0.0, verdict=_paired_verdict(test), test="paired",
         n=result.n, baseline=result.baseline, difference=result.difference, low=test.low,
         high=test.high, margin=test.margin, detectable=test.detectable, method=result.method,
         level=test.level, p=test.p, span=result.span,
         min_n=limit.min_n if limit and limit.min_n else MIN_N)
+
+
+def _paired_verdict(test: Assessed) -> RowVerdict:
+    """Regressed when the exact tests say so; worse within the margin when its whole interval
+    lies below zero (measurably worse, not by more than the margin, or not surely so)."""
+    if not test.gated:
+        return "too small"
+    if test.regressed:
+        return "regressed"
+    return "worse within margin" if test.high is not None and test.high < 0 else "ok"
 
 
 def _why(row: GateRow) -> str:
@@ -213,6 +221,7 @@ def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-s
                      "with these samples")
     lines += [f"{r.metric}: its interval lies below the margin, but the exact tests say the "
               f"drop could be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
-              for r in paired if r.verdict == "ok" and r.high is not None and r.margin is not None
+              for r in paired if r.verdict == "worse within margin" and r.high is not None
+              and r.margin is not None
               and r.high < -r.margin and r.p is not None and r.level is not None]
     return lines

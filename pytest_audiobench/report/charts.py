@@ -7,11 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
+from typing import Literal
 
 LABEL_WIDTH = 300
 PLOT_WIDTH = 420
 ROW = 24
 TOP = 28
+
+
+RowState = Literal["ok", "worse", "small", "failed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,12 +28,11 @@ class Change:
     high: float | None
     limit: float
     """The drop allowed: the margin (paired) or the tolerance (threshold), as a negative."""
-    failed: bool
+    state: RowState
+    """How it is drawn: held, worse within its margin, too small to gate (muted), failed."""
     span: float | None = None
     """The width of the metric's range, when known: its change lies within plus or minus it,
     and so does the axis."""
-    small: bool = False
-    """Too small to be gated: drawn muted."""
 
 
 def _scale(lo: float, hi: float, span: float | None) -> tuple[float, float]:
@@ -75,8 +78,7 @@ def forest(rows: Sequence[Change], caption: str) -> str:
 
 
 def _forest_row(row: Change, y: float, lo: float, hi: float) -> str:
-    state = "failed" if row.failed else "small" if row.small else "ok"
-    out = [f'<g class="row {state}" data-metric="{escape(row.label)}">',
+    out = [f'<g class="row {row.state}" data-metric="{escape(row.label)}">',
            f'<text class="label" x="{LABEL_WIDTH - 8}" y="{y + 4}">{escape(row.label)}</text>',
            f'<line class="limit" x1="{_x(row.limit, lo, hi):.1f}" y1="{y - 8}" '
            f'x2="{_x(row.limit, lo, hi):.1f}" y2="{y + 8}"/>']

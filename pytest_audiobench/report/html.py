@@ -28,7 +28,7 @@ from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
-from pytest_audiobench.gate.evaluation import HOLDING, GateRow, paired_notes
+from pytest_audiobench.gate.evaluation import GateRow, paired_notes
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.outcome.view import Choice, SampleView
@@ -241,10 +241,9 @@ def _change(row: GateRow, prefix: str) -> charts.Change:
     label = row.metric.removeprefix(prefix)
     if row.test == "paired" and row.difference is not None:
         return charts.Change(label, row.difference, row.low, row.high,
-                             -(row.margin or 0.0), row.verdict not in HOLDING, row.span,
-                             row.verdict == "too small")
+                             -(row.margin or 0.0), _row_class(row), row.span)
     delta = row.delta or 0.0
-    return charts.Change(label, delta, None, None, -row.tolerance, row.verdict not in HOLDING)
+    return charts.Change(label, delta, None, None, -row.tolerance, _row_class(row))
 
 
 def _number(value: float | None, signed: bool = False) -> str:
@@ -274,9 +273,11 @@ def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
             + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
 
 
-def _row_class(row: GateRow) -> str:
-    """ok, small (reported, not gated) or failed."""
-    return {"ok": "ok", "too small": "small"}.get(row.verdict, "failed")
+def _row_class(row: GateRow) -> charts.RowState:
+    """ok, worse (within its margin: held), small (reported, not gated) or failed."""
+    states: dict[str, charts.RowState] = {"ok": "ok", "worse within margin": "worse",
+                                          "too small": "small"}
+    return states.get(row.verdict, "failed")
 
 
 def _bars(summary: BenchmarkSummary, prefix: str) -> list[charts.Bar]:
