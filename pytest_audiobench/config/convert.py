@@ -62,6 +62,13 @@ def confidence(value: str) -> float:
     return number
 
 
+def share(value: str) -> float:
+    number = _finite(value)
+    if not 0 <= number <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share from 0 to 1, like 0.25; got {value!r}")
+    return number
+
+
 def _finite(value: str) -> float:
     """The number ``value`` writes; NaN and the infinities are refused (Python's float()
     accepts them, and a NaN compares false with everything, so a bound would never bind)."""

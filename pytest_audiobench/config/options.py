@@ -199,6 +199,10 @@ class GateOptions(OptionGroup):
         "gate the paired metrics that are too small to be gated by default too: fewer samples "
         "than their minimum n (min_n in the baseline file, else the default of "
         "docs/statistics.md), or too few to detect any drop in their range")] = False
+    calibration_share: Annotated[float, Flag(
+        "share of a per-sample baseline's answers judged again in every run with today's judge, "
+        "to measure how far the judge drifted since the baseline was written (0: none)",
+        convert.share, "S")] = 0.25
 
 
 class OutputOptions(OptionGroup):

@@ -14,6 +14,7 @@ from pathlib import Path
 from pytest_audiobench.config.names import MINI
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import Baseline, BaseLines, load, load_samples, path_for, whole
+from pytest_audiobench.gate.drift import calibrates
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.paired import items_comparable, noise_of
 from pytest_audiobench.outcome.lines import SampleLine
@@ -35,12 +36,25 @@ class LoadedBaseline:
     noise: float | None
     """The judge's noise: as the file states it, else measured from its lines."""
     confidence: float
+    calibration_share: float = 0.0
+    """The share of its lines whose answers today's judge grades again (``drift.py``)."""
 
     @classmethod
     def of(cls, path: Path, file: Baseline | None, lines: Mapping[str, SampleLine],
-           confidence: float) -> LoadedBaseline:
+           confidence: float, calibration_share: float = 0.0) -> LoadedBaseline:
         noise = noise_of(file.noise if file else None, lines.values()) if lines else None
-        return cls(path, file, lines, noise, confidence)
+        return cls(path, file, lines, noise, confidence, calibration_share)
+
+    def to_judge_again(self, nodeid: str) -> str | None:
+        """The baseline's answer to ``nodeid`` when today's judge is to grade it again: the
+        sample is in the calibration share, and its line holds one inference run's answer
+        graded by a judge (not an offline one)."""
+        line = self.lines.get(nodeid)
+        if line is None or not line.judged or line.runs \
+                or not calibrates(nodeid, self.calibration_share):
+            return None
+        full = whole(self.lines, nodeid)
+        return full.answer if full is not None and full.answer else None
 
     @property
     def holds_items(self) -> bool:
@@ -81,5 +95,5 @@ def load_all(settings: Settings, benchmarks: Sequence[str]) -> dict[str, LoadedB
     for name in benchmarks:
         path = baseline_path(settings, name)
         loaded[name] = LoadedBaseline.of(path, load(path), load_samples(path),
-                                         settings.confidence)
+                                         settings.confidence, settings.calibration_share)
     return loaded

@@ -110,8 +110,13 @@ class SampleRecord(BaseModel):
     """One per answer; empty when grading failed."""
     message: str | None = None
     """Why the sample failed, errored or was skipped."""
+    judged_again: list[SerializeAsAny[Verdict]] = []
+    """The per-sample baseline's answer graded again by today's judge (one verdict), when the
+    sample calibrates the judge (``gate/drift.py``)."""
+    judged_again_failed: str | None = None
+    """Why the baseline's answer could not be graded again."""
 
-    @field_validator("verdicts", mode="before")
+    @field_validator("verdicts", "judged_again", mode="before")
     @classmethod
     def _each_as_its_kind(cls, value: Any) -> Any:
         return [read_verdict(v) for v in value] if isinstance(value, list) else value

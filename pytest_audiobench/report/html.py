@@ -34,6 +34,7 @@ from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.outcome.view import Choice, SampleView
 from pytest_audiobench.report import charts
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
+from pytest_audiobench.report.terminal import drift_lines
 
 KINDS = ("regressed", "failed", "error", "skipped", "not run", "improved", "expected", "passed")
 """A sample's outcome as the page names it, in the order its rows come."""
@@ -224,6 +225,7 @@ def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str]) -> str:
                      "tolerance of a threshold); red: the gate failed on it")
             + _gate_table(rows, labels)
             + "".join(f"<p class=\"note\">{escape(n)}</p>" for n in paired_notes(rows))
+            + "".join(f"<p class=\"note drift\">{escape(n)}</p>" for n in drift_lines(summary))
             + _chart(charts.bars(_bars(summary, prefix), f"{summary.benchmark}: headline "
                                  "metrics", _top(summary)),
                      f"Headline metrics: {labels[1]} (blue) over the {labels[0]} (grey)")

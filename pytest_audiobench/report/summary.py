@@ -7,7 +7,7 @@ Pure of pytest's session: a plain run, the xdist controller and the merge of sha
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.decision import BaselineUpdate, Decision, decide, exit_status
+from pytest_audiobench.gate.drift import judge_drift
 from pytest_audiobench.gate.evaluation import Pairing, assess_all
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import Assessed
@@ -42,6 +43,9 @@ class _Folded:
     counting: Counting
     tally: Tally
     lines: dict[str, SampleLine] | None
+    again: dict[str, SampleLine] = field(default_factory=dict)
+    """The baseline's answers today's judge graded again, as lines (``gate/drift.py``)."""
+    asked_again: int = 0
 
 
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
@@ -72,6 +76,10 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
         summary, decision = summarise(settings, bench, releases[name], mine.counting.done(),
                                       mine.tally, loaded[name], identity, pairings[name],
                                       own, assessed[name])
+        if mine.asked_again:
+            drift = judge_drift(releases[name].headline, bench.linear, loaded[name].lines,
+                                mine.again, mine.asked_again, settings.confidence)
+            summary = summary.model_copy(update={"judge_drift": drift})
         summaries.append(summary)
         if decision.update is not None:
             updates[name] = decision.update
@@ -105,7 +113,21 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
             if line is not None:
                 # Whole only for the baseline being written; the gate needs no texts.
                 mine.lines[line.id] = line if settings.update_baseline else without_texts(line)
+        _fold_again(mine, benchmarks[record.benchmark], record)
     return folded, total
+
+
+def _fold_again(folded: _Folded, bench: Benchmark, record: SampleRecord) -> None:
+    """The sample's calibration of the judge, if it has one: the baseline's answer graded
+    again, as the line it makes (its numbers only)."""
+    if not record.judged_again and record.judged_again_failed is None:
+        return
+    folded.asked_again += 1
+    again = record.model_copy(update={"verdicts": record.judged_again,
+                                      "answers": record.answers[:1]})
+    line = bench.sample_line(again) if record.judged_again else None
+    if line is not None:
+        folded.again[line.id] = without_texts(line)
 
 
 def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,

@@ -151,6 +151,7 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     if c.judge_failures:
         lines.append(f"judge: {c.judge_failures} pass(es) without a parseable reply, excluded "
                      "from the means")
+    lines += drift_lines(summary)
     if summary.baseline == "shard":
         lines.append("gate: this is a shard; audiobench-merge gates on the union of all shards")
     elif summary.baseline == "missing":
@@ -174,6 +175,29 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
                          + "; ".join(gate.reasons()))
         lines += _why_items_differ(summary)
     return [*lines, *summary.unwritten]
+
+
+def drift_lines(summary: BenchmarkSummary) -> list[str]:
+    """Today's judge on the baseline's own answers, against the scores it recorded (the
+    summary's lines, and the page's)."""
+    drift = summary.judge_drift
+    if drift is None:
+        return []
+    unscored = drift.asked - drift.n
+    lost = f"; {unscored} could not be graded again" if unscored else ""
+    if drift.difference is None:
+        return [f"judge drift: none of the {drift.asked} baseline answers asked again could be "
+                f"scored{lost}"]
+    interval = ("[n/a]" if drift.low is None or drift.high is None
+                else f"[{drift.low:+.2f}, {drift.high:+.2f}]")
+    detects = f"{drift.detectable:.2f}" if drift.detectable is not None else "-"
+    line = (f"judge drift: {drift.difference:+.2f} {interval} on {drift.metric}, today's judge "
+            f"on {drift.n} of the baseline's own answers against the scores it recorded "
+            f"(detects {detects}{lost})")
+    if not drift.changed:
+        return [line]
+    return [line, "judge drift: the judge changed since the baseline was written: the paired "
+                  "changes above hold its change as well as the model's"]
 
 
 def _why_items_differ(summary: BenchmarkSummary) -> list[str]:

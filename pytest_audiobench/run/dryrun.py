@@ -3,7 +3,7 @@ ones subtracted, without sending any."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -23,6 +23,9 @@ class DryRun(BaseModel):
     model_cached: int = 0
     judge_calls: int = 0
     judge_cached: int = 0
+    judged_again: int = 0
+    """Baseline answers today's judge would grade again (``gate/drift.py``); their judge
+    calls are in ``judge_calls``, none of them cached (a run draws them afresh)."""
     judge_upper_bound: bool = False
     """True when some answers are not cached yet, so their judge calls are a maximum (MMAR
     rubrics are asked only for correct answers)."""
@@ -40,6 +43,9 @@ class DryRun(BaseModel):
             f"{bound}{self.judge_calls - self.judge_cached} to send), retries not counted",
             f"to send in all: {bound}{send}",
         ]
+        if self.judged_again:
+            lines.insert(3, f"judge calls include {self.judged_again} baseline answers graded "
+                            "again to measure the judge's drift")
         if self.skipped:
             lines.append(f"{len(self.skipped)} samples would be skipped (no usable audio): "
                          + ", ".join(self.skipped[:5]) + (" ..." if len(self.skipped) > 5 else ""))
@@ -47,10 +53,18 @@ class DryRun(BaseModel):
 
 
 def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
-            runtime: Runtime) -> DryRun:
+            runtime: Runtime,
+            to_judge_again: Callable[[Sample], str | None] = lambda sample: None) -> DryRun:
     runs = runtime.settings.runs
     plan = DryRun(samples=len(samples), runs=runs)
     for sample in samples:
+        again = to_judge_again(sample)
+        if again is not None:
+            calls, _, bound = benchmarks[sample.benchmark].judge_calls(
+                sample, again, runtime.for_sample(sample))
+            plan.judged_again += 1
+            plan.judge_calls += calls
+            plan.judge_upper_bound |= bound
         bench = benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)
         scoped = runtime.for_sample(sample)

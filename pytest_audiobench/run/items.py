@@ -44,6 +44,9 @@ class ItemState:
     once when it is graded; None when it clears it."""
     change: Change | None = None
     """Against the per-sample baseline: regressed, expected to fail, or improved."""
+    again: list[Verdict] = field(default_factory=list)
+    again_failed: str | None = None
+    """The baseline's answer graded again by today's judge, or why it could not be."""
 
     def record(self, sample: Sample) -> SampleRecord:
         return SampleRecord(
@@ -53,7 +56,7 @@ class ItemState:
             audio_path=str(sample.audio), question=sample.question,
             reference=sample.reference, choices=list(sample.choices),
             answers=self.answers, verdicts=self.verdicts,
-            message=self.message,
+            message=self.message, judged_again=self.again, judged_again_failed=self.again_failed,
         )
 
 
@@ -171,7 +174,7 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
     worker = session_of(request.config).worker
     state = request.node.stash.setdefault(STATE_KEY, ItemState())
     try:
-        verdicts = worker.wait(worker.pipeline(sample).grade)
+        graded = worker.wait(worker.pipeline(sample).grade)
     except JudgeError as exc:
         if exc.verdict is not None:
             state.verdicts = [exc.verdict]
@@ -181,7 +184,8 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         pytest.skip(f"not run: {exc}")
     finally:
         worker.done(sample)
-    state.verdicts = verdicts
+    verdicts = state.verdicts = graded.verdicts
+    state.again, state.again_failed = graded.again, graded.again_failed
     bench = worker.benchmarks[sample.benchmark]
     request.node.user_properties += bench.properties(verdicts)
     state.shortfall = bench.failure(sample, state.answers, verdicts)

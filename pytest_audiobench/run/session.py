@@ -170,7 +170,11 @@ class AudiobenchSession:
         cached = not self.settings.no_cache
         return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
                       budget_share=share, run=run_id if cached else None,
-                      reuse=reuse if cached else None)
+                      reuse=reuse if cached else None, to_judge_again=self._to_judge_again)
+
+    def _to_judge_again(self, sample: Sample) -> str | None:
+        baseline = self.baselines.get(sample.benchmark)
+        return None if baseline is None else baseline.to_judge_again(sample.nodeid)
 
     def worker_input(self) -> dict[str, Any]:
         """What a worker needs from the controller: the data roots, downloaded once."""
@@ -340,7 +344,8 @@ class AudiobenchSession:
 
         wanted = set(self.collected.selected or ())
         samples = [s for s in self.samples() if s.nodeid in wanted]
-        self.plan = dry_run(samples, self.benchmarks, self.worker.runtime())
+        self.plan = dry_run(samples, self.benchmarks, self.worker.runtime(),
+                            self._to_judge_again)
         if self.settings.report is not None:
             with replacing(self.settings.report) as out:
                 out.write(self.plan.model_dump_json(indent=1))

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pytest
@@ -18,7 +19,7 @@ from pytest_audiobench.benchmarks.asking import ask_model
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import EndpointSettings, ProviderChoice, Settings
-from pytest_audiobench.errors import AudiobenchWarning
+from pytest_audiobench.errors import AudiobenchWarning, EndpointError, JudgeError, NotRun
 from pytest_audiobench.outcome.records import ModelAnswer, Verdict
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
@@ -26,9 +27,20 @@ from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.engine import Engine, Pipeline
 from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.pacing import Pacer
-from pytest_audiobench.transport.types import Provider, Traffic
+from pytest_audiobench.transport.types import Completion, Provider, Traffic
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A sample's verdicts, one per answer, and the calibration of the judge when it was asked:
+    the baseline's answer graded again by today's judge (empty when not asked or it failed,
+    with the failure in ``again_failed``)."""
+
+    verdicts: list[Verdict]
+    again: list[Verdict] = field(default_factory=list)
+    again_failed: str | None = None
 
 
 class Worker:
@@ -36,7 +48,8 @@ class Worker:
 
     def __init__(self, settings: Settings, benchmarks: Mapping[str, Benchmark], *,
                  deadline_at: float | None, budget_share: int, run: str | None,
-                 reuse: str | None) -> None:
+                 reuse: str | None,
+                 to_judge_again: Callable[[Sample], str | None] = lambda sample: None) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.deadline_at = deadline_at
@@ -49,6 +62,8 @@ class Worker:
         self._run = run
         """The run the model's answers belong to (None without the cache)."""
         self._reuse = reuse
+        self._again = to_judge_again
+        """The baseline's answer today's judge grades again for a sample (``gate/drift.py``)."""
         self._cache = (None if settings.no_cache
                        else ResponseCache(settings.cache_dir / "responses"))
 
@@ -104,22 +119,40 @@ class Worker:
             runtime.judge.check()
         return served
 
-    def pipeline(self, sample: Sample) -> Pipeline[list[ModelAnswer], list[Verdict]]:
-        """Every run's answer, then every answer's verdict, each graded as soon as it lands."""
+    def pipeline(self, sample: Sample) -> Pipeline[list[ModelAnswer], Graded]:
+        """Every run's answer, then every answer's verdict, each graded as soon as it lands;
+        with them, the baseline's answer graded again when the sample calibrates the judge."""
         runtime = self.runtime().for_sample(sample)
         assert self._engine is not None
         bench = self.benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)
         runs = range(self.settings.runs)
+        again = self._again(sample)
 
         async def answer() -> list[ModelAnswer]:
             return list(await asyncio.gather(*(ask_model(sample, prompt, runtime, r)
                                                for r in runs)))
 
-        async def grade(answers: list[ModelAnswer]) -> list[Verdict]:
-            return list(await asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers)))
+        async def grade(answers: list[ModelAnswer]) -> Graded:
+            graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
+            if again is None or not answers:
+                return Graded(list(await graded))
+            old = ModelAnswer(request=answers[0].request,
+                              completion=Completion(text=again, finish_reason="stop"))
+            afresh = self._grade_again(bench, sample, old, runtime.judging_afresh(self._run))
+            verdicts, (regraded, failure) = await asyncio.gather(graded, afresh)
+            return Graded(list(verdicts), regraded, failure)
 
         return self._engine.start(sample.nodeid, answer, grade)
+
+    @staticmethod
+    async def _grade_again(bench: Benchmark, sample: Sample, old: ModelAnswer,
+                           runtime: Runtime) -> tuple[list[Verdict], str | None]:
+        """The baseline's answer graded by today's judge; a failure is said, not scored."""
+        try:
+            return [await bench.grade(sample, old, runtime)], None
+        except (JudgeError, EndpointError, NotRun) as exc:
+            return [], f"{type(exc).__name__}: {exc}"
 
     def prefetch(self, item: pytest.Item) -> None:
         """Start the pipelines of the items this process runs next, a window at a time."""

@@ -119,6 +119,13 @@ class Endpoint:
         """The view one sample asks through: its requests are cached under its id."""
         return self._view(self.settings, sample)
 
+    def owned_by(self, run: str | None) -> Endpoint:
+        """The view whose replies belong to ``run`` in the cache (a resume of it reuses them,
+        no other run does): a judge asked to draw afresh in every run."""
+        view = self._view(self.settings, self._scope)
+        view._run, view._reuse = run, None
+        return view
+
     def _async_client(self) -> openai.AsyncOpenAI:
         if self._connection.client is None:
             import openai
