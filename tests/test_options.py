@@ -275,3 +275,13 @@ def test_a_benchmarks_settings_read_back_from_json_are_its_typed_model_again(
     assert isinstance(own, MmarSettings)
     assert own == settings.of("mmar", MmarSettings)
     assert own.matcher == "strict"
+
+
+def test_the_default_cache_folder_follows_xdg_cache_home_taken_from_where_pytest_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative-cache")
+    settings = make_settings(tmp_path, model="random", data="mini", judge_model="overlap")
+    assert settings.cache_dir == tmp_path / "relative-cache" / "pytest-audiobench"
+    given = make_settings(tmp_path, model="random", data="mini", judge_model="overlap",
+                          cache_dir=Path("mine"))
+    assert given.cache_dir == tmp_path / "mine"

@@ -98,7 +98,7 @@ def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Set
         judge=_judge(given, endpoint, benchmarks, catalog),
         benchmarks=benchmarks,
         benchmark_settings=_own_settings(given.own, benchmarks),
-        cache_dir=given.source.cache_dir or _default_cache_dir(),
+        cache_dir=given.source.cache_dir or here / _default_cache_dir(),
         baselines_dir=given.source.baselines or project / "baselines")
     _tasks(settings.tasks, benchmarks, catalog)
     _combinations(settings)
