@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.gate.drift import calibrates, measure
+from pytest_audiobench.gate.drift import calibrates, judge_drift, measure
 from pytest_audiobench.outcome.lines import Linear, SampleLine
 from tests.conftest import XDIST_MODES, ScoringJudge, Servers
 from tests.fakes.openai_server import Scripted
@@ -15,8 +15,8 @@ from tests.fakes.openai_server import Scripted
 ONE = Linear(value="v", by="by", weights={"g": 1.0}, low=0, high=10)
 
 
-def line(sample: str, value: float) -> SampleLine:
-    return SampleLine(id=sample, cluster=sample, groups={"by": "g"}, values={"v": value},
+def line(sample: str, value: float, group: str = "g") -> SampleLine:
+    return SampleLine(id=sample, cluster=sample, groups={"by": group}, values={"v": value},
                       draws=[value, value], judged=True, failed=False, answer_sha256="",
                       answer="")
 
@@ -52,6 +52,20 @@ def test_a_steady_judge_and_a_single_pair_show_no_change() -> None:
     assert (one.n, one.difference, one.low, one.high, one.changed) == (
         1, pytest.approx(-4.0), None, None, False)
     assert measure("m", ONE, recorded, {}, 3, 0.95).n == 0
+
+
+def test_of_the_headline_the_metric_that_pairs_the_most_answers_reports_the_drift() -> None:
+    two = Linear(value="v", by="by", weights={"g": 0.5, "h": 0.5}, low=0, high=10)
+    recorded = {"a": line("a", 5.0), "b": line("b", 7.0, group="h")}
+    today = {"a": line("a", 4.0), "b": line("b", 6.0, group="h")}
+    linears = {"narrow": ONE, "broad": two, "other": None}
+    # "narrow" pairs the one answer of group g, "broad" both; a metric with no linear form
+    # measures nothing, and with only group g graded again "broad" pairs none.
+    drift = judge_drift(["narrow", "broad", "other"], linears.get, recorded, today, 2, 0.95)
+    assert (drift.metric, drift.n, drift.difference) == ("broad", 2, pytest.approx(-1.0))
+    alone = judge_drift(["narrow", "broad"], linears.get, recorded, {"a": today["a"]}, 1, 0.95)
+    assert (alone.metric, alone.n) == ("narrow", 1)
+    assert judge_drift(["other"], linears.get, recorded, today, 2, 0.95).n == 0
 
 
 def _write_then_rerun(run_bench: Any, servers: Servers, judge: ScoringJudge,
@@ -90,6 +104,8 @@ def test_a_steady_judge_shows_no_drift_and_the_default_share_asks_a_quarter(
     # The unchanged answers are judged from the cache; the calibration draws afresh: both
     # orders of each answer asked again, and nothing else.
     assert servers.judge.count() - before == 2 * drift["asked"]
+    usage = run.report["usage"]
+    assert usage["judge_requests"] - usage["judge_cached"] == 2 * drift["asked"]
     assert "the judge changed" not in run.result.stdout.str()
     # A new run draws afresh: an earlier run's calibration replies never serve it.
     again = run_bench()

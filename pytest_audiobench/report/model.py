@@ -188,7 +188,7 @@ def add_usage(total: TokenUsage, record: SampleRecord) -> None:
         total.model_requests += 1
         total.model_cached += answer.completion.cached
         total.model_reused += answer.completion.reused_from is not None
-    for verdict in record.verdicts:
+    for verdict in [*record.verdicts, *record.judged_again]:  # the calibration costs too
         total.judge = total.judge + verdict.judge_usage
         total.judge_requests += verdict.judge_calls
         total.judge_cached += verdict.judge_cached
