@@ -101,6 +101,11 @@ class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, Out
             return value
         return {name: unread(own) for name, own in value.items()}
 
+    @property
+    def cache(self) -> bool:
+        """The response cache (and the run records) are in use: not ``--audiobench-no-cache``."""
+        return not self.no_cache
+
     def of(self, benchmark: str, model: type[OwnT]) -> OwnT:
         """``benchmark``'s own settings as its ``model`` (its defaults when it has none)."""
         return read_own(self.benchmark_settings.get(benchmark), model)

@@ -58,16 +58,15 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
     runs = runtime.settings.runs
     plan = DryRun(samples=len(samples), runs=runs)
     for sample in samples:
-        again = to_judge_again(sample)
-        if again is not None:
-            calls, _, bound = benchmarks[sample.benchmark].judge_calls(
-                sample, again, runtime.for_sample(sample))
-            plan.judged_again += 1
-            plan.judge_calls += calls
-            plan.judge_upper_bound |= bound
         bench = benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)
         scoped = runtime.for_sample(sample)
+        again = to_judge_again(sample)
+        if again is not None:
+            calls, _, bound = bench.judge_calls(sample, again, scoped)
+            plan.judged_again += 1
+            plan.judge_calls += calls
+            plan.judge_upper_bound |= bound
         for run in range(runs):
             try:
                 answer = cached_answer(sample, prompt, scoped, run)

@@ -148,8 +148,8 @@ class AudiobenchSession:
         """A cache folder that cannot be written is said at once: the run goes on, keeping
         its replies in memory, but nothing of it can be resumed or reused."""
         assert self.run is not None
-        reason = None if self.settings.no_cache else \
-            cannot_write_in(self.settings.cache_dir / "responses")
+        reason = cannot_write_in(self.settings.cache_dir / "responses") \
+            if self.settings.cache else None
         if reason is not None:
             note = (f"cache: {self.settings.cache_dir} cannot be written ({reason}): replies are "
                     "kept in memory for this run only; it cannot be resumed or reused")
@@ -162,12 +162,12 @@ class AudiobenchSession:
 
     @property
     def _runs(self) -> RunBook:
-        return RunBook(self.settings.cache_dir / "runs", keep=not self.settings.no_cache)
+        return RunBook(self.settings.cache_dir / "runs", keep=self.settings.cache)
 
     def _make_worker(self, deadline_at: float | None, share: int, run_id: str,
                      reuse: str | None) -> Worker:
         # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
-        cached = not self.settings.no_cache
+        cached = self.settings.cache
         return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
                       budget_share=share, run=run_id if cached else None,
                       reuse=reuse if cached else None, to_judge_again=self._to_judge_again)

@@ -64,8 +64,8 @@ class Worker:
         self._reuse = reuse
         self._again = to_judge_again
         """The baseline's answer today's judge grades again for a sample (``gate/drift.py``)."""
-        self._cache = (None if settings.no_cache
-                       else ResponseCache(settings.cache_dir / "responses"))
+        self._cache = (ResponseCache(settings.cache_dir / "responses") if settings.cache
+                       else None)
 
     def _make_pacer(self) -> Pacer:
         settings, share = self.settings, self._share

@@ -101,10 +101,9 @@ def download_air_bench_chat(
     paths = ", ".join([_META_PATH, *(f"Chat/{folder}/" for folder in folders)])
     what = f"AIR-Bench Chat ({repo_id}: {paths})"
 
-    returned = dataset_snapshot(
+    release_root = dataset_snapshot(
         repo_id, cache_dir, root, chat_allow_patterns(folders), what, hub,
         hint=_cached_hint(root, folders), also=_OLDER_REPO_NAME)
-    release_root = returned
     missing = [
         p for p in [_META_PATH, *(f"Chat/{f}" for f in folders)] if not (release_root / p).exists()
     ]
