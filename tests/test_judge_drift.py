@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.gate.drift import calibrates, judge_drift, measure
+from pytest_audiobench.gate.drift import Drift, calibrating, compare, judge_drift, measure
 from pytest_audiobench.outcome.lines import Linear, SampleLine
+from pytest_audiobench.transport.types import EndpointTraffic, JudgeIdentity, Traffic
 from tests.conftest import XDIST_MODES, ScoringJudge, Servers
-from tests.fakes.openai_server import Scripted
+from tests.fakes.openai_server import Reply, Scripted
 
 ONE = Linear(value="v", by="by", weights={"g": 1.0}, low=0, high=10)
 
@@ -23,11 +24,14 @@ def line(sample: str, value: float, group: str = "g") -> SampleLine:
 
 def test_the_calibration_share_is_a_fixed_share_of_the_samples() -> None:
     ids = [f"audiobench::b::t::{n}" for n in range(4000)]
-    quarter = [i for i in ids if calibrates(i, 0.25)]
-    assert 900 < len(quarter) < 1100  # 1,000 expected; the binomial SD is 27
-    assert quarter == [i for i in ids if calibrates(i, 0.25)]  # the same every time
-    assert set(quarter) <= {i for i in ids if calibrates(i, 0.5)}  # a larger share holds it
-    assert not any(calibrates(i, 0.0) for i in ids) and all(calibrates(i, 1.0) for i in ids)
+    quarter = calibrating(ids, 0.25)
+    assert len(quarter) == 1000  # exactly the share: it never costs more than said
+    assert quarter == calibrating(reversed(ids), 0.25)  # the same whatever the order
+    assert quarter <= calibrating(ids, 0.5)  # a larger share holds it
+    assert calibrating(ids, 0.0) == frozenset() and calibrating(ids, 1.0) == set(ids)
+    assert len(calibrating(ids[:7], 0.25)) == 1  # rounded down: floor(1.75)
+    # Spread over the samples, not the first ones: of the first 400 ids about a quarter.
+    assert 70 < len(quarter & set(ids[:400])) < 130
 
 
 def test_a_judge_one_point_harsher_on_every_answer_drifts_by_minus_one() -> None:
@@ -68,6 +72,53 @@ def test_of_the_headline_the_metric_that_pairs_the_most_answers_reports_the_drif
     assert judge_drift(["other"], linears.get, recorded, today, 2, 0.95).n == 0
 
 
+JUDGE_THEN = JudgeIdentity(url="http://judge/v1", model="gpt-4o", sampling={"temperature": 1},
+                           prompt="abc", served=["gpt-4o-2024-08-06"])
+
+
+def test_a_judge_differs_by_what_identifies_it_and_unknown_served_ids_say_nothing() -> None:
+    same = JUDGE_THEN.model_copy(update={"served": []})  # every reply came from the cache
+    assert same.differs_from(JUDGE_THEN) is None and JUDGE_THEN.differs_from(same) is None
+    moved = JUDGE_THEN.model_copy(update={"url": "http://proxy/v1", "prompt": "def"})
+    assert moved.differs_from(JUDGE_THEN) == ("endpoint http://judge/v1 (today: "
+                                              "http://proxy/v1); prompt abc (today: def)")
+    snapshot = JUDGE_THEN.model_copy(update={"served": ["gpt-4o-2024-11-20"]})
+    assert snapshot.differs_from(JUDGE_THEN) == (
+        "replies from gpt-4o-2024-08-06 (today: gpt-4o-2024-11-20)")
+    # The counts of the ids replies named add up over processes.
+    one = Traffic(endpoints={"j at u": EndpointTraffic(served={"a": 2})})
+    two = Traffic(endpoints={"j at u": EndpointTraffic(served={"a": 1, "b": 1})})
+    assert (one + two).endpoints["j at u"].served == {"a": 3, "b": 1}
+    assert (one + two).served_by("j", "u") == ["a", "b"]
+
+
+def test_what_the_gate_pairs_against_by_mode_identity_and_drift() -> None:
+    steady = Drift(metric="m", asked=50, n=50, difference=-0.1, low=-0.3, high=0.1,
+                   detectable=0.57, changed=False)
+    drifted = steady.model_copy(update={"difference": -1.0, "low": -1.2, "high": -0.8,
+                                        "changed": True})
+    other = JUDGE_THEN.model_copy(update={"model": "gpt-4.1"})
+    table = [  # mode, baseline's judge, today's, drift -> judged again?
+        ("always", JUDGE_THEN, JUDGE_THEN, steady, True),
+        ("never", JUDGE_THEN, other, drifted, False),
+        ("auto", JUDGE_THEN, other, None, True),
+        ("auto", JUDGE_THEN, JUDGE_THEN, drifted, True),
+        ("auto", JUDGE_THEN, JUDGE_THEN, steady, False),
+        ("auto", None, other, steady, False),  # an old baseline names no judge
+        ("auto", None, other, None, False),
+    ]
+    for mode, then, today, drift, rejudged in table:
+        assert compare(mode, then, today, drift).rejudged is rejudged, (mode, then, drift)
+    assert compare("auto", JUDGE_THEN, JUDGE_THEN, steady).why == (
+        "the judge is the baseline's and did not drift beyond its noise (-0.10 on 50 of the "
+        "baseline's answers, which would show a drift of 0.57)")
+    assert compare("auto", JUDGE_THEN, other).why == (
+        "the judge is not the baseline's: model gpt-4o (today: gpt-4.1)")
+    assert compare("auto", None, other).why == (
+        "the baseline names no judge identity (written before they were kept); no baseline "
+        "answer was graded again to measure its drift")
+
+
 def _write_then_rerun(run_bench: Any, servers: Servers, judge: ScoringJudge,
                       *args: str) -> Any:
     servers.model.script = Scripted("a good answer")
@@ -77,20 +128,69 @@ def _write_then_rerun(run_bench: Any, servers: Servers, judge: ScoringJudge,
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_an_unchanged_model_under_a_harsher_judge_shows_the_drift(
+def test_an_unchanged_model_under_a_harsher_judge_is_held_against_its_answers_judged_again(
         run_bench: Any, servers: Servers, xdist: list[str]) -> None:
     run = _write_then_rerun(run_bench, servers, ScoringJudge({"good answer": 7}, reference=5),
                             *xdist)
-    drift = run.report["benchmarks"][0]["judge_drift"]
+    summary = run.report["benchmarks"][0]
+    drift = summary["judge_drift"]
     assert drift["metric"] == "air_bench_chat.average.score"
     assert (drift["asked"], drift["n"]) == (16, 16)
     assert drift["difference"] == pytest.approx(-1.0) and drift["changed"] is True
+    # The drift is beyond chance: every baseline answer is judged again, and the gate pairs
+    # the new scores (7) with those (7), not with the recorded ones (8).
+    assert summary["judge_comparison"]["rejudged"] is True
+    rows = {r["metric"]: r for r in summary["gate"]["rows"]}
+    assert rows["air_bench_chat.average.score"]["difference"] == pytest.approx(0.0)
+    assert run.result.ret == pytest.ExitCode.OK
     out = run.result.stdout.str()
     assert ("judge drift: -1.00 [n/a] on air_bench_chat.average.score, today's judge on 16 of "
             "the baseline's own answers against the scores it recorded") in out
+    assert ("judge: the gate pairs this run against every baseline answer judged again by "
+            "today's judge: the judge drifted beyond its noise (-1.00 on "
+            "air_bench_chat.average.score, 16 of the baseline's answers graded again)") in out
+
+
+def test_never_keeps_the_recorded_scores_and_says_the_judge_changed(
+        run_bench: Any, servers: Servers) -> None:
+    servers.model.script = Scripted("a good answer")
+    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    # As good an answer in other words (so that no reply of the old judge is cached for it),
+    # under a judge one point harsher.
+    servers.model.script = Scripted("a good answer, told otherwise")
+    servers.judge.script = ScoringJudge({"good answer": 7}, reference=5)
+    run = run_bench("--audiobench-calibration-share=1", "--audiobench-rejudge-baseline=never")
+    summary = run.report["benchmarks"][0]
+    assert summary["judge_comparison"]["rejudged"] is False
+    rows = {r["metric"]: r for r in summary["gate"]["rows"]}
+    # The recorded 8 against today's 7: the judge's change reads as the model's.
+    assert rows["air_bench_chat.average.score"]["difference"] == pytest.approx(-1.0)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    out = run.result.stdout.str()
     assert "judge drift: the judge changed since the baseline was written" in out
+    assert ("judge: the gate pairs this run against the scores the baseline recorded: "
+            "--audiobench-rejudge-baseline never") in out
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_judge_whose_replies_name_another_model_is_another_judge(
+        run_bench: Any, servers: Servers, xdist: list[str]) -> None:
+    servers.model.script = Scripted("a good answer")
+    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    servers.judge.served_as = "judge-model-2026-12-01"
+    servers.judge.script = ScoringJudge({"good answer": 7}, reference=5)
+    before = servers.judge.count()
+    run = run_bench("--audiobench-calibration-share=0.25", *xdist)
+    summary = run.report["benchmarks"][0]
+    why = summary["judge_comparison"]["why"]
+    assert summary["judge_comparison"]["rejudged"] is True
+    assert why == ("the judge is not the baseline's: replies from judge-model (today: "
+                   "judge-model-2026-12-01)")
+    assert run.result.ret == pytest.ExitCode.OK
+    # Every baseline answer judged again (both orders) and every new answer judged afresh:
+    # the same texts in one run are one request each.
+    assert servers.judge.count() - before == 32
+    assert summary["judge_drift"]["asked"] == 16
 def test_a_steady_judge_shows_no_drift_and_the_default_share_asks_a_quarter(
         run_bench: Any, servers: Servers) -> None:
     servers.model.script = Scripted("a good answer")
@@ -99,7 +199,7 @@ def test_a_steady_judge_shows_no_drift_and_the_default_share_asks_a_quarter(
     run = run_bench()
     drift = run.report["benchmarks"][0]["judge_drift"]
     nodes = run.report["selected"]
-    assert drift["asked"] == sum(calibrates(n, 0.25) for n in nodes) > 0
+    assert drift["asked"] == len(calibrating(nodes, 0.25)) > 0
     assert drift["difference"] == pytest.approx(0.0) and drift["changed"] is False
     # The unchanged answers are judged from the cache; the calibration draws afresh: both
     # orders of each answer asked again, and nothing else.
@@ -139,4 +239,60 @@ def test_the_page_shows_the_drift(run_bench: Any, servers: Servers, pytester: An
     text = page.read_text(encoding="utf-8")
     assert ('<p class="note drift">judge drift: +1.00 [n/a] on air_bench_chat.average.score'
             in text)
-    assert "the judge changed since the baseline was written" in text
+    assert ('<p class="note drift">judge: the gate pairs this run against every baseline '
+            "answer judged again by today&#x27;s judge: the judge drifted beyond its noise") in text
+
+
+def test_a_baseline_answer_today_s_judge_cannot_grade_again_errors_its_item(
+        run_bench: Any, servers: Servers) -> None:
+    servers.model.script = Scripted("a good answer")
+    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    servers.model.script = Scripted("a fine answer")
+    # Today's judge replies no score to any prompt that holds the baseline's answer.
+    servers.judge.script = ScoringJudge({"fine answer": 8}, replies={"good answer": "no idea"})
+    run = run_bench("--audiobench-rejudge-baseline=always")
+    outcomes = {s["outcome"] for s in run.report["samples"]}
+    assert outcomes == {"error"}  # never scored against nothing, never dropped in silence
+    sample = run.report["samples"][0]
+    assert sample["verdicts"] == [] and sample["judged_again_failed"].startswith("JudgeError")
+    assert "today's judge could not grade the baseline's answer again" in sample["message"]
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    assert run.report["benchmarks"][0]["gate"]["missing"] == 16
+
+
+def test_the_dry_run_counts_every_baseline_answer_when_always_and_says_what_a_drift_adds(
+        run_bench: Any, servers: Servers) -> None:
+    servers.model.script = Scripted("a good answer")
+    written = run_bench("--audiobench-update-baseline")
+    share = len(calibrating(written.report["selected"], 0.25))
+    always = run_bench("--audiobench-dry-run", "--audiobench-rejudge-baseline=always",
+                       "--audiobench-calibration-share=0").result.stdout.str()
+    assert "judge calls include 16 baseline answers graded again" in always
+    assert "if the judge drifted" not in always
+    auto = run_bench("--audiobench-dry-run").result.stdout.str()
+    assert f"judge calls include {share} baseline answers graded again" in auto
+    assert (f"and {16 - share} more baseline answers are graded again if the judge drifted "
+            "beyond its noise (not counted)") in auto
+
+
+def test_a_resume_holds_to_the_run_s_decision(run_bench: Any, servers: Servers,
+                                              small_records: list[Any]) -> None:
+    servers.model.script = Scripted("a good answer")
+    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    servers.judge.script = ScoringJudge({"good answer": 7}, reference=5)
+    broken = Scripted("a good answer")
+    for record in small_records[:4]:
+        broken.when(contains=record["question"], replies=Reply(status=500))
+    servers.model.script = broken
+    first = run_bench("--audiobench-calibration-share=1", "--audiobench-retries", "0")
+    first.result.assert_outcomes(passed=12, errors=4)
+    assert first.report["benchmarks"][0]["judge_comparison"]["rejudged"] is True
+    # The judge is steady again, yet the resume pairs as the run began: against the answers
+    # judged again (from this run's cache), never half one way and half the other.
+    servers.model.script = Scripted("a good answer")
+    servers.judge.script = ScoringJudge({"good answer": 8}, reference=6)
+    resumed = run_bench("--audiobench-calibration-share=1", "--audiobench-resume")
+    resumed.result.assert_outcomes(passed=16)
+    summary = resumed.report["benchmarks"][0]
+    assert summary["judge_comparison"] == first.report["benchmarks"][0]["judge_comparison"]
+    assert resumed.result.ret == pytest.ExitCode.OK

@@ -33,15 +33,17 @@ def true_score(answer: str) -> int:
 
 
 class NoisyJudge:
-    """Scores each fenced answer as its true score plus seeded noise, clipped to 0-10."""
+    """Scores each fenced answer as its true score plus seeded noise, clipped to 0-10; a new
+    snapshot of it moves every score by ``shift`` points."""
 
     def __init__(self) -> None:
         self.seed = 0
+        self.shift = 0
 
     def __call__(self, request: ChatRequest) -> str:
         rng = random.Random(f"{self.seed}|{request.text}")
         first, second = fenced_answers(request.text)
-        scores = [min(10, max(0, true_score(a) + rng.choices(NOISE, WEIGHTS)[0]))
+        scores = [min(10, max(0, true_score(a) + self.shift + rng.choices(NOISE, WEIGHTS)[0]))
                   for a in (first, second)]
         return f"{scores[0]} {scores[1]}"
 
@@ -116,6 +118,55 @@ def test_a_drop_of_2_points_on_30_percent_of_the_samples_always_fails(
     rows = {r["metric"]: r for r in run.report["benchmarks"][0]["gate"]["rows"]}
     assert rows["air_bench_chat.average.score"]["verdict"] == "regressed"
     assert rows["air_bench_chat.average.score"]["test"] == "paired"
+
+
+def test_a_judge_one_point_harsher_leaves_an_unchanged_model_passing_and_says_so(
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], servers: Servers) -> None:
+    _, judge = noisy
+    noisy_run(run_bench, data, "--audiobench-update-baseline")
+    judge.seed, judge.shift = 5, -1
+    run = noisy_run(run_bench, data)
+    assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()[-3000:]
+    summary = run.report["benchmarks"][0]
+    drift = summary["judge_drift"]
+    # The 50 of the calibration share told the drift; then all 200 answers were graded
+    # again, and the drift is measured on them all: -1, less what the clipping takes back.
+    assert drift["asked"] == 200 and drift["changed"] is True
+    assert -1.3 < drift["difference"] < -0.7 and drift["low"] < drift["difference"]
+    assert summary["judge_comparison"]["rejudged"] is True
+    assert summary["counts"]["failed"] <= 0.05 * len(RECORDS)
+
+
+def test_a_lenient_judge_does_not_hide_a_drop_of_2_points_on_30_percent(
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge]) -> None:
+    model, judge = noisy
+    noisy_run(run_bench, data, "--audiobench-update-baseline")
+    model.worse = keys(0.3, salt="lenient")
+    judge.seed, judge.shift = 6, 1
+    run = noisy_run(run_bench, data)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    summary = run.report["benchmarks"][0]
+    assert summary["judge_comparison"]["rejudged"] is True
+    rows = {r["metric"]: r for r in summary["gate"]["rows"]}
+    assert rows["air_bench_chat.average.score"]["verdict"] == "regressed"
+    # Against the recorded scores the judge's point would have covered most of the drop.
+    never = noisy_run(run_bench, data, "--audiobench-rejudge-baseline=never")
+    rows = {r["metric"]: r for r in never.report["benchmarks"][0]["gate"]["rows"]}
+    assert rows["air_bench_chat.average.score"]["difference"] > -0.3
+
+
+def test_a_steady_judge_costs_a_quarter_more_judge_requests_at_most(
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], servers: Servers) -> None:
+    _, judge = noisy
+    noisy_run(run_bench, data, "--audiobench-update-baseline")
+    judge.seed = 8
+    before = servers.judge.count()
+    bare = noisy_run(run_bench, data, "--audiobench-calibration-share=0")
+    plain = servers.judge.count() - before
+    calibrated = noisy_run(run_bench, data)
+    assert bare.result.ret == calibrated.result.ret == pytest.ExitCode.OK
+    assert calibrated.report["benchmarks"][0]["judge_comparison"]["rejudged"] is False
+    assert servers.judge.count() - before - plain <= 1.25 * plain
 
 
 def test_items_name_the_samples_that_dropped_and_spare_the_rest(

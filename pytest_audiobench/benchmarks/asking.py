@@ -7,8 +7,10 @@ from typing import Any
 
 from pytest_audiobench.benchmarks.base import Runtime
 from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.outcome.records import ModelAnswer, RequestRecord
 from pytest_audiobench.transport.audio import audio_part, load_audio
+from pytest_audiobench.transport.types import Completion
 
 
 def model_fingerprint(sample: Sample, prompt: str, audio_sha256: str,
@@ -59,3 +61,15 @@ async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> 
         transcoded=payload.transcoded,
     )
     return ModelAnswer(run=run, request=request, completion=completion, warnings=warnings)
+
+
+def given_answer(sample: Sample, prompt: str, text: str, audio_sha256: str,
+                 settings: Settings) -> ModelAnswer:
+    """An answer known as text (a baseline's, for today's judge to grade again), with the
+    request this run makes for the sample; its audio, not read, known by its hash."""
+    endpoint = settings.endpoint
+    request = RequestRecord(
+        url=endpoint.url, model=endpoint.model, sampling=endpoint.sampling,
+        audio_mode=settings.audio_mode, prompt=prompt, audio_format="not read",
+        audio_seconds=0.0, audio_sha256=audio_sha256, transcoded=False)
+    return ModelAnswer(request=request, completion=Completion(text=text, finish_reason="stop"))

@@ -171,6 +171,18 @@ class Benchmark(ABC):
         """How it asks the judge, for the summary's first line (e.g. "both orders")."""
         return []
 
+    def judge_prompt(self) -> str | None:
+        """A hash of how it asks the judge besides the sample (its prompt, its protocol): a
+        baseline's judge asked otherwise is another judge (``gate/drift.py``); None when it
+        asks none."""
+        return None
+
+    def judged_metrics(self, release: Release) -> tuple[str, ...]:
+        """The metrics a judge decides, which measure its drift on the baseline's own answers
+        graded again (``gate/drift.py``; the one that pairs the most of them); none when no
+        judge decides any."""
+        return ()
+
     def notes(self, release: Release) -> list[str]:
         """How the numbers were made, for the summary and the JSON report."""
         return list(release.notes)
@@ -205,3 +217,13 @@ class Benchmark(ABC):
         from pytest_audiobench.outcome.view import SampleView
 
         return SampleView()
+
+
+def line_judged_again(bench: Benchmark, record: SampleRecord) -> SampleLine | None:
+    """The line of the baseline's answer to ``record``'s sample as today's judge graded it
+    (``record.judged_again``): its values and draws; None when it was not graded again. Its
+    answer text is this run's (the gate reads none; an item's report takes the baseline's)."""
+    if not record.judged_again:
+        return None
+    return bench.sample_line(record.model_copy(update={"verdicts": record.judged_again,
+                                                       "answers": record.answers[:1]}))

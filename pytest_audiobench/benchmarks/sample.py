@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_audiobench.outcome.records import SampleRecord
 
 ROOT_NODE = "audiobench"
 
@@ -31,3 +34,13 @@ class Sample:
     @property
     def nodeid(self) -> str:
         return f"{ROOT_NODE}::{self.benchmark}::{self.task}::{self.id}"
+
+    def to_record(self, **story: Any) -> SampleRecord:
+        """The sample's record with ``story`` (its outcome, answers, verdicts, ...)."""
+        from pytest_audiobench.outcome.records import SampleRecord
+
+        return SampleRecord(
+            benchmark=self.benchmark, sample_id=self.id, task=self.task,
+            category=self.category, subcategory=self.subcategory, nodeid=self.nodeid,
+            audio_path=str(self.audio), question=self.question, reference=self.reference,
+            choices=list(self.choices), **story)

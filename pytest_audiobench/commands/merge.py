@@ -81,6 +81,12 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     names = list(benches)
     longest = max((r.seconds for _, r in reports if r.seconds is not None), default=None)
     loaded = load_all(settings, names)  # read before an update is written
+    for name in names:
+        # Every shard decided alike (by the judge's identity): the first one says it.
+        comparison = next((b.judge_comparison for _, r in reports for b in r.benchmarks
+                           if b.benchmark == name and b.judge_comparison is not None), None)
+        if comparison is not None:
+            loaded[name] = loaded[name].decided(comparison)
     report, updates = build_report(settings, benches, releases, samples, sorted(selected),
                                    loaded, traffic, None, seconds=longest)
     report = baselines_unwritten(report, writing.apply(updates))

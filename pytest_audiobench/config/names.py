@@ -1,4 +1,5 @@
-"""Names known before any data is read: audio modes, the in-process URL, the mini data.
+"""Names known before any data is read: audio modes, when to judge a baseline again, the
+in-process URL, the mini data.
 
 Kept free of heavy imports: the option converters use it in every pytest start.
 """
@@ -9,6 +10,10 @@ from typing import Literal
 
 AudioMode = Literal["input_audio", "data-uri", "audio-url"]
 AUDIO_MODES: tuple[AudioMode, ...] = ("input_audio", "data-uri", "audio-url")
+
+Rejudge = Literal["auto", "always", "never"]
+"""--audiobench-rejudge-baseline: when every baseline answer is judged again (``gate/drift.py``)."""
+REJUDGE: tuple[Rejudge, ...] = ("auto", "always", "never")
 
 IN_PROCESS = "in-process"
 """The endpoint URL recorded for a model or judge that answers in this process (a provider)."""

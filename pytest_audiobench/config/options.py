@@ -14,7 +14,7 @@ import pytest
 
 from pytest_audiobench.config import convert
 from pytest_audiobench.config.declarations import Catalog, Flag, OptionGroup, option
-from pytest_audiobench.config.names import AUDIO_MODES, AudioMode
+from pytest_audiobench.config.names import AUDIO_MODES, REJUDGE, AudioMode, Rejudge
 
 
 def _benchmarks(catalog: Catalog) -> Callable[[str], tuple[str, ...]]:
@@ -203,6 +203,11 @@ class GateOptions(OptionGroup):
         "share of a per-sample baseline's answers judged again in every run with today's judge, "
         "to measure how far the judge drifted since the baseline was written (0: none)",
         convert.share, "S")] = 0.25
+    rejudge_baseline: Annotated[Rejudge, Flag(
+        "when today's judge grades every baseline answer again, the gate then pairing against "
+        "those scores so that a changed judge cancels out: auto (when the judge is not the "
+        "baseline's or its drift is beyond its noise), always, never",
+        convert.choice(REJUDGE), "WHEN")] = "auto"
 
 
 class OutputOptions(OptionGroup):

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pytest_audiobench.errors import BaselineError, problems
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.transport.types import ModelIdentity
+from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
 
 class Threshold(BaseModel):
@@ -43,6 +43,9 @@ class Baseline(BaseModel):
     model: str
     judge_model: str | None = None
     """Judge the thresholds were measured with; another judge's numbers are not comparable."""
+    judge: JudgeIdentity | None = None
+    """What identified that judge (endpoint, sampling, prompt, the ids its replies named): a
+    run whose judge differs judges the baseline's answers again (``drift.py``)."""
     source: str | None = None
     """Where the thresholds come from when no run here wrote them (a paper, a leaderboard)."""
     identity: ModelIdentity | None = None
@@ -81,7 +84,7 @@ def load(path: Path) -> Baseline | None:
 def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mapping[str, Metric],
              names: tuple[str, ...], tolerance: float, previous: Baseline | None,
              allowed: int | None = None, identity: ModelIdentity | None = None,
-             noise: float | None = None) -> Baseline:
+             noise: float | None = None, judge: JudgeIdentity | None = None) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
     tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given."""
     old = previous.metrics if previous else {}
@@ -98,7 +101,7 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
             kept[name] = old[name]
     if allowed is None:
         allowed = previous.max_errors if previous else 0
-    return Baseline(benchmark=benchmark, model=model, judge_model=judge_model,
+    return Baseline(benchmark=benchmark, model=model, judge_model=judge_model, judge=judge,
                     identity=identity, noise=noise, max_errors=allowed, metrics=kept)
 
 

@@ -18,7 +18,7 @@ from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import Assessed, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.transport.types import ModelIdentity
+from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
 BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard"]
 
@@ -54,13 +54,15 @@ class Decision:
 
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
-           identity: ModelIdentity | None, pairing: Pairing | None = None,
+           identities: tuple[ModelIdentity | None, JudgeIdentity | None],
+           pairing: Pairing | None = None,
            assessed: Mapping[str, Assessed] | None = None) -> Decision:
     """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
     --audiobench-update-baseline decide to write a new one, with this run's sample lines (and
     the old lines of samples this run did not score), when they would hold against it (a
-    shard never gates: its merge does)."""
+    shard never gates: its merge does). ``identities``: the model's and the judge's."""
     path, current = loaded.path, loaded.file
+    identity, judge = identities
     judge_model = settings.judge.endpoint.model if settings.judge else None
     if settings.shard is not None:
         return Decision("shard", path)
@@ -69,7 +71,8 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
         lines = {**base, **new}  # the old lines without their texts: the noise needs draws
         fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
                                    tuple(headline), settings.tolerance, current,
-                                   settings.max_errors, identity, judge_noise(lines.values()))
+                                   settings.max_errors, identity, judge_noise(lines.values()),
+                                   judge)
         gate = evaluate(fresh, metrics, missing, judge_model)
         if not gate.held:
             return Decision("refused", path, gate)

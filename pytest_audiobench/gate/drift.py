@@ -2,30 +2,46 @@
 per-sample baseline holds, and the change of those scores from the ones the baseline
 recorded is the judge's, not the model's (the answers are the same).
 
-Which samples calibrate is decided here (``calibrates``: a fixed pseudo-random share, by the
-sample's node id, so that every run and every process picks the same ones), and so is the
-measure (``measure``): the benchmark's headline metric over those samples, the recorded
-lines paired with the new ones, its interval at the run's confidence (two-sided), the
-smallest drift the share detects with 80 % power, and whether the exact tests tell it from
-chance either way (the paired gate's tests, at half the level on each side). It is
-reported; the gate does not yet act on it.
+Which samples calibrate is decided here (``calibrating``: a fixed pseudo-random share of the
+baseline's samples, by node id, the same in every run and process), and so is the measure
+(``measure``): a metric the judge decides over those samples, the recorded lines paired with
+the new ones, its interval at the run's confidence (two-sided), the smallest drift the share
+detects with 80 % power, and whether the exact tests tell it from chance either way (the
+paired gate's tests, at half the level on each side).
+
+What the gate holds a run against is decided here too (``compare``): the scores the baseline
+recorded, or, when the judge is not the baseline's (``JudgeIdentity``) or drifted beyond its
+noise, or when asked, every baseline answer judged again by today's judge, so that the judge's
+change cancels in each sample's difference. ``run/calibration.py`` asks the calibration share
+before the items, so that every item and the gate hold against the same scores.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from pytest_audiobench.config.names import Rejudge
 from pytest_audiobench.gate.paired import assess, paired
 from pytest_audiobench.outcome.lines import Linear, SampleLine
+from pytest_audiobench.transport.types import JudgeIdentity
+
+if TYPE_CHECKING:
+    from pytest_audiobench.config.settings import Settings
 
 
-def calibrates(nodeid: str, share: float) -> bool:
-    """Whether ``nodeid`` is in the calibration share (``share`` of the samples, 0 to 1)."""
-    digest = hashlib.sha256(f"calibration:{nodeid}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") < share * 2**64
+def calibrating(nodeids: Iterable[str], share: float) -> frozenset[str]:
+    """The calibration share of ``nodeids`` (a baseline's samples): the ``floor(share x n)``
+    of them first in a fixed pseudo-random order, so that every run and process picks the
+    same ones, a larger share holds a smaller one's, and the share costs no more than said."""
+    ids = list(nodeids)
+    ranked = sorted(ids, key=lambda nodeid: hashlib.sha256(
+        f"calibration:{nodeid}".encode()).digest())
+    return frozenset(ranked[:math.floor(share * len(ids))])
 
 
 class Drift(BaseModel):
@@ -34,8 +50,11 @@ class Drift(BaseModel):
     metric: str
     asked: int
     """Baseline answers today's judge was asked to grade again."""
+    graded: int = 0
+    """Of them, those it scored."""
     n: int
-    """Of them, those both gradings scored (the pairs the measure rests on)."""
+    """Of those, the ones in the metric's groups that both gradings scored (the pairs the
+    measure rests on)."""
     difference: float | None = None
     """Today's judge minus the recorded scores, over the ``n`` (None when ``n`` is 0)."""
     low: float | None = None
@@ -54,10 +73,11 @@ def measure(metric: str, linear: Linear, recorded: Mapping[str, SampleLine],
     base = {k: recorded[k] for k in today if k in recorded}
     result, back = paired(linear, base, today), paired(linear, today, base)
     if result is None or back is None:
-        return Drift(metric=metric, asked=asked, n=0)
+        return Drift(metric=metric, asked=asked, graded=len(today), n=0)
     level = (1 - confidence) / 2
     harsher, lenient = assess(result, 0.0, level), assess(back, 0.0, level)
-    return Drift(metric=metric, asked=asked, n=result.n, difference=result.difference,
+    return Drift(metric=metric, asked=asked, graded=len(today), n=result.n,
+                 difference=result.difference,
                  low=harsher.low, high=harsher.high, detectable=harsher.detectable,
                  changed=harsher.regressed or lenient.regressed)
 
@@ -70,4 +90,61 @@ def judge_drift(headline: Sequence[str], linear: Callable[[str], Linear | None],
     found = [measure(metric, made, recorded, today, asked, confidence)
              for metric in headline if (made := linear(metric)) is not None]
     best = max(found, key=lambda drift: drift.n, default=None)
-    return best if best is not None else Drift(metric="", asked=asked, n=0)
+    return best if best is not None else Drift(metric="", asked=asked, graded=len(today), n=0)
+
+
+class JudgeComparison(BaseModel):
+    """What the gate holds this run's scores against, and why: the scores the baseline
+    recorded, or (``rejudged``) its answers judged again by today's judge in this run."""
+
+    rejudged: bool
+    why: str
+
+    def line(self) -> str:
+        """The summary's line."""
+        against = ("every baseline answer judged again by today's judge" if self.rejudged
+                   else "the scores the baseline recorded")
+        return f"judge: the gate pairs this run against {against}: {self.why}"
+
+
+def judge_identity(settings: Settings, prompt: str | None,
+                   served: Iterable[str] = ()) -> JudgeIdentity | None:
+    """Today's judge of a benchmark whose judge prompt hashes to ``prompt``
+    (``Benchmark.judge_prompt``), as a baseline keeps it; None without a sampled judge (an
+    offline one, or none). ``served``: the model ids its replies named."""
+    judge = settings.judge
+    if judge is None or judge.offline:
+        return None
+    endpoint = judge.endpoint
+    return JudgeIdentity(url=endpoint.url, model=endpoint.model,
+                         sampling=endpoint.sampling.model_dump(mode="json", exclude_none=True),
+                         prompt=prompt, served=sorted(served))
+
+
+def compare(mode: Rejudge, then: JudgeIdentity | None, today: JudgeIdentity | None,
+            drift: Drift | None = None) -> JudgeComparison:
+    """What the gate holds against, by --audiobench-rejudge-baseline ``mode``, the baseline's
+    judge (``then``, None when the file names none), today's, and the drift measured."""
+    if mode == "always":
+        return JudgeComparison(rejudged=True, why="--audiobench-rejudge-baseline always")
+    if mode == "never":
+        return JudgeComparison(rejudged=False, why="--audiobench-rejudge-baseline never")
+    other = None if then is None or today is None else today.differs_from(then)
+    if other:
+        return JudgeComparison(rejudged=True, why=f"the judge is not the baseline's: {other}")
+    if drift is not None and drift.changed:
+        return JudgeComparison(rejudged=True, why=(
+            f"the judge drifted beyond its noise ({drift.difference:+.2f} on {drift.metric}, "
+            f"{drift.n} of the baseline's answers graded again)"))
+    return JudgeComparison(rejudged=False, why=_steady(then, drift))
+
+
+def _steady(then: JudgeIdentity | None, drift: Drift | None) -> str:
+    """Why the recorded scores serve: nothing measured says the judge changed."""
+    named = "the judge is the baseline's" if then is not None else (
+        "the baseline names no judge identity (written before they were kept)")
+    if drift is None or drift.difference is None:
+        return f"{named}; no baseline answer was graded again to measure its drift"
+    told = f", which would show a drift of {drift.detectable:.2f}" if drift.detectable else ""
+    return (f"{named} and did not drift beyond its noise ({drift.difference:+.2f} on "
+            f"{drift.n} of the baseline's answers{told})")

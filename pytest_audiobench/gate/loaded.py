@@ -14,7 +14,7 @@ from pathlib import Path
 from pytest_audiobench.config.names import MINI
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import Baseline, BaseLines, load, load_samples, path_for, whole
-from pytest_audiobench.gate.drift import calibrates
+from pytest_audiobench.gate.drift import JudgeComparison, calibrating
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.paired import items_comparable, noise_of
 from pytest_audiobench.outcome.lines import SampleLine
@@ -36,25 +36,36 @@ class LoadedBaseline:
     noise: float | None
     """The judge's noise: as the file states it, else measured from its lines."""
     confidence: float
-    calibration_share: float = 0.0
-    """The share of its lines whose answers today's judge grades again (``drift.py``)."""
+    calibration: frozenset[str] = frozenset()
+    """The node ids of the lines whose answers today's judge grades again (``drift.py``)."""
+    comparison: JudgeComparison | None = None
+    """What the gate holds this run against, once decided before the items (``drift.py``)."""
 
     @classmethod
     def of(cls, path: Path, file: Baseline | None, lines: Mapping[str, SampleLine],
            confidence: float, calibration_share: float = 0.0) -> LoadedBaseline:
         noise = noise_of(file.noise if file else None, lines.values()) if lines else None
-        return cls(path, file, lines, noise, confidence, calibration_share)
+        return cls(path, file, lines, noise, confidence, calibrating(lines, calibration_share))
 
-    def to_judge_again(self, nodeid: str) -> str | None:
-        """The baseline's answer to ``nodeid`` when today's judge is to grade it again: the
-        sample is in the calibration share, and its line holds one inference run's answer
-        graded by a judge (not an offline one)."""
+    @property
+    def rejudged(self) -> bool:
+        """Every baseline answer is judged again, and items and gate pair against those."""
+        return self.comparison is not None and self.comparison.rejudged
+
+    def decided(self, comparison: JudgeComparison) -> LoadedBaseline:
+        """This baseline once what the gate holds against is decided."""
+        return replace(self, comparison=comparison)
+
+    def to_judge_again(self, nodeid: str) -> SampleLine | None:
+        """The baseline's line of ``nodeid``, whole, when today's judge is to grade its answer
+        again: the sample is in the calibration share (or every answer is judged again), and
+        its line holds one inference run's answer graded by a judge (not an offline one)."""
         line = self.lines.get(nodeid)
-        if line is None or not line.judged or line.runs \
-                or not calibrates(nodeid, self.calibration_share):
+        if line is None or not line.judged or line.runs or not (
+                self.rejudged or nodeid in self.calibration):
             return None
         full = whole(self.lines, nodeid)
-        return full.answer if full is not None and full.answer else None
+        return full if full is not None and full.answer else None
 
     @property
     def holds_items(self) -> bool:
@@ -65,12 +76,18 @@ class LoadedBaseline:
         """What the summary says of the items' gate."""
         return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
 
-    def change(self, nodeid: str, new: SampleLine | None, fails_now: bool) -> Change | None:
-        """The sample's change against its line, if it has one; a regression's carries the
-        old answer and replies, which its report shows."""
-        found = change(self.lines.get(nodeid), new, fails_now, self.noise, self.confidence)
+    def change(self, nodeid: str, new: SampleLine | None, fails_now: bool,
+               again: SampleLine | None = None) -> Change | None:
+        """The sample's change against its line, if it has one (when every answer is judged
+        again: against ``again``, today's judge on the baseline's answer); a regression's
+        carries the old answer and the replies it was held against, which its report shows."""
+        old = again if self.rejudged else self.lines.get(nodeid)
+        found = change(old, new, fails_now, self.noise, self.confidence)
         if found is not None and found.kind == "regressed":
-            found = replace(found, base=whole(self.lines, nodeid) or found.base)
+            full = whole(self.lines, nodeid)
+            base = full if not self.rejudged or full is None or again is None else \
+                again.model_copy(update={"answer": full.answer})
+            found = replace(found, base=base or found.base)
         return found
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ from pytest_audiobench import __version__
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.decision import BaselineStatus
-from pytest_audiobench.gate.drift import Drift
+from pytest_audiobench.gate.drift import Drift, JudgeComparison
 from pytest_audiobench.gate.evaluation import Gate
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
@@ -64,6 +64,9 @@ class BenchmarkSummary(BaseModel):
     baseline_path: str
     baseline: BaselineStatus
     gate: Gate | None = None
+    judge_comparison: JudgeComparison | None = None
+    """What the gate paired this run against, and why (``gate/drift.py``); None without a
+    judged per-sample baseline."""
     judge_drift: Drift | None = None
     """Today's judge on a share of the per-sample baseline's own answers (``gate/drift.py``);
     None without one, or when no answer was graded again."""

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally
+from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally, line_judged_again
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.decision import BaselineUpdate, Decision, decide, exit_status
-from pytest_audiobench.gate.drift import judge_drift
+from pytest_audiobench.gate.drift import judge_drift, judge_identity
 from pytest_audiobench.gate.evaluation import Pairing, assess_all
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import Assessed
@@ -32,7 +32,7 @@ from pytest_audiobench.report.model import (
     TokenUsage,
     add_usage,
 )
-from pytest_audiobench.transport.types import ModelIdentity, Traffic
+from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity, Traffic
 
 
 @dataclass
@@ -63,7 +63,9 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     (``gate.writing.apply``) and says with ``baselines_unwritten`` when it cannot."""
     identity = run.identity if run is not None else None
     folded, total = _fold(settings, benchmarks, records, selected, loaded)
-    pairings = {name: Pairing(base=loaded[name].lines, new=folded[name].lines or {},
+    # Against the baseline's answers judged again today, when that was decided (drift.py).
+    pairings = {name: Pairing(base=folded[name].again if loaded[name].rejudged
+                              else loaded[name].lines, new=folded[name].lines or {},
                               linear=bench.linear, margin=bench.margin, noise=loaded[name].noise)
                 for name, bench in benchmarks.items()}
     limits = {name: baseline.metrics for name, pairing in pairings.items()
@@ -73,13 +75,16 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     for name, bench in benchmarks.items():
         mine = folded[name]
         own = (r for r in records if r.benchmark == name)
+        judge = judge_identity(settings, bench.judge_prompt(), traffic.served_by(
+            settings.judge.endpoint.model, settings.judge.endpoint.url) if settings.judge else ())
         summary, decision = summarise(settings, bench, releases[name], mine.counting.done(),
-                                      mine.tally, loaded[name], identity, pairings[name],
-                                      own, assessed[name])
-        if mine.asked_again:
-            drift = judge_drift(releases[name].headline, bench.linear, loaded[name].lines,
-                                mine.again, mine.asked_again, settings.confidence)
-            summary = summary.model_copy(update={"judge_drift": drift})
+                                      mine.tally, loaded[name], (identity, judge),
+                                      pairings[name], own, assessed[name])
+        drift = None if not mine.asked_again else judge_drift(
+            bench.judged_metrics(releases[name]), bench.linear, loaded[name].lines, mine.again,
+            mine.asked_again, settings.confidence)
+        summary = summary.model_copy(update={"judge_drift": drift,
+                                             "judge_comparison": loaded[name].comparison})
         summaries.append(summary)
         if decision.update is not None:
             updates[name] = decision.update
@@ -123,24 +128,24 @@ def _fold_again(folded: _Folded, bench: Benchmark, record: SampleRecord) -> None
     if not record.judged_again and record.judged_again_failed is None:
         return
     folded.asked_again += 1
-    again = record.model_copy(update={"verdicts": record.judged_again,
-                                      "answers": record.answers[:1]})
-    line = bench.sample_line(again) if record.judged_again else None
+    line = line_judged_again(bench, record)
     if line is not None:
         folded.again[line.id] = without_texts(line)
 
 
 def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,
-              tally: Tally, loaded: LoadedBaseline, identity: ModelIdentity | None,
+              tally: Tally, loaded: LoadedBaseline,
+              identities: tuple[ModelIdentity | None, JudgeIdentity | None],
               pairing: Pairing, records: Iterable[SampleRecord],
               assessed: Mapping[str, Assessed]) -> tuple[BenchmarkSummary, Decision]:
     """One benchmark's numbers and gate from its folded records, and the gate's decision;
-    ``records`` (its own) only for what it exports."""
+    ``identities``: what identified the model and the judge; ``records`` (its own) only for
+    what it exports."""
     name = bench.name
     per_run = [tally.metrics(run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, loaded,
-                      identity, pairing, assessed)
+                      identities, pairing, assessed)
     unwritten = []
     try:
         exported = bench.finish(records)

@@ -178,23 +178,33 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
 
 
 def drift_lines(summary: BenchmarkSummary) -> list[str]:
-    """Today's judge on the baseline's own answers, against the scores it recorded (the
-    summary's lines, and the page's)."""
+    """Today's judge on the baseline's own answers, against the scores it recorded, and what
+    the gate paired against (the summary's lines, and the page's)."""
+    comparison = summary.judge_comparison
+    said = [comparison.line()] if comparison is not None else []
+    return [*_drift(summary), *said]
+
+
+def _drift(summary: BenchmarkSummary) -> list[str]:
     drift = summary.judge_drift
     if drift is None:
         return []
-    unscored = drift.asked - drift.n
-    lost = f"; {unscored} could not be graded again" if unscored else ""
+    unscored, outside = drift.asked - drift.graded, drift.graded - drift.n
+    lost = "".join([f"; {unscored} could not be graded again" if unscored else "",
+                    f"; {outside} outside its groups" if outside and drift.n else ""])
     if drift.difference is None:
-        return [f"judge drift: none of the {drift.asked} baseline answers asked again could be "
-                f"scored{lost}"]
+        what = "could be scored" if not drift.graded else (
+            f"scored ({drift.graded}) fill the groups of a metric the judge decides")
+        return [f"judge drift: none of the {drift.asked} baseline answers asked again {what}"
+                f"{lost}"]
     interval = ("[n/a]" if drift.low is None or drift.high is None
                 else f"[{drift.low:+.2f}, {drift.high:+.2f}]")
     detects = f"{drift.detectable:.2f}" if drift.detectable is not None else "-"
     line = (f"judge drift: {drift.difference:+.2f} {interval} on {drift.metric}, today's judge "
             f"on {drift.n} of the baseline's own answers against the scores it recorded "
             f"(detects {detects}{lost})")
-    if not drift.changed:
+    if not drift.changed or (summary.judge_comparison is not None
+                             and summary.judge_comparison.rejudged):
         return [line]
     return [line, "judge drift: the judge changed since the baseline was written: the paired "
                   "changes above hold its change as well as the model's"]

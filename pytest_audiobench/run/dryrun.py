@@ -26,6 +26,9 @@ class DryRun(BaseModel):
     judged_again: int = 0
     """Baseline answers today's judge would grade again (``gate/drift.py``); their judge
     calls are in ``judge_calls``, none of them cached (a run draws them afresh)."""
+    judged_again_if_drifted: int = 0
+    """Baseline answers today's judge would grade again besides, when the calibration shows
+    that it drifted (--audiobench-rejudge-baseline auto): a dry run sends nothing to tell."""
     judge_upper_bound: bool = False
     """True when some answers are not cached yet, so their judge calls are a maximum (MMAR
     rubrics are asked only for correct answers)."""
@@ -45,7 +48,10 @@ class DryRun(BaseModel):
         ]
         if self.judged_again:
             lines.insert(3, f"judge calls include {self.judged_again} baseline answers graded "
-                            "again to measure the judge's drift")
+                            "again by today's judge (gate/drift)")
+        if self.judged_again_if_drifted:
+            lines.insert(4, f"and {self.judged_again_if_drifted} more baseline answers are "
+                            "graded again if the judge drifted beyond its noise (not counted)")
         if self.skipped:
             lines.append(f"{len(self.skipped)} samples would be skipped (no usable audio): "
                          + ", ".join(self.skipped[:5]) + (" ..." if len(self.skipped) > 5 else ""))
@@ -54,7 +60,8 @@ class DryRun(BaseModel):
 
 def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             runtime: Runtime,
-            to_judge_again: Callable[[Sample], str | None] = lambda sample: None) -> DryRun:
+            to_judge_again: Callable[[Sample], str | None] = lambda sample: None,
+            if_drifted: Callable[[Sample], bool] = lambda sample: False) -> DryRun:
     runs = runtime.settings.runs
     plan = DryRun(samples=len(samples), runs=runs)
     for sample in samples:
@@ -62,6 +69,7 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
         prompt = bench.prompt(sample)
         scoped = runtime.for_sample(sample)
         again = to_judge_again(sample)
+        plan.judged_again_if_drifted += again is None and if_drifted(sample)
         if again is not None:
             calls, _, bound = bench.judge_calls(sample, again, scoped)
             plan.judged_again += 1

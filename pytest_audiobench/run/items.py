@@ -49,15 +49,9 @@ class ItemState:
     """The baseline's answer graded again by today's judge, or why it could not be."""
 
     def record(self, sample: Sample) -> SampleRecord:
-        return SampleRecord(
-            benchmark=sample.benchmark, sample_id=sample.id, task=sample.task,
-            category=sample.category, subcategory=sample.subcategory, nodeid=sample.nodeid,
-            outcome=self.outcome,
-            audio_path=str(sample.audio), question=sample.question,
-            reference=sample.reference, choices=list(sample.choices),
-            answers=self.answers, verdicts=self.verdicts,
-            message=self.message, judged_again=self.again, judged_again_failed=self.again_failed,
-        )
+        return sample.to_record(
+            outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
+            message=self.message, judged_again=self.again, judged_again_failed=self.again_failed)
 
 
 class SampleItem(pytest.Function):
@@ -184,8 +178,12 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         pytest.skip(f"not run: {exc}")
     finally:
         worker.done(sample)
-    verdicts = state.verdicts = graded.verdicts
     state.again, state.again_failed = graded.again, graded.again_failed
+    unpaired = session_of(request.config).unpaired(sample, graded.again_failed)
+    if unpaired is not None:
+        # Not scored: the gate could not pair it; its replies stay in the cache for a resume.
+        raise JudgeError(unpaired)
+    verdicts = state.verdicts = graded.verdicts
     bench = worker.benchmarks[sample.benchmark]
     request.node.user_properties += bench.properties(verdicts)
     state.shortfall = bench.failure(sample, state.answers, verdicts)

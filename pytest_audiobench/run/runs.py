@@ -27,6 +27,7 @@ from pytest_audiobench.config.options import RequestOptions
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import replacing
+from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.transport.types import ModelIdentity
 
 
@@ -45,6 +46,9 @@ class RunRecord(BaseModel):
     undone: int | None = None
     """When it ended: the selected samples it left with an error, not run or without any
     record; None while it runs, or when it was killed."""
+    comparisons: dict[str, JudgeComparison] = {}
+    """Per benchmark, what its gate pairs against (``gate/drift.py``), decided before its
+    first item: a resume holds to it."""
 
 
 class Claim:
@@ -155,7 +159,8 @@ class RunBook:
         record = RunRecord(
             run_id=resumed.run_id if resumed else _new_run_id(),
             started=resumed.started if resumed else datetime.now(UTC).isoformat(),
-            fingerprint=fingerprint, identity=identity)
+            fingerprint=fingerprint, identity=identity,
+            comparisons=resumed.comparisons if resumed else {})
         reused = None
         if settings.reuse is not None:
             reused = self._named(settings.reuse, record, earlier).run_id
@@ -173,6 +178,13 @@ class RunBook:
                     f"--audiobench-reuse: run {found.run_id} asked {found.identity.model} "
                     f"with {differs}; its answers are not this model's")
         record = start.record.model_copy(update={"identity": identity, "undone": None})
+        unsaved = self.save(record)
+        notes = [*start.notes, unsaved] if unsaved else start.notes
+        return RunStart(record, start.resumed, start.reused, notes, start.claim)
+
+    def decided(self, start: RunStart, comparisons: dict[str, JudgeComparison]) -> RunStart:
+        """Record what each benchmark's gate pairs against."""
+        record = start.record.model_copy(update={"comparisons": comparisons})
         unsaved = self.save(record)
         notes = [*start.notes, unsaved] if unsaved else start.notes
         return RunStart(record, start.resumed, start.reused, notes, start.claim)

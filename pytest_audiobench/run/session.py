@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.base import Release, line_judged_again
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
@@ -26,9 +26,10 @@ from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
 from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.decision import unmet_requirement
+from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.items import Change
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
-from pytest_audiobench.outcome.records import SampleRecord
+from pytest_audiobench.outcome.records import SampleRecord, read_verdict
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
@@ -39,13 +40,14 @@ from pytest_audiobench.report.summary import (
     report_status,
 )
 from pytest_audiobench.report.terminal import render
+from pytest_audiobench.run.calibration import Calibrated, calibrate
 from pytest_audiobench.run.collecting import Collected, Started
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.keeping import freeze_collected, unfreeze
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
 from pytest_audiobench.run.runs import RunBook, RunStart
-from pytest_audiobench.run.worker import Worker
+from pytest_audiobench.run.worker import Again, Regraded, Worker
 from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.types import ModelIdentity, Traffic
 
@@ -55,6 +57,8 @@ _SHARE = "audiobench_budget_share"
 _TRAFFIC = "audiobench_traffic"
 _RUN = "audiobench_run"
 _REUSE = "audiobench_reuse"
+_COMPARED = "audiobench_compared"
+_AHEAD = "audiobench_graded_ahead"
 
 
 class AudiobenchSession:
@@ -77,6 +81,8 @@ class AudiobenchSession:
         self.written: dict[str, bool] = {}
         """The outputs of the end of the run, a line each, and whether each was written."""
         self._frozen = False
+        self._ahead: dict[str, Regraded] = {}
+        """Baseline answers today's judge graded before the items (``run/calibration.py``)."""
 
     # -- start -------------------------------------------------------------------------
 
@@ -95,6 +101,7 @@ class AudiobenchSession:
                 self._releases = Releases(self.settings, self.benchmarks, {
                     k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()})
                 self.baselines = load_all(self.settings, list(self.benchmarks))
+                self._take_comparisons(workerinput[_COMPARED], workerinput[_AHEAD])
                 self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
                                                  workerinput[_RUN], workerinput[_REUSE])
                 return
@@ -113,11 +120,14 @@ class AudiobenchSession:
             deadline = None if settings.deadline is None else time.time() + settings.deadline
             self._worker = self._make_worker(deadline, 1, self.run.record.run_id,
                                              self.run.reused)
-            if not self.config.option.collectonly and not settings.dry_run:
+            if self.config.option.collectonly:
+                return
+            if not settings.dry_run:
                 self.identity = ModelIdentity(
                     url=settings.endpoint.url, model=settings.endpoint.model,
                     revision=settings.model_revision, served=self.worker.check())
                 self.run = self._runs.confirm(self.run, self.identity)
+            self._compare(send=not settings.dry_run)
         except AudiobenchError as exc:
             raise pytest.UsageError(str(exc)) from exc
 
@@ -170,11 +180,53 @@ class AudiobenchSession:
         cached = self.settings.cache
         return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
                       budget_share=share, run=run_id if cached else None,
-                      reuse=reuse if cached else None, to_judge_again=self._to_judge_again)
+                      reuse=reuse if cached else None, to_judge_again=self._to_judge_again,
+                      judge_afresh=lambda name: self.baselines[name].rejudged)
 
-    def _to_judge_again(self, sample: Sample) -> str | None:
+    def _to_judge_again(self, sample: Sample) -> Again | None:
         baseline = self.baselines.get(sample.benchmark)
-        return None if baseline is None else baseline.to_judge_again(sample.nodeid)
+        line = None if baseline is None else baseline.to_judge_again(sample.nodeid)
+        return None if line is None else Again(line, self._ahead.get(sample.nodeid))
+
+    def _compare(self, send: bool) -> None:
+        """Decide, per benchmark, what its gate pairs against, before any item (a resume holds
+        to its run's decision); the answers graded to decide it serve the items. ``send``
+        False (a dry run): what needs no request."""
+        assert self.run is not None
+        kept, releases, decided = self.run.record.comparisons, self.releases(), {}
+        for name, baseline in self.baselines.items():
+            made = Calibrated(kept[name]) if name in kept else calibrate(
+                self.settings, self.benchmarks[name], releases[name], baseline,
+                self.worker.grade_again if send else None, self._judge_served)
+            if made is not None:
+                decided[name] = made.comparison
+                self.baselines[name] = baseline.decided(made.comparison)
+                self._ahead.update(made.graded)
+        if send and decided != kept:
+            self.run = self._runs.decided(self.run, decided)
+
+    def _judged_if_drifted(self, sample: Sample) -> bool:
+        """Whether a drift found by the calibration would have today's judge grade this
+        sample's baseline answer again too (auto, not yet decided: a dry run)."""
+        baseline = self.baselines.get(sample.benchmark)
+        if baseline is None or baseline.comparison is not None or not baseline.lines \
+                or self.settings.rejudge_baseline != "auto" or self.settings.judge is None:
+            return False
+        every = baseline.decided(JudgeComparison(rejudged=True, why="drifted"))
+        return every.to_judge_again(sample.nodeid) is not None
+
+    def _judge_served(self) -> list[str]:
+        judge = self.settings.judge
+        assert judge is not None
+        return self.worker.traffic().served_by(judge.endpoint.model, judge.endpoint.url)
+
+    def _take_comparisons(self, compared: dict[str, Any], ahead: dict[str, Any]) -> None:
+        """A worker's side of ``_compare``: the controller's decisions and gradings."""
+        for name, comparison in compared.items():
+            self.baselines[name] = self.baselines[name].decided(
+                JudgeComparison.model_validate(comparison))
+        self._ahead = {nodeid: ([read_verdict(v) for v in verdicts], failed)
+                       for nodeid, (verdicts, failed) in ahead.items()}
 
     def worker_input(self) -> dict[str, Any]:
         """What a worker needs from the controller: the data roots, downloaded once."""
@@ -185,7 +237,12 @@ class AudiobenchSession:
         return {_WORKER_ROOTS: {name: str(path) for name, path in self._releases.roots.items()},
                 _DEADLINE: self.worker.deadline_at,
                 _SHARE: workers if isinstance(workers, int) and workers > 0 else 1,
-                _RUN: run.record.run_id, _REUSE: run.reused}
+                _RUN: run.record.run_id, _REUSE: run.reused,
+                _COMPARED: {name: baseline.comparison.model_dump(mode="json")
+                            for name, baseline in self.baselines.items()
+                            if baseline.comparison is not None},
+                _AHEAD: {nodeid: ([v.model_dump(mode="json") for v in verdicts], failed)
+                         for nodeid, (verdicts, failed) in self._ahead.items()}}
 
     def releases(self) -> dict[str, Release]:
         """Every benchmark's release, its samples narrowed to the selected tasks and limit."""
@@ -194,8 +251,18 @@ class AudiobenchSession:
 
     def change_of(self, sample: Sample, record: SampleRecord, fails_now: bool) -> Change | None:
         """The sample's change against its per-sample baseline line, if it has one."""
-        line = self.benchmarks[sample.benchmark].sample_line(record)
-        return self.baselines[sample.benchmark].change(sample.nodeid, line, fails_now)
+        bench, baseline = self.benchmarks[sample.benchmark], self.baselines[sample.benchmark]
+        again = line_judged_again(bench, record) if baseline.rejudged else None
+        return baseline.change(sample.nodeid, bench.sample_line(record), fails_now, again)
+
+    def unpaired(self, sample: Sample, failed_again: str | None) -> str | None:
+        """Why the sample cannot be held against its baseline answer judged again by today's
+        judge, which its gate pairs against: that grading failed (``failed_again``)."""
+        baseline = self.baselines.get(sample.benchmark)
+        if failed_again is None or baseline is None or not baseline.rejudged:
+            return None
+        return (f"today's judge could not grade the baseline's answer again, which the gate "
+                f"pairs this sample against ({failed_again}); a resume asks it again")
 
     def samples(self) -> list[Sample]:
         return [sample for release in self.releases().values() for sample in release.samples]
@@ -344,8 +411,12 @@ class AudiobenchSession:
 
         wanted = set(self.collected.selected or ())
         samples = [s for s in self.samples() if s.nodeid in wanted]
-        self.plan = dry_run(samples, self.benchmarks, self.worker.runtime(),
-                            self._to_judge_again)
+        def again(sample: Sample) -> str | None:
+            found = self._to_judge_again(sample)
+            return None if found is None else found.line.answer
+
+        self.plan = dry_run(samples, self.benchmarks, self.worker.runtime(), again,
+                            self._judged_if_drifted)
         if self.settings.report is not None:
             with replacing(self.settings.report) as out:
                 out.write(self.plan.model_dump_json(indent=1))

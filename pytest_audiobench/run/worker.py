@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pytest
 
-from pytest_audiobench.benchmarks.asking import ask_model
+from pytest_audiobench.benchmarks.asking import ask_model, given_answer
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import EndpointSettings, ProviderChoice, Settings
 from pytest_audiobench.errors import AudiobenchWarning, EndpointError, JudgeError, NotRun
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Verdict
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
@@ -27,9 +28,22 @@ from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.engine import Engine, Pipeline
 from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.pacing import Pacer
-from pytest_audiobench.transport.types import Completion, Provider, Traffic
+from pytest_audiobench.transport.types import Provider, Traffic
 
 T = TypeVar("T")
+
+
+Regraded = tuple[list[Verdict], str | None]
+"""The baseline's answer graded again by today's judge: its verdict, or why there is none."""
+
+
+@dataclass(frozen=True)
+class Again:
+    """The baseline's line whose answer today's judge grades again for a sample, and that
+    grading when it was had before the items (``run/calibration.py``)."""
+
+    line: SampleLine
+    graded: Regraded | None = None
 
 
 @dataclass(frozen=True)
@@ -49,7 +63,8 @@ class Worker:
     def __init__(self, settings: Settings, benchmarks: Mapping[str, Benchmark], *,
                  deadline_at: float | None, budget_share: int, run: str | None,
                  reuse: str | None,
-                 to_judge_again: Callable[[Sample], str | None] = lambda sample: None) -> None:
+                 to_judge_again: Callable[[Sample], Again | None] = lambda sample: None,
+                 judge_afresh: Callable[[str], bool] = lambda benchmark: False) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.deadline_at = deadline_at
@@ -64,6 +79,9 @@ class Worker:
         self._reuse = reuse
         self._again = to_judge_again
         """The baseline's answer today's judge grades again for a sample (``gate/drift.py``)."""
+        self._afresh = judge_afresh
+        """Whether a benchmark's every judge reply must be this run's own: the judge changed,
+        and an earlier run's cached reply would be the old judge's (``gate/drift.py``)."""
         self._cache = (ResponseCache(settings.cache_dir / "responses") if settings.cache
                        else None)
 
@@ -123,6 +141,8 @@ class Worker:
         """Every run's answer, then every answer's verdict, each graded as soon as it lands;
         with them, the baseline's answer graded again when the sample calibrates the judge."""
         runtime = self.runtime().for_sample(sample)
+        if self._afresh(sample.benchmark):
+            runtime = runtime.judging_afresh(self._run)
         assert self._engine is not None
         bench = self.benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)
@@ -137,20 +157,42 @@ class Worker:
             graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
             if again is None or not answers:
                 return Graded(list(await graded))
-            old = ModelAnswer(request=answers[0].request,
-                              completion=Completion(text=again, finish_reason="stop"))
-            afresh = self._grade_again(bench, sample, old, runtime.judging_afresh(self._run))
-            verdicts, (regraded, failure) = await asyncio.gather(graded, afresh)
+            afresh = self._grade_again(sample, again, runtime)
+            if again.line.answer == answers[0].text:
+                # The same requests: asked one after the other, the second is served from
+                # this run's cache instead of paid twice.
+                verdicts = await graded
+                regraded, failure = await afresh
+            else:
+                verdicts, (regraded, failure) = await asyncio.gather(graded, afresh)
             return Graded(list(verdicts), regraded, failure)
 
         return self._engine.start(sample.nodeid, answer, grade)
 
-    @staticmethod
-    async def _grade_again(bench: Benchmark, sample: Sample, old: ModelAnswer,
-                           runtime: Runtime) -> tuple[list[Verdict], str | None]:
-        """The baseline's answer graded by today's judge; a failure is said, not scored."""
+    def grade_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, Regraded]:
+        """Today's judge on these baseline answers, all at once, by node id (before the
+        items: ``run/calibration.py``)."""
+        runtime = self.runtime()
+        assert self._engine is not None
+
+        async def every() -> list[Regraded]:
+            return list(await asyncio.gather(*(
+                self._grade_again(sample, Again(line), runtime.for_sample(sample))
+                for sample, line in asked)))
+
+        found = self._engine.call(every())
+        return {sample.nodeid: graded for (sample, _), graded in zip(asked, found, strict=True)}
+
+    async def _grade_again(self, sample: Sample, again: Again, runtime: Runtime) -> Regraded:
+        """The baseline's answer graded by today's judge, with replies of this run's own
+        (never an earlier run's); a failure is said, not scored."""
+        if again.graded is not None:
+            return again.graded
+        bench = self.benchmarks[sample.benchmark]
+        old = given_answer(sample, bench.prompt(sample), again.line.answer, again.line.cluster,
+                           self.settings)
         try:
-            return [await bench.grade(sample, old, runtime)], None
+            return [await bench.grade(sample, old, runtime.judging_afresh(self._run))], None
         except (JudgeError, EndpointError, NotRun) as exc:
             return [], f"{type(exc).__name__}: {exc}"
 

@@ -315,7 +315,9 @@ class Endpoint:
             if left is not None and left <= self.settings.timeout:
                 raise DeadlineReached(_DEADLINE_PASSED) from None
             raise Late(f"no whole reply within {timeout:g} s (--audiobench-timeout)") from None
-        return _completion(response, attempt, self.settings.sampling.max_tokens)
+        completion = _completion(response, attempt, self.settings.sampling.max_tokens)
+        self._line.named(response.get("model"))
+        return completion
 
     async def _post(self, messages: list[dict[str, Any]], extra: dict[str, Any],
                     timeout: float) -> Any:

@@ -8,7 +8,7 @@ import asyncio
 import time
 
 from pytest_audiobench.errors import EndpointDown
-from pytest_audiobench.transport.types import EndpointTraffic, Traffic
+from pytest_audiobench.transport.types import EndpointTraffic, Traffic, endpoint_label
 
 
 class Line:
@@ -33,6 +33,11 @@ class Line:
         self.traffic.received += 1
         if failure is not None:
             self._failed(failure)
+
+    def named(self, model: object) -> None:
+        """A reply with an answer named the model that gave it (a string, when it did)."""
+        if isinstance(model, str) and model:
+            self.traffic.served[model] = self.traffic.served.get(model, 0) + 1
 
     def _failed(self, reason: str) -> None:
         self.traffic.failures[reason] = self.traffic.failures.get(reason, 0) + 1
@@ -73,7 +78,7 @@ class Ledger:
         self.lines: dict[str, Line] = {}
 
     def line(self, model: str, url: str, max_failures: int) -> Line:
-        label = f"{model} at {url}"
+        label = endpoint_label(model, url)
         if label not in self.lines:
             self.lines[label] = Line(label, max_failures)
         return self.lines[label]

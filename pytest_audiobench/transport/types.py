@@ -79,17 +79,30 @@ class EndpointTraffic(BaseModel):
     connection_failures: int = 0
     stopped: str | None = None
     """Why no further request was sent to it (consecutive connection failures), if so."""
+    served: dict[str, int] = {}
+    """The model ids its replies named (a completion's ``model``), each with its count: what an
+    alias such as ``gpt-4o`` stood for in this run."""
 
     def __add__(self, other: EndpointTraffic) -> EndpointTraffic:
-        failures = dict(self.failures)
-        for reason, count in other.failures.items():
-            failures[reason] = failures.get(reason, 0) + count
         return EndpointTraffic(
             requests=self.requests + other.requests, received=self.received + other.received,
             retries=self.retries + other.retries, throttled=self.throttled + other.throttled,
-            failures=failures, waited_seconds=self.waited_seconds + other.waited_seconds,
+            failures=_summed(self.failures, other.failures),
+            waited_seconds=self.waited_seconds + other.waited_seconds,
             connection_failures=self.connection_failures + other.connection_failures,
-            stopped=self.stopped or other.stopped)
+            stopped=self.stopped or other.stopped, served=_summed(self.served, other.served))
+
+
+def _summed(one: Mapping[str, int], other: Mapping[str, int]) -> dict[str, int]:
+    summed = dict(one)
+    for key, count in other.items():
+        summed[key] = summed.get(key, 0) + count
+    return summed
+
+
+def endpoint_label(model: str, url: str) -> str:
+    """How an endpoint is named in the counts: ``"<model> at <url>"``."""
+    return f"{model} at {url}"
 
 
 class Traffic(BaseModel):
@@ -105,6 +118,11 @@ class Traffic(BaseModel):
     missing: list[str] = []
     """Processes whose counts never arrived (an xdist worker that crashed): the counts above
     leave their requests out."""
+
+    def served_by(self, model: str, url: str) -> list[str]:
+        """The model ids the replies of ``model`` at ``url`` named, sorted."""
+        found = self.endpoints.get(endpoint_label(model, url))
+        return sorted(found.served) if found is not None else []
 
     def __add__(self, other: Traffic) -> Traffic:
         endpoints = dict(self.endpoints)
@@ -144,3 +162,28 @@ class ModelIdentity(BaseModel):
             differences.append(f"revision {other.revision} (this run names none)")
         return "; ".join(differences) or None
 
+
+
+class JudgeIdentity(BaseModel):
+    """What identifies the judge whose scores a run (or the baseline it wrote) holds: where it
+    was asked, under which id, with which sampling, with which prompt (the benchmark's hash of
+    what it sends besides the sample), and the model ids its replies named."""
+
+    url: str
+    model: str
+    sampling: dict[str, Any] = {}
+    prompt: str | None = None
+    served: list[str] = []
+    """Empty when no reply came back in the run (every one served from the cache)."""
+
+    def differs_from(self, other: JudgeIdentity) -> str | None:
+        """How ``other`` (the baseline's judge) is not this one, in words; None when nothing
+        known differs (a side that saw no reply says nothing of the served ids)."""
+        differences = [f"{what} {theirs} (today: {mine})" for what, theirs, mine in (
+            ("model", other.model, self.model), ("endpoint", other.url, self.url),
+            ("sampling", other.sampling, self.sampling), ("prompt", other.prompt, self.prompt))
+            if theirs != mine]
+        if other.served and self.served and set(other.served) != set(self.served):
+            differences.append(f"replies from {', '.join(other.served)} "
+                               f"(today: {', '.join(self.served)})")
+        return "; ".join(differences) or None

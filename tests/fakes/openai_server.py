@@ -290,9 +290,12 @@ class FakeOpenAIServer(ServedInThread):
         self.script: Script = script if script is not None else _default_script
         self.models: list[str] = list(models)
         self.models_script: Callable[[dict[str, str]], Reply] | None = None
+        """When set, answers GET /models from the request's headers (an error status)."""
         self.model_info: dict[str, dict[str, Any]] = {}
         """Extra fields of a model's GET /models entry, e.g. vLLM's ``root``."""
-        """When set, answers GET /models from the request's headers (an error status)."""
+        self.served_as: str | None = None
+        """The model id its completions name, when not the one asked for (an alias's new
+        snapshot)."""
         self.requests: list[ChatRequest] = []
         self.max_in_flight = 0
         self.errors: list[BaseException] = []
@@ -399,7 +402,7 @@ class FakeOpenAIServer(ServedInThread):
             "id": f"chatcmpl-fake-{next(self._ids)}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": request.model,
+            "model": self.served_as or request.model,
             "choices": [
                 {
                     "index": 0,

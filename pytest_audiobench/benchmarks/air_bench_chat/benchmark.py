@@ -3,6 +3,7 @@ answer with the reference in both orders (the official two-pass protocol)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -187,6 +188,16 @@ class AirBenchChat(Benchmark):
         if judge is None or judge.offline:
             return [orders]
         return [orders, f"prompt {self.own.judge_template_path or 'built-in'}"]
+
+    def judge_prompt(self) -> str | None:
+        if not self.judged:
+            return None
+        protocol = {"template": self.template, "swap": self.own.swap, "repeats": self.repeats,
+                    "max_answer_chars": self.max_answer_chars}
+        return text_sha256(json.dumps(protocol, sort_keys=True))[:16]
+
+    def judged_metrics(self, release: Release) -> tuple[str, ...]:
+        return release.headline if self.judged else ()
 
     def notes(self, release: Release) -> list[str]:
         # The judge and its protocol are named in the summary's first line; an offline
