@@ -131,6 +131,14 @@ class Benchmark(ABC):
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
         """Grade one answer; JudgeError when no verdict can be had."""
 
+    async def redraw(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
+                     draw: int) -> Verdict | None:
+        """Fresh draws of the judge on one answer, round ``draw`` (1, 2, ...), each its own
+        requests beside ``grade``'s: a suggested drop is confirmed on them before the item
+        fails (``gate/items.py``). None when nothing drawn varies (a rule grades it); by
+        default None. JudgeError when no verdict can be had."""
+        return None
+
     @abstractmethod
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
                 verdicts: Sequence[Verdict]) -> str | None:

@@ -203,6 +203,11 @@ class GateOptions(OptionGroup):
         "share of a per-sample baseline's answers judged again in every run with today's judge, "
         "to measure how far the judge drifted since the baseline was written (0: none)",
         convert.share, "S")] = 0.25
+    confirm_draws: Annotated[int, Flag(
+        "rounds of fresh judge draws (both orders, of the new answer and of the baseline's) "
+        "a sample is given before its item fails when its first draws suggest a drop, one "
+        "after the other, stopping once decided; the metric gate uses the planned draws only "
+        "(0: none)", convert.non_negative_int, "N")] = 2
     rejudge_baseline: Annotated[Rejudge, Flag(
         "when today's judge grades every baseline answer again, the gate then pairing against "
         "those scores so that a changed judge cancels out: auto (when the judge is not the "

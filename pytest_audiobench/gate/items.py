@@ -5,6 +5,7 @@ them in its own words: failed, xfailed, XPASS."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -12,6 +13,22 @@ from pytest_audiobench.gate.paired import allowed_drop
 from pytest_audiobench.outcome.lines import SampleLine
 
 Kind = Literal["regressed", "expected", "improved"]
+
+SUGGESTS = 0.90
+"""The one-sided level at which a sample's draws suggest a drop worth fresh draws: an
+unchanged sample's first draws do so about one time in ten (docs/statistics.md)."""
+
+Draw = Callable[[int], tuple[list[float], list[float]] | None]
+"""Fresh draws of round ``r`` (1, 2, ...): the baseline answer's and the new answer's
+scores, or None when none could be had."""
+
+
+@dataclass(frozen=True)
+class Confirming:
+    """How an item's suggested drop is confirmed: up to ``rounds`` rounds of ``draw``."""
+
+    rounds: int
+    draw: Draw
 
 
 @dataclass(frozen=True)
@@ -23,6 +40,8 @@ class Change:
     new: SampleLine
     allowed: float
     """How far its score may fall by the judge's noise alone."""
+    rounds: int = 0
+    """Rounds of fresh draws that confirmed it (their scores are in the lines' draws)."""
 
     @property
     def reason(self) -> str:
@@ -36,24 +55,54 @@ class Change:
             return f"under its bar in the baseline ({then}), clears it now ({now})"
         drop = (f"score {then} in the baseline, {now} now: a drop of "
                 f"{self.base.score - self.new.score:g}")
+        confirmed = (f", over {len(self.new.draws)} draws with {self.rounds} fresh round(s)"
+                     if self.rounds else "")
         if self.allowed > 0:
-            return f"{drop}, more than the judge's noise explains ({self.allowed:.2f})"
+            return (f"{drop}, more than the judge's noise explains ({self.allowed:.2f})"
+                    f"{confirmed}")
         return f"{drop}; its grading does not vary between draws, so any drop is a change"
 
 
 def change(base: SampleLine | None, new: SampleLine | None, fails_now: bool,
-           noise: float | None, confidence: float) -> Change | None:
+           noise: float | None, confidence: float,
+           confirming: Confirming | None = None) -> Change | None:
     """The item's change, or None when it simply passes (or has no line on one side, or its
-    judge's noise is unknown, and today's bar applies)."""
-    if base is None or new is None:
+    judge's noise is unknown, and today's bar applies). With ``confirming``, a drop the first
+    draws suggest is decided on fresh draws added to them first (``confirmed``)."""
+    if base is None or new is None or allowed_drop(base, new, noise, confidence) is None:
         return None
-    allowed = allowed_drop(base, new, noise, confidence)
-    if allowed is None:
-        return None
+    rounds = 0
+    if confirming is not None:
+        base, new, rounds = confirmed(base, new, noise, confidence, confirming)
+    allowed = allowed_drop(base, new, noise, confidence) or 0.0
     if base.score - new.score > allowed and new.score < base.score:
-        return Change("regressed", base, new, allowed)
+        return Change("regressed", base, new, allowed, rounds)
     if fails_now:
         return Change("expected", base, new, allowed)
     if base.failed:
         return Change("improved", base, new, allowed)
     return None
+
+
+def suggests(base: SampleLine, new: SampleLine, noise: float | None) -> bool:
+    """Whether the draws so far suggest a drop: beyond the noise at the one-sided ``SUGGESTS``
+    level (a graded rule or a deterministic judge, whose draws never vary, suggests none)."""
+    spread = allowed_drop(base, new, noise, 2 * SUGGESTS - 1)
+    return bool(spread) and base.score - new.score > (spread or 0.0)
+
+
+def confirmed(base: SampleLine, new: SampleLine, noise: float | None, confidence: float,
+              confirming: Confirming) -> tuple[SampleLine, SampleLine, int]:
+    """Both lines with fresh draws added, one round after the other, while they suggest a
+    drop and (after the first round) do not yet show one beyond the item's level; and the
+    rounds drawn. Stopping once the drop is shown or no longer suggested leaves an unchanged
+    sample's chance of failing at about the item's level (measured in docs/statistics.md)."""
+    for round_ in range(1, confirming.rounds + 1):
+        allowed = allowed_drop(base, new, noise, confidence) or 0.0
+        shown = round_ > 1 and base.score - new.score > allowed
+        drawn = None if shown or not suggests(base, new, noise) else confirming.draw(round_)
+        if drawn is None:
+            return base, new, round_ - 1
+        base = base.model_copy(update={"draws": [*base.draws, *drawn[0]]})
+        new = new.model_copy(update={"draws": [*new.draws, *drawn[1]]})
+    return base, new, confirming.rounds

@@ -15,7 +15,7 @@ from pytest_audiobench.config.names import MINI
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import Baseline, BaseLines, load, load_samples, path_for, whole
 from pytest_audiobench.gate.drift import JudgeComparison, calibrating
-from pytest_audiobench.gate.items import Change, change
+from pytest_audiobench.gate.items import Change, Confirming, change
 from pytest_audiobench.gate.paired import items_comparable, noise_of
 from pytest_audiobench.outcome.lines import SampleLine
 
@@ -77,17 +77,21 @@ class LoadedBaseline:
         return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
 
     def change(self, nodeid: str, new: SampleLine | None, fails_now: bool,
-               again: SampleLine | None = None) -> Change | None:
+               again: SampleLine | None = None,
+               confirming: Confirming | None = None) -> Change | None:
         """The sample's change against its line, if it has one (when every answer is judged
-        again: against ``again``, today's judge on the baseline's answer); a regression's
-        carries the old answer and the replies it was held against, which its report shows."""
+        again: against ``again``, today's judge on the baseline's answer), a suggested drop
+        confirmed by fresh draws (``confirming``); a regression's carries the old answer and
+        the replies it was held against, which its report shows."""
         old = again if self.rejudged else self.lines.get(nodeid)
-        found = change(old, new, fails_now, self.noise, self.confidence)
+        found = change(old, new, fails_now, self.noise, self.confidence, confirming)
         if found is not None and found.kind == "regressed":
             full = whole(self.lines, nodeid)
-            base = full if not self.rejudged or full is None or again is None else \
+            texts = full if not self.rejudged or full is None or again is None else \
                 again.model_copy(update={"answer": full.answer})
-            found = replace(found, base=base or found.base)
+            base = found.base if texts is None else found.base.model_copy(
+                update={"answer": texts.answer, "replies": texts.replies})
+            found = replace(found, base=base)
         return found
 
     def close(self) -> None:

@@ -115,8 +115,16 @@ class SampleRecord(BaseModel):
     sample calibrates the judge (``gate/drift.py``)."""
     judged_again_failed: str | None = None
     """Why the baseline's answer could not be graded again."""
+    confirmation: list[SerializeAsAny[Verdict]] = []
+    """Fresh draws of the judge on the first answer, a verdict per round, when its first
+    draws suggested a drop (``gate/items.py``); the metrics never read them."""
+    confirmation_of_baseline: list[SerializeAsAny[Verdict]] = []
+    """The same rounds on the baseline's answer."""
+    confirmation_failed: str | None = None
+    """Why a round could not be drawn (the item was then decided on the draws it had)."""
 
-    @field_validator("verdicts", "judged_again", mode="before")
+    @field_validator("verdicts", "judged_again", "confirmation", "confirmation_of_baseline",
+                     mode="before")
     @classmethod
     def _each_as_its_kind(cls, value: Any) -> Any:
         return [read_verdict(v) for v in value] if isinstance(value, list) else value

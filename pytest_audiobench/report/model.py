@@ -37,6 +37,12 @@ class Counts(BaseModel):
     """Under their bar in the baseline, clearing it now."""
     judge_failures: int = 0
     """Judge passes whose every reply the parser rejected (excluded from the means)."""
+    confirmed: int = 0
+    """Samples whose first draws suggested a drop, given fresh draws before their item was
+    decided (``gate/items.py``); ``confirmed_failed`` of them failed, over
+    ``confirmation_rounds`` rounds in all."""
+    confirmed_failed: int = 0
+    confirmation_rounds: int = 0
     missing_by_task: dict[str, dict[str, int]] = {}
     """Per task, the samples without a score: errors, skips (no usable audio) and not run."""
 
@@ -160,6 +166,10 @@ class Counting:
         counts = self.counts
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
         counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
+        if record.confirmation:
+            counts.confirmed += 1
+            counts.confirmed_failed += record.outcome == "failed"
+            counts.confirmation_rounds += len(record.confirmation)
         if record.outcome in _MISSING:
             _note_missing(counts, record.task, record.outcome)
         self._recorded.add(record.nodeid)
@@ -191,7 +201,9 @@ def add_usage(total: TokenUsage, record: SampleRecord) -> None:
         total.model_requests += 1
         total.model_cached += answer.completion.cached
         total.model_reused += answer.completion.reused_from is not None
-    for verdict in [*record.verdicts, *record.judged_again]:  # the calibration costs too
+    # The calibration and the confirmation cost too.
+    for verdict in [*record.verdicts, *record.judged_again, *record.confirmation,
+                    *record.confirmation_of_baseline]:
         total.judge = total.judge + verdict.judge_usage
         total.judge_requests += verdict.judge_calls
         total.judge_cached += verdict.judge_cached

@@ -151,6 +151,11 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     if c.judge_failures:
         lines.append(f"judge: {c.judge_failures} pass(es) without a parseable reply, excluded "
                      "from the means")
+    if c.confirmed:
+        lines.append(f"items: {c.confirmed} sample(s) whose first draws suggested a drop got "
+                     f"{c.confirmation_rounds} round(s) of fresh draws before their item was "
+                     f"decided; {c.confirmed_failed} of them {summary.failed_means} (the metrics "
+                     "use the planned draws only)")
     lines += drift_lines(summary)
     if summary.baseline == "shard":
         lines.append("gate: this is a shard; audiobench-merge gates on the union of all shards")

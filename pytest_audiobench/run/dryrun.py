@@ -29,6 +29,8 @@ class DryRun(BaseModel):
     judged_again_if_drifted: int = 0
     """Baseline answers today's judge would grade again besides, when the calibration shows
     that it drifted (--audiobench-rejudge-baseline auto): a dry run sends nothing to tell."""
+    confirm_draws: int = 0
+    """--audiobench-confirm-draws when items are held against a per-sample baseline."""
     judge_upper_bound: bool = False
     """True when some answers are not cached yet, so their judge calls are a maximum (MMAR
     rubrics are asked only for correct answers)."""
@@ -52,6 +54,9 @@ class DryRun(BaseModel):
         if self.judged_again_if_drifted:
             lines.insert(4, f"and {self.judged_again_if_drifted} more baseline answers are "
                             "graded again if the judge drifted beyond its noise (not counted)")
+        if self.confirm_draws:
+            lines.append(f"not counted either: up to {self.confirm_draws} round(s) of fresh "
+                         "judge draws for each sample whose first draws suggest a drop")
         if self.skipped:
             lines.append(f"{len(self.skipped)} samples would be skipped (no usable audio): "
                          + ", ".join(self.skipped[:5]) + (" ..." if len(self.skipped) > 5 else ""))

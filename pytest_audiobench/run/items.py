@@ -47,11 +47,15 @@ class ItemState:
     again: list[Verdict] = field(default_factory=list)
     again_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
+    confirmation: tuple[list[Verdict], list[Verdict], str | None] = ([], [], None)
+    """Fresh draws on the answer and the baseline's, and why a round failed (gate/items)."""
 
     def record(self, sample: Sample) -> SampleRecord:
         return sample.to_record(
             outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
-            message=self.message, judged_again=self.again, judged_again_failed=self.again_failed)
+            message=self.message, judged_again=self.again, judged_again_failed=self.again_failed,
+            confirmation=self.confirmation[0], confirmation_of_baseline=self.confirmation[1],
+            confirmation_failed=self.confirmation[2])
 
 
 class SampleItem(pytest.Function):
@@ -187,8 +191,10 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
     bench = worker.benchmarks[sample.benchmark]
     request.node.user_properties += bench.properties(verdicts)
     state.shortfall = bench.failure(sample, state.answers, verdicts)
-    state.change = session_of(request.config).change_of(sample, state.record(sample),
-                                                        state.shortfall is not None)
+    state.change, held = session_of(request.config).change_of(sample, state.record(sample),
+                                                              state.shortfall is not None)
+    state.confirmation = (held.confirmation, held.confirmation_of_baseline,
+                          held.confirmation_failed)
     if state.change is not None and state.change.kind != "regressed":
         # Set before the call, where pytest reads xfail marks: the bar's failure is then
         # reported as xfailed, and a sample that clears it as XPASS.

@@ -18,18 +18,20 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Release, line_judged_again
+from pytest_audiobench.benchmarks.base import Benchmark, Release, line_judged_again
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import AudiobenchError
+from pytest_audiobench.errors import AudiobenchError, EndpointError, JudgeError, NotRun
 from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
 from pytest_audiobench.gate import writing
+from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.decision import unmet_requirement
 from pytest_audiobench.gate.drift import JudgeComparison
-from pytest_audiobench.gate.items import Change
+from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
-from pytest_audiobench.outcome.records import SampleRecord, read_verdict
+from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.records import SampleRecord, Verdict, read_verdict
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
@@ -249,11 +251,18 @@ class AudiobenchSession:
         assert self._releases is not None, "the session has not started"
         return self._releases.loaded()
 
-    def change_of(self, sample: Sample, record: SampleRecord, fails_now: bool) -> Change | None:
-        """The sample's change against its per-sample baseline line, if it has one."""
+    def change_of(self, sample: Sample, record: SampleRecord,
+                  fails_now: bool) -> tuple[Change | None, SampleRecord]:
+        """The sample's change against its per-sample baseline line, if it has one, a
+        suggested drop confirmed by fresh draws first; and the record with those draws."""
         bench, baseline = self.benchmarks[sample.benchmark], self.baselines[sample.benchmark]
         again = line_judged_again(bench, record) if baseline.rejudged else None
-        return baseline.change(sample.nodeid, bench.sample_line(record), fails_now, again)
+        fresh = _Fresh(self.worker, bench, sample, record, whole(baseline.lines, sample.nodeid))
+        confirming = Confirming(self.settings.confirm_draws, fresh.draw) \
+            if baseline.holds_items and len(record.answers) == 1 else None
+        found = baseline.change(sample.nodeid, bench.sample_line(record), fails_now, again,
+                                confirming)
+        return found, fresh.record
 
     def unpaired(self, sample: Sample, failed_again: str | None) -> str | None:
         """Why the sample cannot be held against its baseline answer judged again by today's
@@ -415,8 +424,11 @@ class AudiobenchSession:
             found = self._to_judge_again(sample)
             return None if found is None else found.line.answer
 
-        self.plan = dry_run(samples, self.benchmarks, self.worker.runtime(), again,
-                            self._judged_if_drifted)
+        plan = dry_run(samples, self.benchmarks, self.worker.runtime(), again,
+                       self._judged_if_drifted)
+        held = any(baseline.holds_items for baseline in self.baselines.values())
+        self.plan = plan.model_copy(update={
+            "confirm_draws": self.settings.confirm_draws if held else 0})
         if self.settings.report is not None:
             with replacing(self.settings.report) as out:
                 out.write(self.plan.model_dump_json(indent=1))
@@ -428,3 +440,38 @@ class AudiobenchSession:
             return []
         return [*render(self.report, verbose=self.config.option.verbose > 0), *self.written,
                 *unmet_requirement(self.settings, decisions_of(self.report))]
+
+
+class _Fresh:
+    """The confirmation's rounds of one item (``gate/items.py`` decides when): each asks the
+    worker for fresh draws on both answers, keeps their verdicts in the record and gives
+    their scores; a failure is kept in the record and ends the rounds."""
+
+    def __init__(self, worker: Worker, bench: Benchmark, sample: Sample, record: SampleRecord,
+                 base: SampleLine | None) -> None:
+        self.worker, self.bench, self.sample, self.base = worker, bench, sample, base
+        self.record = record
+
+    def draw(self, round_: int) -> tuple[list[float], list[float]] | None:
+        record, base = self.record, self.base
+        if base is None or not base.answer or record.confirmation_failed is not None:
+            return None
+        try:
+            new, then = self.worker.redraw(self.sample, record.answers[0], base, round_)
+        except (JudgeError, EndpointError, NotRun) as exc:
+            self.record = record.model_copy(update={
+                "confirmation_failed": f"round {round_}: {type(exc).__name__}: {exc}"})
+            return None
+        lines = [self._line(v) for v in (then, new)]
+        if lines[0] is None or lines[1] is None:
+            return None
+        self.record = record.model_copy(update={
+            "confirmation": [*record.confirmation, new],
+            "confirmation_of_baseline": [*record.confirmation_of_baseline, then]})
+        return lines[0].draws, lines[1].draws
+
+    def _line(self, verdict: Verdict | None) -> SampleLine | None:
+        if verdict is None:
+            return None
+        return self.bench.sample_line(self.record.model_copy(update={
+            "verdicts": [verdict], "answers": self.record.answers[:1]}))

@@ -183,6 +183,23 @@ class Worker:
         found = self._engine.call(every())
         return {sample.nodeid: graded for (sample, _), graded in zip(asked, found, strict=True)}
 
+    def redraw(self, sample: Sample, answer: ModelAnswer, base: SampleLine,
+               draw: int) -> tuple[Verdict | None, Verdict | None]:
+        """Round ``draw`` of fresh judge draws on the sample's answer and on the baseline's
+        (``base``, whole), by a judge whose replies are this run's own; waits for both."""
+        bench = self.benchmarks[sample.benchmark]
+        runtime = self.runtime().for_sample(sample).judging_afresh(self._run)
+        old = given_answer(sample, bench.prompt(sample), base.answer, base.cluster,
+                           self.settings)
+        assert self._engine is not None
+
+        async def both() -> tuple[Verdict | None, Verdict | None]:
+            new, then = await asyncio.gather(bench.redraw(sample, answer, runtime, draw),
+                                             bench.redraw(sample, old, runtime, draw))
+            return new, then
+
+        return self._engine.call(both())
+
     async def _grade_again(self, sample: Sample, again: Again, runtime: Runtime) -> Regraded:
         """The baseline's answer graded by today's judge, with replies of this run's own
         (never an earlier run's); a failure is said, not scored."""

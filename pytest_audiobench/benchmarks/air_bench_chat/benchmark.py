@@ -84,6 +84,15 @@ class AirBenchChat(Benchmark):
         return len(tags), hits, False
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
+        return await self._judged(sample, answer, runtime, 0)
+
+    async def redraw(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
+                     draw: int) -> ChatVerdict | None:
+        return await self._judged(sample, answer, runtime, draw) if self.judged else None
+
+    async def _judged(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
+                      draw: int) -> ChatVerdict:
+        """Both passes of round ``draw`` (0: the planned ones), ``repeats`` draws each."""
         if runtime.judge is None:
             raise JudgeError(f"{NAME} is graded by a judge and none was given")
         verdict = await judge_sample(
@@ -91,6 +100,7 @@ class AirBenchChat(Benchmark):
             question=sample.question, reference=sample.reference, answer=answer.text,
             swap=self.own.swap, retries=self.retries,
             max_answer_chars=self.max_answer_chars, repeats=self.repeats,
+            first_draw=draw * self.repeats,
         )
         if verdict.model_score is None:
             raise JudgeError(

@@ -178,13 +178,16 @@ def judge_prompts(template: str, audio_description: str, question: str, referenc
 
 async def judge_sample(endpoint: Judge, template: str, *, audio_description: str,
                        question: str, reference: str, answer: str, swap: bool,
-                       retries: int, max_answer_chars: int, repeats: int = 1) -> ChatVerdict:
+                       retries: int, max_answer_chars: int, repeats: int = 1,
+                       first_draw: int = 0) -> ChatVerdict:
     """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time, each
-    ``repeats`` times (the means are then steadier); the answer is cut at
+    ``repeats`` times (the means are then steadier), the draws numbered from ``first_draw``
+    (fresh draws for a confirmation start past the planned ones); the answer is cut at
     ``max_answer_chars`` first (noted in the verdict)."""
     requests, cut = judge_prompts(template, audio_description, question, reference, answer,
                                   max_answer_chars)
     orders: list[Order] = ["reference_first", "model_first"] if swap else ["reference_first"]
     passes = await asyncio.gather(*(judge_pass(endpoint, requests[o], o, retries, draw)
-                                    for draw in range(repeats) for o in orders))
+                                    for draw in range(first_draw, first_draw + repeats)
+                                    for o in orders))
     return combine(list(passes), [cut] if cut else [])
