@@ -296,3 +296,18 @@ def test_a_resume_holds_to_the_run_s_decision(run_bench: Any, servers: Servers,
     summary = resumed.report["benchmarks"][0]
     assert summary["judge_comparison"] == first.report["benchmarks"][0]["judge_comparison"]
     assert resumed.result.ret == pytest.ExitCode.OK
+
+
+def test_the_calibration_ahead_of_the_items_counts_against_the_budget_under_xdist(
+        run_bench: Any, servers: Servers) -> None:
+    servers.model.script = Scripted("a good answer")
+    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    before = servers.model.count() + servers.judge.count()
+    # The controller grades all 16 baseline answers in both orders (32 requests) before the
+    # workers start; the workers then share what is left of the 40, not 40 of their own.
+    run = run_bench("--audiobench-calibration-share=1", "--audiobench-budget-requests=40",
+                    "-n", "2")
+    sent = servers.model.count() + servers.judge.count() - before
+    assert sent <= 40
+    counts = run.report["benchmarks"][0]["counts"]
+    assert counts["not_run"] > 0 and counts["passed"] + counts["not_run"] == 16

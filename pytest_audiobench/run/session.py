@@ -18,20 +18,18 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Benchmark, Release, line_judged_again
+from pytest_audiobench.benchmarks.base import Release, line_judged_again
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import AudiobenchError, EndpointError, JudgeError, NotRun
+from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
 from pytest_audiobench.gate import writing
-from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.decision import unmet_requirement
 from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
-from pytest_audiobench.outcome.lines import SampleLine
-from pytest_audiobench.outcome.records import SampleRecord, Verdict, read_verdict
+from pytest_audiobench.outcome.records import SampleRecord, read_verdict
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
@@ -45,6 +43,7 @@ from pytest_audiobench.report.terminal import render
 from pytest_audiobench.run.calibration import Calibrated, calibrate
 from pytest_audiobench.run.collecting import Collected, Started
 from pytest_audiobench.run.dryrun import DryRun
+from pytest_audiobench.run.fresh import FreshDraws
 from pytest_audiobench.run.keeping import freeze_collected, unfreeze
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
@@ -61,6 +60,7 @@ _RUN = "audiobench_run"
 _REUSE = "audiobench_reuse"
 _COMPARED = "audiobench_compared"
 _AHEAD = "audiobench_graded_ahead"
+_SPENT = "audiobench_spent"
 
 
 class AudiobenchSession:
@@ -105,7 +105,8 @@ class AudiobenchSession:
                 self.baselines = load_all(self.settings, list(self.benchmarks))
                 self._take_comparisons(workerinput[_COMPARED], workerinput[_AHEAD])
                 self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
-                                                 workerinput[_RUN], workerinput[_REUSE])
+                                                 workerinput[_RUN], workerinput[_REUSE],
+                                                 tuple(workerinput[_SPENT]))
                 return
             settings = self.settings
             self._check_outputs()
@@ -177,13 +178,13 @@ class AudiobenchSession:
         return RunBook(self.settings.cache_dir / "runs", keep=self.settings.cache)
 
     def _make_worker(self, deadline_at: float | None, share: int, run_id: str,
-                     reuse: str | None) -> Worker:
+                     reuse: str | None, spent: tuple[int, int] = (0, 0)) -> Worker:
         # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
         cached = self.settings.cache
         return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
                       budget_share=share, run=run_id if cached else None,
                       reuse=reuse if cached else None, to_judge_again=self._to_judge_again,
-                      judge_afresh=lambda name: self.baselines[name].rejudged)
+                      judge_afresh=lambda name: self.baselines[name].rejudged, spent=spent)
 
     def _to_judge_again(self, sample: Sample) -> Again | None:
         baseline = self.baselines.get(sample.benchmark)
@@ -211,8 +212,9 @@ class AudiobenchSession:
         """Whether a drift found by the calibration would have today's judge grade this
         sample's baseline answer again too (auto, not yet decided: a dry run)."""
         baseline = self.baselines.get(sample.benchmark)
+        judge = self.settings.judge
         if baseline is None or baseline.comparison is not None or not baseline.lines \
-                or self.settings.rejudge_baseline != "auto" or self.settings.judge is None:
+                or self.settings.rejudge_baseline != "auto" or judge is None or judge.offline:
             return False
         every = baseline.decided(JudgeComparison(rejudged=True, why="drifted"))
         return every.to_judge_again(sample.nodeid) is not None
@@ -239,7 +241,7 @@ class AudiobenchSession:
         return {_WORKER_ROOTS: {name: str(path) for name, path in self._releases.roots.items()},
                 _DEADLINE: self.worker.deadline_at,
                 _SHARE: workers if isinstance(workers, int) and workers > 0 else 1,
-                _RUN: run.record.run_id, _REUSE: run.reused,
+                _RUN: run.record.run_id, _REUSE: run.reused, _SPENT: self.worker.spent(),
                 _COMPARED: {name: baseline.comparison.model_dump(mode="json")
                             for name, baseline in self.baselines.items()
                             if baseline.comparison is not None},
@@ -257,7 +259,7 @@ class AudiobenchSession:
         suggested drop confirmed by fresh draws first; and the record with those draws."""
         bench, baseline = self.benchmarks[sample.benchmark], self.baselines[sample.benchmark]
         again = line_judged_again(bench, record) if baseline.rejudged else None
-        fresh = _Fresh(self.worker, bench, sample, record, whole(baseline.lines, sample.nodeid))
+        fresh = FreshDraws(self.worker, bench, sample, record, baseline)
         confirming = Confirming(self.settings.confirm_draws, fresh.draw) \
             if baseline.holds_items and len(record.answers) == 1 else None
         found = baseline.change(sample.nodeid, bench.sample_line(record), fails_now, again,
@@ -441,37 +443,3 @@ class AudiobenchSession:
         return [*render(self.report, verbose=self.config.option.verbose > 0), *self.written,
                 *unmet_requirement(self.settings, decisions_of(self.report))]
 
-
-class _Fresh:
-    """The confirmation's rounds of one item (``gate/items.py`` decides when): each asks the
-    worker for fresh draws on both answers, keeps their verdicts in the record and gives
-    their scores; a failure is kept in the record and ends the rounds."""
-
-    def __init__(self, worker: Worker, bench: Benchmark, sample: Sample, record: SampleRecord,
-                 base: SampleLine | None) -> None:
-        self.worker, self.bench, self.sample, self.base = worker, bench, sample, base
-        self.record = record
-
-    def draw(self, round_: int) -> tuple[list[float], list[float]] | None:
-        record, base = self.record, self.base
-        if base is None or not base.answer or record.confirmation_failed is not None:
-            return None
-        try:
-            new, then = self.worker.redraw(self.sample, record.answers[0], base, round_)
-        except (JudgeError, EndpointError, NotRun) as exc:
-            self.record = record.model_copy(update={
-                "confirmation_failed": f"round {round_}: {type(exc).__name__}: {exc}"})
-            return None
-        lines = [self._line(v) for v in (then, new)]
-        if lines[0] is None or lines[1] is None:
-            return None
-        self.record = record.model_copy(update={
-            "confirmation": [*record.confirmation, new],
-            "confirmation_of_baseline": [*record.confirmation_of_baseline, then]})
-        return lines[0].draws, lines[1].draws
-
-    def _line(self, verdict: Verdict | None) -> SampleLine | None:
-        if verdict is None:
-            return None
-        return self.bench.sample_line(self.record.model_copy(update={
-            "verdicts": [verdict], "answers": self.record.answers[:1]}))

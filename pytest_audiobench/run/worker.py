@@ -64,12 +64,16 @@ class Worker:
                  deadline_at: float | None, budget_share: int, run: str | None,
                  reuse: str | None,
                  to_judge_again: Callable[[Sample], Again | None] = lambda sample: None,
-                 judge_afresh: Callable[[str], bool] = lambda benchmark: False) -> None:
+                 judge_afresh: Callable[[str], bool] = lambda benchmark: False,
+                 spent: tuple[int, int] = (0, 0)) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.deadline_at = deadline_at
         """Wall-clock time after which no request is sent (the controller's, on a worker)."""
         self._share = budget_share
+        self._spent = spent
+        """Requests and tokens the controller spent before the items (the calibration): the
+        budgets this process shares are what is left of them."""
         self._runtime: Runtime | None = None
         self._engine: Engine | None = None
         self._lookahead: Lookahead | None = None
@@ -86,13 +90,22 @@ class Worker:
                        else None)
 
     def _make_pacer(self) -> Pacer:
-        settings, share = self.settings, self._share
-        return Pacer(
-            settings.concurrency, deadline=self.deadline_at,
-            max_requests=None if settings.budget_requests is None else max(
-                1, settings.budget_requests // share),
-            max_tokens=None if settings.budget_tokens is None else max(
-                1, settings.budget_tokens // share))
+        settings, (requests, tokens) = self.settings, self._spent
+        return Pacer(settings.concurrency, deadline=self.deadline_at,
+                     max_requests=self._share_of(settings.budget_requests, requests),
+                     max_tokens=self._share_of(settings.budget_tokens, tokens))
+
+    def _share_of(self, budget: int | None, spent: int) -> int | None:
+        """This process's part of what is left of a budget (at least one when any is left)."""
+        if budget is None:
+            return None
+        left = budget - spent
+        return max(1, left // self._share) if left > 0 else 0
+
+    def spent(self) -> tuple[int, int]:
+        """The requests and tokens this process has spent so far."""
+        pacer = self._engine.pacer if self._engine is not None else None
+        return (pacer.requests, pacer.tokens) if pacer is not None else (0, 0)
 
     def runtime(self) -> Runtime:
         if self._runtime is None:

@@ -1,0 +1,56 @@
+"""The fresh draws that confirm one item's suggested drop (``gate/items.py`` decides when and
+what they show): each round asks the worker for the judge's fresh draws on the sample's answer
+and on the baseline's, keeps their verdicts in the record, and gives their scores. A round
+that fails is said in the record and ends the rounds; the item is then decided on the draws
+it has.
+"""
+
+from __future__ import annotations
+
+from pytest_audiobench.benchmarks.base import Benchmark
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.errors import EndpointError, JudgeError, NotRun
+from pytest_audiobench.gate.baseline import whole
+from pytest_audiobench.gate.loaded import LoadedBaseline
+from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.records import SampleRecord, Verdict
+from pytest_audiobench.run.worker import Worker
+
+
+class FreshDraws:
+    """One item's rounds; ``record`` holds their verdicts once drawn."""
+
+    def __init__(self, worker: Worker, bench: Benchmark, sample: Sample, record: SampleRecord,
+                 baseline: LoadedBaseline) -> None:
+        self.worker, self.bench, self.sample, self.baseline = worker, bench, sample, baseline
+        self.record = record
+        self._base: SampleLine | None = None
+        """The baseline's line whole (its answer), read from the file at the first round."""
+
+    def draw(self, round_: int) -> tuple[list[float], list[float]] | None:
+        """Round ``round_``'s scores, the baseline answer's and the new one's (``Draw``)."""
+        record = self.record
+        if self._base is None:
+            self._base = whole(self.baseline.lines, self.sample.nodeid)
+        base = self._base
+        if base is None or not base.answer or record.confirmation_failed is not None:
+            return None
+        try:
+            new, then = self.worker.redraw(self.sample, record.answers[0], base, round_)
+        except (JudgeError, EndpointError, NotRun) as exc:
+            self.record = record.model_copy(update={
+                "confirmation_failed": f"round {round_}: {type(exc).__name__}: {exc}"})
+            return None
+        lines = [self._line(verdict) for verdict in (then, new)]
+        if lines[0] is None or lines[1] is None:
+            return None
+        self.record = record.model_copy(update={
+            "confirmation": [*record.confirmation, new],
+            "confirmation_of_baseline": [*record.confirmation_of_baseline, then]})
+        return lines[0].draws, lines[1].draws
+
+    def _line(self, verdict: Verdict | None) -> SampleLine | None:
+        if verdict is None:
+            return None
+        return self.bench.sample_line(self.record.model_copy(update={
+            "verdicts": [verdict], "answers": self.record.answers[:1]}))
