@@ -77,14 +77,15 @@ def rubric_reply(points: tuple[int, ...] = (1, 1, 1, 1, 0)) -> str:
 class BothJudges:
     """Rubric requests (a system message first) get a JSON list; Chat's get two scores."""
 
-    def __init__(self) -> None:
+    def __init__(self, points: tuple[int, ...] = (1, 1, 1, 1, 0)) -> None:
         self.chat = ScoringJudge()
         self.rubric_calls = 0
+        self.points = points
 
     def __call__(self, request: ChatRequest) -> str:
         if request.body["messages"][0]["role"] == "system":
             self.rubric_calls += 1
-            return rubric_reply()
+            return rubric_reply(self.points)
         return str(self.chat(request))
 
 
@@ -269,3 +270,28 @@ def test_a_dry_run_bounds_rubric_calls_until_the_answers_are_known(
     assert f"model calls: {n} ({n} in the cache, 0 to send)" in after
     assert "judge calls: 40 (40 in the cache, 0 to send)" in after
     assert mmar_servers.model.count() == n and mmar_servers.judge.count() == 40
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_a_harsher_rubric_judge_is_measured_on_the_ratings_and_cancelled(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path, xdist: list[str]) -> None:
+    assert _mmar(run_bench, mmar_data, "--audiobench-update-baseline").result.ret == 0
+    mmar_servers.judge.script = BothJudges(points=(1, 1, 1, 0, 0))  # 80 % of the points: 60 %
+    run = _mmar(run_bench, mmar_data, "--audiobench-calibration-share=1", *xdist)
+    summary = run.report["benchmarks"][0]
+    drift = summary["judge_drift"]
+    # Accuracy needs no judge: the drift is the rubric rating's. The 8 right answers lose 20
+    # points each, the 14 wrong ones keep their 0 without a judge: -20 x 8 / 22.
+    assert drift["metric"] == "mmar.rubrics" and drift["n"] == 22
+    assert drift["difference"] == pytest.approx(-20 * 8 / 22) and drift["changed"] is True
+    assert summary["judge_comparison"]["rejudged"] is True
+    rows = {r["metric"]: r for r in summary["gate"]["rows"]}
+    assert rows["mmar.rubrics"]["difference"] == pytest.approx(0.0)
+    # CRS has no per-sample form: held against its threshold, which the old judge set, it
+    # says nothing now, and is reported, not held.
+    assert rows["mmar.crs"]["verdict"] == "judge changed" and rows["mmar.crs"]["value"] < 0.8
+    assert ("judge changed: mmar.crs held against a threshold the baseline's judge set, while "
+            "every baseline answer was judged again today: reported, not held"
+            ) in run.result.stdout.str()
+    assert run.result.ret == pytest.ExitCode.OK

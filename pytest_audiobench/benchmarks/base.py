@@ -20,7 +20,7 @@ from pytest_audiobench.errors import DataError
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config.settings import Settings
-    from pytest_audiobench.outcome.lines import Linear, SampleLine
+    from pytest_audiobench.outcome.lines import JudgedBy, Linear, SampleLine
     from pytest_audiobench.outcome.metrics import Metric
     from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
     from pytest_audiobench.outcome.view import SampleView
@@ -235,3 +235,13 @@ def line_judged_again(bench: Benchmark, record: SampleRecord) -> SampleLine | No
         return None
     return bench.sample_line(record.model_copy(update={"verdicts": record.judged_again,
                                                        "answers": record.answers[:1]}))
+
+
+def judged_by(bench: Benchmark, release: Release) -> JudgedBy:
+    """What a judge decides of ``bench`` on ``release`` (``Benchmark.judged_metrics``)."""
+    from pytest_audiobench.outcome.lines import JudgedBy
+
+    metrics = bench.judged_metrics(release)
+    return JudgedBy(metrics=frozenset(metrics),
+                    values=frozenset(made.value for metric in metrics
+                                     if (made := bench.linear(metric)) is not None))

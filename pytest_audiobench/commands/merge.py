@@ -20,7 +20,7 @@ from pytest_audiobench.config.frozen import OwnSettings, UnreadSettings
 from pytest_audiobench.errors import AudiobenchError, MergeError
 from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.loaded import load_all
-from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.lines import JudgedBy, SampleLine
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
@@ -80,7 +80,8 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     traffic = sum((r.traffic for _, r in reports), Traffic())
     names = list(benches)
     longest = max((r.seconds for _, r in reports if r.seconds is not None), default=None)
-    loaded = load_all(settings, names)  # read before an update is written
+    # Read before an update is written; nothing is judged again here, after the run.
+    loaded = load_all(settings, {name: JudgedBy() for name in names})
     for name in names:
         # Every shard decided alike (by the judge's identity): the first one says it.
         comparison = next((b.judge_comparison for _, r in reports for b in r.benchmarks

@@ -79,9 +79,11 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
         return Decision("written", path, gate, BaselineUpdate(path, fresh, new, base))
     if current is None:
         return Decision("missing", path)
+    # Judged again today: the thresholds the old judge set say nothing, its model id neither.
+    stale = loaded.judged.metrics if loaded.rejudged else None
     return Decision("applied", path,
                     evaluate(current, metrics, missing, judge_model, settings.max_errors,
-                             identity, assessed))
+                             identity, assessed, stale))
 
 
 def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,

@@ -24,10 +24,12 @@ from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
 RowVerdict = Literal["ok", "worse within margin", "below", "regressed", "too small",
-                     "not measured"]
-HOLDING: frozenset[RowVerdict] = frozenset({"ok", "worse within margin", "too small"})
+                     "not measured", "judge changed"]
+HOLDING: frozenset[RowVerdict] = frozenset({"ok", "worse within margin", "too small",
+                                            "judge changed"})
 """Verdicts the gate holds on: a metric measurably worse but not beyond its margin is said
-and held; one too small to be gated is reported, not held."""
+and held; one too small to be gated is reported, not held; so is one held against a
+threshold the baseline's judge set when today's judge is another (``drift.py``)."""
 
 
 class GateRow(BaseModel):
@@ -137,9 +139,12 @@ def assess_all(pairings: Mapping[str, Pairing],
 def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
              judge_model: str | None, allowed: int | None = None,
              identity: ModelIdentity | None = None,
-             assessed: Mapping[str, Assessed] | None = None) -> Gate:
+             assessed: Mapping[str, Assessed] | None = None,
+             stale: frozenset[str] | None = None) -> Gate:
     """Hold every metric of the baseline against this run: paired where ``assessed`` has it
-    (``family.plan``), else against its threshold."""
+    (``family.plan``), else against its threshold, unless it is in ``stale``: a judge decides
+    it and every baseline answer was judged again today, so the threshold the baseline's
+    judge set says nothing (reported, not held; nor is another judge model a mismatch)."""
     rows = []
     for name, limit in baseline.metrics.items():
         metric = metrics.get(name)
@@ -148,6 +153,8 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
             continue
         if metric is None:
             verdict: RowVerdict = "not measured"
+        elif stale is not None and name in stale:
+            verdict = "judge changed"
         elif metric.value < limit.threshold - limit.tolerance - 1e-9:
             verdict = "below"
         else:
@@ -156,7 +163,8 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
                             threshold=limit.threshold, tolerance=limit.tolerance,
                             verdict=verdict))
     mismatch = None
-    if baseline.judge_model is not None and baseline.judge_model != judge_model:
+    if baseline.judge_model is not None and baseline.judge_model != judge_model \
+            and stale is None:
         mismatch = (f"baseline judged by {baseline.judge_model}, this run by {judge_model}: "
                     "scores are not comparable")
     other = None
@@ -219,6 +227,11 @@ def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-s
     if any(r.detectable is None and r.verdict != "too small" for r in paired):
         lines.append("detects -: no drop within the metric's range is found 80 % of the time "
                      "with these samples")
+    changed = [r.metric for r in rows if r.verdict == "judge changed"]
+    if changed:
+        lines.append(f"judge changed: {', '.join(changed)} held against a threshold the "
+                     "baseline's judge set, while every baseline answer was judged again "
+                     "today: reported, not held")
     lines += [f"{r.metric}: its interval lies below the margin, but the exact tests say the "
               f"drop could be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
               for r in paired if r.verdict == "worse within margin" and r.high is not None

@@ -7,8 +7,8 @@ and a merge of shards read the same object.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pytest_audiobench.config.names import MINI
@@ -17,7 +17,7 @@ from pytest_audiobench.gate.baseline import Baseline, BaseLines, load, load_samp
 from pytest_audiobench.gate.drift import JudgeComparison, calibrating
 from pytest_audiobench.gate.items import Change, Confirming, change
 from pytest_audiobench.gate.paired import items_comparable, noise_of
-from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.lines import JudgedBy, SampleLine
 
 ITEMS_BY_THE_BAR = (
     "items: held against the bar, not the per-sample baseline: the baseline has one judge draw "
@@ -38,14 +38,26 @@ class LoadedBaseline:
     confidence: float
     calibration: frozenset[str] = frozenset()
     """The node ids of the lines whose answers today's judge grades again (``drift.py``)."""
+    judged: JudgedBy = field(default_factory=JudgedBy)
+    """What a judge decides of the benchmark (``Benchmark.judged_metrics``): a line with such a
+    value was graded by a judge even when its own score is a rule's (MMAR's rubric rating
+    beside accuracy), and such a metric's threshold is the baseline's judge's."""
     comparison: JudgeComparison | None = None
     """What the gate holds this run against, once decided before the items (``drift.py``)."""
 
     @classmethod
     def of(cls, path: Path, file: Baseline | None, lines: Mapping[str, SampleLine],
-           confidence: float, calibration_share: float = 0.0) -> LoadedBaseline:
+           confidence: float, calibration_share: float = 0.0,
+           judged: JudgedBy | None = None) -> LoadedBaseline:
         noise = noise_of(file.noise if file else None, lines.values()) if lines else None
-        return cls(path, file, lines, noise, confidence, calibrating(lines, calibration_share))
+        return cls(path, file, lines, noise, confidence, calibrating(lines, calibration_share),
+                   judged or JudgedBy())
+
+    @property
+    def graded_by_a_judge(self) -> bool:
+        """Whether any of its lines was (so that today's judge may grade its answers again)."""
+        values = self.judged.values
+        return any(line.judged or values & line.values.keys() for line in self.lines.values())
 
     @property
     def rejudged(self) -> bool:
@@ -59,10 +71,12 @@ class LoadedBaseline:
     def to_judge_again(self, nodeid: str) -> SampleLine | None:
         """The baseline's line of ``nodeid``, whole, when today's judge is to grade its answer
         again: the sample is in the calibration share (or every answer is judged again), and
-        its line holds one inference run's answer graded by a judge (not an offline one)."""
+        its line holds one inference run's answer graded by a judge (not an offline one), its
+        own score or a value a judge decides."""
         line = self.lines.get(nodeid)
-        if line is None or not line.judged or line.runs or not (
-                self.rejudged or nodeid in self.calibration):
+        if line is None or line.runs or not (self.rejudged or nodeid in self.calibration):
+            return None
+        if not line.judged and not self.judged.values & line.values.keys():
             return None
         full = whole(self.lines, nodeid)
         return full if full is not None and full.answer else None
@@ -110,11 +124,13 @@ def baseline_path(settings: Settings, benchmark: str) -> Path:
     return path_for(folder, benchmark, settings.gate_against or settings.model)
 
 
-def load_all(settings: Settings, benchmarks: Sequence[str]) -> dict[str, LoadedBaseline]:
-    """Every benchmark's baseline and lines, read (and checked) once, before any request."""
+def load_all(settings: Settings,
+             benchmarks: Mapping[str, JudgedBy]) -> dict[str, LoadedBaseline]:
+    """Every benchmark's baseline and lines, read (and checked) once, before any request;
+    ``benchmarks``: what a judge decides of each (``LoadedBaseline.judged``)."""
     loaded = {}
-    for name in benchmarks:
+    for name, judged in benchmarks.items():
         path = baseline_path(settings, name)
         loaded[name] = LoadedBaseline.of(path, load(path), load_samples(path),
-                                         settings.confidence, settings.calibration_share)
+                                         settings.confidence, settings.calibration_share, judged)
     return loaded

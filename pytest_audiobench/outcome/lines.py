@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import sys
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 
 def text_sha256(text: str) -> str:
@@ -90,3 +90,13 @@ class Linear(BaseModel):
     drawn: bool = False
     """The value is the mean of the sample's judge draws (``SampleLine.draws``), so the
     judge's measured noise is part of its spread."""
+
+
+class JudgedBy(BaseModel):
+    """What of a benchmark a judge decides: its metrics, by name, and the per-sample values
+    the linear ones average (a baseline line holding one was graded by a judge)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    metrics: frozenset[str] = frozenset()
+    values: frozenset[str] = frozenset()

@@ -278,7 +278,7 @@ def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
 def _row_class(row: GateRow) -> charts.RowState:
     """ok, worse (within its margin: held), small (reported, not gated) or failed."""
     states: dict[str, charts.RowState] = {"ok": "ok", "worse within margin": "worse",
-                                          "too small": "small"}
+                                          "too small": "small", "judge changed": "small"}
     return states.get(row.verdict, "failed")
 
 

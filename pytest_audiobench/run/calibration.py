@@ -40,7 +40,7 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
     """What ``bench``'s gate pairs against; None when it has no judged per-sample lines, or
     when only requests could tell and ``grade_again`` is None (a dry run sends nothing)."""
     today = judge_identity(settings, bench.judge_prompt())
-    if today is None or not any(line.judged for line in baseline.lines.values()):
+    if today is None or not baseline.graded_by_a_judge:
         return None
     then = baseline.file.judge if baseline.file is not None else None
     mode = settings.rejudge_baseline

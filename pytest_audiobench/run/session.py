@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Release, line_judged_again
+from pytest_audiobench.benchmarks.base import Release, judged_by, line_judged_again
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
@@ -29,6 +29,7 @@ from pytest_audiobench.gate.decision import unmet_requirement
 from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
+from pytest_audiobench.outcome.lines import JudgedBy
 from pytest_audiobench.outcome.records import SampleRecord, read_verdict
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
@@ -102,7 +103,7 @@ class AudiobenchSession:
             if workerinput is not None:
                 self._releases = Releases(self.settings, self.benchmarks, {
                     k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()})
-                self.baselines = load_all(self.settings, list(self.benchmarks))
+                self.baselines = load_all(self.settings, self._judged_by())
                 self._take_comparisons(workerinput[_COMPARED], workerinput[_AHEAD])
                 self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
                                                  workerinput[_RUN], workerinput[_REUSE],
@@ -117,7 +118,7 @@ class AudiobenchSession:
                 name: locate(bench, settings.data[name], catalog)
                 for name, bench in self.benchmarks.items()})
             self.releases()
-            self.baselines = load_all(settings, list(self.benchmarks))
+            self.baselines = load_all(settings, self._judged_by())
             self.run = self._runs.begin(settings)
             self._check_cache()
             deadline = None if settings.deadline is None else time.time() + settings.deadline
@@ -133,6 +134,10 @@ class AudiobenchSession:
             self._compare(send=not settings.dry_run)
         except AudiobenchError as exc:
             raise pytest.UsageError(str(exc)) from exc
+
+    def _judged_by(self) -> dict[str, JudgedBy]:
+        releases = self.releases()
+        return {name: judged_by(bench, releases[name]) for name, bench in self.benchmarks.items()}
 
     def _check_outputs(self) -> None:
         """Every file the run writes at its end can be written: found out before the first

@@ -7,6 +7,7 @@ rubric, and a wrong one scores 0 without a judge call, as the official scripts d
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME
 from pytest_audiobench.benchmarks.mmar.metrics import MmarScores, slug
 from pytest_audiobench.benchmarks.mmar.prompts import prompt_for
 from pytest_audiobench.benchmarks.mmar.rubrics import (
+    SYSTEM_PROMPT,
     RubricVerdict,
     rate_sample,
     rubric_messages,
@@ -78,6 +80,20 @@ class Mmar(Benchmark):
 
     def prompt(self, sample: Sample) -> str:
         return prompt_for(sample.record, self.own.prompt, self.own.template)
+
+    def judge_prompt(self) -> str | None:
+        judge = self.settings.judge
+        if judge is None or judge.offline:
+            return None
+        protocol = {"system": SYSTEM_PROMPT, "rubric": self.own.rubric.model_dump(mode="json"),
+                    "max_answer_chars": self.max_answer_chars}
+        return text_sha256(json.dumps(protocol, sort_keys=True))[:16]
+
+    def judged_metrics(self, release: Release) -> tuple[str, ...]:
+        # Accuracy needs no judge; the rubric ratings do.
+        rated = self.judge_prompt() is not None
+        return tuple(m for m in release.headline
+                     if m.endswith((".rubrics", ".crs"))) if rated else ()
 
     def rubric_judge(self, runtime: Runtime) -> Endpoint | None:
         """The judge with the rubric protocol's sampling; None when no LLM judge is given
