@@ -110,8 +110,12 @@ def test_an_unchanged_model_fails_the_paired_gate_at_most_once_in_20_runs(
         failed_runs += run.result.ret != pytest.ExitCode.OK
         item_failures.append(run.report["benchmarks"][0]["counts"]["failed"])
     assert failed_runs <= 1
-    # An unchanged sample is taken for a regression rarely (2.5 % one-sided).
-    assert max(item_failures) <= 0.05 * len(RECORDS)
+    # An unchanged sample is taken for a regression rarely (2.5 % one-sided, fresh draws
+    # included: tests/test_confirmation.py): about 5 of the 200 in a run on average (measured
+    # 2 %), and the worst of 20 runs about 10; one set of 20 runs in ten has a run with 12
+    # (binomial), so the worst run is held to 7.5 % and the average to 3.5 %.
+    assert sum(item_failures) <= 0.035 * len(RECORDS) * len(item_failures)
+    assert max(item_failures) <= 0.075 * len(RECORDS)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
