@@ -17,7 +17,7 @@ SELECTION = ["tests/test_air_bench_chat_data.py", "tests/test_mmar_data.py",
              "tests/test_matching.py", "tests/test_fakes.py", "tests/test_full_reference.py",
              "tests/test_rubrics.py", "tests/test_gate.py",
              "tests/test_noisy_judge.py::test_on_the_full_release_a_drop_on_10_percent_fails_"
-             "and_the_items_name_them"]
+             "every_run_and_the_items_name_them"]
 
 
 def test_without_the_reference_metadata_the_tests_pass_and_the_skips_say_why(
