@@ -9,7 +9,10 @@ one per-sample value. The gate then needs nothing else of the benchmark.
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,6 +20,11 @@ from pydantic import BaseModel, ConfigDict
 def text_sha256(text: str) -> str:
     """The hash a line keeps of an answer (``SampleLine.answer_sha256``)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def protocol_sha256(protocol: Mapping[str, Any]) -> str:
+    """A short hash of how a benchmark asks its judge (``Benchmark.judge_prompt``)."""
+    return text_sha256(json.dumps(protocol, sort_keys=True))[:16]
 
 
 class SampleLine(BaseModel):

@@ -3,7 +3,6 @@ answer with the reference in both orders (the official two-pass protocol)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, JudgeError
-from pytest_audiobench.outcome.lines import Linear, SampleLine, text_sha256
+from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.outcome.view import Detail, SampleView
@@ -204,7 +203,7 @@ class AirBenchChat(Benchmark):
             return None
         protocol = {"template": self.template, "swap": self.own.swap, "repeats": self.repeats,
                     "max_answer_chars": self.max_answer_chars}
-        return text_sha256(json.dumps(protocol, sort_keys=True))[:16]
+        return protocol_sha256(protocol)
 
     def judged_metrics(self, release: Release) -> tuple[str, ...]:
         return release.headline if self.judged else ()

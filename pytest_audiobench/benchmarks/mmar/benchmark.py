@@ -7,7 +7,6 @@ rubric, and a wrong one scores 0 without a judge call, as the official scripts d
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, EndpointError, NotRun
-from pytest_audiobench.outcome.lines import Linear, SampleLine, text_sha256
+from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.outcome.view import Choice, Detail, SampleView
@@ -56,6 +55,8 @@ class Mmar(Benchmark):
         self.own = settings.of(NAME, MmarSettings)
         judge = settings.judge
         self.max_answer_chars = judge.max_answer_chars if judge is not None else 0
+        self.rated = judge is not None and not judge.offline
+        """An LLM judge rates the reasoning of right answers (an offline one cannot)."""
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.mmar.download import download_mmar
@@ -82,24 +83,21 @@ class Mmar(Benchmark):
         return prompt_for(sample.record, self.own.prompt, self.own.template)
 
     def judge_prompt(self) -> str | None:
-        judge = self.settings.judge
-        if judge is None or judge.offline:
+        if not self.rated:
             return None
-        protocol = {"system": SYSTEM_PROMPT, "rubric": self.own.rubric.model_dump(mode="json"),
-                    "max_answer_chars": self.max_answer_chars}
-        return text_sha256(json.dumps(protocol, sort_keys=True))[:16]
+        return protocol_sha256({"system": SYSTEM_PROMPT,
+                                "rubric": self.own.rubric.model_dump(mode="json"),
+                                "max_answer_chars": self.max_answer_chars})
 
     def judged_metrics(self, release: Release) -> tuple[str, ...]:
         # Accuracy needs no judge; the rubric ratings do.
-        rated = self.judge_prompt() is not None
         return tuple(m for m in release.headline
-                     if m.endswith((".rubrics", ".crs"))) if rated else ()
+                     if m.endswith((".rubrics", ".crs"))) if self.rated else ()
 
     def rubric_judge(self, runtime: Runtime) -> Endpoint | None:
         """The judge with the rubric protocol's sampling; None when no LLM judge is given
         (an offline judge cannot rate reasoning)."""
-        judge = self.settings.judge
-        if judge is None or judge.offline:
+        if not self.rated:
             return None
         rubric = self.own.rubric
         return runtime.judge_sampled(temperature=rubric.temperature, seed=rubric.seed)
