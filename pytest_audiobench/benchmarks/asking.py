@@ -8,6 +8,7 @@ from typing import Any
 from pytest_audiobench.benchmarks.base import Runtime
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, RequestRecord
 from pytest_audiobench.transport.audio import audio_part, load_audio
 from pytest_audiobench.transport.types import Completion
@@ -63,13 +64,14 @@ async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> 
     return ModelAnswer(run=run, request=request, completion=completion, warnings=warnings)
 
 
-def given_answer(sample: Sample, prompt: str, text: str, audio_sha256: str,
-                 settings: Settings) -> ModelAnswer:
-    """An answer known as text (a baseline's, for today's judge to grade again), with the
-    request this run makes for the sample; its audio, not read, known by its hash."""
+def baseline_answer(sample: Sample, prompt: str, line: SampleLine,
+                    settings: Settings) -> ModelAnswer:
+    """The answer a baseline's ``line`` (whole) holds, for today's judge to grade again, with
+    the request this run makes for the sample; its audio, not read, known by the line's hash."""
     endpoint = settings.endpoint
     request = RequestRecord(
         url=endpoint.url, model=endpoint.model, sampling=endpoint.sampling,
         audio_mode=settings.audio_mode, prompt=prompt, audio_format="not read",
-        audio_seconds=0.0, audio_sha256=audio_sha256, transcoded=False)
-    return ModelAnswer(request=request, completion=Completion(text=text, finish_reason="stop"))
+        audio_seconds=0.0, audio_sha256=line.cluster, transcoded=False)
+    return ModelAnswer(request=request,
+                       completion=Completion(text=line.answer, finish_reason="stop"))

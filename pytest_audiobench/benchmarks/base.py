@@ -231,9 +231,14 @@ def line_judged_again(bench: Benchmark, record: SampleRecord) -> SampleLine | No
     """The line of the baseline's answer to ``record``'s sample as today's judge graded it
     (``record.judged_again``): its values and draws; None when it was not graded again. Its
     answer text is this run's (the gate reads none; an item's report takes the baseline's)."""
-    if not record.judged_again:
-        return None
-    return bench.sample_line(record.model_copy(update={"verdicts": record.judged_again,
+    return line_graded(bench, record, record.judged_again) if record.judged_again else None
+
+
+def line_graded(bench: Benchmark, record: SampleRecord,
+                verdicts: list[Verdict]) -> SampleLine | None:
+    """The line of ``record``'s sample, its first answer graded by ``verdicts`` instead (today's
+    judge on the baseline's answer, a round of fresh draws): its values and draws."""
+    return bench.sample_line(record.model_copy(update={"verdicts": verdicts,
                                                        "answers": record.answers[:1]}))
 
 

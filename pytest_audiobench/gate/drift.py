@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from pytest_audiobench.config.names import Rejudge
 from pytest_audiobench.gate.paired import assess, paired
 from pytest_audiobench.outcome.lines import Linear, SampleLine
-from pytest_audiobench.transport.types import JudgeIdentity
+from pytest_audiobench.transport.types import JudgeIdentity, Traffic
 
 if TYPE_CHECKING:
     from pytest_audiobench.config.settings import Settings
@@ -108,17 +108,18 @@ class JudgeComparison(BaseModel):
 
 
 def judge_identity(settings: Settings, prompt: str | None,
-                   served: Iterable[str] = ()) -> JudgeIdentity | None:
+                   traffic: Traffic | None = None) -> JudgeIdentity | None:
     """Today's judge of a benchmark whose judge prompt hashes to ``prompt``
-    (``Benchmark.judge_prompt``), as a baseline keeps it; None without a sampled judge (an
-    offline one, or none). ``served``: the model ids its replies named."""
+    (``Benchmark.judge_prompt``), as a baseline keeps it, with the model ids its replies in
+    ``traffic`` named; None without a sampled judge (an offline one, or none)."""
     judge = settings.judge
     if judge is None or judge.offline:
         return None
     endpoint = judge.endpoint
+    served = [] if traffic is None else traffic.served_by(endpoint.model, endpoint.url)
     return JudgeIdentity(url=endpoint.url, model=endpoint.model,
                          sampling=endpoint.sampling.model_dump(mode="json", exclude_none=True),
-                         prompt=prompt, served=sorted(served))
+                         prompt=prompt, served=served)
 
 
 def compare(mode: Rejudge, then: JudgeIdentity | None, today: JudgeIdentity | None,

@@ -69,12 +69,15 @@ def change(base: SampleLine | None, new: SampleLine | None, fails_now: bool,
     """The item's change, or None when it simply passes (or has no line on one side, or its
     judge's noise is unknown, and today's bar applies). With ``confirming``, a drop the first
     draws suggest is decided on fresh draws added to them first (``confirmed``)."""
-    if base is None or new is None or allowed_drop(base, new, noise, confidence) is None:
+    if base is None or new is None:
+        return None
+    allowed = allowed_drop(base, new, noise, confidence)
+    if allowed is None:
         return None
     rounds = 0
     if confirming is not None:
         base, new, rounds = confirmed(base, new, noise, confidence, confirming)
-    allowed = allowed_drop(base, new, noise, confidence) or 0.0
+        allowed = allowed_drop(base, new, noise, confidence) or 0.0
     if base.score - new.score > allowed and new.score < base.score:
         return Change("regressed", base, new, allowed, rounds)
     if fails_now:

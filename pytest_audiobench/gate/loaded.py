@@ -56,8 +56,11 @@ class LoadedBaseline:
     @property
     def graded_by_a_judge(self) -> bool:
         """Whether any of its lines was (so that today's judge may grade its answers again)."""
-        values = self.judged.values
-        return any(line.judged or values & line.values.keys() for line in self.lines.values())
+        return any(self._judged(line) for line in self.lines.values())
+
+    def _judged(self, line: SampleLine) -> bool:
+        """A judge graded the line: its own score, or a value a judge decides."""
+        return line.judged or bool(self.judged.values & line.values.keys())
 
     @property
     def rejudged(self) -> bool:
@@ -74,9 +77,8 @@ class LoadedBaseline:
         its line holds one inference run's answer graded by a judge (not an offline one), its
         own score or a value a judge decides."""
         line = self.lines.get(nodeid)
-        if line is None or line.runs or not (self.rejudged or nodeid in self.calibration):
-            return None
-        if not line.judged and not self.judged.values & line.values.keys():
+        if line is None or line.runs or not self._judged(line) \
+                or not (self.rejudged or nodeid in self.calibration):
             return None
         full = whole(self.lines, nodeid)
         return full if full is not None and full.answer else None
@@ -99,13 +101,13 @@ class LoadedBaseline:
         the replies it was held against, which its report shows."""
         old = again if self.rejudged else self.lines.get(nodeid)
         found = change(old, new, fails_now, self.noise, self.confidence, confirming)
-        if found is not None and found.kind == "regressed":
-            full = whole(self.lines, nodeid)
-            texts = full if not self.rejudged or full is None or again is None else \
-                again.model_copy(update={"answer": full.answer})
-            base = found.base if texts is None else found.base.model_copy(
-                update={"answer": texts.answer, "replies": texts.replies})
-            found = replace(found, base=base)
+        full = None if found is None or found.kind != "regressed" else whole(self.lines, nodeid)
+        if found is not None and full is not None:
+            # Its old answer from the file; the replies it was held against: today's when
+            # judged again (``again`` keeps them), else the file's.
+            replies = found.base.replies if self.rejudged else full.replies
+            found = replace(found, base=found.base.model_copy(
+                update={"answer": full.answer, "replies": replies}))
         return found
 
     def close(self) -> None:

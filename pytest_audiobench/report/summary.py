@@ -75,8 +75,7 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     for name, bench in benchmarks.items():
         mine = folded[name]
         own = (r for r in records if r.benchmark == name)
-        judge = judge_identity(settings, bench.judge_prompt(), traffic.served_by(
-            settings.judge.endpoint.model, settings.judge.endpoint.url) if settings.judge else ())
+        judge = judge_identity(settings, bench.judge_prompt(), traffic)
         summary, decision = summarise(settings, bench, releases[name], mine.counting.done(),
                                       mine.tally, loaded[name], (identity, judge),
                                       pairings[name], own, assessed[name])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from pytest_audiobench.benchmarks.asking import given_answer
+from pytest_audiobench.benchmarks.asking import baseline_answer
 from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
@@ -20,11 +20,12 @@ from pytest_audiobench.gate.drift import JudgeComparison, compare, judge_drift, 
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.run.worker import Regraded
+from pytest_audiobench.transport.types import Traffic
 
 GradeAgain = Callable[[Sequence[tuple[Sample, SampleLine]]], dict[str, Regraded]]
 """Today's judge on baseline answers, by node id (``Worker.grade_again``)."""
-Served = Callable[[], list[str]]
-"""The model ids today's judge's replies named so far."""
+Sent = Callable[[], Traffic]
+"""What this process's endpoints took so far (``Worker.traffic``): the ids the judge named."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Calibrated:
 
 
 def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: LoadedBaseline,
-              grade_again: GradeAgain | None, served: Served) -> Calibrated | None:
+              grade_again: GradeAgain | None, sent: Sent) -> Calibrated | None:
     """What ``bench``'s gate pairs against; None when it has no judged per-sample lines, or
     when only requests could tell and ``grade_again`` is None (a dry run sends nothing)."""
     today = judge_identity(settings, bench.judge_prompt())
@@ -56,7 +57,7 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
              if (made := _today(bench, sample, line, graded[sample.nodeid])) is not None}
     drift = judge_drift(bench.judged_metrics(release), bench.linear, baseline.lines, lines,
                         len(asked), settings.confidence)
-    seen = today.model_copy(update={"served": served()})
+    seen = judge_identity(settings, bench.judge_prompt(), sent())
     return Calibrated(compare(mode, then, seen, drift), graded)
 
 
@@ -66,8 +67,7 @@ def _today(bench: Benchmark, sample: Sample, line: SampleLine,
     verdicts, _ = graded
     if not verdicts:
         return None
-    answer = given_answer(sample, bench.prompt(sample), line.answer, line.cluster,
-                          bench.settings)
+    answer = baseline_answer(sample, bench.prompt(sample), line, bench.settings)
     made = bench.sample_line(sample.to_record(outcome="passed", answers=[answer],
                                               verdicts=verdicts))
     return None if made is None else without_texts(made)

@@ -7,7 +7,7 @@ it has.
 
 from __future__ import annotations
 
-from pytest_audiobench.benchmarks.base import Benchmark
+from pytest_audiobench.benchmarks.base import Benchmark, line_graded
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.errors import EndpointError, JudgeError, NotRun
 from pytest_audiobench.gate.baseline import whole
@@ -50,7 +50,4 @@ class FreshDraws:
         return lines[0].draws, lines[1].draws
 
     def _line(self, verdict: Verdict | None) -> SampleLine | None:
-        if verdict is None:
-            return None
-        return self.bench.sample_line(self.record.model_copy(update={
-            "verdicts": [verdict], "answers": self.record.answers[:1]}))
+        return None if verdict is None else line_graded(self.bench, self.record, [verdict])

@@ -205,7 +205,7 @@ class AudiobenchSession:
         for name, baseline in self.baselines.items():
             made = Calibrated(kept[name]) if name in kept else calibrate(
                 self.settings, self.benchmarks[name], releases[name], baseline,
-                self.worker.grade_again if send else None, self._judge_served)
+                self.worker.grade_again if send else None, self.worker.traffic)
             if made is not None:
                 decided[name] = made.comparison
                 self.baselines[name] = baseline.decided(made.comparison)
@@ -223,11 +223,6 @@ class AudiobenchSession:
             return False
         every = baseline.decided(JudgeComparison(rejudged=True, why="drifted"))
         return every.to_judge_again(sample.nodeid) is not None
-
-    def _judge_served(self) -> list[str]:
-        judge = self.settings.judge
-        assert judge is not None
-        return self.worker.traffic().served_by(judge.endpoint.model, judge.endpoint.url)
 
     def _take_comparisons(self, compared: dict[str, Any], ahead: dict[str, Any]) -> None:
         """A worker's side of ``_compare``: the controller's decisions and gradings."""

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from pytest_audiobench.benchmarks.asking import ask_model, given_answer
+from pytest_audiobench.benchmarks.asking import ask_model, baseline_answer
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import EndpointSettings, ProviderChoice, Settings
@@ -202,8 +202,7 @@ class Worker:
         (``base``, whole), by a judge whose replies are this run's own; waits for both."""
         bench = self.benchmarks[sample.benchmark]
         runtime = self.runtime().for_sample(sample).judging_afresh(self._run)
-        old = given_answer(sample, bench.prompt(sample), base.answer, base.cluster,
-                           self.settings)
+        old = baseline_answer(sample, bench.prompt(sample), base, self.settings)
         assert self._engine is not None
 
         async def both() -> tuple[Verdict | None, Verdict | None]:
@@ -219,8 +218,7 @@ class Worker:
         if again.graded is not None:
             return again.graded
         bench = self.benchmarks[sample.benchmark]
-        old = given_answer(sample, bench.prompt(sample), again.line.answer, again.line.cluster,
-                           self.settings)
+        old = baseline_answer(sample, bench.prompt(sample), again.line, self.settings)
         try:
             return [await bench.grade(sample, old, runtime.judging_afresh(self._run))], None
         except (JudgeError, EndpointError, NotRun) as exc:

@@ -163,7 +163,6 @@ class ModelIdentity(BaseModel):
         return "; ".join(differences) or None
 
 
-
 class JudgeIdentity(BaseModel):
     """What identifies the judge whose scores a run (or the baseline it wrote) holds: where it
     was asked, under which id, with which sampling, with which prompt (the benchmark's hash of
