@@ -119,10 +119,18 @@ def test_what_the_gate_pairs_against_by_mode_identity_and_drift() -> None:
         "answer was graded again to measure its drift")
 
 
+def _write_baseline(run_bench: Any, servers: Servers) -> Any:
+    """The per-sample baseline of a model that answers every sample well, as the judge of the
+    servers scores it; the run that wrote it."""
+    servers.model.script = Scripted("a good answer")
+    written = run_bench("--audiobench-update-baseline")
+    assert written.result.ret == 0
+    return written
+
+
 def _write_then_rerun(run_bench: Any, servers: Servers, judge: ScoringJudge,
                       *args: str) -> Any:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     servers.judge.script = judge
     return run_bench("--audiobench-calibration-share=1", *args)
 
@@ -153,8 +161,7 @@ def test_an_unchanged_model_under_a_harsher_judge_is_held_against_its_answers_ju
 
 def test_never_keeps_the_recorded_scores_and_says_the_judge_changed(
         run_bench: Any, servers: Servers) -> None:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     # As good an answer in other words (so that no reply of the old judge is cached for it),
     # under a judge one point harsher.
     servers.model.script = Scripted("a good answer, told otherwise")
@@ -175,8 +182,7 @@ def test_never_keeps_the_recorded_scores_and_says_the_judge_changed(
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_judge_whose_replies_name_another_model_is_another_judge(
         run_bench: Any, servers: Servers, xdist: list[str]) -> None:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     servers.judge.served_as = "judge-model-2026-12-01"
     servers.judge.script = ScoringJudge({"good answer": 7}, reference=5)
     before = servers.judge.count()
@@ -193,8 +199,7 @@ def test_a_judge_whose_replies_name_another_model_is_another_judge(
     assert summary["judge_drift"]["asked"] == 16
 def test_a_steady_judge_shows_no_drift_and_the_default_share_asks_a_quarter(
         run_bench: Any, servers: Servers) -> None:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     before = servers.judge.count()
     run = run_bench()
     drift = run.report["benchmarks"][0]["judge_drift"]
@@ -214,8 +219,7 @@ def test_a_steady_judge_shows_no_drift_and_the_default_share_asks_a_quarter(
 
 
 def test_no_share_asks_nothing_again(run_bench: Any, servers: Servers) -> None:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     before = servers.judge.count()
     run = run_bench("--audiobench-calibration-share=0")
     assert run.report["benchmarks"][0]["judge_drift"] is None
@@ -223,8 +227,7 @@ def test_no_share_asks_nothing_again(run_bench: Any, servers: Servers) -> None:
 
 
 def test_the_dry_run_counts_the_answers_graded_again(run_bench: Any, servers: Servers) -> None:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     out = run_bench("--audiobench-dry-run", "--audiobench-calibration-share=1").result.stdout.str()
     # A new run asks the model again (its answers are the run's own), so the judge's 32 calls
     # on them are all to send; with them, the 16 baseline answers in both orders.
@@ -245,8 +248,7 @@ def test_the_page_shows_the_drift(run_bench: Any, servers: Servers, pytester: An
 
 def test_a_baseline_answer_today_s_judge_cannot_grade_again_errors_its_item(
         run_bench: Any, servers: Servers) -> None:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     servers.model.script = Scripted("a fine answer")
     # Today's judge replies no score to any prompt that holds the baseline's answer.
     servers.judge.script = ScoringJudge({"fine answer": 8}, replies={"good answer": "no idea"})
@@ -262,8 +264,7 @@ def test_a_baseline_answer_today_s_judge_cannot_grade_again_errors_its_item(
 
 def test_the_dry_run_counts_every_baseline_answer_when_always_and_says_what_a_drift_adds(
         run_bench: Any, servers: Servers) -> None:
-    servers.model.script = Scripted("a good answer")
-    written = run_bench("--audiobench-update-baseline")
+    written = _write_baseline(run_bench, servers)
     share = len(calibrating(written.report["selected"], 0.25))
     always = run_bench("--audiobench-dry-run", "--audiobench-rejudge-baseline=always",
                        "--audiobench-calibration-share=0").result.stdout.str()
@@ -277,8 +278,7 @@ def test_the_dry_run_counts_every_baseline_answer_when_always_and_says_what_a_dr
 
 def test_a_resume_holds_to_the_run_s_decision(run_bench: Any, servers: Servers,
                                               small_records: list[Any]) -> None:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     servers.judge.script = ScoringJudge({"good answer": 7}, reference=5)
     broken = Scripted("a good answer")
     for record in small_records[:4]:
@@ -300,8 +300,7 @@ def test_a_resume_holds_to_the_run_s_decision(run_bench: Any, servers: Servers,
 
 def test_the_calibration_ahead_of_the_items_counts_against_the_budget_under_xdist(
         run_bench: Any, servers: Servers) -> None:
-    servers.model.script = Scripted("a good answer")
-    assert run_bench("--audiobench-update-baseline").result.ret == 0
+    _write_baseline(run_bench, servers)
     before = servers.model.count() + servers.judge.count()
     # The controller grades all 16 baseline answers in both orders (32 requests) before the
     # workers start; the workers then share what is left of the 40, not 40 of their own.
