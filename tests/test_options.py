@@ -7,6 +7,7 @@ subprocess (about 1 s each), where the plugin is loaded from its entry point as 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -234,7 +235,7 @@ def test_settings_keep_the_kept_options_and_state_no_option_again() -> None:
     assert own & kept == set()
     # What settings.py writes is what the other options resolve into (a resolved option may
     # keep its name: the data per benchmark, the cache folder with its default).
-    assert own == {"model", "endpoint", "model_provider", "judge", "benchmarks",
+    assert own == {"model", "endpoint", "model_provider", "rival", "judge", "benchmarks",
                    "benchmark_settings", "data", "cache_dir", "baselines_dir"}
     assert set(Settings.model_fields) == kept | own
     assert Settings.model_fields["runs"].default == 1  # the default is the option's
@@ -285,3 +286,31 @@ def test_the_default_cache_folder_follows_xdg_cache_home_taken_from_where_pytest
     given = make_settings(tmp_path, model="random", data="mini", judge_model="overlap",
                           cache_dir=Path("mine"))
     assert given.cache_dir == tmp_path / "mine"
+
+
+def test_a_head_to_head_baseline_model_is_a_served_model_asked_like_the_model(
+        tmp_path: Path) -> None:
+    base = {"model": "cand", "api_url": "http://c/v1", "data": "mini", "judge_model": "overlap",
+            "temperature": 0.5, "seed": 3, "timeout": 9.0}
+    settings = make_settings(tmp_path, **base, baseline_model="prod",
+                             baseline_api_url="http://p/v1")
+    rival = settings.rival
+    assert rival is not None and (rival.model, rival.url) == ("prod", "http://p/v1")
+    assert rival.api_key_env == "AUDIOBENCH_BASELINE_API_KEY" and not rival.api_key_required
+    assert rival.sampling == settings.endpoint.sampling and rival.timeout == 9.0
+    assert make_settings(tmp_path, **base).rival is None
+    # Another run's answers are not this one's: the rival is part of what answers depend on.
+    from pytest_audiobench.run.runs import answer_fingerprint
+
+    assert answer_fingerprint(settings) != answer_fingerprint(make_settings(tmp_path, **base))
+    for extra, said in [
+        ({"baseline_api_url": "http://p/v1"}, "--audiobench-baseline-api-url names the server"),
+        ({"baseline_model": "prod"}, "--audiobench-baseline-model prod needs "
+                                     "--audiobench-baseline-api-url URL"),
+        ({"baseline_model": "random", "baseline_api_url": "http://p/v1"},
+         "a head-to-head baseline is a served model"),
+        ({"baseline_model": "prod", "baseline_api_url": "http://p/v1",
+          "update_baseline": True}, "--audiobench-update-baseline is about a baseline file"),
+    ]:
+        with pytest.raises(pytest.UsageError, match=re.escape(said)):
+            make_settings(tmp_path, **base, **extra)

@@ -44,6 +44,16 @@ class ModelOptions(OptionGroup):
         "model completion token limit", convert.positive_int, "N")] = 1024
     seed: Annotated[int | None, Flag(
         "model sampling seed (omitted from requests when unset)", convert.whole_number, "N")] = None
+    baseline_model: Annotated[str | None, Flag(
+        "a second model, served at --audiobench-baseline-api-url, that answers every sample in "
+        "the same run: the model is held against it head to head, with no baseline file",
+        str, "NAME")] = None
+    baseline_api_url: Annotated[str | None, Flag(
+        "base URL of the OpenAI-compatible endpoint of --audiobench-baseline-model",
+        str, "URL")] = None
+    baseline_api_key_env: Annotated[str, Flag(
+        "environment variable holding the baseline model endpoint's API key (default "
+        "{default}; unset means no key)", convert.env_name, "VAR")] = "AUDIOBENCH_BASELINE_API_KEY"
 
 
 class RequestOptions(OptionGroup):

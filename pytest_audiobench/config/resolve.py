@@ -94,6 +94,7 @@ def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Set
     settings = Settings(
         **given.kept_values(),
         model=endpoint.model, endpoint=endpoint, model_provider=provider,
+        rival=_rival(given.model, endpoint, catalog),
         data=_data(given.source.data, benchmarks, catalog, here),
         judge=_judge(given, endpoint, benchmarks, catalog),
         benchmarks=benchmarks,
@@ -157,6 +158,29 @@ def _endpoint(options: ModelOptions, requests: RequestOptions,
         api_key_required=declarations.was_given(options, "api_key_env"),
         sampling=Sampling(temperature=options.temperature, max_tokens=options.max_tokens,
                           seed=seed))
+
+
+def _rival(options: ModelOptions, endpoint: EndpointSettings,
+           catalog: Catalog) -> EndpointSettings | None:
+    """The live baseline model of a head-to-head run: a served model, asked with the model's
+    sampling and request limits at its own URL and key."""
+    name, url = options.baseline_model, options.baseline_api_url
+    if name is None:
+        if url:
+            raise pytest.UsageError("--audiobench-baseline-api-url names the server of "
+                                    "--audiobench-baseline-model NAME, which is not given")
+        return None
+    if name in catalog.in_process("model"):
+        raise pytest.UsageError(f"--audiobench-baseline-model {name}: a head-to-head baseline is "
+                                "a served model; run it at a URL (--audiobench-baseline-api-url)")
+    if not url:
+        raise pytest.UsageError(f"--audiobench-baseline-model {name} needs "
+                                "--audiobench-baseline-api-url URL: the base URL of the server "
+                                "that serves it")
+    return endpoint.model_copy(update={
+        "url": url, "model": name, "api_key_env": options.baseline_api_key_env,
+        "api_key_required": declarations.was_given(options, "baseline_api_key_env"),
+        "sampling": endpoint.sampling.model_copy(update={"seed": options.seed})})
 
 
 def _provider_settings(options: ProviderOptions | None) -> OwnSettings | None:
@@ -249,6 +273,13 @@ def _combinations(settings: Settings) -> None:
     if settings.shard is not None and settings.update_baseline:
         raise pytest.UsageError("--audiobench-update-baseline cannot run on a shard: write the "
                                 "baseline from the merge (audiobench-merge --update-baseline)")
+    rival = settings.rival
+    if rival is not None and (settings.update_baseline or settings.gate_against):
+        other = ("--audiobench-update-baseline" if settings.update_baseline
+                 else f"--audiobench-gate-against {settings.gate_against}")
+        raise pytest.UsageError(f"--audiobench-baseline-model {rival.model} holds the model "
+                                f"against a live model, with no baseline file; {other} is "
+                                "about a baseline file: give one of them")
 
 
 def _data(raw: str | None, benchmarks: tuple[str, ...], catalog: Catalog,

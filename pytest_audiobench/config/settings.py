@@ -83,6 +83,9 @@ class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, Out
     endpoint: EndpointSettings
     model_provider: ProviderChoice | None
     """Set when the model runs in this process; ``endpoint`` then names it only."""
+    rival: EndpointSettings | None = None
+    """The live baseline model the model is held against head to head
+    (--audiobench-baseline-model): asked like the model, with its sampling and limits."""
     judge: JudgeSettings | None
     """None when no judge was given (allowed when no selected benchmark needs one)."""
     benchmarks: tuple[str, ...]

@@ -78,12 +78,14 @@ class RunStart:
 
 def answer_fingerprint(settings: Settings) -> str:
     """What the model's answers depend on: the endpoint and its sampling, the in-process provider,
-    the revision, how audio is sent, the benchmarks, their data and their own settings."""
+    the revision, how audio is sent, the benchmarks, their data and their own settings, and
+    the live baseline model asked beside it."""
     parts = settings.model_dump(mode="json", include={
         "endpoint", "model_provider", "model_revision", "audio_mode", "benchmarks", "data",
-        "benchmark_settings", "runs"})
+        "benchmark_settings", "runs", *(["rival"] if settings.rival else [])})
     for option in declarations.declared(RequestOptions):  # how, not what, is asked
-        parts["endpoint"].pop(option.attr, None)
+        for endpoint in ("endpoint", "rival"):
+            parts.get(endpoint, {}).pop(option.attr, None)
     text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
