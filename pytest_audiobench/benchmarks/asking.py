@@ -52,11 +52,12 @@ async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> 
             f"clip is {payload.seconds:.1f} s, longer than --audiobench-max-audio-seconds "
             f"{settings.max_audio_seconds:g}: many audio models hear only the first 30 s"
         )
-    sampling = settings.endpoint.sampling
+    endpoint = runtime.model.settings  # the model's, or head to head the rival's
+    sampling = endpoint.sampling
     if sampling.seed is not None:
         sampling = sampling.model_copy(update={"seed": sampling.seed + run})
     request = RequestRecord(
-        url=settings.endpoint.url, model=settings.endpoint.model, sampling=sampling,
+        url=endpoint.url, model=endpoint.model, sampling=sampling,
         audio_mode=settings.audio_mode, prompt=prompt, audio_format=payload.format,
         audio_seconds=round(payload.seconds, 3), audio_sha256=payload.sha256,
         transcoded=payload.transcoded,

@@ -229,17 +229,22 @@ class Benchmark(ABC):
 
 def line_judged_again(bench: Benchmark, record: SampleRecord) -> SampleLine | None:
     """The line of the baseline's answer to ``record``'s sample as today's judge graded it
-    (``record.judged_again``): its values and draws; None when it was not graded again. Its
-    answer text is this run's (the gate reads none; an item's report takes the baseline's)."""
-    return line_graded(bench, record, record.judged_again) if record.judged_again else None
+    (``record.judged_again``): its values and draws; None when it was not graded again. Head
+    to head its answer is the live baseline model's; else this run's (the gate reads none; an
+    item's report takes the baseline file's)."""
+    if not record.judged_again:
+        return None
+    return line_graded(bench, record, record.judged_again, record.rival)
 
 
-def line_graded(bench: Benchmark, record: SampleRecord,
-                verdicts: list[Verdict]) -> SampleLine | None:
-    """The line of ``record``'s sample, its first answer graded by ``verdicts`` instead (today's
-    judge on the baseline's answer, a round of fresh draws): its values and draws."""
+def line_graded(bench: Benchmark, record: SampleRecord, verdicts: list[Verdict],
+                answer: ModelAnswer | None = None) -> SampleLine | None:
+    """The line of ``record``'s sample, its first answer (or ``answer``) graded by
+    ``verdicts`` instead (today's judge on the baseline's answer, a round of fresh draws):
+    its values and draws."""
+    answers = [answer] if answer is not None else record.answers[:1]
     return bench.sample_line(record.model_copy(update={"verdicts": verdicts,
-                                                       "answers": record.answers[:1]}))
+                                                       "answers": answers}))
 
 
 def judged_by(bench: Benchmark, release: Release) -> JudgedBy:

@@ -79,8 +79,9 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
         return Decision("written", path, gate, BaselineUpdate(path, fresh, new, base))
     if current is None:
         return Decision("missing", path)
-    # Judged again today: the thresholds the old judge set say nothing, its model id neither.
-    stale = loaded.judged.metrics if loaded.rejudged else None
+    # Judged again today: the thresholds the old judge set say nothing, its model id neither
+    # (head to head, today's judge set them, on the live model's answers).
+    stale = loaded.judged.metrics if loaded.rejudged and loaded.rival is None else None
     return Decision("applied", path,
                     evaluate(current, metrics, missing, judge_model, settings.max_errors,
                              identity, assessed, stale))

@@ -99,11 +99,19 @@ class JudgeComparison(BaseModel):
 
     rejudged: bool
     why: str
+    rival: str | None = None
+    """Head to head: the live baseline model ("NAME at URL") whose answers, judged in this
+    run, the gate pairs against."""
+    noise: float | None = None
+    """Head to head: the judge's noise, measured before the items on both models' draws of
+    the calibration share (no file holds it); None when it could not be (one draw each)."""
 
     def line(self) -> str:
         """The summary's line."""
         against = ("every baseline answer judged again by today's judge" if self.rejudged
                    else "the scores the baseline recorded")
+        if self.rival is not None:
+            against = f"{self.rival}, its answers judged by the same judge in this run"
         return f"judge: the gate pairs this run against {against}: {self.why}"
 
 

@@ -12,17 +12,33 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pytest_audiobench.config.names import MINI
-from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.gate.baseline import Baseline, BaseLines, load, load_samples, path_for, whole
+from pytest_audiobench.config.settings import EndpointSettings, Settings
+from pytest_audiobench.gate.baseline import (
+    Baseline,
+    BaseLines,
+    from_run,
+    load,
+    load_samples,
+    path_for,
+    whole,
+)
 from pytest_audiobench.gate.drift import JudgeComparison, calibrating
 from pytest_audiobench.gate.items import Change, Confirming, change
 from pytest_audiobench.gate.paired import items_comparable, noise_of
 from pytest_audiobench.outcome.lines import JudgedBy, SampleLine
+from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.transport.types import JudgeIdentity
 
 ITEMS_BY_THE_BAR = (
     "items: held against the bar, not the per-sample baseline: the baseline has one judge draw "
     "per sample, so the judge's noise is unknown and no sample's drop can be told from it "
     "(write the baseline with the swap on, the default, or --audiobench-judge-repeats 2)")
+
+
+LIVE_ITEMS_BY_THE_BAR = (
+    "items: held against the bar, not the baseline model's answers: the judge's noise could "
+    "not be measured before the items (no calibration share, or one judge draw per answer: "
+    "raise --audiobench-calibration-share, keep the swap on, or --audiobench-judge-repeats 2)")
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,11 @@ class LoadedBaseline:
     beside accuracy), and such a metric's threshold is the baseline's judge's."""
     comparison: JudgeComparison | None = None
     """What the gate holds this run against, once decided before the items (``drift.py``)."""
+    rival: EndpointSettings | None = None
+    """Head to head (--audiobench-baseline-model): the live baseline model that answers every
+    sample in this run. There is no file and no line: every item pairs
+    against its answer judged in the run, and ``noise`` is measured before the items
+    (``run/calibration.py``)."""
 
     @classmethod
     def of(cls, path: Path, file: Baseline | None, lines: Mapping[str, SampleLine],
@@ -52,6 +73,17 @@ class LoadedBaseline:
         noise = noise_of(file.noise if file else None, lines.values()) if lines else None
         return cls(path, file, lines, noise, confidence, calibrating(lines, calibration_share),
                    judged or JudgedBy())
+
+    @classmethod
+    def live(cls, rival: EndpointSettings, confidence: float,
+             judged: JudgedBy | None = None) -> LoadedBaseline:
+        """The baseline of a head-to-head run: the live model ``rival``."""
+        return cls(Path(), None, {}, None, confidence, judged=judged or JudgedBy(), rival=rival)
+
+    @property
+    def against(self) -> str:
+        """What the gate holds the run against, as the summary names it."""
+        return str(self.path) if self.rival is None else f"{self.rival.model} at {self.rival.url}"
 
     @property
     def graded_by_a_judge(self) -> bool:
@@ -64,19 +96,35 @@ class LoadedBaseline:
 
     @property
     def rejudged(self) -> bool:
-        """Every baseline answer is judged again, and items and gate pair against those."""
-        return self.comparison is not None and self.comparison.rejudged
+        """Every baseline answer is judged in this run, and items and gate pair against those
+        (head to head, always)."""
+        return self.rival is not None or (self.comparison is not None
+                                          and self.comparison.rejudged)
 
     def decided(self, comparison: JudgeComparison) -> LoadedBaseline:
-        """This baseline once what the gate holds against is decided."""
-        return replace(self, comparison=comparison)
+        """This baseline once what the gate holds against is decided (head to head: with the
+        judge's noise measured to decide it)."""
+        noise = comparison.noise if self.rival is not None else self.noise
+        return replace(self, comparison=comparison, noise=noise)
+
+    def answered(self, settings: Settings, benchmark: str, metrics: Mapping[str, Metric],
+                 headline: tuple[str, ...], judge: JudgeIdentity | None) -> LoadedBaseline:
+        """Head to head, once the run is over: the baseline the live model's ``metrics`` make,
+        its thresholds theirs (as a baseline written from them would be), held as a file's
+        are; a file's baseline stays as it is."""
+        if self.rival is None:
+            return self
+        judge_model = settings.judge.endpoint.model if settings.judge else None
+        file = from_run(benchmark, self.rival.model, judge_model, metrics, headline,
+                        settings.tolerance, None, settings.max_errors, None, self.noise, judge)
+        return replace(self, file=file)
 
     def to_judge_again(self, nodeid: str) -> SampleLine | None:
         """The baseline's line of ``nodeid``, whole, when today's judge is to grade its answer
         again: the sample is in the calibration share (or every answer is judged again), and
         its line holds one inference run's answer graded by a judge (not an offline one), its
         own score or a value a judge decides."""
-        line = self.lines.get(nodeid)
+        line = self.lines.get(nodeid)  # head to head: none, the live model answers
         if line is None or line.runs or not self._judged(line) \
                 or not (self.rejudged or nodeid in self.calibration):
             return None
@@ -85,11 +133,16 @@ class LoadedBaseline:
 
     @property
     def holds_items(self) -> bool:
-        """Whether its items are held against their baseline lines (else against the bar)."""
+        """Whether its items are held against their baseline lines (else against the bar);
+        head to head, against the live model's answers once the judge's noise is known."""
+        if self.rival is not None:
+            return self.noise is not None
         return bool(self.lines) and items_comparable(self.noise, self.lines.values())
 
     def notes(self) -> list[str]:
         """What the summary says of the items' gate."""
+        if self.rival is not None:
+            return [] if self.holds_items else [LIVE_ITEMS_BY_THE_BAR]
         return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
 
     def change(self, nodeid: str, new: SampleLine | None, fails_now: bool,
@@ -128,9 +181,13 @@ def baseline_path(settings: Settings, benchmark: str) -> Path:
 
 def load_all(settings: Settings,
              benchmarks: Mapping[str, JudgedBy]) -> dict[str, LoadedBaseline]:
-    """Every benchmark's baseline and lines, read (and checked) once, before any request;
-    ``benchmarks``: what a judge decides of each (``LoadedBaseline.judged``)."""
+    """Every benchmark's baseline and lines, read (and checked) once, before any request (head
+    to head: the live model, no file); ``benchmarks``: what a judge decides of each
+    (``LoadedBaseline.judged``)."""
     loaded = {}
+    if settings.rival is not None:
+        return {name: LoadedBaseline.live(settings.rival, settings.confidence, judged)
+                for name, judged in benchmarks.items()}
     for name, judged in benchmarks.items():
         path = baseline_path(settings, name)
         loaded[name] = LoadedBaseline.of(path, load(path), load_samples(path),

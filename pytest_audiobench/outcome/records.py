@@ -110,11 +110,15 @@ class SampleRecord(BaseModel):
     """One per answer; empty when grading failed."""
     message: str | None = None
     """Why the sample failed, errored or was skipped."""
+    rival: ModelAnswer | None = None
+    """Head to head (--audiobench-baseline-model): the live baseline model's answer, asked in
+    this run; ``judged_again`` grades it."""
     judged_again: list[SerializeAsAny[Verdict]] = []
-    """The per-sample baseline's answer graded again by today's judge (one verdict), when the
-    sample calibrates the judge (``gate/drift.py``)."""
+    """The baseline's answer graded by today's judge in this run (one verdict): the per-sample
+    baseline's recorded answer when the sample calibrates the judge (``gate/drift.py``), or
+    the live baseline model's (``rival``)."""
     judged_again_failed: str | None = None
-    """Why the baseline's answer could not be graded again."""
+    """Why the baseline's answer could not be graded again (or, head to head, had)."""
     confirmation: list[SerializeAsAny[Verdict]] = []
     """Fresh draws of the judge on the first answer, a verdict per round, when its first
     draws suggested a drop (``gate/items.py``); the metrics never read them."""
@@ -122,6 +126,16 @@ class SampleRecord(BaseModel):
     """The same rounds on the baseline's answer."""
     confirmation_failed: str | None = None
     """Why a round could not be drawn (the item was then decided on the draws it had)."""
+
+    def rival_record(self) -> SampleRecord | None:
+        """Head to head, the live baseline model's side of the sample as a record of its own:
+        its answer and today's judge's verdict on it; None when it has none."""
+        if self.rival is None or not self.judged_again:
+            return None
+        return self.model_copy(update={
+            "outcome": "passed", "answers": [self.rival], "verdicts": self.judged_again,
+            "rival": None, "judged_again": [], "confirmation": [],
+            "confirmation_of_baseline": []})
 
     @field_validator("verdicts", "judged_again", "confirmation", "confirmation_of_baseline",
                      mode="before")

@@ -46,6 +46,8 @@ class _Folded:
     again: dict[str, SampleLine] = field(default_factory=dict)
     """The baseline's answers today's judge graded again, as lines (``gate/drift.py``)."""
     asked_again: int = 0
+    rival: Tally | None = None
+    """Head to head: the live baseline model's numbers, folded from its side of the records."""
 
 
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
@@ -63,6 +65,12 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     (``gate.writing.apply``) and says with ``baselines_unwritten`` when it cannot."""
     identity = run.identity if run is not None else None
     folded, total = _fold(settings, benchmarks, records, selected, loaded)
+    judges = {name: judge_identity(settings, bench.judge_prompt(), traffic)
+              for name, bench in benchmarks.items()}
+    # Head to head, the live model's numbers make the baseline the gate holds against.
+    loaded = {name: baseline if (tally := folded[name].rival) is None else baseline.answered(
+        settings, name, tally.metrics(0), releases[name].headline, judges[name])
+        for name, baseline in loaded.items()}
     # Against the baseline's answers judged again today, when that was decided (drift.py).
     pairings = {name: Pairing(base=folded[name].again if loaded[name].rejudged
                               else loaded[name].lines, new=folded[name].lines or {},
@@ -75,11 +83,10 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     for name, bench in benchmarks.items():
         mine = folded[name]
         own = (r for r in records if r.benchmark == name)
-        judge = judge_identity(settings, bench.judge_prompt(), traffic)
         summary, decision = summarise(settings, bench, releases[name], mine.counting.done(),
-                                      mine.tally, loaded[name], (identity, judge),
+                                      mine.tally, loaded[name], (identity, judges[name]),
                                       pairings[name], own, assessed[name])
-        drift = None if not mine.asked_again else judge_drift(
+        drift = None if not mine.asked_again or loaded[name].rival else judge_drift(
             bench.judged_metrics(releases[name]), bench.linear, loaded[name].lines, mine.again,
             mine.asked_again, settings.confidence)
         summary = summary.model_copy(update={"judge_drift": drift,
@@ -104,8 +111,10 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
     for name, bench in benchmarks.items():
         own = [n for n in selected if n.startswith(f"{ROOT_NODE}::{name}::")]
         # Sample lines serve a per-sample baseline or the one being written; else none.
-        wanted = bool(loaded[name].lines) or settings.update_baseline
-        folded[name] = _Folded(Counting(own), bench.tally(settings.runs), {} if wanted else None)
+        live = loaded[name].rival is not None
+        wanted = bool(loaded[name].lines) or settings.update_baseline or live
+        folded[name] = _Folded(Counting(own), bench.tally(settings.runs), {} if wanted else None,
+                               rival=bench.tally(1) if live else None)
     total = TokenUsage()
     for record in records:
         mine = folded[record.benchmark]
@@ -118,6 +127,9 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
                 # Whole only for the baseline being written; the gate needs no texts.
                 mine.lines[line.id] = line if settings.update_baseline else without_texts(line)
         _fold_again(mine, benchmarks[record.benchmark], record)
+        theirs = record.rival_record() if mine.rival is not None else None
+        if mine.rival is not None and theirs is not None:
+            mine.rival.add(theirs)
     return folded, total
 
 
@@ -157,7 +169,8 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=notes, headline=list(release.headline),
         release_notes=list(release.notes), counts=counts, failed_means=failed_means,
-        baseline_path=str(decision.path), baseline=decision.status, gate=decision.gate,
+        baseline_path=loaded.against if loaded.rival else str(decision.path),
+        baseline=decision.status, gate=decision.gate,
         unwritten=unwritten)
     return summary, decision
 

@@ -5,6 +5,11 @@ today's, and the drift; for the drift, today's judge grades the calibration shar
 baseline's answers here, first, so that every item and the gate hold against the same scores.
 Those gradings then serve the items, which ask nothing twice. A shard does not measure ahead
 (each would pay for the whole share): it decides by the judge's identity alone.
+
+Head to head (--audiobench-baseline-model) there is no file to measure the judge's noise by,
+which the items need to tell a sample's drop from chance: the calibration share of the samples
+runs here whole first (both models asked, both answers judged), the noise is measured on
+those draws, and their records serve the items.
 """
 
 from __future__ import annotations
@@ -13,12 +18,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pytest_audiobench.benchmarks.asking import baseline_answer
-from pytest_audiobench.benchmarks.base import Benchmark, Release
+from pytest_audiobench.benchmarks.base import Benchmark, Release, line_judged_again
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.gate.drift import JudgeComparison, compare, judge_drift, judge_identity
+from pytest_audiobench.gate.drift import (
+    JudgeComparison,
+    calibrating,
+    compare,
+    judge_drift,
+    judge_identity,
+)
 from pytest_audiobench.gate.loaded import LoadedBaseline
+from pytest_audiobench.gate.paired import judge_noise
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
+from pytest_audiobench.outcome.records import SampleRecord
+from pytest_audiobench.run.shards import slice_of
 from pytest_audiobench.run.worker import Regraded
 from pytest_audiobench.transport.types import Traffic
 
@@ -28,12 +42,44 @@ Sent = Callable[[], Traffic]
 """What this process's endpoints took so far (``Worker.traffic``): the ids the judge named."""
 
 
+RunAhead = Callable[[Sequence[Sample]], dict[str, SampleRecord]]
+"""Samples run whole, the records of those graded (``Worker.run_ahead``)."""
+
+
 @dataclass(frozen=True)
 class Calibrated:
-    """A benchmark's comparison, and the baseline answers graded again to decide it."""
+    """A benchmark's comparison, and the baseline answers graded again to decide it (head to
+    head: the samples run whole to measure the judge's noise)."""
 
     comparison: JudgeComparison
     graded: dict[str, Regraded] = field(default_factory=dict)
+    done: dict[str, SampleRecord] = field(default_factory=dict)
+
+
+def head_to_head(settings: Settings, bench: Benchmark, release: Release,
+                 baseline: LoadedBaseline, run_ahead: RunAhead | None) -> Calibrated | None:
+    """What a head-to-head run's items hold against: the live model's answers, with the
+    judge's noise measured on the calibration share of the samples, run whole first (a
+    shard's share of its own slice); None in a dry run (``run_ahead`` None), which sends
+    nothing."""
+    assert baseline.rival is not None
+    if run_ahead is None:
+        return None
+    nodeids = [sample.nodeid for sample in release.samples]
+    if settings.shard is not None:
+        nodeids = slice_of(nodeids, *settings.shard)
+    share = calibrating(nodeids, settings.calibration_share)
+    done = run_ahead([sample for sample in release.samples if sample.nodeid in share])
+    lines = [line for record in done.values()
+             for line in (bench.sample_line(record), line_judged_again(bench, record))
+             if line is not None]
+    noise = judge_noise(lines) if any(line.judged for line in lines) else \
+        (0.0 if lines else None)
+    said = "unknown" if noise is None else f"{noise:.2f}"
+    why = (f"head to head: both models answered every sample in this run; the judge's noise "
+           f"{said}, measured on {len(done)} samples graded before the items")
+    return Calibrated(JudgeComparison(rejudged=True, why=why, rival=baseline.against,
+                                      noise=noise), done=done)
 
 
 def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: LoadedBaseline,

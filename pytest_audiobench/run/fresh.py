@@ -7,7 +7,7 @@ it has.
 
 from __future__ import annotations
 
-from pytest_audiobench.benchmarks.base import Benchmark, line_graded
+from pytest_audiobench.benchmarks.base import Benchmark, line_graded, line_judged_again
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.errors import EndpointError, JudgeError, NotRun
 from pytest_audiobench.gate.baseline import whole
@@ -25,13 +25,16 @@ class FreshDraws:
         self.worker, self.bench, self.sample, self.baseline = worker, bench, sample, baseline
         self.record = record
         self._base: SampleLine | None = None
-        """The baseline's line whole (its answer), read from the file at the first round."""
+        """The baseline's line whole (its answer), read from the file at the first round (head
+        to head: the live model's)."""
 
     def draw(self, round_: int) -> tuple[list[float], list[float]] | None:
         """Round ``round_``'s scores, the baseline answer's and the new one's (``Draw``)."""
         record = self.record
         if self._base is None:
-            self._base = whole(self.baseline.lines, self.sample.nodeid)
+            # Head to head, the live model's answer this run asked; else the file's.
+            self._base = line_judged_again(self.bench, record) if self.baseline.rival \
+                else whole(self.baseline.lines, self.sample.nodeid)
         base = self._base
         if base is None or not base.answer or record.confirmation_failed is not None:
             return None

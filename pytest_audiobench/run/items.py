@@ -47,13 +47,16 @@ class ItemState:
     again: list[Verdict] = field(default_factory=list)
     again_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
+    rival: ModelAnswer | None = None
+    """Head to head: the live baseline model's answer, which ``again`` grades."""
     confirmation: tuple[list[Verdict], list[Verdict], str | None] = ([], [], None)
     """Fresh draws on the answer and the baseline's, and why a round failed (gate/items)."""
 
     def record(self, sample: Sample) -> SampleRecord:
         return sample.to_record(
             outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
-            message=self.message, judged_again=self.again, judged_again_failed=self.again_failed,
+            message=self.message, rival=self.rival, judged_again=self.again,
+            judged_again_failed=self.again_failed,
             confirmation=self.confirmation[0], confirmation_of_baseline=self.confirmation[1],
             confirmation_failed=self.confirmation[2])
 
@@ -182,7 +185,7 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         pytest.skip(f"not run: {exc}")
     finally:
         worker.done(sample)
-    state.again, state.again_failed = graded.again, graded.again_failed
+    state.again, state.again_failed, state.rival = graded.again, graded.again_failed, graded.rival
     unpaired = session_of(request.config).unpaired(sample, graded.again_failed)
     if unpaired is not None:
         # Not scored: the gate could not pair it; its replies stay in the cache for a resume.

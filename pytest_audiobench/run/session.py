@@ -41,7 +41,7 @@ from pytest_audiobench.report.summary import (
     report_status,
 )
 from pytest_audiobench.report.terminal import render
-from pytest_audiobench.run.calibration import Calibrated, calibrate
+from pytest_audiobench.run.calibration import Calibrated, calibrate, head_to_head
 from pytest_audiobench.run.collecting import Collected, Started
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.fresh import FreshDraws
@@ -49,6 +49,7 @@ from pytest_audiobench.run.keeping import freeze_collected, unfreeze
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
 from pytest_audiobench.run.runs import RunBook, RunStart
+from pytest_audiobench.run.shards import slice_of
 from pytest_audiobench.run.worker import Again, Regraded, Worker
 from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.types import ModelIdentity, Traffic
@@ -62,6 +63,7 @@ _REUSE = "audiobench_reuse"
 _COMPARED = "audiobench_compared"
 _AHEAD = "audiobench_graded_ahead"
 _SPENT = "audiobench_spent"
+_DONE = "audiobench_done_ahead"
 
 
 class AudiobenchSession:
@@ -86,6 +88,8 @@ class AudiobenchSession:
         self._frozen = False
         self._ahead: dict[str, Regraded] = {}
         """Baseline answers today's judge graded before the items (``run/calibration.py``)."""
+        self._done: dict[str, SampleRecord] = {}
+        """Head to head: samples run whole before the items (``run/calibration.py``)."""
 
     # -- start -------------------------------------------------------------------------
 
@@ -105,9 +109,11 @@ class AudiobenchSession:
                     k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()})
                 self.baselines = load_all(self.settings, self._judged_by())
                 self._take_comparisons(workerinput[_COMPARED], workerinput[_AHEAD])
+                self._done = {nodeid: SampleRecord.model_validate_json(record)
+                              for nodeid, record in workerinput[_DONE].items()}
                 self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
                                                  workerinput[_RUN], workerinput[_REUSE],
-                                                 tuple(workerinput[_SPENT]))
+                                                 tuple(workerinput[_SPENT]), self._done)
                 return
             settings = self.settings
             self._check_outputs()
@@ -183,13 +189,15 @@ class AudiobenchSession:
         return RunBook(self.settings.cache_dir / "runs", keep=self.settings.cache)
 
     def _make_worker(self, deadline_at: float | None, share: int, run_id: str,
-                     reuse: str | None, spent: tuple[int, int] = (0, 0)) -> Worker:
+                     reuse: str | None, spent: tuple[int, int] = (0, 0),
+                     done: dict[str, SampleRecord] | None = None) -> Worker:
         # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
         cached = self.settings.cache
         return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
                       budget_share=share, run=run_id if cached else None,
                       reuse=reuse if cached else None, to_judge_again=self._to_judge_again,
-                      judge_afresh=lambda name: self.baselines[name].rejudged, spent=spent)
+                      judge_afresh=lambda name: self.baselines[name].rejudged, spent=spent,
+                      done_ahead=done)
 
     def _to_judge_again(self, sample: Sample) -> Again | None:
         baseline = self.baselines.get(sample.benchmark)
@@ -201,17 +209,25 @@ class AudiobenchSession:
         to its run's decision); the answers graded to decide it serve the items. ``send``
         False (a dry run): what needs no request."""
         assert self.run is not None
-        kept, releases, decided = self.run.record.comparisons, self.releases(), {}
+        kept, decided = self.run.record.comparisons, {}
         for name, baseline in self.baselines.items():
-            made = Calibrated(kept[name]) if name in kept else calibrate(
-                self.settings, self.benchmarks[name], releases[name], baseline,
-                self.worker.grade_again if send else None, self.worker.traffic)
+            made = Calibrated(kept[name]) if name in kept else self._calibrate(
+                name, baseline, send)
             if made is not None:
                 decided[name] = made.comparison
                 self.baselines[name] = baseline.decided(made.comparison)
                 self._ahead.update(made.graded)
+                self._done.update(made.done)
         if send and decided != kept:
             self.run = self._runs.decided(self.run, decided)
+
+    def _calibrate(self, name: str, baseline: LoadedBaseline, send: bool) -> Calibrated | None:
+        bench, release, worker = self.benchmarks[name], self.releases()[name], self.worker
+        if baseline.rival is not None:
+            return head_to_head(self.settings, bench, release, baseline,
+                                worker.run_ahead if send else None)
+        return calibrate(self.settings, bench, release, baseline,
+                         worker.grade_again if send else None, worker.traffic)
 
     def _judged_if_drifted(self, sample: Sample) -> bool:
         """Whether a drift found by the calibration would have today's judge grade this
@@ -246,7 +262,8 @@ class AudiobenchSession:
                             for name, baseline in self.baselines.items()
                             if baseline.comparison is not None},
                 _AHEAD: {nodeid: ([v.model_dump(mode="json") for v in verdicts], failed)
-                         for nodeid, (verdicts, failed) in self._ahead.items()}}
+                         for nodeid, (verdicts, failed) in self._ahead.items()},
+                _DONE: {nodeid: record.model_dump_json() for nodeid, record in self._done.items()}}
 
     def releases(self) -> dict[str, Release]:
         """Every benchmark's release, its samples narrowed to the selected tasks and limit."""
@@ -272,6 +289,9 @@ class AudiobenchSession:
         baseline = self.baselines.get(sample.benchmark)
         if failed_again is None or baseline is None or not baseline.rejudged:
             return None
+        if baseline.rival is not None:
+            return (f"head to head, the sample has no answer of the baseline model graded by "
+                    f"the judge to pair against ({failed_again}); a resume asks it again")
         return (f"today's judge could not grade the baseline's answer again, which the gate "
                 f"pairs this sample against ({failed_again}); a resume asks it again")
 
@@ -284,9 +304,8 @@ class AudiobenchSession:
         """Keep slice K of N: every N-th sample item in node id order, from the K-th."""
         if self.settings.shard is None:
             return
-        k, n = self.settings.shard
-        ours = sorted(item.nodeid for item in items if item.nodeid.startswith(ROOT_NODE + "::"))
-        keep = {nodeid for index, nodeid in enumerate(ours) if index % n == k - 1}
+        keep = set(slice_of((item.nodeid for item in items
+                             if item.nodeid.startswith(ROOT_NODE + "::")), *self.settings.shard))
         dropped = [i for i in items if i.nodeid.startswith(ROOT_NODE + "::")
                    and i.nodeid not in keep]
         if dropped:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -19,9 +19,15 @@ from pytest_audiobench.benchmarks.asking import ask_model, baseline_answer
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import EndpointSettings, ProviderChoice, Settings
-from pytest_audiobench.errors import AudiobenchWarning, EndpointError, JudgeError, NotRun
+from pytest_audiobench.errors import (
+    AudiobenchError,
+    AudiobenchWarning,
+    EndpointError,
+    JudgeError,
+    NotRun,
+)
 from pytest_audiobench.outcome.lines import SampleLine
-from pytest_audiobench.outcome.records import ModelAnswer, Verdict
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
 from pytest_audiobench.transport.cache import ResponseCache
@@ -48,13 +54,25 @@ class Again:
 
 @dataclass(frozen=True)
 class Graded:
-    """A sample's verdicts, one per answer, and the calibration of the judge when it was asked:
-    the baseline's answer graded again by today's judge (empty when not asked or it failed,
-    with the failure in ``again_failed``)."""
+    """A sample's verdicts, one per answer, and the baseline's answer graded by today's judge
+    when it was asked: a per-sample baseline's when the sample calibrates the judge, or head
+    to head the live baseline model's (``rival``). Empty when not asked or it failed, with the
+    failure in ``again_failed``."""
 
     verdicts: list[Verdict]
     again: list[Verdict] = field(default_factory=list)
     again_failed: str | None = None
+    rival: ModelAnswer | None = None
+
+    @classmethod
+    def of(cls, record: SampleRecord) -> Graded:
+        """What a record says was graded (a sample the controller ran before the items)."""
+        return cls(list(record.verdicts), list(record.judged_again), record.judged_again_failed,
+                   record.rival)
+
+
+Rivalled = tuple[ModelAnswer | None, str | None]
+"""Head to head: the live baseline model's answer to a sample, or why there is none."""
 
 
 class Worker:
@@ -65,7 +83,8 @@ class Worker:
                  reuse: str | None,
                  to_judge_again: Callable[[Sample], Again | None] = lambda sample: None,
                  judge_afresh: Callable[[str], bool] = lambda benchmark: False,
-                 spent: tuple[int, int] = (0, 0)) -> None:
+                 spent: tuple[int, int] = (0, 0),
+                 done_ahead: Mapping[str, SampleRecord] | None = None) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.deadline_at = deadline_at
@@ -75,6 +94,8 @@ class Worker:
         """Requests and tokens the controller spent before the items (the calibration): the
         budgets this process shares are what is left of them."""
         self._runtime: Runtime | None = None
+        self._rival: Runtime | None = None
+        """Head to head: the live baseline model's endpoint, judged by the same judge."""
         self._engine: Engine | None = None
         self._lookahead: Lookahead | None = None
         self._ledger = Ledger()
@@ -88,6 +109,9 @@ class Worker:
         and an earlier run's cached reply would be the old judge's (``gate/drift.py``)."""
         self._cache = (ResponseCache(settings.cache_dir / "responses") if settings.cache
                        else None)
+        self._done = dict(done_ahead or {})
+        """Samples the controller ran whole before the items (head to head: the share that
+        measured the judge's noise), by node id: their items take these, never ask again."""
 
     def _make_pacer(self) -> Pacer:
         settings, (requests, tokens) = self.settings, self._spent
@@ -120,6 +144,10 @@ class Worker:
                 None if judge is None else Endpoint(
                     judge.endpoint, *self._gear(),
                     self._provider(judge.provider, judge.endpoint), self._ledger))
+            if settings.rival is not None:
+                self._rival = Runtime(settings, Endpoint(
+                    settings.rival, *self._gear(), ledger=self._ledger, run=self._run,
+                    reuse=self._reuse), self._runtime.judge)
         return self._runtime
 
     def _gear(self) -> tuple[Pacer, ResponseCache | None]:
@@ -146,27 +174,41 @@ class Worker:
         the model's server says of it."""
         runtime = self.runtime()
         served = runtime.model.check()
+        if self._rival is not None:
+            self._rival.model.check()
         if runtime.judge is not None:
             runtime.judge.check()
         return served
 
     def pipeline(self, sample: Sample) -> Pipeline[list[ModelAnswer], Graded]:
         """Every run's answer, then every answer's verdict, each graded as soon as it lands;
-        with them, the baseline's answer graded again when the sample calibrates the judge."""
+        with them, the baseline's answer graded by today's judge: the per-sample baseline's
+        when the sample calibrates the judge, head to head the live baseline model's."""
         runtime = self.runtime().for_sample(sample)
+        assert self._engine is not None
+        ahead = self._done.pop(sample.nodeid, None)
+        if ahead is not None:
+            return self._engine.start(sample.nodeid, _given(list(ahead.answers)),
+                                      lambda answers: _given(Graded.of(ahead))())
         if self._afresh(sample.benchmark):
             runtime = runtime.judging_afresh(self._run)
-        assert self._engine is not None
         bench = self.benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)
         runs = range(self.settings.runs)
         again = self._again(sample)
+        rivalled: list[Rivalled] = []
 
         async def answer() -> list[ModelAnswer]:
-            return list(await asyncio.gather(*(ask_model(sample, prompt, runtime, r)
-                                               for r in runs)))
+            mine = asyncio.gather(*(ask_model(sample, prompt, runtime, r) for r in runs))
+            if self._rival is None:
+                return list(await mine)
+            answers, theirs = await asyncio.gather(mine, self._ask_rival(sample, prompt))
+            rivalled.append(theirs)
+            return list(answers)
 
         async def grade(answers: list[ModelAnswer]) -> Graded:
+            if rivalled:
+                return await self._against_rival(sample, answers, rivalled[0], runtime)
             graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
             if again is None or not answers:
                 return Graded(list(await graded))
@@ -182,6 +224,33 @@ class Worker:
 
         return self._engine.start(sample.nodeid, answer, grade)
 
+    async def _ask_rival(self, sample: Sample, prompt: str) -> Rivalled:
+        """Head to head: the live baseline model's answer, asked as the model is (its first
+        run); a failure is said, not scored."""
+        assert self._rival is not None
+        try:
+            return await ask_model(sample, prompt, self._rival.for_sample(sample), 0), None
+        except (EndpointError, NotRun) as exc:
+            return None, f"the baseline model {self._rival.model.settings.model} did not " \
+                         f"answer ({type(exc).__name__}: {exc})"
+
+    async def _against_rival(self, sample: Sample, answers: list[ModelAnswer],
+                             rivalled: Rivalled, runtime: Runtime) -> Graded:
+        """The answers' verdicts and, beside them, the live baseline model's answer graded by
+        the same judge in this run (``runtime``'s, its replies this run's own)."""
+        bench = self.benchmarks[sample.benchmark]
+        graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
+        theirs, failure = rivalled
+        if theirs is None:
+            return Graded(list(await graded), [], failure)
+        afresh = self._graded_afresh(sample, theirs, runtime)
+        if answers and theirs.text == answers[0].text:
+            verdicts = await graded  # the same requests: the second from this run's cache
+            regraded, failure = await afresh
+        else:
+            verdicts, (regraded, failure) = await asyncio.gather(graded, afresh)
+        return Graded(list(verdicts), regraded, failure, rival=theirs)
+
     def grade_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, Regraded]:
         """Today's judge on these baseline answers, all at once, by node id (before the
         items: ``run/calibration.py``)."""
@@ -195,6 +264,24 @@ class Worker:
 
         found = self._engine.call(every())
         return {sample.nodeid: graded for (sample, _), graded in zip(asked, found, strict=True)}
+
+    def run_ahead(self, samples: Sequence[Sample]) -> dict[str, SampleRecord]:
+        """The whole pipeline of ``samples``, all at once, waited for (before the items: head
+        to head's calibration share); the records of those that were graded, by node id. In
+        this process their items take the pipelines as they are; a failure is left to its
+        item, which reports it."""
+        started = [(sample, self.pipeline(sample)) for sample in samples]
+        done = {}
+        for sample, pipeline in started:
+            try:
+                answers, graded = pipeline.answer.result(), pipeline.grade.result()
+            except AudiobenchError:
+                continue
+            done[sample.nodeid] = sample.to_record(
+                outcome="passed", answers=answers, verdicts=graded.verdicts,
+                judged_again=graded.again, judged_again_failed=graded.again_failed,
+                rival=graded.rival)
+        return done
 
     def redraw(self, sample: Sample, answer: ModelAnswer, base: SampleLine,
                draw: int) -> tuple[Verdict | None, Verdict | None]:
@@ -219,8 +306,15 @@ class Worker:
             return again.graded
         bench = self.benchmarks[sample.benchmark]
         old = baseline_answer(sample, bench.prompt(sample), again.line, self.settings)
+        return await self._graded_afresh(sample, old, runtime)
+
+    async def _graded_afresh(self, sample: Sample, answer: ModelAnswer,
+                             runtime: Runtime) -> Regraded:
+        """A baseline's answer graded by today's judge, its replies this run's own; a failure
+        is said, not scored."""
+        bench = self.benchmarks[sample.benchmark]
         try:
-            return [await bench.grade(sample, old, runtime.judging_afresh(self._run))], None
+            return [await bench.grade(sample, answer, runtime.judging_afresh(self._run))], None
         except (JudgeError, EndpointError, NotRun) as exc:
             return [], f"{type(exc).__name__}: {exc}"
 
@@ -269,7 +363,8 @@ class Worker:
         """Close every endpoint, then stop the loop."""
         if self._engine is None or self._runtime is None:
             return
-        endpoints = self._runtime.endpoints()
+        endpoints = self._runtime.endpoints() + ([] if self._rival is None
+                                                 else [self._rival.model])
 
         async def close() -> None:
             for endpoint in endpoints:
@@ -277,3 +372,11 @@ class Worker:
 
         self._engine.close(close)
         self._engine = None
+
+
+def _given(value: T) -> Callable[[], Awaitable[T]]:
+    """A coroutine function that gives ``value`` (a stage already done)."""
+    async def give() -> T:
+        return value
+
+    return give
