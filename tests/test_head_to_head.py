@@ -4,13 +4,16 @@ model against it with no baseline file; the items show the two answers side by s
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.conftest import XDIST_MODES, Servers
-from tests.fakes.openai_server import FakeOpenAIServer, Scripted
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
 RIVAL = "prod-model"
 
@@ -56,4 +59,96 @@ def test_a_regressed_model_fails_against_the_live_baseline_model_and_its_items_s
     rows = {r["metric"]: r for r in summary["gate"]["rows"]}
     assert rows["air_bench_chat.average.score"]["difference"] == pytest.approx(-6.0)
     assert set(run.outcomes().values()) == {"failed"}
-    assert "baseline: 'a good answer'" in out and "now:      'a poor answer'" in out
+    assert "baseline:  a good answer\nnow:       a poor answer\n" in out
+    # Both graded in this run, by the same judge: the baseline's side is not "then".
+    assert "judge base: '6 8' | '8 6' -> 8, 8\njudge now:  '6 2' | '2 6' -> 2, 2" in out
+
+
+def test_a_sample_the_baseline_model_cannot_answer_errors_and_a_resume_asks_it_alone(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer,
+        small_records: list[Any]) -> None:
+    broken = Scripted("a good answer")
+    for record in small_records[:3]:
+        broken.when(contains=record["question"], replies=Reply(status=500))
+    rival.script = broken
+    first = run_bench(*_against(rival), "--audiobench-retries", "0")
+    # Not scored: a sample with nothing to pair against is no score, and no failure either.
+    first.result.assert_outcomes(passed=13, errors=3)
+    out = first.result.stdout.str()
+    assert (f"head to head, the sample has no answer of the baseline model graded by the judge "
+            f"to pair against (the baseline model {RIVAL} did not answer (EndpointError:") in out
+    assert first.report["benchmarks"][0]["gate"]["missing"] == 3
+    assert first.result.ret == pytest.ExitCode.TESTS_FAILED  # 3 without a score, 0 allowed
+    paid = (servers.model.count(), rival.count(), servers.judge.count())
+    rival.script = Scripted("a good answer")
+    again = run_bench(*_against(rival), "--audiobench-resume")
+    again.result.assert_outcomes(passed=16)
+    assert again.result.ret == pytest.ExitCode.OK
+    # The resume pays once: the three answers the baseline model owed and their grading;
+    # the model's answers and every other reply come from the run's cache.
+    assert servers.model.count() == paid[0] and rival.count() - paid[1] == 3
+    assert servers.judge.count() - paid[2] <= 3 * 2
+
+
+def test_an_unreachable_baseline_model_is_said_before_anything_is_paid(
+        run_bench: Any, servers: Servers) -> None:
+    run = run_bench("--audiobench-baseline-model", RIVAL,
+                    "--audiobench-baseline-api-url", "http://127.0.0.1:9/v1")
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "http://127.0.0.1:9/v1" in run.result.stderr.str()
+    assert servers.model.count() == 0 and servers.judge.count() == 0
+
+
+def test_the_dry_run_counts_the_baseline_model_s_answers(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer) -> None:
+    run = run_bench(*_against(rival), "--audiobench-dry-run")
+    out = run.result.stdout.str()
+    assert "model calls: 32 (0 in the cache, 32 to send)" in out
+    assert ("model calls include 16 to the baseline model (head to head), each answer judged "
+            "like the model's") in out
+    assert "judge calls: 64 (0 in the cache, 64 to send)" in out
+    assert rival.count() == servers.model.count() == servers.judge.count() == 0
+
+
+def test_the_budget_counts_the_baseline_model_s_requests(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer) -> None:
+    run = run_bench(*_against(rival), "--audiobench-budget-requests", "40")
+    sent = servers.model.count() + rival.count() + servers.judge.count()
+    assert sent <= 40
+    assert "not_run" in set(run.outcomes().values())
+
+
+def test_shards_and_their_merge_hold_against_the_live_baseline_model(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer, pytester: pytest.Pytester,
+        small_records: list[Any]) -> None:
+    servers.model.script = Scripted("a good answer").when(
+        contains=small_records[0]["question"], replies="a poor answer")
+    paths = []
+    for k in (1, 2):
+        path = pytester.path / f"shard-{k}.json"
+        run = run_bench(*_against(rival), "--audiobench-shard", f"{k}/2",
+                        f"--audiobench-report={path}", xdist=["-n2"] if k == 2 else [])
+        assert run.result.ret == 0, run.result.stdout.str()
+        paths.append(path)
+    assert rival.count() == 16  # each shard asks its own samples
+    merged = pytester.path / "merged.json"
+    done = subprocess.run([sys.executable, "-m", "pytest_audiobench.commands.merge", *paths,
+                           "--report", merged], cwd=pytester.path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads(merged.read_text())["benchmarks"][0]
+    rows = {r["metric"]: r for r in summary["gate"]["rows"]}
+    head = rows["air_bench_chat.average.score"]
+    assert (head["n"], head["difference"]) == (16, pytest.approx(-6 / 16))
+    assert summary["baseline_path"] == f"{RIVAL} at {rival.url}"
+    assert f"against {RIVAL} at {rival.url}" in done.stdout
+
+
+def test_the_page_sets_the_baseline_model_s_answer_beside_the_model_s(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer,
+        pytester: pytest.Pytester) -> None:
+    servers.model.script = Scripted("a poor answer")
+    page = pytester.path / "page.html"
+    run_bench(*_against(rival), f"--audiobench-html={page}")
+    text = "".join(p.read_text(encoding="utf-8") for p in [page])
+    assert "baseline answer (score 8)" in text and "this run answer (score 2)" in text

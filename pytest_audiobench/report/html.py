@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from pytest_audiobench.benchmarks.base import Benchmark
+from pytest_audiobench.benchmarks.base import Benchmark, line_judged_again
 from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
@@ -355,11 +355,19 @@ def _rows(page: Page, audio: _Audio, rows: Mapping[str, TextIO]
         tasks.add((record.benchmark, record.task))
         bench = page.benchmarks.get(record.benchmark)
         view = bench.view(record) if bench else SampleView()
-        lines = page.lines.get(record.benchmark)
-        base = whole(lines, record.nodeid) if lines is not None else None
+        base = baseline_side(bench, record, page.lines.get(record.benchmark))
         now = bench.sample_line(record) if bench and base else None
         rows[kind].write(_sample(record, kind, view, (base, now), audio, page.labels))
     return counts, tasks
+
+
+def baseline_side(bench: Benchmark | None, record: SampleRecord,
+                  lines: Mapping[str, SampleLine] | None) -> SampleLine | None:
+    """What a sample's answer is set beside: head to head, the live baseline model's answer as
+    the judge graded it in this run; else the per-sample baseline's line, whole."""
+    if record.rival is not None:
+        return line_judged_again(bench, record) if bench is not None else None
+    return whole(lines, record.nodeid) if lines is not None else None
 
 
 def _filters(counts: Mapping[str, int], found: set[tuple[str, str]]) -> str:

@@ -29,6 +29,9 @@ class DryRun(BaseModel):
     judged_again_if_drifted: int = 0
     """Baseline answers today's judge would grade again besides, when the calibration shows
     that it drifted (--audiobench-rejudge-baseline auto): a dry run sends nothing to tell."""
+    baseline_model_calls: int = 0
+    """Of ``model_calls``, those to the live baseline model (head to head); their answers'
+    judge calls are in ``judge_calls``."""
     confirm_draws: int = 0
     """--audiobench-confirm-draws when items are held against a per-sample baseline."""
     judge_upper_bound: bool = False
@@ -48,6 +51,9 @@ class DryRun(BaseModel):
             f"{bound}{self.judge_calls - self.judge_cached} to send), retries not counted",
             f"to send in all: {bound}{send}",
         ]
+        if self.baseline_model_calls:
+            lines.insert(2, f"model calls include {self.baseline_model_calls} to the baseline "
+                            "model (head to head), each answer judged like the model's")
         if self.judged_again:
             lines.insert(3, f"judge calls include {self.judged_again} baseline answers graded "
                             "again by today's judge (gate/drift)")
@@ -66,7 +72,10 @@ class DryRun(BaseModel):
 def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             runtime: Runtime,
             to_judge_again: Callable[[Sample], str | None] = lambda sample: None,
-            if_drifted: Callable[[Sample], bool] = lambda sample: False) -> DryRun:
+            if_drifted: Callable[[Sample], bool] = lambda sample: False,
+            rival: Runtime | None = None) -> DryRun:
+    """What a run of ``samples`` would send (``rival``: head to head, the live baseline
+    model's endpoints, asked once per sample)."""
     runs = runtime.settings.runs
     plan = DryRun(samples=len(samples), runs=runs)
     for sample in samples:
@@ -80,14 +89,18 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             plan.judged_again += 1
             plan.judge_calls += calls
             plan.judge_upper_bound |= bound
-        for run in range(runs):
+        asked = [(scoped, run, False) for run in range(runs)]
+        if rival is not None:
+            asked.append((rival.for_sample(sample), 0, True))
+        for endpoints, run, theirs in asked:
             try:
-                answer = cached_answer(sample, prompt, scoped, run)
+                answer = cached_answer(sample, prompt, endpoints, run)
             except (EmptyAudio, AudioError):
                 plan.skipped.append(sample.nodeid)
                 break
             plan.model_calls += 1
             plan.model_cached += answer is not None
+            plan.baseline_model_calls += theirs
             calls, cached, bound = bench.judge_calls(sample, answer, scoped)
             plan.judge_calls += calls
             plan.judge_cached += cached

@@ -18,11 +18,10 @@ import pytest
 from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
-from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.items import Change
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
-from pytest_audiobench.report.html import item_extra
+from pytest_audiobench.report.html import baseline_side, item_extra
 from pytest_audiobench.run.internals import fixture_info
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
@@ -115,13 +114,15 @@ def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer
     that fell short before too is an expected failure (marked so in its setup)."""
     state = request.node.stash[STATE_KEY]
     if state.change is not None and state.change.kind == "regressed":
-        pytest.fail(regression_report(audiobench_sample, state.change), pytrace=False)
+        today = session_of(request.config).baselines[audiobench_sample.benchmark].rejudged
+        pytest.fail(regression_report(audiobench_sample, state.change, today), pytrace=False)
     if state.shortfall is not None:
         pytest.fail(state.shortfall, pytrace=False)
 
 
-def regression_report(sample: Sample, change: Change) -> str:
-    """The baseline's answer and the new one side by side, with both judges' replies."""
+def regression_report(sample: Sample, change: Change, today: bool = False) -> str:
+    """The baseline's answer and the new one side by side, with both judges' replies (the
+    baseline's graded ``today`` in this run, or when it was written: "then")."""
     base, new = change.base, change.new
     return "\n".join([
         f"{sample.benchmark} {sample.task} {sample.id}: regressed: {change.reason}",
@@ -129,7 +130,7 @@ def regression_report(sample: Sample, change: Change) -> str:
         text_field("reference", sample.reference),
         text_field("baseline", base.answer),
         text_field("now", new.answer),
-        *_graded("then", base), *_graded("now", new),
+        *_graded("base" if today else "then", base), *_graded("now", new),
         f"audio: {sample.audio}"])
 
 
@@ -243,8 +244,7 @@ def _html_extra(item: pytest.Item, report: pytest.TestReport, record: SampleReco
 
     session = session_of(item.config)
     bench = session.benchmarks[record.benchmark]
-    lines = session.baselines[record.benchmark].lines
-    base = whole(lines, record.nodeid)
+    base = baseline_side(bench, record, session.baselines[record.benchmark].lines)
     pair = (base, bench.sample_line(record) if base else None)
     content = item_extra(record, bench.view(record), pair,
                          Path(item.config.invocation_params.dir, target).parent)

@@ -446,7 +446,7 @@ class AudiobenchSession:
             return None if found is None else found.line.answer
 
         plan = dry_run(samples, self.benchmarks, self.worker.runtime(), again,
-                       self._judged_if_drifted)
+                       self._judged_if_drifted, self.worker.rival())
         held = any(baseline.holds_items for baseline in self.baselines.values())
         self.plan = plan.model_copy(update={
             "confirm_draws": self.settings.confirm_draws if held else 0})

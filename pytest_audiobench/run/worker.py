@@ -150,6 +150,11 @@ class Worker:
                     reuse=self._reuse), self._runtime.judge)
         return self._runtime
 
+    def rival(self) -> Runtime | None:
+        """Head to head: the live baseline model's endpoints (None otherwise)."""
+        self.runtime()
+        return self._rival
+
     def _gear(self) -> tuple[Pacer, ResponseCache | None]:
         assert self._engine is not None
         return self._engine.pacer, self._cache
@@ -212,14 +217,14 @@ class Worker:
             graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
             if again is None or not answers:
                 return Graded(list(await graded))
-            afresh = self._grade_again(sample, again, runtime)
             if again.line.answer == answers[0].text:
                 # The same requests: asked one after the other, the second is served from
                 # this run's cache instead of paid twice.
                 verdicts = await graded
-                regraded, failure = await afresh
+                regraded, failure = await self._grade_again(sample, again, runtime)
             else:
-                verdicts, (regraded, failure) = await asyncio.gather(graded, afresh)
+                verdicts, (regraded, failure) = await asyncio.gather(
+                    graded, self._grade_again(sample, again, runtime))
             return Graded(list(verdicts), regraded, failure)
 
         return self._engine.start(sample.nodeid, answer, grade)
@@ -243,12 +248,12 @@ class Worker:
         theirs, failure = rivalled
         if theirs is None:
             return Graded(list(await graded), [], failure)
-        afresh = self._graded_afresh(sample, theirs, runtime)
         if answers and theirs.text == answers[0].text:
             verdicts = await graded  # the same requests: the second from this run's cache
-            regraded, failure = await afresh
+            regraded, failure = await self._graded_afresh(sample, theirs, runtime)
         else:
-            verdicts, (regraded, failure) = await asyncio.gather(graded, afresh)
+            verdicts, (regraded, failure) = await asyncio.gather(
+                graded, self._graded_afresh(sample, theirs, runtime))
         return Graded(list(verdicts), regraded, failure, rival=theirs)
 
     def grade_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, Regraded]:
