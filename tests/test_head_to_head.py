@@ -5,6 +5,7 @@ model against it with no baseline file; the items show the two answers side by s
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,10 +13,32 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.gate.paired import allowed_drop, judge_noise
+from pytest_audiobench.outcome.lines import SampleLine
 from tests.conftest import XDIST_MODES, Servers
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
 RIVAL = "prod-model"
+
+
+def _line(sample: str, draws: list[float]) -> SampleLine:
+    mean = sum(draws) / len(draws)
+    return SampleLine(id=sample, cluster=sample, groups={"by": "g"}, values={"v": mean},
+                      draws=draws, judged=True, failed=False, answer_sha256="", answer="")
+
+
+def test_the_noise_of_the_statistics_page_example_by_hand() -> None:
+    # docs/statistics.md, head to head: four samples, both orders on each answer.
+    model = {"s1": [7, 8], "s2": [5, 5], "s3": [9, 8], "s4": [6, 6]}
+    live = {"s1": [8, 8], "s2": [6, 4], "s3": [7, 7], "s4": [6, 5]}
+    lines = [_line(k, [float(x) for x in v]) for table in (model, live) for k, v in table.items()]
+    noise = judge_noise(lines)
+    assert noise == pytest.approx(math.sqrt(3.5 / 8)) and round(noise, 3) == 0.661
+    drop = allowed_drop(_line("a", [7.0, 7.0]), _line("a", [6.0, 5.0]), noise, 0.95)
+    assert drop is not None and round(drop, 2) == 1.30  # the 1.5 of the example is beyond
+    # One answer alone, both draws equal: no spread, and no noise to measure.
+    assert judge_noise([_line("a", [7.0, 7.0])]) == 0.0
+    assert judge_noise([_line("a", [7.0])]) is None
 
 
 @pytest.fixture
@@ -43,8 +66,13 @@ def test_an_unchanged_model_holds_against_the_live_baseline_model(
     # items serves them).
     assert rival.count() == 16 and servers.model.count() == 16
     out = run.result.stdout.str()
-    assert f"gate: held (" in out and f"against {RIVAL} at {rival.url}" in out
-    print(out)
+    assert f"gate: held (0 without a score, 0 allowed) against {RIVAL} at {rival.url}" in out
+    assert (f"judge: the gate pairs this run against {RIVAL} at {rival.url}, its answers "
+            "judged by the same judge in this run: head to head: both models answered every "
+            "sample in this run; the judge's noise 0.00, measured on 4 samples graded before "
+            "the items") in out
+    # The same answer on both sides is the same judge request: graded once.
+    assert servers.judge.count() == 16 * 2
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -54,7 +82,6 @@ def test_a_regressed_model_fails_against_the_live_baseline_model_and_its_items_s
     run = run_bench(*_against(rival), *xdist)
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     out = run.result.stdout.str()
-    print(out)
     summary = run.report["benchmarks"][0]
     rows = {r["metric"]: r for r in summary["gate"]["rows"]}
     assert rows["air_bench_chat.average.score"]["difference"] == pytest.approx(-6.0)

@@ -295,3 +295,37 @@ def test_a_harsher_rubric_judge_is_measured_on_the_ratings_and_cancelled(
             "every baseline answer was judged again today: reported, not held"
             ) in run.result.stdout.str()
     assert run.result.ret == pytest.ExitCode.OK
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_head_to_head_accuracy_is_paired_per_item_against_the_live_model(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path, xdist: list[str]) -> None:
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    right = [r for r in RECORDS if _official_correct(_reply(r), r)]
+    lost = right[:2]  # two questions the live model gets right and the candidate no longer
+
+    class Worse(MmarModel):
+        def __call__(self, request: ChatRequest) -> str:
+            question = request.text.split("\n", 1)[0]
+            if any(r["question"] == question for r in lost):
+                return "none of these"
+            return super().__call__(request)
+
+    mmar_servers.model.script = Worse()
+    with FakeOpenAIServer(MmarModel(), models=["prod"]) as prod:
+        run = _mmar(run_bench, mmar_data, "--audiobench-baseline-model", "prod",
+                    "--audiobench-baseline-api-url", prod.url, xdist=xdist)
+        assert prod.count() == len(RECORDS)
+    summary = run.report["benchmarks"][0]
+    rows = {r["metric"]: r for r in summary["gate"]["rows"]}
+    n = len(RECORDS)
+    assert rows["mmar.avg"]["test"] == "paired" and rows["mmar.avg"]["n"] == n
+    assert rows["mmar.avg"]["difference"] == pytest.approx(-100 * 2 / n)
+    # Accuracy needs no judge: each item is held against the live model's answer to it,
+    # and only the two it lost regress; the rest fail or pass as the live model's did.
+    outcomes = {s["question"]: s["outcome"] for s in run.report["samples"]}
+    assert {q for q, o in outcomes.items() if o == "failed"} == {r["question"] for r in lost}
+    assert sum(o == "xfailed" for o in outcomes.values()) == n - len(right)
+    assert "baseline:  " in run.result.stdout.str()

@@ -258,3 +258,43 @@ def test_on_the_full_release_a_drop_on_10_percent_fails_every_run_and_the_items_
         # Measured: about 2 % and 82 % with the fresh draws, 2 % and 60-66 % without.
         assert unchanged_failed <= 0.05 * (len(outcomes) - len(dropped)), seed
         assert sum(outcomes[n] == "failed" for n in dropped) >= 0.5 * len(dropped), seed
+
+
+@pytest.fixture
+def live(servers: Servers) -> Any:
+    """A second model server answering as the unchanged model does, for head to head."""
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer(Model(), models=["prod"]) as server:
+        yield ["--audiobench-baseline-model", "prod", "--audiobench-baseline-api-url",
+               server.url]
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_head_to_head_an_unchanged_model_holds_and_a_drop_on_30_percent_fails(
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], live: list[str],
+        xdist: list[str]) -> None:
+    model, judge = noisy
+    held, items = 0, []
+    for seed in (11, 12, 13):
+        judge.seed = seed
+        run = noisy_run(run_bench, data, *live, *xdist)
+        held += run.result.ret == pytest.ExitCode.OK
+        summary = run.report["benchmarks"][0]
+        items.append(summary["counts"]["failed"])
+        # The judge's noise is measured on the quarter run before the items: about 0.9.
+        comparison = summary["judge_comparison"]
+        assert comparison["rival"].startswith("prod at ")
+        assert 0.7 < comparison["noise"] < 1.1
+    assert held >= 2  # a false alarm is rare (about 1 run in 20)
+    assert sum(items) <= 0.05 * len(RECORDS) * len(items)
+    model.worse = keys(0.3, salt="live")
+    judge.seed = 14
+    run = noisy_run(run_bench, data, *live, *xdist)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    rows = {r["metric"]: r for r in run.report["benchmarks"][0]["gate"]["rows"]}
+    assert rows["air_bench_chat.average.score"]["verdict"] == "regressed"
+    failed = {s["question"] for s in run.report["samples"] if s["outcome"] == "failed"}
+    # Most items that fail are samples that dropped.
+    assert len(failed & model.worse) >= 0.8 * len(failed) > 0
