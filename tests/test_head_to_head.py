@@ -179,3 +179,32 @@ def test_the_page_sets_the_baseline_model_s_answer_beside_the_model_s(
     run_bench(*_against(rival), f"--audiobench-html={page}")
     text = "".join(p.read_text(encoding="utf-8") for p in [page])
     assert "baseline answer (score 8)" in text and "this run answer (score 2)" in text
+
+
+def test_with_several_inference_runs_the_live_model_answers_as_often_as_the_model(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer) -> None:
+    servers.model.script = Scripted("a poor answer")
+    run = run_bench(*_against(rival), "--audiobench-runs", "3")
+    assert rival.count() == servers.model.count() == 16 * 3
+    summary = run.report["benchmarks"][0]
+    rows = {r["metric"]: r for r in summary["gate"]["rows"]}
+    head = rows["air_bench_chat.average.score"]
+    assert (head["test"], head["n"], head["baseline"], head["value"]) == (
+        "paired", 16, pytest.approx(8.0), pytest.approx(2.0))
+    assert all(len(s["rival"]) == len(s["judged_again"]) == 3 for s in run.report["samples"])
+    assert run.report["usage"]["model_requests"] == 2 * 16 * 3
+
+
+def test_the_baseline_model_s_key_comes_from_its_own_variable_and_goes_to_its_server_alone(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AUDIOBENCH_BASELINE_API_KEY", "prod-secret")
+    run = run_bench(*_against(rival), "-k", "speech_QA")
+    assert run.result.ret == pytest.ExitCode.OK
+    auth = {r.headers.get("Authorization", r.headers.get("authorization")) for r in rival.requests}
+    assert auth == {"Bearer prod-secret"}
+    assert not any("prod-secret" in str(r.headers) for r in servers.model.requests)
+    # A variable named for it must be set: one line naming it, before anything is sent.
+    named = run_bench(*_against(rival), "--audiobench-baseline-api-key-env", "PROD_KEY")
+    assert named.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "PROD_KEY is not set" in named.result.stderr.str()

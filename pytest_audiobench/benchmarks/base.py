@@ -238,11 +238,11 @@ def line_judged_again(bench: Benchmark, record: SampleRecord) -> SampleLine | No
 
 
 def line_graded(bench: Benchmark, record: SampleRecord, verdicts: list[Verdict],
-                answer: ModelAnswer | None = None) -> SampleLine | None:
-    """The line of ``record``'s sample, its first answer (or ``answer``) graded by
-    ``verdicts`` instead (today's judge on the baseline's answer, a round of fresh draws):
-    its values and draws."""
-    answers = [answer] if answer is not None else record.answers[:1]
+                answers: list[ModelAnswer] | None = None) -> SampleLine | None:
+    """The line of ``record``'s sample, its first answer (or ``answers``, one per verdict)
+    graded by ``verdicts`` instead (today's judge on the baseline's answer, a round of fresh
+    draws): its values and draws."""
+    answers = answers or record.answers[:1]
     return bench.sample_line(record.model_copy(update={"verdicts": verdicts,
                                                        "answers": answers}))
 

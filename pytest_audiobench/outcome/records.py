@@ -110,13 +110,13 @@ class SampleRecord(BaseModel):
     """One per answer; empty when grading failed."""
     message: str | None = None
     """Why the sample failed, errored or was skipped."""
-    rival: ModelAnswer | None = None
-    """Head to head (--audiobench-baseline-model): the live baseline model's answer, asked in
-    this run; ``judged_again`` grades it."""
+    rival: list[ModelAnswer] = []
+    """Head to head (--audiobench-baseline-model): the live baseline model's answers, asked in
+    this run, one per inference run as ``answers``; ``judged_again`` grades them."""
     judged_again: list[SerializeAsAny[Verdict]] = []
-    """The baseline's answer graded by today's judge in this run (one verdict): the per-sample
-    baseline's recorded answer when the sample calibrates the judge (``gate/drift.py``), or
-    the live baseline model's (``rival``)."""
+    """The baseline's answer graded by today's judge in this run: the per-sample baseline's
+    recorded answer when the sample calibrates the judge (``gate/drift.py``; one verdict), or
+    the live baseline model's (``rival``; one per answer)."""
     judged_again_failed: str | None = None
     """Why the baseline's answer could not be graded again (or, head to head, had)."""
     confirmation: list[SerializeAsAny[Verdict]] = []
@@ -130,11 +130,11 @@ class SampleRecord(BaseModel):
     def rival_record(self) -> SampleRecord | None:
         """Head to head, the live baseline model's side of the sample as a record of its own:
         its answer and today's judge's verdict on it; None when it has none."""
-        if self.rival is None or not self.judged_again:
+        if not self.rival or not self.judged_again:
             return None
         return self.model_copy(update={
-            "outcome": "passed", "answers": [self.rival], "verdicts": self.judged_again,
-            "rival": None, "judged_again": [], "confirmation": [],
+            "outcome": "passed", "answers": self.rival, "verdicts": self.judged_again,
+            "rival": [], "judged_again": [], "confirmation": [],
             "confirmation_of_baseline": []})
 
     @field_validator("verdicts", "judged_again", "confirmation", "confirmation_of_baseline",

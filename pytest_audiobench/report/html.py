@@ -365,7 +365,7 @@ def baseline_side(bench: Benchmark | None, record: SampleRecord,
                   lines: Mapping[str, SampleLine] | None) -> SampleLine | None:
     """What a sample's answer is set beside: head to head, the live baseline model's answer as
     the judge graded it in this run; else the per-sample baseline's line, whole."""
-    if record.rival is not None:
+    if record.rival:
         return line_judged_again(bench, record) if bench is not None else None
     return whole(lines, record.nodeid) if lines is not None else None
 

@@ -196,7 +196,7 @@ _COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped"
 
 def add_usage(total: TokenUsage, record: SampleRecord) -> None:
     """Add one record's tokens and requests to ``total`` (head to head, both models')."""
-    for answer in [*record.answers, *([record.rival] if record.rival else [])]:
+    for answer in [*record.answers, *record.rival]:
         total.model = total.model + answer.completion.usage
         total.model_requests += 1
         total.model_cached += answer.completion.cached

@@ -69,7 +69,8 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
               for name, bench in benchmarks.items()}
     # Head to head, the live model's numbers make the baseline the gate holds against.
     loaded = {name: baseline if (tally := folded[name].rival) is None else baseline.answered(
-        settings, name, tally.metrics(0), releases[name].headline, judges[name])
+        settings, name, combine_runs([tally.metrics(run) for run in range(settings.runs)]),
+        releases[name].headline, judges[name])
         for name, baseline in loaded.items()}
     # Against the baseline's answers judged again today, when that was decided (drift.py).
     pairings = {name: Pairing(base=folded[name].again if loaded[name].rejudged
@@ -114,7 +115,7 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
         live = loaded[name].rival is not None
         wanted = bool(loaded[name].lines) or settings.update_baseline or live
         folded[name] = _Folded(Counting(own), bench.tally(settings.runs), {} if wanted else None,
-                               rival=bench.tally(1) if live else None)
+                               rival=bench.tally(settings.runs) if live else None)
     total = TokenUsage()
     for record in records:
         mine = folded[record.benchmark]

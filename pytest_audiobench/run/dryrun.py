@@ -75,7 +75,7 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             if_drifted: Callable[[Sample], bool] = lambda sample: False,
             rival: Runtime | None = None) -> DryRun:
     """What a run of ``samples`` would send (``rival``: head to head, the live baseline
-    model's endpoints, asked once per sample)."""
+    model's endpoints, asked as the model is)."""
     runs = runtime.settings.runs
     plan = DryRun(samples=len(samples), runs=runs)
     for sample in samples:
@@ -91,7 +91,7 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             plan.judge_upper_bound |= bound
         asked = [(scoped, run, False) for run in range(runs)]
         if rival is not None:
-            asked.append((rival.for_sample(sample), 0, True))
+            asked += [(rival.for_sample(sample), run, True) for run in range(runs)]
         for endpoints, run, theirs in asked:
             try:
                 answer = cached_answer(sample, prompt, endpoints, run)

@@ -46,8 +46,8 @@ class ItemState:
     again: list[Verdict] = field(default_factory=list)
     again_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
-    rival: ModelAnswer | None = None
-    """Head to head: the live baseline model's answer, which ``again`` grades."""
+    rival: list[ModelAnswer] = field(default_factory=list)
+    """Head to head: the live baseline model's answers, which ``again`` grades."""
     confirmation: tuple[list[Verdict], list[Verdict], str | None] = ([], [], None)
     """Fresh draws on the answer and the baseline's, and why a round failed (gate/items)."""
 

@@ -62,17 +62,17 @@ class Graded:
     verdicts: list[Verdict]
     again: list[Verdict] = field(default_factory=list)
     again_failed: str | None = None
-    rival: ModelAnswer | None = None
+    rival: list[ModelAnswer] = field(default_factory=list)
 
     @classmethod
     def of(cls, record: SampleRecord) -> Graded:
         """What a record says was graded (a sample the controller ran before the items)."""
         return cls(list(record.verdicts), list(record.judged_again), record.judged_again_failed,
-                   record.rival)
+                   list(record.rival))
 
 
-Rivalled = tuple[ModelAnswer | None, str | None]
-"""Head to head: the live baseline model's answer to a sample, or why there is none."""
+Rivalled = tuple[list[ModelAnswer], str | None]
+"""Head to head: the live baseline model's answers to a sample, or why there are none."""
 
 
 class Worker:
@@ -207,7 +207,7 @@ class Worker:
             mine = asyncio.gather(*(ask_model(sample, prompt, runtime, r) for r in runs))
             if self._rival is None:
                 return list(await mine)
-            answers, theirs = await asyncio.gather(mine, self._ask_rival(sample, prompt))
+            answers, theirs = await asyncio.gather(mine, self._ask_rival(sample, prompt, runs))
             rivalled.append(theirs)
             return list(answers)
 
@@ -229,32 +229,43 @@ class Worker:
 
         return self._engine.start(sample.nodeid, answer, grade)
 
-    async def _ask_rival(self, sample: Sample, prompt: str) -> Rivalled:
-        """Head to head: the live baseline model's answer, asked as the model is (its first
-        run); a failure is said, not scored."""
+    async def _ask_rival(self, sample: Sample, prompt: str, runs: range) -> Rivalled:
+        """Head to head: the live baseline model's answers, asked as the model is (once per
+        inference run); a failure is said, not scored."""
         assert self._rival is not None
+        rival = self._rival.for_sample(sample)
         try:
-            return await ask_model(sample, prompt, self._rival.for_sample(sample), 0), None
+            return list(await asyncio.gather(*(ask_model(sample, prompt, rival, r)
+                                                for r in runs))), None
         except (EndpointError, NotRun) as exc:
-            return None, f"the baseline model {self._rival.model.settings.model} did not " \
+            return [], f"the baseline model {self._rival.model.settings.model} did not " \
                          f"answer ({type(exc).__name__}: {exc})"
 
     async def _against_rival(self, sample: Sample, answers: list[ModelAnswer],
                              rivalled: Rivalled, runtime: Runtime) -> Graded:
-        """The answers' verdicts and, beside them, the live baseline model's answer graded by
+        """The answers' verdicts and, beside them, the live baseline model's answers graded by
         the same judge in this run (``runtime``'s, its replies this run's own)."""
         bench = self.benchmarks[sample.benchmark]
         graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
         theirs, failure = rivalled
-        if theirs is None:
+        if not theirs:
             return Graded(list(await graded), [], failure)
-        if answers and theirs.text == answers[0].text:
+        if {a.text for a in answers} & {a.text for a in theirs}:
             verdicts = await graded  # the same requests: the second from this run's cache
-            regraded, failure = await self._graded_afresh(sample, theirs, runtime)
+            regraded, failure = await self._every_afresh(sample, theirs, runtime)
         else:
             verdicts, (regraded, failure) = await asyncio.gather(
-                graded, self._graded_afresh(sample, theirs, runtime))
+                graded, self._every_afresh(sample, theirs, runtime))
         return Graded(list(verdicts), regraded, failure, rival=theirs)
+
+    async def _every_afresh(self, sample: Sample, answers: list[ModelAnswer],
+                            runtime: Runtime) -> Regraded:
+        """Every one of ``answers`` graded afresh (``_graded_afresh``): all their verdicts, or
+        none and why when any could not be had."""
+        found = await asyncio.gather(*(self._graded_afresh(sample, a, runtime) for a in answers))
+        failed = next((why for _, why in found if why is not None), None)
+        return ([v for verdicts, _ in found for v in verdicts], None) if failed is None \
+            else ([], failed)
 
     def grade_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, Regraded]:
         """Today's judge on these baseline answers, all at once, by node id (before the
