@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.gate.drift import calibrating
 from pytest_audiobench.gate.paired import allowed_drop, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
 from tests.conftest import XDIST_MODES, Servers
@@ -208,3 +209,18 @@ def test_the_baseline_model_s_key_comes_from_its_own_variable_and_goes_to_its_se
     named = run_bench(*_against(rival), "--audiobench-baseline-api-key-env", "PROD_KEY")
     assert named.result.ret == pytest.ExitCode.USAGE_ERROR
     assert "PROD_KEY is not set" in named.result.stderr.str()
+
+
+def test_a_selection_by_k_is_said_when_the_share_run_ahead_lies_outside_it(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer) -> None:
+    every = run_bench(*_against(rival)).report["selected"]
+    share = calibrating(every, 0.25)  # picked from every sample: -k is not known yet
+    outside = sum("::speech_QA::" not in nodeid for nodeid in share)
+    run = run_bench(*_against(rival), "-k", "speech_QA")
+    assert run.result.ret == pytest.ExitCode.OK
+    said = (f"run: head to head: {outside} of the {len(share)} samples run before the items to "
+            "measure the judge's noise are outside this run's selection (-k, -m, --deselect); "
+            "--audiobench-tasks and --audiobench-limit narrow what is picked")
+    assert (len(share), outside > 0) == (4, True) and said in run.result.stdout.str()
+    narrowed = run_bench(*_against(rival), "--audiobench-tasks", "speech_QA")
+    assert "outside this run's selection" not in narrowed.result.stdout.str()

@@ -411,7 +411,7 @@ class AudiobenchSession:
         says how many samples it left undone (errors, not run, no record): finished when
         none, else a resume asks for those."""
         assert self.run is not None
-        notes = list(self.run.notes)
+        notes = [*self.run.notes, *self._unselected_ahead(selected)]
         undone = self.collected.records.undone(selected)
         if session.exitstatus != pytest.ExitCode.INTERRUPTED:
             unsaved = self._runs.end(self.run.record, undone)
@@ -420,6 +420,17 @@ class AudiobenchSession:
                        reused=self.run.reused, notes=notes,
                        finished=undone == 0 and session.exitstatus != pytest.ExitCode.INTERRUPTED,
                        identity=self.identity, started=self.started.at)
+
+    def _unselected_ahead(self, selected: list[str]) -> list[str]:
+        """Head to head: what the share run before the items cost outside the selection (it is
+        picked before pytest's -k, -m or --deselect are known)."""
+        chosen = set(selected)
+        outside = sum(nodeid not in chosen for nodeid in self._done)
+        if not outside:
+            return []
+        return [f"head to head: {outside} of the {len(self._done)} samples run before the items "
+                "to measure the judge's noise are outside this run's selection (-k, -m, "
+                "--deselect); --audiobench-tasks and --audiobench-limit narrow what is picked"]
 
     def add_worker_output(self, worker: str, workeroutput: dict[str, Any]) -> None:
         """What an xdist worker handed over when it finished: its endpoints' traffic; a worker
