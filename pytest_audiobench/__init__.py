@@ -1,20 +1,22 @@
-"""pytest-audiobench: AIR-Bench Chat and MMAR as a pytest release gate for audio-language models.
+"""pytest-audiobench: AIR-Bench and MMAR as a pytest release gate for audio-language models.
 
 The package root is the public API a third-party benchmark or provider is written against
 (docs/extending.md shows both); every name in ``__all__`` is kept across minor releases, and
-nothing else is promised. A benchmark package needs, in its cheap spec module: ``BenchmarkSpec``
-(registered in the ``pytest_audiobench.benchmarks`` entry-point group), ``BenchmarkOptions`` and
-``Flag`` for its own flags, ``convert`` for their converters. In its benchmark module:
-``Benchmark`` (its abstract methods are required, the rest have defaults), the ``Release`` it
-loads, the ``Sample``, ``Verdict``, ``ModelAnswer`` and ``SampleRecord`` it reads and returns,
-the ``Runtime`` it asks through, ``ask_until_parsed`` for a judge, ``Metric`` for its numbers
-(``Tally`` to fold them record by record), ``SampleLine`` and ``Linear`` for the paired gate,
-``SampleView``, ``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own
-settings ``OwnSettings`` (``read_own`` reads them back), and the errors. A provider (a model or
-judge that answers in this process) needs, in its cheap spec module: ``ProviderSpec``
-(registered in the ``pytest_audiobench.providers`` entry-point group) and ``ProviderOptions``
-for its own flags; in its module: the ``ProviderSetup`` it is built with, the ``Completion`` it
-answers with (it is a ``Provider``), ``OwnSettings`` and ``read_own``.
+nothing else is promised. A benchmark package needs, in its cheap spec module:
+``BenchmarkSpec`` (registered in the ``pytest_audiobench.benchmarks`` entry-point group),
+``BenchmarkOptions`` and ``Flag`` for its own flags, ``convert`` for their converters. In its
+benchmark module: ``Benchmark`` (its abstract methods are required, the rest have defaults),
+the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON array), the
+``Sample``, ``Verdict`` (with the ``Usage`` of its judge calls), ``ModelAnswer`` and
+``SampleRecord`` it reads and returns, the ``Runtime`` it asks through, ``ask_until_parsed``
+for a judge, ``Metric`` for its numbers (``Tally`` to fold them record by record),
+``SampleLine`` and ``Linear`` for the paired gate, ``SampleView``, ``Detail`` and ``Choice``
+for the page, ``Settings`` and the base of its own settings ``OwnSettings`` (``read_own`` reads
+them back), and the errors. A provider (a model or judge that answers in this process) needs,
+in its cheap spec module: ``ProviderSpec`` (registered in the ``pytest_audiobench.providers``
+entry-point group) and ``ProviderOptions`` for its own flags; in its module: the
+``ProviderSetup`` it is built with, the ``Completion`` it answers with (it is a ``Provider``),
+``OwnSettings`` and ``read_own``.
 
 Names are imported on first use, so that ``import pytest_audiobench`` (which pytest does at
 every start) loads nothing but the errors.
@@ -40,6 +42,7 @@ from pytest_audiobench.errors import (
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
     from pytest_audiobench.benchmarks.judging import ask_until_parsed
+    from pytest_audiobench.benchmarks.metafile import read_json_array
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config import convert
     from pytest_audiobench.config.declarations import (
@@ -56,7 +59,7 @@ if TYPE_CHECKING:
     from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
     from pytest_audiobench.outcome.view import Choice, Detail, SampleView
     from pytest_audiobench.transport.endpoint import ProviderSetup
-    from pytest_audiobench.transport.types import Completion, Provider
+    from pytest_audiobench.transport.types import Completion, Provider, Usage
 
 __version__ = "0.1.0"
 
@@ -66,6 +69,7 @@ _LAZY = {
     "Runtime": "pytest_audiobench.benchmarks.base",
     "Tally": "pytest_audiobench.benchmarks.base",
     "ask_until_parsed": "pytest_audiobench.benchmarks.judging",
+    "read_json_array": "pytest_audiobench.benchmarks.metafile",
     "Sample": "pytest_audiobench.benchmarks.sample",
     "BenchmarkOptions": "pytest_audiobench.config.declarations",
     "BenchmarkSpec": "pytest_audiobench.config.declarations",
@@ -76,6 +80,7 @@ _LAZY = {
     "ProviderSetup": "pytest_audiobench.transport.endpoint",
     "Completion": "pytest_audiobench.transport.types",
     "Provider": "pytest_audiobench.transport.types",
+    "Usage": "pytest_audiobench.transport.types",
     "OwnSettings": "pytest_audiobench.config.frozen",
     "Settings": "pytest_audiobench.config.settings",
     "Linear": "pytest_audiobench.outcome.lines",
@@ -138,9 +143,11 @@ __all__ = [
     "SampleView",
     "Settings",
     "Tally",
+    "Usage",
     "Verdict",
     "__version__",
     "ask_until_parsed",
     "convert",
+    "read_json_array",
     "read_own",
 ]

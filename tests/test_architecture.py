@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "pytest_audiobench"
-BUILT_IN = ("air_bench_chat", "mmar")
+BUILT_IN = ("air_bench_chat", "mmar", "air_bench_foundation")
 # A benchmark's name as code writes it: mmar, MMAR, air_bench_chat, AIR-Bench, AirBenchChat.
 NAMED = re.compile(r"(?<![a-z])(mmar|air[_-]?bench)(?![a-z])", re.IGNORECASE)
 
@@ -129,6 +129,21 @@ def test_the_toy_benchmark_imports_only_the_public_api() -> None:
             elif isinstance(node, ast.Import):
                 found |= {a.name for a in node.names if a.name.startswith("pytest_audiobench")}
     assert found == {"pytest_audiobench"}
+
+
+def test_air_bench_foundation_imports_only_the_public_api_and_its_own_folder() -> None:
+    """The third built-in benchmark is written as a third party's would be: from the package
+    root and its own modules (that nothing outside its folder names it is the test above)."""
+    folder = REPO / "pytest_audiobench" / "benchmarks" / "air_bench_foundation"
+    own = "pytest_audiobench.benchmarks.air_bench_foundation"
+    found = set()
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pytest_"):
+                found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name.startswith("pytest_audiobench")}
+    assert {m for m in found if not (m or "").startswith(own)} == {"pytest_audiobench"}
 
 
 def test_every_public_name_resolves_and_the_root_stays_light() -> None:

@@ -112,9 +112,9 @@ def test_an_unknown_task_name_lists_the_accepted_ones(run_bench: Any) -> None:
 
 
 def test_an_unknown_benchmark_is_a_usage_error(run_bench: Any) -> None:
-    run = run_bench("--audiobench-benchmark", "air_bench_foundation")
+    run = run_bench("--audiobench-benchmark", "air_bench_medicine")
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "unknown benchmark air_bench_foundation" in run.result.stderr.str()
+    assert "unknown benchmark air_bench_medicine" in run.result.stderr.str()
 
 
 def test_a_judge_template_without_the_placeholders_names_the_file(run_bench: Any,

@@ -198,4 +198,4 @@ def test_a_broken_registration_is_one_warning_and_leaves_the_other_benchmarks_ru
                                           "--audiobench-benchmark", "toy")
     assert asked.ret == pytest.ExitCode.USAGE_ERROR
     assert "argument --audiobench-benchmark: unknown benchmark toy; expected a comma-separated " \
-           "list of: air_bench_chat, mmar" in asked.stderr.str()
+           "list of: air_bench_chat, mmar, air_bench_foundation" in asked.stderr.str()

@@ -201,3 +201,27 @@ def mmar_audio_relpath(record: Mapping[str, Any]) -> str:
     if rel.startswith("/") or ".." in rel.split("/"):
         raise ValueError(f"audio_path escapes the dataset root: {raw!r}")
     return rel
+
+
+def build_air_bench_foundation(root: Path, records: Sequence[Mapping[str, Any]], *,
+                               seconds: float = 0.05, sample_rate: int = 16000,
+                               missing: Collection[Any] = ()) -> Path:
+    """Write root/Foundation/Foundation_meta.json and a tone per record, in the official
+    layout: an Audio_Grounding record names a ``.wav`` that is stored as ``.flac``, as in the
+    release. ``missing`` uniq_ids get no audio file. Returns root."""
+    foundation = root / "Foundation"
+    foundation.mkdir(parents=True, exist_ok=True)
+    text = json.dumps([dict(r) for r in records], indent=1, ensure_ascii=False)
+    (foundation / "Foundation_meta.json").write_text(text, encoding="utf-8")
+    for record in records:
+        if record.get("uniq_id") in missing or ".." in str(record.get("path", "..")):
+            continue  # no audio (or a path out of the release, which the loader refuses)
+        path = str(record["path"])
+        if record.get("task_name") == "Audio_Grounding" and path.endswith(".wav"):
+            path = path[:-3] + "flac"
+        target = foundation / f"{record['task_name']}_{record['dataset_name']}" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            _write_audio(target, target.relative_to(foundation).as_posix(), seconds,
+                         sample_rate)
+    return root

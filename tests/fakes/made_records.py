@@ -164,3 +164,26 @@ def many_chat_records(per_task: int) -> list[dict[str, Any]]:
                 "dataset_name": dataset, "meta_info": f"made clip {clip} of {task}",
                 "uniq_id": first + n})
     return sorted(records, key=lambda r: r["uniq_id"])
+
+
+def made_foundation_records() -> list[dict[str, Any]]:
+    """One four-option record in every one of the 25 folders, and a two-option one in a few:
+    their options, answers and questions written for the tests."""
+    from pytest_audiobench.benchmarks.air_bench_foundation.facts import FOLDER_TASK, FOLDERS
+
+    records: list[dict[str, Any]] = []
+    for index, folder in enumerate(FOLDERS):
+        task = FOLDER_TASK[folder]
+        dataset = folder.removeprefix(task + "_")
+        options = [f"{folder} option {k}" for k in "wxyz"]
+        records.append({
+            "path": f"clip_{index}.wav", "question": f"What is heard in clip {index}?",
+            "choice_a": options[0], "choice_b": options[1], "choice_c": options[2],
+            "choice_d": options[3], "answer_gt": options[index % 4], "task_name": task,
+            "dataset_name": dataset, "uniq_id": 1000 + index})
+        if index % 5 == 0:
+            records.append({
+                "path": f"pair_{index}.wav", "question": f"Is clip {index} real or fake?",
+                "choice_a": "real", "choice_b": "fake", "answer_gt": "fake",
+                "task_name": task, "dataset_name": dataset, "uniq_id": 2000 + index})
+    return records

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from pytest_audiobench.benchmarks.air_bench_chat.facts import NAME, TASK_CATEGORY
+from pytest_audiobench.benchmarks.metafile import read_json_array
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.errors import DataError, problems
 
@@ -41,23 +41,9 @@ class ChatRecord(BaseModel):
 def read_records(root: Path) -> list[ChatRecord]:
     """Validate every record of ``root/Chat/Chat_meta.json``."""
     meta = root / META
-    if not meta.is_file():
-        hint = ""
-        if (root / "Chat_meta.json").is_file():
-            hint = f" (it holds Chat_meta.json itself: pass its parent, {root.parent})"
-        raise DataError(
-            f"--audiobench-data {root}: no {META} there{hint}; expected the AIR-Bench release "
-            "root, the folder that holds Chat/Chat_meta.json and the Chat/<task>_<dataset>/ "
-            "audio folders"
-        )
-    try:
-        raw = json.loads(meta.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{meta}: not readable as JSON ({exc})") from exc
-    if not isinstance(raw, list):
-        raise DataError(f"{meta}: expected a JSON array of records, found {type(raw).__name__}")
-    if not raw:
-        raise DataError(f"{meta}: holds no records; expected the 2,200 AIR-Bench Chat records")
+    raw = read_json_array(root, META, "the AIR-Bench release root, the folder that holds "
+                          "Chat/Chat_meta.json and the Chat/<task>_<dataset>/ audio folders",
+                          "the 2,200 AIR-Bench Chat records")
     records = [_record(meta, index, item) for index, item in enumerate(raw)]
     seen: set[int] = set()
     for record in records:

@@ -1,0 +1,309 @@
+"""AIR-Bench Foundation: each answer is read by both matchers, the configured one deciding.
+
+The official matcher is the official two steps: an align judge (the run's judge) is told the
+question, the options and the model's reply and names the chosen option by its letter, then
+the official scorer's rules read that letter from the judge's reply; a reply they read no
+letter from is the scorer's failure, left out of the official count (``fail_num``). The strict
+matcher needs no judge: the model's reply must name exactly one option (its letter, or its
+text whole); anything else is unanswered and counted wrong. Without a judge the strict
+matcher decides, and the summary says the official numbers need one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_audiobench import (
+    Benchmark,
+    Choice,
+    Detail,
+    Linear,
+    Metric,
+    ModelAnswer,
+    OwnSettings,
+    Release,
+    Runtime,
+    Sample,
+    SampleLine,
+    SampleRecord,
+    SampleView,
+    Settings,
+    Tally,
+    Verdict,
+)
+from pytest_audiobench.benchmarks.air_bench_foundation.data import (
+    FoundationRecord,
+    audio_path,
+    read_records,
+)
+from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
+    CATEGORIES,
+    FOLDER_CATEGORY,
+    FOLDER_TASK,
+    LETTERS,
+    NAME,
+    TASKS,
+    Matcher,
+)
+from pytest_audiobench.benchmarks.air_bench_foundation.metrics import FoundationScores
+from pytest_audiobench.benchmarks.air_bench_foundation.prompts import align_prompt, model_prompt
+from pytest_audiobench.benchmarks.air_bench_foundation.reading import (
+    official_letter,
+    strict_choice,
+)
+from pytest_audiobench.benchmarks.air_bench_foundation.verdict import (
+    Alignment,
+    FoundationVerdict,
+    foundation_verdicts,
+)
+
+ALIGN_TEMPERATURES = (1.0, 2.0)
+"""The official script sends about half of the align requests at 2.0, the rest at 1.0; here
+an item's temperature is fixed by a hash of its id, so every run asks it alike."""
+ALIGN_MAX_TOKENS = 1024
+_GROUPINGS = (("category", "category."), ("task", "task."), ("folder", "folder."))
+
+
+class FoundationSettings(OwnSettings):
+    """How AIR-Bench Foundation is matched."""
+
+    matcher: Matcher = "official"
+
+
+class Foundation(Benchmark):
+    """The AIR-Bench Foundation items; tasks are the 25 source folders."""
+
+    name = NAME
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self.own = settings.of(NAME, FoundationSettings)
+        self.aligns = settings.judge is not None
+        """A judge is given, so the official align step runs."""
+        self.matcher: Matcher = self.own.matcher if self.aligns else "strict"
+
+    def load(self, root: Path) -> Release:
+        samples = [_sample(root, record) for record in read_records(root)]
+        headline = (f"{NAME}.avg", *(f"{NAME}.category.{c}.avg" for c in CATEGORIES),
+                    *(f"{NAME}.task.{t}.avg" for t in TASKS))
+        return Release(samples, headline)
+
+    def prompt(self, sample: Sample) -> str:
+        return model_prompt(sample.question, sample.choices)
+
+    def _align_messages(self, sample: Sample, reply: str) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": align_prompt(sample.question, sample.choices,
+                                                         reply)}]
+
+    def _align_judge(self, sample: Sample, runtime: Runtime) -> Any:
+        digest = hashlib.sha256(f"align:{sample.nodeid}".encode()).digest()
+        temperature = ALIGN_TEMPERATURES[digest[0] % len(ALIGN_TEMPERATURES)]
+        return runtime.judge_sampled(temperature=temperature, max_tokens=ALIGN_MAX_TOKENS)
+
+    async def grade(self, sample: Sample, answer: ModelAnswer,
+                    runtime: Runtime) -> FoundationVerdict:
+        record: FoundationRecord = sample.record
+        letter, reason = strict_choice(answer.text, sample.choices)
+        align = None
+        judge = self._align_judge(sample, runtime) if self.aligns else None
+        if judge is not None:
+            reply = await judge.complete(self._align_messages(sample, answer.text))
+            align = Alignment(reply=reply, letter=_within(official_letter(reply.text),
+                                                          sample.choices))
+        assert record.answer_letter is not None  # checked at load
+        return FoundationVerdict(matcher=self.matcher, answer=record.answer_letter,
+                                 strict=letter, strict_reason=reason, align=align)
+
+    def judge_calls(self, sample: Sample, answer: str | None,
+                    runtime: Runtime) -> tuple[int, int, bool]:
+        judge = self._align_judge(sample, runtime) if self.aligns else None
+        if judge is None:
+            return 0, 0, False
+        if answer is None:
+            return 1, 0, False
+        hit = judge.cached(self._align_messages(sample, answer)) is not None
+        return 1, int(hit), False
+
+    def judge_prompt(self) -> str | None:
+        if not self.aligns:
+            return None
+        protocol = {"align": align_prompt("{question}", ["{a}", "{b}", "{c}", "{d}"],
+                                          "{reply}"),
+                    "temperatures": ALIGN_TEMPERATURES, "max_tokens": ALIGN_MAX_TOKENS}
+        text = json.dumps(protocol, sort_keys=True)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def judged_metrics(self, release: Release) -> tuple[str, ...]:
+        # The align judge decides the official numbers; the strict ones need none.
+        return release.headline if self.aligns and self.matcher == "official" else ()
+
+    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
+                verdicts: Sequence[Verdict]) -> str | None:
+        graded = foundation_verdicts(verdicts)
+        wrong = [v for v in graded if not v.correct]
+        if not wrong:
+            return None
+        runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
+        first = graded[0]
+        lines = [f"{NAME} {sample.task} {sample.id}: wrong answer{runs} ({self.matcher} "
+                 "matcher)",
+                 f"question: {sample.question}",
+                 *(f"  {letter}. {option}" for letter, option in zip(LETTERS, sample.choices,
+                                                                     strict=False)),
+                 f"correct: {first.answer}. {sample.reference}"]
+        for answer, verdict in zip(answers, graded, strict=True):
+            prefix = "" if len(graded) == 1 else f"run {answer.run} "
+            lines += [f"{prefix}answer: {answer.text}", *_readings(verdict)]
+        lines.append(f"audio: {sample.audio}")
+        return "\n".join(lines)
+
+    def tally(self, runs: int) -> Tally:
+        return FoundationTally(runs, self.matcher)
+
+    def sample_line(self, record: SampleRecord) -> SampleLine | None:
+        graded = foundation_verdicts(record.verdicts)
+        if not graded or not record.answers:
+            return None
+        values = _values(graded)
+        answer = record.answers[0].text
+        return SampleLine(
+            id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
+            groups={"all": "all", "category": FOLDER_CATEGORY[record.task],
+                    "task": FOLDER_TASK[record.task], "folder": record.task},
+            values=values, runs=[_values([v]) for v in graded] if len(graded) > 1 else [],
+            draws=[100.0 * v.correct for v in graded],
+            failed=not all(v.correct for v in graded),
+            answer_sha256=hashlib.sha256(answer.encode("utf-8")).hexdigest(), answer=answer,
+            replies=[v.align.reply.text for v in graded if v.align is not None])
+
+    def linear(self, metric: str) -> Linear | None:
+        rest = metric.removeprefix(f"{NAME}.")
+        by, group = "all", "all"
+        for grouping, prefix in _GROUPINGS:
+            if rest.startswith(prefix):
+                by = grouping
+                group, rest = _split_group(metric, prefix)
+                break
+        value = {"avg": "correct", "official.avg": "official", "strict.avg": "strict"}.get(rest)
+        return None if value is None else Linear(value=value, by=by, weights={group: 1.0},
+                                                 low=0.0, high=100.0, binary=True)
+
+    def margin(self, metric: str) -> float:
+        return 1.0  # percentage points of accuracy
+
+    def failed_means(self) -> str:
+        return "wrong"
+
+    def view(self, record: SampleRecord) -> SampleView:
+        graded = foundation_verdicts(record.verdicts)
+        letters = LETTERS[:len(record.choices)]
+        correct = next((v.answer for v in graded), None)
+        chosen = None
+        if graded:
+            first = graded[0]
+            chosen = first.official if first.matcher == "official" else first.strict
+        choices = [Choice(text=f"{letter}. {option}",
+                          correct=letter == correct or (correct is None
+                                                        and option == record.reference),
+                          chosen=letter == chosen)
+                   for letter, option in zip(letters, record.choices, strict=True)]
+        if not graded:
+            return SampleView(choices=choices)
+        right = sum(v.correct for v in graded)
+        score = ("right" if right else "wrong") if len(graded) == 1 else \
+            f"right in {right} of {len(graded)} runs"
+        details = [Detail(label=f"{'' if len(graded) == 1 else f'run {i}, '}{label}", text=text)
+                   for i, verdict in enumerate(graded)
+                   for label, text in _detail_lines(verdict)]
+        return SampleView(score=score, choices=choices, details=details)
+
+    def notes(self, release: Release) -> list[str]:
+        notes = [f"{self.matcher} matcher decides correctness ({NAME}.official.avg and "
+                 f"{NAME}.strict.avg give both; accuracy in percent, pooled over items)"]
+        if not self.aligns:
+            notes.append("official numbers unavailable: the align step needs a judge "
+                         "(--audiobench-judge-*); the strict matcher decides")
+        else:
+            notes.append("official: the align judge names the chosen option, at temperature "
+                         "1 or 2 (half each, as the official script), and replies it names no "
+                         f"option in are left out of the count ({NAME}.official.fail_num)")
+        return notes
+
+
+class FoundationTally(Tally):
+    """Each inference run's counts, folded record by record."""
+
+    def __init__(self, runs: int, matcher: str) -> None:
+        self._runs = [FoundationScores(matcher) for _ in range(runs)]
+
+    def add(self, record: SampleRecord) -> None:
+        for scores, verdict in zip(self._runs, foundation_verdicts(record.verdicts),
+                                   strict=False):
+            scores.add(record, verdict)
+
+    def metrics(self, run: int) -> dict[str, Metric]:
+        return self._runs[run].metrics()
+
+
+def _sample(root: Path, record: FoundationRecord) -> Sample:
+    return Sample(benchmark=NAME, id=str(record.uniq_id), task=record.folder,
+                  category=FOLDER_CATEGORY[record.folder], audio=audio_path(root, record),
+                  question=record.question, reference=record.answer_gt, context="",
+                  record=record, choices=record.options,
+                  subcategory=FOLDER_TASK[record.folder])
+
+
+def _within(letter: str | None, options: Sequence[str]) -> str | None:
+    """A letter the official rules read, kept only when the item has that option."""
+    return letter if letter is not None and letter in LETTERS[:len(options)] else None
+
+
+def _values(graded: Sequence[FoundationVerdict]) -> dict[str, float]:
+    """Percent right over the runs ``graded``: by the deciding matcher, by strict, and by
+    official over the runs the official scorer counted (none: no official value)."""
+    values = {"correct": _percent(v.correct for v in graded),
+              "strict": _percent(v.strict == v.answer for v in graded)}
+    counted = [v for v in graded if v.official_counted]
+    if counted:
+        values["official"] = _percent(v.official == v.answer for v in counted)
+    if graded[0].matcher == "official":
+        if counted:
+            values["correct"] = values["official"]
+        else:
+            del values["correct"]
+    return values
+
+
+def _percent(flags: Iterable[bool]) -> float:
+    seen = list(flags)
+    return 100.0 * sum(seen) / len(seen)
+
+
+def _split_group(metric: str, prefix: str) -> tuple[str, str]:
+    """``category.speech.official.avg`` -> ``("speech", "official.avg")``: a group's name
+    holds no dot but a folder's may (``common_voice_13.0_en``), so the known endings are
+    taken off the right."""
+    rest = metric.removeprefix(f"{NAME}.").removeprefix(prefix)
+    for ending in ("official.avg", "strict.avg", "avg"):
+        if rest.endswith("." + ending):
+            return rest[:-len(ending) - 1], ending
+    return rest, ""
+
+
+def _readings(verdict: FoundationVerdict) -> list[str]:
+    return [f"{label}: {text}" for label, text in _detail_lines(verdict)]
+
+
+def _detail_lines(verdict: FoundationVerdict) -> list[tuple[str, str]]:
+    strict = verdict.strict or "none"
+    lines = [("strict", f"{strict} ({verdict.strict_reason})")]
+    if verdict.align is None:
+        lines.append(("official", "not aligned (no judge)"))
+    else:
+        read = verdict.official or "none: the scorer's failure, left out of the count"
+        lines.append(("official", f"{read} (align judge replied {verdict.align.reply.text!r})"))
+    return lines

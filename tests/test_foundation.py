@@ -1,0 +1,192 @@
+"""AIR-Bench Foundation end to end: the official layout, both matchers, the official scorer's
+rules, the numbers per folder, task, category and overall, against values computed by hand."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.benchmarks.air_bench_foundation.reading import (
+    official_letter,
+    strict_choice,
+)
+from tests.conftest import XDIST_MODES, Servers
+from tests.fakes.datasets import build_air_bench_foundation
+from tests.fakes.made_records import made_foundation_records
+from tests.fakes.openai_server import ChatRequest, Scripted
+
+NAME = "air_bench_foundation"
+GENDER = ["male", "female"]
+SCENE = ["rain", "wind", "birds", "traffic"]
+SOUND = ["a dog", "a car horn", "a bell", "speech"]
+GENRE = ["rock", "jazz", "pop", "hip hop"]
+
+
+def _record(uid: int, task: str, dataset: str, options: list[str], answer: str,
+            path: str = "") -> dict[str, Any]:
+    record: dict[str, Any] = {"path": path or f"{uid}.wav", "question": f"question {uid}?",
+                              "answer_gt": answer, "task_name": task, "dataset_name": dataset,
+                              "uniq_id": uid}
+    for key, option in zip(("choice_a", "choice_b", "choice_c", "choice_d"), options,
+                           strict=False):
+        record[key] = option
+    return record
+
+
+# uniq_id: the record, the model's reply, the align judge's reply to it.
+TABLE: dict[int, tuple[dict[str, Any], str, str]] = {
+    1: (_record(1, "Speaker_Gender_Recognition", "meld", GENDER, "female"), "B", "B"),
+    2: (_record(2, "Speaker_Gender_Recognition", "meld", GENDER, "male"), "female", "B"),
+    3: (_record(3, "Speaker_Gender_Recognition", "common_voice_13_en", GENDER, "male"),
+        "I cannot tell.", "I cannot tell"),
+    4: (_record(4, "Speaker_Gender_Recognition", "common_voice_13_en", SCENE, "birds"),
+        "The answer is C.", "The answer is C."),
+    5: (_record(5, "Audio_Grounding", "AudioGrounding", SOUND, "a dog"), "A. a car horn", "B"),
+    6: (_record(6, "Audio_Grounding", "AudioGrounding", SOUND, "speech"), "D", "D"),
+    7: (_record(7, "Music_Genre_Recognition", "fma", GENRE, "jazz"), "jazz", "B"),
+    8: (_record(8, "Music_Genre_Recognition", "fma", GENRE, "pop"), "C", "C"),
+}
+
+
+class AlignJudge:
+    """Replies to our align prompt as scripted for the model reply it shows."""
+
+    def __init__(self) -> None:
+        self.by_reply = {reply: judged for _, reply, judged in TABLE.values()}
+
+    def __call__(self, request: ChatRequest) -> str:
+        found = re.search(r"^Model reply: (.*)$", request.text, re.M)
+        return self.by_reply.get(found.group(1) if found else "", "A")
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_air_bench_foundation(tmp_path_factory.mktemp("foundation"),
+                                      [record for record, _, _ in TABLE.values()])
+
+
+@pytest.fixture
+def scripted(servers: Servers) -> Servers:
+    model = Scripted("A")
+    for uid, (_, reply, _) in TABLE.items():
+        model.when(contains=f"question {uid}?", replies=reply)
+    servers.model.script = model
+    servers.judge.script = AlignJudge()
+    return servers
+
+
+def test_the_official_scorer_reads_a_letter_as_the_official_rules_do() -> None:
+    table = [("B", "B"), (" B.\n", "B"), ("The answer is C.", "C"), ("None", None),
+             ("", None), (None, None), ("dog", None), ("answer\nD.", "D"),
+             ("I pick (A)", "A")]
+    for reply, letter in table:
+        assert official_letter(reply) == letter, reply
+
+
+def test_the_strict_matcher_takes_exactly_one_option_named_clearly() -> None:
+    table = [("B", "B"), ("(B)", "B"), ("B.", "B"), ("The answer is D", "D"),
+             ("a car horn", "B"), ("It sounds like a bell.", "C"),
+             ("A. a car horn", None), ("I cannot tell.", None), ("a dog and a bell", None),
+             ("the answer is a dog", "A")]
+    for reply, letter in table:
+        assert strict_choice(reply, SOUND)[0] == letter, reply
+    assert strict_choice("A. a car horn", SOUND)[1] == "gives letter A and the text of option B"
+    assert strict_choice("hip hop", GENRE)[0] == "D"  # "hop" is no option; "pop" is not whole
+    assert strict_choice("rock", ["rock", "hard rock"])[0] == "A"
+    assert strict_choice("hard rock", ["rock", "hard rock"])[0] == "B"
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_numbers_per_folder_task_category_and_overall_match_the_hand_computed_ones(
+        run_bench: Any, scripted: Servers, release: Path, xdist: list[str]) -> None:
+    run = run_bench(data=release, benchmark=NAME, xdist=xdist)
+    m = run.metrics
+    # Official: r3's judge reply names no letter (the scorer's failure, left out); counted
+    # r1 r2 r4 r5 r6 r7 r8, right r1 r4 r6 r7 r8: 5 of 7.
+    assert m[f"{NAME}.official.avg"] == pytest.approx(100 * 5 / 7)
+    assert m[f"{NAME}.avg"] == pytest.approx(100 * 5 / 7)  # official decides
+    assert m[f"{NAME}.official.fail_num"] == 1
+    # Strict: r3 (a refusal) and r5 (a letter with another option's text) are unanswered and
+    # wrong; r2 names the wrong option; right r1 r4 r6 r7 r8: 5 of 8.
+    assert m[f"{NAME}.strict.avg"] == pytest.approx(62.5)
+    assert m[f"{NAME}.strict.unanswered"] == 2
+    folder = f"{NAME}.folder.Speaker_Gender_Recognition_common_voice_13_en"
+    assert (m[f"{folder}.official.avg"], m[f"{folder}.strict.avg"]) == (100.0, 50.0)
+    task = f"{NAME}.task.Speaker_Gender_Recognition"  # its two folders pooled: 2 of 3, 2 of 4
+    assert m[f"{task}.official.avg"] == pytest.approx(200 / 3)
+    assert m[f"{task}.strict.avg"] == pytest.approx(50.0)
+    assert m[f"{NAME}.category.speech.avg"] == pytest.approx(200 / 3)
+    assert m[f"{NAME}.category.sound.avg"] == pytest.approx(50.0)
+    assert m[f"{NAME}.category.music.avg"] == pytest.approx(100.0)
+    outcomes = {nodeid.rsplit("::", 1)[1]: o for nodeid, o in run.outcomes().items()}
+    assert {k for k, o in outcomes.items() if o == "failed"} == {"2", "3", "5"}
+    out = run.result.stdout.str()
+    assert "official: none: the scorer's failure, left out of the count" in out
+    # The FLAC stored under a .wav name reached the server as wav.
+    sent = {part["input_audio"]["format"] for r in scripted.model.requests
+            for part in r.audio_parts if "input_audio" in part}
+    assert sent == {"wav"}
+
+
+def test_without_a_judge_the_strict_matcher_decides_and_says_so(
+        run_bench: Any, scripted: Servers, release: Path) -> None:
+    run = run_bench(data=release, benchmark=NAME, judge=False)
+    m = run.metrics
+    assert m[f"{NAME}.avg"] == pytest.approx(62.5)
+    assert f"{NAME}.official.avg" not in m
+    assert "official numbers unavailable: the align step needs a judge" in \
+        run.result.stdout.str()
+    assert scripted.judge.count() == 0
+
+
+def test_every_folder_of_the_release_loads_with_two_and_four_option_items(
+        run_bench: Any, servers: Servers, tmp_path: Path) -> None:
+    records = made_foundation_records()
+    root = build_air_bench_foundation(tmp_path / "all", records)
+    run = run_bench("--collect-only", "-q", data=root, benchmark=NAME)
+    ids = {line for line in run.result.outlines if line.startswith("audiobench::")}
+    assert ids == {f"audiobench::{NAME}::{r['task_name']}_{r['dataset_name']}::{r['uniq_id']}"
+                   for r in records}
+    assert len({i.split("::")[2] for i in ids}) == 25
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    ({"answer_gt": "purple"}, "answer_gt 'purple' is none of its options"),
+    ({"task_name": "Speaker_Shoe_Size"}, "unknown folder 'Speaker_Shoe_Size_meld'"),
+    ({"path": "../../etc/passwd"}, "path: value error, must be a path inside"),
+    ({"uniq_id": 1}, "uniq_id 1 appears more than once"),
+])
+def test_a_bad_record_is_refused_in_one_line_naming_it(
+        run_bench: Any, servers: Servers, tmp_path: Path, change: dict[str, Any],
+        said: str) -> None:
+    records = [dict(TABLE[1][0]), {**TABLE[2][0], **change}]
+    root = build_air_bench_foundation(tmp_path / "bad", records)
+    run = run_bench(data=root, benchmark=NAME)
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert said in run.result.stderr.str()
+    assert servers.model.count() == 0
+
+
+@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
+    ["-n2"], id="n2")])
+def test_the_paired_gate_holds_accuracy_per_item_against_a_per_sample_baseline(
+        run_bench: Any, scripted: Servers, release: Path, xdist: list[str]) -> None:
+    written = run_bench("--audiobench-update-baseline", data=release, benchmark=NAME)
+    assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()
+    # The model now answers r7 and r8 wrong: two items it had right regress.
+    model = Scripted("A")
+    for uid, (_, reply, _) in TABLE.items():
+        model.when(contains=f"question {uid}?", replies="A" if uid in (7, 8) else reply)
+    scripted.model.script = model
+    run = run_bench(data=release, benchmark=NAME, xdist=xdist)
+    summary = run.report["benchmarks"][0]
+    rows = {r["metric"]: r for r in summary["gate"]["rows"]}
+    overall = rows[f"{NAME}.avg"]
+    assert (overall["test"], overall["n"]) == ("paired", 7)  # r3 has no official value
+    assert overall["difference"] == pytest.approx(-100 * 2 / 7)
+    outcomes = {nodeid.rsplit("::", 1)[1]: o for nodeid, o in run.outcomes().items()}
+    assert {k for k, o in outcomes.items() if o == "failed"} == {"7", "8"}
+    assert {k for k, o in outcomes.items() if o == "xfailed"} == {"2", "3", "5"}
