@@ -190,3 +190,17 @@ def test_the_paired_gate_holds_accuracy_per_item_against_a_per_sample_baseline(
     outcomes = {nodeid.rsplit("::", 1)[1]: o for nodeid, o in run.outcomes().items()}
     assert {k for k, o in outcomes.items() if o == "failed"} == {"7", "8"}
     assert {k for k, o in outcomes.items() if o == "xfailed"} == {"2", "3", "5"}
+
+
+def test_the_offline_judge_aligns_replies_by_their_letter_or_shared_words(
+        run_bench: Any, scripted: Servers, release: Path) -> None:
+    run = run_bench("--audiobench-judge-model", "overlap", data=release, benchmark=NAME,
+                    judge=False)
+    m = run.metrics
+    # r1 "B", r6 "D", r8 "C" and r4 "The answer is C." give a letter; r5 "A. a car horn" its
+    # letter A (the answer); r2 "female" and r7 "jazz" share an option's words (B both, r2
+    # wrong); r3 shares none: the scorer's failure. Right 6 of the 7 counted.
+    assert m[f"{NAME}.official.avg"] == pytest.approx(600 / 7)
+    assert m[f"{NAME}.official.fail_num"] == 1
+    assert "aligns replies by their letter or shared words" in run.result.stdout.str()
+    assert scripted.judge.count() == 0

@@ -95,9 +95,14 @@ class Foundation(Benchmark):
     def prompt(self, sample: Sample) -> str:
         return model_prompt(sample.question, sample.choices)
 
-    def _align_messages(self, sample: Sample, reply: str) -> list[dict[str, Any]]:
-        return [{"role": "user", "content": align_prompt(sample.question, sample.choices,
-                                                         reply)}]
+    def _align_request(self, sample: Sample, reply: str) -> tuple[list[dict[str, Any]],
+                                                                    dict[str, Any]]:
+        """The align request's messages and its fingerprint: the messages, and the choices
+        and reply they were made of (which an offline judge reads)."""
+        messages = [{"role": "user", "content": align_prompt(sample.question, sample.choices,
+                                                             reply)}]
+        return messages, {"messages": messages, "choices": list(sample.choices),
+                          "reply": reply}
 
     def _align_judge(self, sample: Sample, runtime: Runtime) -> Any:
         digest = hashlib.sha256(f"align:{sample.nodeid}".encode()).digest()
@@ -111,7 +116,8 @@ class Foundation(Benchmark):
         align = None
         judge = self._align_judge(sample, runtime) if self.aligns else None
         if judge is not None:
-            reply = await judge.complete(self._align_messages(sample, answer.text))
+            messages, fingerprint = self._align_request(sample, answer.text)
+            reply = await judge.complete(messages, fingerprint=fingerprint)
             align = Alignment(reply=reply, letter=_within(official_letter(reply.text),
                                                           sample.choices))
         assert record.answer_letter is not None  # checked at load
@@ -125,7 +131,8 @@ class Foundation(Benchmark):
             return 0, 0, False
         if answer is None:
             return 1, 0, False
-        hit = judge.cached(self._align_messages(sample, answer)) is not None
+        messages, fingerprint = self._align_request(sample, answer)
+        hit = judge.cached(messages, fingerprint=fingerprint) is not None
         return 1, int(hit), False
 
     def judge_prompt(self) -> str | None:
@@ -231,6 +238,11 @@ class Foundation(Benchmark):
             notes.append("official: the align judge names the chosen option, at temperature "
                          "1 or 2 (half each, as the official script), and replies it names no "
                          f"option in are left out of the count ({NAME}.official.fail_num)")
+        judge = self.settings.judge
+        if judge is not None and judge.offline:
+            notes.append(f"the offline judge {judge.endpoint.model!r} aligns replies by their "
+                         "letter or shared words: official numbers not comparable to published "
+                         "GPT-aligned ones")
         return notes
 
 
