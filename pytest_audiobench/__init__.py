@@ -6,17 +6,17 @@ nothing else is promised. A benchmark package needs, in its cheap spec module:
 ``BenchmarkSpec`` (registered in the ``pytest_audiobench.benchmarks`` entry-point group),
 ``BenchmarkOptions`` and ``Flag`` for its own flags, ``convert`` for their converters. In its
 benchmark module: ``Benchmark`` (its abstract methods are required, the rest have defaults),
-the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON array), the
-``Sample``, ``Verdict`` (with the ``Usage`` of its judge calls), ``ModelAnswer`` and
-``SampleRecord`` it reads and returns, the ``Runtime`` it asks through, ``ask_until_parsed``
-for a judge, ``Metric`` for its numbers (``Tally`` to fold them record by record),
-``SampleLine`` and ``Linear`` for the paired gate, ``SampleView``, ``Detail`` and ``Choice``
-for the page, ``Settings`` and the base of its own settings ``OwnSettings`` (``read_own`` reads
-them back), and the errors. A provider (a model or judge that answers in this process) needs,
-in its cheap spec module: ``ProviderSpec`` (registered in the ``pytest_audiobench.providers``
-entry-point group) and ``ProviderOptions`` for its own flags; in its module: the
-``ProviderSetup`` it is built with, the ``Completion`` it answers with (it is a ``Provider``),
-``OwnSettings`` and ``read_own``.
+the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON array;
+``fetch_dataset`` downloads from ModelScope), the ``Sample``, ``Verdict`` (with the ``Usage``
+of its judge calls), ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the ``Runtime``
+it asks through, ``ask_until_parsed`` for a judge, ``Metric`` for its numbers (``Tally`` to
+fold them record by record), ``SampleLine`` and ``Linear`` for the paired gate, ``SampleView``,
+``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own settings
+``OwnSettings`` (``read_own`` reads them back), and the errors. A provider (a model or judge
+that answers in this process) needs, in its cheap spec module: ``ProviderSpec`` (registered in
+the ``pytest_audiobench.providers`` entry-point group) and ``ProviderOptions`` for its own
+flags; in its module: the ``ProviderSetup`` it is built with, the ``Completion`` it answers
+with (it is a ``Provider``), ``OwnSettings`` and ``read_own``.
 
 Names are imported on first use, so that ``import pytest_audiobench`` (which pytest does at
 every start) loads nothing but the errors.
@@ -33,6 +33,7 @@ from pytest_audiobench.errors import (
     AudioError,
     BaselineError,
     DataError,
+    DownloadError,
     EmptyAudio,
     EndpointError,
     JudgeError,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     )
     from pytest_audiobench.config.frozen import OwnSettings, read_own
     from pytest_audiobench.config.settings import Settings
+    from pytest_audiobench.hub.modelscope import fetch_dataset
     from pytest_audiobench.outcome.lines import Linear, SampleLine
     from pytest_audiobench.outcome.metrics import Metric
     from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
@@ -83,6 +85,7 @@ _LAZY = {
     "Usage": "pytest_audiobench.transport.types",
     "OwnSettings": "pytest_audiobench.config.frozen",
     "Settings": "pytest_audiobench.config.settings",
+    "fetch_dataset": "pytest_audiobench.hub.modelscope",
     "Linear": "pytest_audiobench.outcome.lines",
     "SampleLine": "pytest_audiobench.outcome.lines",
     "Metric": "pytest_audiobench.outcome.metrics",
@@ -122,6 +125,7 @@ __all__ = [
     "Completion",
     "DataError",
     "Detail",
+    "DownloadError",
     "EmptyAudio",
     "EndpointError",
     "Flag",
@@ -148,6 +152,7 @@ __all__ = [
     "__version__",
     "ask_until_parsed",
     "convert",
+    "fetch_dataset",
     "read_json_array",
     "read_own",
 ]

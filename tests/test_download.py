@@ -13,12 +13,11 @@ import pytest
 from pytest_audiobench.benchmarks.air_bench_chat.download import (
     AIR_BENCH_CHAT_REPO,
     CHAT_FOLDERS,
-    chat_allow_patterns,
     download_air_bench_chat,
 )
 from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub import modelscope
-from pytest_audiobench.hub.modelscope import resolve_endpoint
+from pytest_audiobench.hub.modelscope import allow_patterns, resolve_endpoint
 from tests.fakes.modelscope_hub import FakeModelScopeHub
 
 SPEECH_QA_FILES = [
@@ -169,7 +168,7 @@ def test_resolve_endpoint_prefers_the_argument_then_the_variables_then_the_defau
 def test_allow_patterns_cover_files_in_nested_subfolders_but_not_sibling_folders() -> None:
     from fnmatch import fnmatch  # what modelscope matches allow-patterns with
 
-    patterns = chat_allow_patterns(CHAT_FOLDERS["speech_QA"])
+    patterns = allow_patterns([META, *(f"Chat/{f}/" for f in CHAT_FOLDERS["speech_QA"])])
 
     def selected(path: str) -> bool:
         return any(fnmatch(path, p) for p in patterns)

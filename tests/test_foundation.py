@@ -4,6 +4,7 @@ rules, the numbers per folder, task, category and overall, against values comput
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +205,49 @@ def test_the_offline_judge_aligns_replies_by_their_letter_or_shared_words(
     assert m[f"{NAME}.official.fail_num"] == 1
     assert "aligns replies by their letter or shared words" in run.result.stdout.str()
     assert scripted.judge.count() == 0
+
+
+@pytest.fixture
+def own_modelscope_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """modelscope's config, session id and cache kept out of the real home directory."""
+    from modelscope_hub.config import set_default_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MODELSCOPE_HOME", str(home / ".modelscope"))
+    monkeypatch.setenv("MODELSCOPE_CACHE", str(home / ".cache" / "modelscope"))
+    for name in ("MODELSCOPE_DOMAIN", "MODELSCOPE_API_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    set_default_config(None)
+    yield
+    set_default_config(None)
+
+
+def test_modelscope_fetches_the_meta_file_and_the_selected_folders_only(
+        run_bench: Any, scripted: Servers, release: Path, monkeypatch: pytest.MonkeyPatch,
+        own_modelscope_home: None) -> None:
+    from tests.fakes.modelscope_hub import FakeModelScopeHub
+
+    with FakeModelScopeHub({"evalscope/AIR-Bench": release}) as hub:
+        monkeypatch.setenv("MODELSCOPE_ENDPOINT", hub.url)
+        run = run_bench("--audiobench-tasks", "Audio_Grounding_AudioGrounding",
+                        data="modelscope", benchmark=NAME, subprocess=True)
+        files = hub.requested_files
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED, run.result.stdout.str()  # r5 wrong
+    assert sorted(files) == ["Foundation/Audio_Grounding_AudioGrounding/5.flac",
+                             "Foundation/Audio_Grounding_AudioGrounding/6.flac",
+                             "Foundation/Foundation_meta.json"]
+    assert set(run.outcomes().values()) == {"passed", "failed"}
+
+
+def test_an_unreachable_hub_is_one_line_naming_the_benchmark(
+        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch,
+        own_modelscope_home: None) -> None:
+    monkeypatch.setenv("MODELSCOPE_ENDPOINT", "http://127.0.0.1:9")
+    run = run_bench(data="modelscope", benchmark=NAME)
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert ("--audiobench-data modelscope: cannot download AIR-Bench Foundation "
+            "(evalscope/AIR-Bench: Foundation/Foundation_meta.json, Foundation/") in \
+        run.result.stderr.str()
+    assert servers.model.count() == 0

@@ -73,3 +73,39 @@ def dataset_snapshot(repo_id: str, cache_dir: Path, root: Path, allow_patterns: 
             f"cannot download {what} from {hub}: {short_reason(exc)}; files already fetched "
             f"are kept and a re-run fetches only the rest; else {fix_hint(hub)}{hint}") from exc
     return Path(returned)
+
+
+def allow_patterns(paths: Sequence[str]) -> list[str]:
+    """modelscope allow-patterns for ``paths``: a file as it is, a folder (ending in ``/``)
+    with every file under it. modelscope matches each repo-relative file path with
+    :func:`fnmatch.fnmatch`, whose ``*`` also matches ``/``, so ``Chat/<folder>/*`` covers
+    files in nested subfolders too."""
+    return [path + "*" if path.endswith("/") else path for path in paths]
+
+
+def fetch_dataset(repo_id: str, paths: Sequence[str], cache_dir: Path, what: str, *,
+                  layout: str, endpoint: str | None = None, also: str | None = None) -> Path:
+    """Download the ``paths`` of ModelScope dataset ``repo_id`` (a path ending in ``/`` is a
+    folder and everything under it) into ``cache_dir/<owner>--<name>``, and return that
+    release root. A re-run lists the dataset again and fetches only what is missing or
+    changed. The hub is ``endpoint``, else ``MODELSCOPE_ENDPOINT``, else ModelScope's own.
+    DownloadError in one line naming ``what`` when the hub cannot be reached, has no such
+    dataset (``also``: another id it was published under), or the paths are not there after
+    the download (``layout``: what the dataset should hold)."""
+    hub = resolve_endpoint(endpoint)
+    cache_dir = Path(cache_dir).expanduser().resolve()
+    root = cache_dir / repo_id.replace("/", "--")
+    wanted = [path.rstrip("/") for path in paths]
+    complete = all((root / path).is_file() or ((root / path).is_dir()
+                                               and any((root / path).iterdir()))
+                   for path in wanted)
+    hint = (f" (an earlier download of these folders is in {root}: pass --audiobench-data "
+            f"{root})") if complete else ""
+    got = dataset_snapshot(repo_id, cache_dir, root, allow_patterns(paths),
+                           f"{what} ({repo_id}: {', '.join(paths)})", hub, hint=hint, also=also)
+    missing = [path for path in wanted if not (got / path).exists()]
+    if missing:
+        raise DownloadError(
+            f"unexpected layout of dataset {repo_id} at {hub}: after the download {got} lacks "
+            f"{', '.join(missing)} (expected {layout}); {fix_hint(hub)}")
+    return got

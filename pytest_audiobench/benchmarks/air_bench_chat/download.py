@@ -10,9 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
-from pytest_audiobench.errors import DownloadError
-from pytest_audiobench.hub.modelscope import dataset_snapshot, resolve_endpoint
-from pytest_audiobench.hub.network import fix_hint
+from pytest_audiobench.hub.modelscope import fetch_dataset
 
 AIR_BENCH_CHAT_REPO = "evalscope/AIR-Bench"
 # The name the same dataset was published under before; only quoted in error messages.
@@ -50,24 +48,6 @@ def _folders_for(tasks: Sequence[str]) -> list[str]:
     return folders
 
 
-def chat_allow_patterns(folders: Sequence[str]) -> list[str]:
-    """modelscope allow-patterns for the meta file plus every file under `folders`.
-
-    modelscope matches each repo-relative file path with :func:`fnmatch.fnmatch`, whose ``*``
-    also matches ``/``, so ``Chat/<folder>/*`` covers files in nested subfolders too.
-    """
-    return [_META_PATH, *(f"Chat/{folder}/*" for folder in folders)]
-
-
-def _cached_hint(root: Path, folders: Sequence[str]) -> str:
-    complete = (root / _META_PATH).is_file() and all(
-        (root / "Chat" / f).is_dir() and any((root / "Chat" / f).iterdir()) for f in folders
-    )
-    if not complete:
-        return ""
-    return f" (an earlier download of these folders is in {root}: pass --audiobench-data {root})"
-
-
 def download_air_bench_chat(
     tasks: Sequence[str],
     cache_dir: Path,
@@ -94,23 +74,7 @@ def download_air_bench_chat(
     Raises ValueError for an unknown (or no) task name, DownloadError (one line, chained) when
     the hub is unreachable, the download fails, or the repo's layout is not the expected one.
     """
-    folders = _folders_for(tasks)
-    hub = resolve_endpoint(endpoint)
-    cache_dir = Path(cache_dir).expanduser().resolve()
-    root = cache_dir / repo_id.replace("/", "--")
-    paths = ", ".join([_META_PATH, *(f"Chat/{folder}/" for folder in folders)])
-    what = f"AIR-Bench Chat ({repo_id}: {paths})"
-
-    release_root = dataset_snapshot(
-        repo_id, cache_dir, root, chat_allow_patterns(folders), what, hub,
-        hint=_cached_hint(root, folders), also=_OLDER_REPO_NAME)
-    missing = [
-        p for p in [_META_PATH, *(f"Chat/{f}" for f in folders)] if not (release_root / p).exists()
-    ]
-    if missing:
-        raise DownloadError(
-            f"unexpected layout of dataset {repo_id} at {hub}: after the download "
-            f"{release_root} lacks {', '.join(missing)} (expected Chat/Chat_meta.json and "
-            f"Chat/<task>_<dataset>/ folders); {fix_hint(hub)}"
-        )
-    return release_root
+    paths = [_META_PATH, *(f"Chat/{folder}/" for folder in _folders_for(tasks))]
+    return fetch_dataset(repo_id, paths, cache_dir, "AIR-Bench Chat",
+                         layout="Chat/Chat_meta.json and Chat/<task>_<dataset>/ folders",
+                         endpoint=endpoint, also=_OLDER_REPO_NAME)

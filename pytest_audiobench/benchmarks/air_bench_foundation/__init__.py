@@ -18,6 +18,7 @@ SPEC = BenchmarkSpec(
     tasks=FOLDERS,
     benchmark="pytest_audiobench.benchmarks.air_bench_foundation.benchmark:Foundation",
     options=FoundationOptions,
+    sources=("modelscope",),
     layout="the AIR-Bench release root, the folder holding Foundation/Foundation_meta.json",
 )
 

@@ -20,7 +20,9 @@ from typing import Any
 from pytest_audiobench import (
     Benchmark,
     Choice,
+    DataError,
     Detail,
+    DownloadError,
     Linear,
     Metric,
     ModelAnswer,
@@ -34,8 +36,10 @@ from pytest_audiobench import (
     Settings,
     Tally,
     Verdict,
+    fetch_dataset,
 )
 from pytest_audiobench.benchmarks.air_bench_foundation.data import (
+    META,
     FoundationRecord,
     audio_path,
     read_records,
@@ -44,8 +48,11 @@ from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
     CATEGORIES,
     FOLDER_CATEGORY,
     FOLDER_TASK,
+    FOLDERS,
     LETTERS,
     NAME,
+    OLDER_REPO,
+    REPO,
     TASKS,
     Matcher,
 )
@@ -85,6 +92,17 @@ class Foundation(Benchmark):
         self.aligns = settings.judge is not None
         """A judge is given, so the official align step runs."""
         self.matcher: Matcher = self.own.matcher if self.aligns else "strict"
+
+    def download(self, source: str) -> Path:
+        """Only the meta file and the selected folders: the whole release is tens of GB."""
+        folders = [f for f in self.settings.tasks if f in FOLDER_CATEGORY] or list(FOLDERS)
+        paths = [META.as_posix(), *(f"Foundation/{folder}/" for folder in folders)]
+        try:
+            return fetch_dataset(REPO, paths, self.settings.cache_dir / source,
+                                 "AIR-Bench Foundation", layout="Foundation/Foundation_meta.json "
+                                 "and Foundation/<task>_<dataset>/ folders", also=OLDER_REPO)
+        except DownloadError as exc:
+            raise DataError(f"--audiobench-data {source}: {exc}") from exc
 
     def load(self, root: Path) -> Release:
         samples = [_sample(root, record) for record in read_records(root)]

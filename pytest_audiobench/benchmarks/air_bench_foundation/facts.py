@@ -8,6 +8,10 @@ from __future__ import annotations
 from typing import Literal
 
 NAME = "air_bench_foundation"
+REPO = "evalscope/AIR-Bench"
+"""The ModelScope dataset of both AIR-Bench halves (Chat's too)."""
+OLDER_REPO = "evalscope/AIR-Bench-Dataset"
+"""The name it was published under before; only quoted in error messages."""
 LETTERS = ("A", "B", "C", "D")
 Matcher = Literal["official", "strict"]
 MATCHERS: tuple[Matcher, ...] = ("official", "strict")
