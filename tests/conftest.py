@@ -189,3 +189,20 @@ def write_baseline(folder: Path, metrics: dict[str, tuple[float, float]], *,
         "metrics": {k: {"threshold": t, "tolerance": tol} for k, (t, tol) in metrics.items()},
     }), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def isolated_modelscope(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Keep modelscope's config, session id and cache out of the real home directory."""
+    from modelscope_hub.config import set_default_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MODELSCOPE_HOME", str(home / ".modelscope"))
+    monkeypatch.setenv("MODELSCOPE_CACHE", str(home / ".cache" / "modelscope"))
+    for name in ("MODELSCOPE_ENDPOINT", "MODELSCOPE_DOMAIN", "MODELSCOPE_API_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    set_default_config(None)  # the process-wide config is built from the variables above
+    yield
+    set_default_config(None)

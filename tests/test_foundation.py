@@ -4,7 +4,6 @@ rules, the numbers per folder, task, category and overall, against values comput
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -207,26 +206,9 @@ def test_the_offline_judge_aligns_replies_by_their_letter_or_shared_words(
     assert scripted.judge.count() == 0
 
 
-@pytest.fixture
-def own_modelscope_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """modelscope's config, session id and cache kept out of the real home directory."""
-    from modelscope_hub.config import set_default_config
-
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("MODELSCOPE_HOME", str(home / ".modelscope"))
-    monkeypatch.setenv("MODELSCOPE_CACHE", str(home / ".cache" / "modelscope"))
-    for name in ("MODELSCOPE_DOMAIN", "MODELSCOPE_API_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    set_default_config(None)
-    yield
-    set_default_config(None)
-
-
 def test_modelscope_fetches_the_meta_file_and_the_selected_folders_only(
         run_bench: Any, scripted: Servers, release: Path, monkeypatch: pytest.MonkeyPatch,
-        own_modelscope_home: None) -> None:
+        isolated_modelscope: None) -> None:
     from tests.fakes.modelscope_hub import FakeModelScopeHub
 
     with FakeModelScopeHub({"evalscope/AIR-Bench": release}) as hub:
@@ -243,7 +225,7 @@ def test_modelscope_fetches_the_meta_file_and_the_selected_folders_only(
 
 def test_an_unreachable_hub_is_one_line_naming_the_benchmark(
         run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch,
-        own_modelscope_home: None) -> None:
+        isolated_modelscope: None) -> None:
     monkeypatch.setenv("MODELSCOPE_ENDPOINT", "http://127.0.0.1:9")
     run = run_bench(data="modelscope", benchmark=NAME)
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR
