@@ -1,5 +1,6 @@
 #!/usr/bin/env python
-"""Write the bundled mini benchmark: AIR-Bench Chat and MMAR layouts with synthesized audio.
+"""Write the bundled mini benchmark: AIR-Bench Chat, MMAR and AIR-Bench Foundation layouts with
+synthesized audio.
 
     python scripts/make_mini.py [--out DIR]
 
@@ -38,7 +39,7 @@ SIZE_LIMIT = 5_000_000
 DATASET = "mini"
 SOURCE = "pytest-audiobench mini"
 # What the script owns inside --out: removed before writing, so no stale file survives.
-OWNED = ("air_bench_chat", "mmar", "MANIFEST.json", "README.md")
+OWNED = ("air_bench_chat", "mmar", "air_bench_foundation", "MANIFEST.json", "README.md")
 ESPEAK_MISSING = "espeak-ng not found: install it with apt-get install espeak-ng"
 
 
@@ -664,6 +665,84 @@ MMAR: tuple[MmarItem, ...] = (
 )
 
 
+
+@dataclass(frozen=True)
+class FoundationItem:
+    task: str
+    file: str
+    question: str
+    options: tuple[str, ...]
+    answer: str
+    make: Maker
+
+
+FRENCH = Voice("fr", 50, "male")
+FOUNDATION: tuple[FoundationItem, ...] = (
+    # speech
+    FoundationItem("Speaker_Gender_Recognition", "woman.wav", "Is the speaker male or female?",
+                   ("male", "female"), "female",
+                   lambda tts: tts.say("The library opens at nine today.", FEMALE)),
+    FoundationItem("Speaker_Gender_Recognition", "man.wav", "Is the speaker male or female?",
+                   ("male", "female"), "male",
+                   lambda tts: tts.say("Please close the window behind you.", MALE)),
+    FoundationItem("Speaker_Number_Verification", "two_voices.wav",
+                   "How many different people speak in the clip?",
+                   ("one", "two", "three", "four"), "two", dialogue(DRINK)),
+    FoundationItem("Spoken_Language_Identification", "bonjour.wav",
+                   "Which language is spoken?", ("English", "French", "German", "Spanish"),
+                   "French", lambda tts: tts.say("Bonjour, je voudrais un café.", FRENCH)),
+    FoundationItem("Speech_Entity_Reconition", "lisbon.wav", "Which city does the speaker name?",
+                   ("Paris", "Lisbon", "Rome", "Berlin"), "Lisbon",
+                   lambda tts: tts.say("I am flying to Lisbon on Monday.", MALE)),
+    FoundationItem("Speaker_Intent_Classification", "alarm.wav",
+                   "What does the speaker want to do?",
+                   ("set an alarm", "play music", "check the weather", "send a message"),
+                   "set an alarm",
+                   lambda tts: tts.say("Wake me up at seven tomorrow morning.", FEMALE)),
+    FoundationItem("Synthesized_Voice_Detection", "robot_voice.wav",
+                   "Is the voice in the clip a real person or synthesized?",
+                   ("real", "synthesized"), "synthesized",
+                   lambda tts: tts.say("This message was recorded for you.", MALE)),
+    # sound
+    FoundationItem("Acoustic_Scene_Classification", "rainy_roof.wav", "Where was this recorded?",
+                   ("in the rain", "on a busy street", "in a quiet office", "at a beach"),
+                   "in the rain", lambda tts: rain(2.5, seed=71)),
+    FoundationItem("Sound_AQA", "four_beeps.wav", "How many beeps are there?",
+                   ("two", "three", "four", "five"), "four", lambda tts: beeps(4)),
+    FoundationItem("Audio_Grounding", "high_beep.wav", "When does the high beep sound?",
+                   ("at the start", "in the middle", "at the end"), "at the end",
+                   lambda tts: beeps(5, odd=4, odd_freq=2000.0)),
+    # music
+    FoundationItem("Music_Instruments_Classfication", "drums.wav",
+                   "Which instrument is playing?", ("drums", "violin", "flute", "trumpet"),
+                   "drums", lambda tts: beat(120, 2.5)),
+    FoundationItem("Music_Midi_Pitch_Analysis", "a440.wav", "Which note is played?",
+                   ("A4", "C4", "E5", "G3"), "A4", lambda tts: note(69, 2.0, decay=1.0)),
+    FoundationItem("Music_Midi_Velocity_Analysis", "loud_note.wav",
+                   "Is the note played loud or soft?", ("loud", "soft"), "loud",
+                   lambda tts: note(60, 2.0, amp=0.9, decay=1.0)),
+    FoundationItem("Music_Mood_Recognition", "bright_chords.wav",
+                   "What is the mood of the music?", ("happy", "sad"), "happy",
+                   lambda tts: progression([C_MAJOR, (65, 69, 72), (67, 71, 74), C_MAJOR],
+                                           0.6)),
+    FoundationItem("Music_AQA", "three_chords.wav", "How many chords are played?",
+                   ("two", "three", "four", "five"), "three",
+                   lambda tts: progression([C_MAJOR, A_MINOR, C_MAJOR], 0.7)),
+)
+FOUNDATION_DATASETS = {
+    "Speaker_Gender_Recognition": "meld", "Speaker_Number_Verification": "voxceleb1",
+    "Spoken_Language_Identification": "covost2", "Speech_Entity_Reconition": "slurp",
+    "Speaker_Intent_Classification": "slurp", "Synthesized_Voice_Detection": "fake_or_real",
+    "Acoustic_Scene_Classification": "TUT2017", "Sound_AQA": "clothoaqa",
+    "Audio_Grounding": "AudioGrounding", "Music_Instruments_Classfication": "nsynth",
+    "Music_Midi_Pitch_Analysis": "nsynth", "Music_Midi_Velocity_Analysis": "nsynth",
+    "Music_Mood_Recognition": "MTJ-Jamendo", "Music_AQA": "music_avqa",
+}
+"""Each task's folder: the release's own folder names, so that the items have the node ids of
+the real ones (the audio and the text are this project's, whatever the folder says)."""
+FLAC_TASKS = ("Audio_Grounding",)
+"""Tasks whose records name a .wav the release stores as .flac (as the real one does)."""
+
 # --- records ----------------------------------------------------------------------------------
 
 def chat_record(index: int, item: ChatItem) -> dict[str, Any]:
@@ -681,6 +760,16 @@ def mmar_record(index: int, item: MmarItem) -> dict[str, Any]:
         "source": SOURCE, "url": None, "timestamp": None, "thinking": item.thinking,
         "cue": list(item.cue), "rubric": rubric(item),
     }
+
+
+def foundation_record(index: int, item: FoundationItem) -> dict[str, Any]:
+    record: dict[str, Any] = {"path": item.file, "question": item.question}
+    for key, option in zip(("choice_a", "choice_b", "choice_c", "choice_d"), item.options,
+                           strict=False):
+        record[key] = option
+    record.update({"answer_gt": item.answer, "task_name": item.task,
+                   "dataset_name": FOUNDATION_DATASETS[item.task], "uniq_id": index})
+    return record
 
 
 def rubric(item: MmarItem) -> list[dict[str, Any]]:
@@ -703,7 +792,7 @@ def rubric(item: MmarItem) -> list[dict[str, Any]]:
 
 # --- writing ----------------------------------------------------------------------------------
 
-def write_wav(path: Path, audio: Audio) -> None:
+def write_wav(path: Path, audio: Audio, fmt: str = "WAV") -> None:
     seconds = len(audio) / RATE
     if seconds > MAX_SECONDS:
         raise SystemExit(f"{path.name}: {seconds:.2f} s is longer than {MAX_SECONDS} s")
@@ -714,7 +803,7 @@ def write_wav(path: Path, audio: Audio) -> None:
         audio = audio * (0.95 / peak)
     pcm = np.round(audio * 32767).astype(np.int16)
     path.parent.mkdir(parents=True, exist_ok=True)
-    sf.write(path, pcm, RATE, subtype="PCM_16", format="WAV")
+    sf.write(path, pcm, RATE, subtype="PCM_16", format=fmt)
 
 
 def write_text(path: Path, text: str) -> None:
@@ -745,7 +834,20 @@ def build(out: Path) -> None:
                  for index, item in enumerate(MMAR, start=1)]
         write_text(mmar_root / "MMAR-meta.jsonl", "\n".join(lines) + "\n")
 
-        write_text(out / "README.md", README.format(chat=len(CHAT), mmar=len(MMAR)))
+        foundation_root = out / "air_bench_foundation" / "Foundation"
+        for item in FOUNDATION:
+            folder = foundation_root / f"{item.task}_{FOUNDATION_DATASETS[item.task]}"
+            if item.task in FLAC_TASKS:
+                write_wav(folder / item.file.replace(".wav", ".flac"), item.make(tts), "FLAC")
+            else:
+                write_wav(folder / item.file, item.make(tts))
+        records = [foundation_record(index, item)
+                   for index, item in enumerate(FOUNDATION, start=1)]
+        write_text(foundation_root / "Foundation_meta.json",
+                   json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+
+        write_text(out / "README.md", README.format(chat=len(CHAT), mmar=len(MMAR),
+                                                    foundation=len(FOUNDATION)))
         write_text(out / "MANIFEST.json", json.dumps(
             {"espeak_ng": tts.version, "files": hashes(out)}, indent=2) + "\n")
     finally:
@@ -768,14 +870,19 @@ def total_size(out: Path) -> int:
 README = """\
 # The mini benchmark
 
-A tiny benchmark bundled with pytest-audiobench, in the two release layouts the plugin reads:
+A tiny benchmark bundled with pytest-audiobench, in the release layouts the plugin reads:
 
 - `air_bench_chat/`: {chat} AIR-Bench Chat records (`Chat/Chat_meta.json`, audio in
   `Chat/<task_name>_mini/`), three for each of the eight tasks.
 - `mmar/`: {mmar} MMAR records (`MMAR-meta.jsonl` with thinking, cue and a five-criterion
   rubric, audio in `audio/`), covering all seven modalities and all four layers.
+- `air_bench_foundation/`: {foundation} AIR-Bench Foundation records
+  (`Foundation/Foundation_meta.json`, audio in `Foundation/<task_name>_<dataset_name>/`)
+  over speech, sound and music, with two, three and four options; the folders carry the real
+  release's names, so the items' node ids are the real ones, but their text and audio are
+  ours; the Audio_Grounding one names a `.wav` that is stored as `.flac`, as in the release.
 
-`--audiobench-data mini` runs both (or `air_bench_chat=mini`, `mmar=mini`) to try a model
+`--audiobench-data mini` runs them all (or `air_bench_chat=mini`, ...) to try a model
 end to end in seconds. The numbers it gives say nothing about the real benchmarks.
 The committed baselines of the built-in models on it are in the repository's
 `baselines/mini/`; they are written by runs (`--audiobench-update-baseline`), not by the
@@ -787,7 +894,7 @@ other sound (tones, chords, beats, noise) was generated with numpy from fixed se
 no text and no audio from the real AIR-Bench or MMAR releases. Every question can be answered
 from its clip; items without speech are expected to defeat a transcription-only model.
 
-All audio is 16 kHz mono 16-bit PCM WAV, 1.5 to 4 seconds long.
+All audio is 16 kHz mono 16-bit PCM, WAV (the one FLAC aside), 1.5 to 4 seconds long.
 
 ## Regenerating
 
@@ -812,7 +919,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out: Path = args.out
     build(out)
     size = total_size(out)
-    print(f"wrote {len(CHAT)} AIR-Bench Chat and {len(MMAR)} MMAR items to {out}: "
+    print(f"wrote {len(CHAT)} AIR-Bench Chat, {len(MMAR)} MMAR and {len(FOUNDATION)} AIR-Bench "
+          f"Foundation items to {out}: "
           f"{size:,} bytes ({size / 1e6:.2f} MB)")
     if size >= SIZE_LIMIT:
         print(f"error: {out} is over the {SIZE_LIMIT / 1e6:g} MB limit", file=sys.stderr)

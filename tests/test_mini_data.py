@@ -18,6 +18,7 @@ import soundfile as sf
 
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
+from pytest_audiobench.benchmarks.air_bench_foundation import data as foundation
 from pytest_audiobench.benchmarks.mmar import MODALITIES
 from pytest_audiobench.benchmarks.mmar.data import (
     CATEGORIES,
@@ -30,6 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 MINI = REPO / "pytest_audiobench" / "data" / "mini"
 CHAT_ROOT = MINI / "air_bench_chat"
 MMAR_ROOT = MINI / "mmar"
+FOUNDATION_ROOT = MINI / "air_bench_foundation"
 SCRIPT = REPO / "scripts" / "make_mini.py"
 SIZE_LIMIT = 5_000_000
 CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
@@ -68,6 +70,24 @@ def _mmar_clips() -> list[Path]:
     return [audio_path(MMAR_ROOT, record) for record in records]
 
 
+def _foundation_clips() -> list[Path]:
+    return [foundation.audio_path(FOUNDATION_ROOT, r)
+            for r in foundation.read_records(FOUNDATION_ROOT)]
+
+
+def test_foundation_covers_the_three_categories_with_two_to_four_options_and_a_flac() -> None:
+    from pytest_audiobench.benchmarks.air_bench_foundation.facts import TASK_CATEGORY as TASKS
+
+    records = foundation.read_records(FOUNDATION_ROOT)
+    assert {TASKS[r.task_name] for r in records} == {"speech", "sound", "music"}
+    assert {len(r.options) for r in records} == {2, 3, 4}
+    flac = [r for r in records if r.task_name == "Audio_Grounding"]
+    assert flac and all(r.path.endswith(".wav") for r in flac)
+    assert all(foundation.audio_path(FOUNDATION_ROOT, r).suffix == ".flac" for r in flac)
+    # Every answer is one of its options, each at a letter the loader found.
+    assert all(r.answer_letter is not None for r in records)
+
+
 def test_chat_covers_every_task_three_times_with_the_official_fields() -> None:
     records = read_records(CHAT_ROOT)
     assert Counter(r.task_name for r in records) == {task: 3 for task in TASK_CATEGORY}
@@ -95,12 +115,12 @@ def test_mmar_covers_every_modality_and_layer_with_rubrics() -> None:
 
 
 def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
-    clips = _chat_clips() + _mmar_clips()
-    assert sorted(clips) == sorted(MINI.rglob("*.wav"))
+    clips = _chat_clips() + _mmar_clips() + _foundation_clips()
+    assert sorted(clips) == sorted([*MINI.rglob("*.wav"), *MINI.rglob("*.flac")])
     for clip in clips:
         info = sf.info(clip)
         assert (info.format, info.subtype, info.samplerate, info.channels) == (
-            "WAV", "PCM_16", 16_000, 1), clip
+            clip.suffix[1:].upper(), "PCM_16", 16_000, 1), clip
         assert 1.5 <= info.duration <= 4.0, clip
         data, _ = sf.read(clip, dtype="int16")
         assert abs(data).max() > 0, clip

@@ -36,15 +36,24 @@ def score(answer: str, reference: str) -> int:
 
 def aligned(reply: str, choices: list[str]) -> str:
     """The letter of the option ``reply`` chose: the one letter it gives (alone, as ``B.`` or
-    ``(B)`` at its start, or after "answer is"), else the option sharing most of its words;
-    "none" when no option shares any."""
+    ``(B)`` at its start, or after "answer is"), else the one option it holds whole, else the
+    option sharing most of its content words; "none" when no option shares any."""
     letters = "ABCDEFGH"[:len(choices)]
     said = {m.group(1) or m.group(2) for m in _LETTER.finditer(reply.strip())} & set(letters)
     if len(said) == 1:
         return said.pop()
+    text = _plain(reply)
+    held = [letter for letter, choice in zip(letters, choices, strict=True)
+            if re.search(rf"(?<!\w){re.escape(_plain(choice))}(?!\w)", text)]
+    if len(held) == 1:
+        return held[0]
     scores = [overlap_f1(reply, choice) for choice in choices]
     best = max(range(len(choices)), key=lambda i: scores[i], default=None)
     return "none" if best is None or scores[best] == 0 else letters[best]
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
 def make(setup: ProviderSetup) -> OverlapJudge:

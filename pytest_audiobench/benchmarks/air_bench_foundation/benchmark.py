@@ -46,13 +46,12 @@ from pytest_audiobench.benchmarks.air_bench_foundation.data import (
 )
 from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
     CATEGORIES,
-    FOLDER_CATEGORY,
-    FOLDER_TASK,
     FOLDERS,
     LETTERS,
     NAME,
     OLDER_REPO,
     REPO,
+    TASK_CATEGORY,
     TASKS,
     Matcher,
 )
@@ -92,10 +91,12 @@ class Foundation(Benchmark):
         self.aligns = settings.judge is not None
         """A judge is given, so the official align step runs."""
         self.matcher: Matcher = self.own.matcher if self.aligns else "strict"
+        self.sampled = self.aligns and settings.judge is not None and not settings.judge.offline
+        """An LLM judge aligns, whose replies vary and may change (an offline one does not)."""
 
     def download(self, source: str) -> Path:
         """Only the meta file and the selected folders: the whole release is tens of GB."""
-        folders = [f for f in self.settings.tasks if f in FOLDER_CATEGORY] or list(FOLDERS)
+        folders = [f for f in self.settings.tasks if f in FOLDERS] or list(FOLDERS)
         paths = [META.as_posix(), *(f"Foundation/{folder}/" for folder in folders)]
         try:
             return fetch_dataset(REPO, paths, self.settings.cache_dir / source,
@@ -154,7 +155,7 @@ class Foundation(Benchmark):
         return 1, int(hit), False
 
     def judge_prompt(self) -> str | None:
-        if not self.aligns:
+        if not self.sampled:
             return None
         protocol = {"align": align_prompt("{question}", ["{a}", "{b}", "{c}", "{d}"],
                                           "{reply}"),
@@ -163,8 +164,8 @@ class Foundation(Benchmark):
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def judged_metrics(self, release: Release) -> tuple[str, ...]:
-        # The align judge decides the official numbers; the strict ones need none.
-        return release.headline if self.aligns and self.matcher == "official" else ()
+        # An LLM align judge decides the official numbers; the strict ones need none.
+        return release.headline if self.sampled and self.matcher == "official" else ()
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
                 verdicts: Sequence[Verdict]) -> str | None:
@@ -197,8 +198,8 @@ class Foundation(Benchmark):
         answer = record.answers[0].text
         return SampleLine(
             id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
-            groups={"all": "all", "category": FOLDER_CATEGORY[record.task],
-                    "task": FOLDER_TASK[record.task], "folder": record.task},
+            groups={"all": "all", "category": record.category, "task": record.subcategory,
+                    "folder": record.task},
             values=values, runs=[_values([v]) for v in graded] if len(graded) > 1 else [],
             draws=[100.0 * v.correct for v in graded],
             failed=not all(v.correct for v in graded),
@@ -281,10 +282,9 @@ class FoundationTally(Tally):
 
 def _sample(root: Path, record: FoundationRecord) -> Sample:
     return Sample(benchmark=NAME, id=str(record.uniq_id), task=record.folder,
-                  category=FOLDER_CATEGORY[record.folder], audio=audio_path(root, record),
+                  category=TASK_CATEGORY[record.task_name], audio=audio_path(root, record),
                   question=record.question, reference=record.answer_gt, context="",
-                  record=record, choices=record.options,
-                  subcategory=FOLDER_TASK[record.folder])
+                  record=record, choices=record.options, subcategory=record.task_name)
 
 
 def _within(letter: str | None, options: Sequence[str]) -> str | None:

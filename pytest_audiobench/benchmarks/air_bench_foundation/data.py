@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pytest_audiobench import DataError, read_json_array
 from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
     FLAC_TASKS,
-    FOLDER_CATEGORY,
+    FOLDERS,
     LETTERS,
 )
 
@@ -97,9 +97,10 @@ def _record(meta: Path, index: int, item: Any) -> FoundationRecord:
             f"{where}: {wrong}; expected an object with path, question, choice_a, choice_b, "
             "optional choice_c and choice_d, answer_gt, task_name, dataset_name (strings) "
             "and uniq_id") from None
-    if record.folder not in FOLDER_CATEGORY:
+    if record.folder not in FOLDERS:
+        # Its items would have no task of the benchmark's to run under.
         raise DataError(f"{where}: unknown folder {record.folder!r} (task_name_dataset_name); "
-                        "expected one of " + ", ".join(FOLDER_CATEGORY))
+                        "expected one of " + ", ".join(FOLDERS))
     if record.answer_letter is None:
         raise DataError(f"{where}: answer_gt {record.answer_gt!r} is none of its options "
                         f"({' | '.join(record.options)})")

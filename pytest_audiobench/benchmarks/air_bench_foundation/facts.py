@@ -50,8 +50,9 @@ FOLDERS: tuple[str, ...] = tuple(f"{task}_{dataset}" for task, dataset, _ in _FO
 """The 25 folders, which are the benchmark's pytest tasks (its items' middle node id)."""
 FOLDER_TASK: dict[str, str] = {f"{t}_{d}": t for t, d, _ in _FOLDERS}
 """Each folder's task: the 19 tasks pool the folders of their datasets."""
-FOLDER_CATEGORY: dict[str, str] = {f"{t}_{d}": c for t, d, c in _FOLDERS}
-TASKS: tuple[str, ...] = tuple(dict.fromkeys(t for t, _, _ in _FOLDERS))
+TASK_CATEGORY: dict[str, str] = {t: c for t, _, c in _FOLDERS}
+"""The 19 tasks and their categories (every folder of a task is in its category)."""
+TASKS: tuple[str, ...] = tuple(TASK_CATEGORY)
 CATEGORIES: tuple[str, ...] = ("speech", "sound", "music")
 FLAC_TASKS = frozenset({"Audio_Grounding"})
 """Tasks whose records name ``.wav`` files that the release stores as ``.flac``."""

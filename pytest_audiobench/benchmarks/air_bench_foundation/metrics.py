@@ -8,11 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pytest_audiobench import Metric, SampleRecord
-from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
-    FOLDER_CATEGORY,
-    FOLDER_TASK,
-    NAME,
-)
+from pytest_audiobench.benchmarks.air_bench_foundation.facts import NAME
 from pytest_audiobench.benchmarks.air_bench_foundation.verdict import FoundationVerdict
 
 
@@ -28,10 +24,11 @@ class _Group:
     """Of the aligned, the replies the official scorer reads no letter from."""
 
 
-def groups_of(folder: str) -> list[str]:
-    """The metric prefixes an item of ``folder`` counts in, from the whole to the folder."""
-    return ["", f"category.{FOLDER_CATEGORY[folder]}.", f"task.{FOLDER_TASK[folder]}.",
-            f"folder.{folder}."]
+def groups_of(record: SampleRecord) -> list[str]:
+    """The metric prefixes an item counts in, from the whole to its folder (the record's
+    task; its category, and its AIR-Bench task as the sub-category)."""
+    return ["", f"category.{record.category}.", f"task.{record.subcategory}.",
+            f"folder.{record.task}."]
 
 
 class FoundationScores:
@@ -42,7 +39,7 @@ class FoundationScores:
         self._groups: dict[str, _Group] = {}
 
     def add(self, record: SampleRecord, verdict: FoundationVerdict) -> None:
-        for name in groups_of(record.task):
+        for name in groups_of(record):
             group = self._groups.setdefault(name, _Group())
             group.n += 1
             group.strict += verdict.strict == verdict.answer
