@@ -233,3 +233,24 @@ def test_an_unreachable_hub_is_one_line_naming_the_benchmark(
             "(evalscope/AIR-Bench: Foundation/Foundation_meta.json, Foundation/") in \
         run.result.stderr.str()
     assert servers.model.count() == 0
+
+
+def test_the_page_marks_the_chosen_and_the_correct_option_and_shows_the_align_reply(
+        run_bench: Any, scripted: Servers, release: Path, tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    run = run_bench(f"--audiobench-html={page}", data=release, benchmark=NAME)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED  # three wrong items, no baseline
+    html = page.read_text(encoding="utf-8")
+    # r2: the model said "female" (B), the answer is "male" (A).
+    assert '<li class="correct">A. male (correct)</li>' in html
+    assert '<li class="chosen">B. female (chosen)</li>' in html
+    assert "align judge replied &#x27;B&#x27;" in html
+
+
+def test_the_dry_run_counts_one_align_request_per_answer(
+        run_bench: Any, scripted: Servers, release: Path) -> None:
+    run = run_bench("--audiobench-dry-run", data=release, benchmark=NAME)
+    out = run.result.stdout.str()
+    assert "model calls: 8 (0 in the cache, 8 to send)" in out
+    assert "judge calls: 8 (0 in the cache, 8 to send)" in out
+    assert scripted.model.count() == scripted.judge.count() == 0
