@@ -9,8 +9,9 @@ benchmark module: ``Benchmark`` (its abstract methods are required, the rest hav
 the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON array;
 ``fetch_dataset`` downloads from ModelScope), the ``Sample``, ``Verdict`` (with the ``Usage``
 of its judge calls), ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the ``Runtime``
-it asks through, ``ask_until_parsed`` for a judge, ``Metric`` for its numbers (``Tally`` to
-fold them record by record), ``SampleLine`` and ``Linear`` for the paired gate, ``SampleView``,
+it asks through, ``ask_until_parsed`` for a judge (``fence_for`` and ``shown`` to show it a
+model's answer as data, cut when too long), ``Metric`` for its numbers (``Tally`` to fold them
+record by record), ``SampleLine`` and ``Linear`` for the paired gate, ``SampleView``,
 ``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own settings
 ``OwnSettings`` (``read_own`` reads them back), and the errors. A provider (a model or judge
 that answers in this process) needs, in its cheap spec module: ``ProviderSpec`` (registered in
@@ -42,7 +43,7 @@ from pytest_audiobench.errors import (
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
-    from pytest_audiobench.benchmarks.judging import ask_until_parsed
+    from pytest_audiobench.benchmarks.judging import ask_until_parsed, fence_for, shown
     from pytest_audiobench.benchmarks.metafile import read_json_array
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config import convert
@@ -71,6 +72,8 @@ _LAZY = {
     "Runtime": "pytest_audiobench.benchmarks.base",
     "Tally": "pytest_audiobench.benchmarks.base",
     "ask_until_parsed": "pytest_audiobench.benchmarks.judging",
+    "fence_for": "pytest_audiobench.benchmarks.judging",
+    "shown": "pytest_audiobench.benchmarks.judging",
     "read_json_array": "pytest_audiobench.benchmarks.metafile",
     "Sample": "pytest_audiobench.benchmarks.sample",
     "BenchmarkOptions": "pytest_audiobench.config.declarations",
@@ -152,7 +155,9 @@ __all__ = [
     "__version__",
     "ask_until_parsed",
     "convert",
+    "fence_for",
     "fetch_dataset",
     "read_json_array",
     "read_own",
+    "shown",
 ]

@@ -37,6 +37,7 @@ from pytest_audiobench import (
     Tally,
     Verdict,
     fetch_dataset,
+    shown,
 )
 from pytest_audiobench.benchmarks.air_bench_foundation.data import (
     META,
@@ -118,8 +119,10 @@ class Foundation(Benchmark):
                                                                     dict[str, Any]]:
         """The align request's messages and its fingerprint: the messages, and the choices
         and reply they were made of (which an offline judge reads)."""
+        limit = self.settings.judge.max_answer_chars if self.settings.judge else len(reply)
+        text, _ = shown(reply, limit)  # cut when too long (--audiobench-judge-max-answer-chars)
         messages = [{"role": "user", "content": align_prompt(sample.question, sample.choices,
-                                                             reply)}]
+                                                             text)}]
         return messages, {"messages": messages, "choices": list(sample.choices),
                           "reply": reply}
 
