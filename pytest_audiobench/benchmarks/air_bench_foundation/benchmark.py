@@ -89,10 +89,11 @@ class Foundation(Benchmark):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.own = settings.of(NAME, FoundationSettings)
-        self.aligns = settings.judge is not None
+        judge = settings.judge
+        self.aligns = judge is not None
         """A judge is given, so the official align step runs."""
         self.matcher: Matcher = self.own.matcher if self.aligns else "strict"
-        self.sampled = self.aligns and settings.judge is not None and not settings.judge.offline
+        self.sampled = judge is not None and not judge.offline
         """An LLM judge aligns, whose replies vary and may change (an offline one does not)."""
 
     def download(self, source: str) -> Path:
