@@ -17,6 +17,7 @@ from tests.conftest import XDIST_MODES, Servers, fenced_answers
 from tests.fakes.datasets import build_air_bench_foundation
 from tests.fakes.made_records import made_foundation_records
 from tests.fakes.openai_server import ChatRequest, Scripted
+from tests.settings import make_settings
 
 NAME = "air_bench_foundation"
 GENDER = ["male", "female"]
@@ -267,3 +268,150 @@ def test_the_align_judge_sees_the_reply_as_fenced_data_it_cannot_break_out_of(
     fence = re.search(r"between two lines that read (\S+)\.", prompt)
     assert fence is not None and hostile not in fence.group(1)
     assert f"{fence.group(1)}\n{hostile}\n{fence.group(1)}" in prompt
+
+
+# --- the published reference numbers (AIR-Bench's Foundation Leaderboard) in baselines/ --------
+
+REPO_BASELINES = Path(__file__).resolve().parents[1] / "baselines"
+
+
+def test_the_published_numbers_cover_every_task_with_two_standard_errors_of_tolerance() -> None:
+    from pytest_audiobench.benchmarks.air_bench_foundation.facts import TASKS
+    from pytest_audiobench.gate.baseline import load
+
+    files = sorted((REPO_BASELINES / NAME).glob("*.json"))
+    assert [f.name for f in files] == ["Qwen__Qwen-Audio-Chat.json", "qwen-audio-turbo.json",
+                                       "tsinghua-ee__SALMONN.json"]
+    for path in files:
+        baseline = load(path)
+        assert baseline is not None and baseline.judge_model is None
+        tasks = {name.split(".")[2] for name in baseline.metrics if ".task." in name}
+        assert tasks == set(TASKS)
+        # Two binomial standard errors at p = 0.5: 2 * sqrt(0.25 / 1000) = 3.16 per task,
+        # 2 * sqrt(0.25 / 19000) = 0.73 on the average, both rounded up to a tenth.
+        assert {t.tolerance for n, t in baseline.metrics.items() if ".task." in n} == {3.2}
+        assert baseline.metrics[f"{NAME}.official.avg"].tolerance == 0.8
+    turbo = load(REPO_BASELINES / NAME / "qwen-audio-turbo.json")
+    assert turbo is not None
+    assert turbo.metrics[f"{NAME}.task.Speech_Grounding.official.avg"].threshold == 45.4
+    assert turbo.metrics[f"{NAME}.task.Speaker_Emotion_Recontion.official.avg"].threshold == 60.0
+    assert turbo.metrics[f"{NAME}.official.avg"].threshold == 57.8
+
+
+class EchoAlign:
+    """An align judge that names the letter the reply it is shown starts with."""
+
+    def __call__(self, request: ChatRequest) -> str:
+        reply, _ = fenced_answers(request.text)
+        return reply[:1] or "none"
+
+
+@pytest.mark.parametrize(("right", "held"), [(True, True), (False, False)])
+def test_a_model_is_gated_against_a_published_leaderboard_column(
+        run_bench: Any, servers: Servers, tmp_path: Path, right: bool, held: bool) -> None:
+    records = made_foundation_records()
+    model = Scripted("A")
+    for record in records:
+        options = [record[k] for k in ("choice_a", "choice_b", "choice_c", "choice_d")
+                   if k in record]
+        letter = "ABCD"[options.index(record["answer_gt"])]
+        wrong = "ABCD"[(options.index(record["answer_gt"]) + 1) % len(options)]
+        model.when(contains=record["question"], replies=letter if right else wrong)
+    servers.model.script, servers.judge.script = model, EchoAlign()
+    release = build_air_bench_foundation(tmp_path / "release", records)
+    run = run_bench(f"--audiobench-baselines={REPO_BASELINES}", "--audiobench-gate-against",
+                    "qwen-audio-turbo", data=release, benchmark=NAME)
+    summary = run.report["benchmarks"][0]
+    assert summary["baseline_path"] == str(REPO_BASELINES / NAME / "qwen-audio-turbo.json")
+    rows = {row["metric"]: row for row in summary["gate"]["rows"]}
+    assert len(rows) == 20 and rows[f"{NAME}.official.avg"]["threshold"] == 57.8
+    assert {row["verdict"] for row in rows.values()} == ({"ok"} if held else {"below"})
+    assert run.result.ret == (pytest.ExitCode.OK if held else pytest.ExitCode.TESTS_FAILED)
+
+
+def test_without_a_judge_the_published_official_numbers_are_not_measured(
+        run_bench: Any, servers: Servers, tmp_path: Path) -> None:
+    release = build_air_bench_foundation(tmp_path / "release", made_foundation_records())
+    run = run_bench(f"--audiobench-baselines={REPO_BASELINES}", "--audiobench-gate-against",
+                    "qwen-audio-turbo", data=release, benchmark=NAME, judge=False)
+    rows = run.report["benchmarks"][0]["gate"]["rows"]
+    assert {row["verdict"] for row in rows} == {"not measured"}
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "official numbers unavailable: the align step needs a judge" in \
+        run.result.stdout.str()
+
+
+# --- fresh draws of the align judge (confirming a suggested drop, gate/items.py) ---------------
+
+
+def _redrawn(release: Path, tmp_path: Path, url: str, draws: int, **options: Any
+             ) -> tuple[list[Any], Any]:
+    """The verdict ``grade`` gives r8's reply "pop" (option C, the answer), then the fresh
+    align draws 1 .. ``draws``, through a real endpoint."""
+    import asyncio
+
+    from pytest_audiobench.benchmarks.air_bench_foundation.benchmark import Foundation
+    from pytest_audiobench.benchmarks.base import Runtime
+    from pytest_audiobench.config.settings import Sampling
+    from pytest_audiobench.outcome.records import ModelAnswer, RequestRecord
+    from pytest_audiobench.transport.endpoint import Endpoint
+    from pytest_audiobench.transport.pacing import Pacer
+    from pytest_audiobench.transport.types import Completion
+
+    settings = make_settings(tmp_path, model="m", api_url="http://x", data=str(release),
+                             benchmark=[NAME], **options)
+    bench = Foundation(settings)
+    sample = next(s for s in bench.load(release).samples if s.id == "8")
+    request = RequestRecord(url="http://x", model="m", sampling=Sampling(),
+                            audio_mode="input_audio", prompt="", audio_format="wav",
+                            audio_seconds=0.05, audio_sha256="", transcoded=False)
+    answer = ModelAnswer(request=request, completion=Completion(text="pop"))
+
+    async def run() -> tuple[list[Any], Any]:
+        judge = None if settings.judge is None else Endpoint(settings.judge.endpoint, Pacer(2))
+        runtime = Runtime(settings, Endpoint(settings.endpoint, Pacer(2)), judge)
+        try:
+            # An offline judge answers in the process, which a bare endpoint cannot.
+            first = None if bench.aligns and not bench.sampled else \
+                await bench.grade(sample, answer, runtime)
+            return [await bench.redraw(sample, answer, runtime, d)
+                    for d in range(1, draws + 1)], first
+        finally:
+            if judge is not None:
+                await judge.close()
+
+    return asyncio.run(run())
+
+
+def test_a_fresh_draw_is_its_own_align_request_read_as_the_first(
+        release: Path, tmp_path: Path) -> None:
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    # The align judge names A the first time (wrong: the answer is C), C after.
+    with FakeOpenAIServer(Scripted("C").when(replies=["A", "C"]), models=["j"]) as judge:
+        redrawn, first = _redrawn(release, tmp_path, judge.url, 2, judge_model="j",
+                                  judge_api_url=judge.url)
+        asked = [r.body for r in judge.requests]
+    assert (first.official, first.correct) == ("A", False)
+    assert [(v.official, v.correct) for v in redrawn] == [("C", True), ("C", True)]
+    assert len(asked) == 3 and all("pop" in r["messages"][0]["content"] for r in asked)
+    # Each draw is its own request: the same sampling, a seed moved by the draw when set.
+    assert {r.get("temperature") for r in asked} <= {1.0, 2.0}
+
+
+@pytest.mark.parametrize("options", [
+    pytest.param({"foundation_matcher": "strict"}, id="strict-matcher"),
+    pytest.param({"judge_model": "overlap"}, id="offline-judge"),
+    pytest.param({}, id="no-judge")])
+def test_no_fresh_draw_when_no_sampled_judge_decides(
+        release: Path, tmp_path: Path, options: dict[str, Any]) -> None:
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer(Scripted("C"), models=["j"]) as judge:
+        if options.get("foundation_matcher"):
+            options |= {"judge_model": "j", "judge_api_url": judge.url}
+        redrawn, first = _redrawn(release, tmp_path, judge.url, 1, **options)
+        drawn = len(judge.requests)
+    assert redrawn == [None]
+    assert drawn == (1 if options.get("foundation_matcher") else 0)  # grade's own align
+    assert first is None or first.correct  # "pop" names option C whole

@@ -134,13 +134,25 @@ class Foundation(Benchmark):
 
     async def grade(self, sample: Sample, answer: ModelAnswer,
                     runtime: Runtime) -> FoundationVerdict:
+        return await self._aligned(sample, answer, runtime, 0)
+
+    async def redraw(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
+                     draw: int) -> FoundationVerdict | None:
+        # Only an LLM align judge's reply varies, and only the official matcher reads it.
+        deciding = self.sampled and self.matcher == "official"
+        return await self._aligned(sample, answer, runtime, draw) if deciding else None
+
+    async def _aligned(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
+                       draw: int) -> FoundationVerdict:
+        """Both matchers' reading of ``answer``, the align judge's reply being draw ``draw``
+        (0: the one ``grade`` asks; each other its own request)."""
         record: FoundationRecord = sample.record
         letter, reason = strict_choice(answer.text, sample.choices)
         align = None
         judge = self._align_judge(sample, runtime) if self.aligns else None
         if judge is not None:
             messages, fingerprint = self._align_request(sample, answer.text)
-            reply = await judge.complete(messages, fingerprint=fingerprint)
+            reply = await judge.complete(messages, draw, fingerprint=fingerprint)
             align = Alignment(reply=reply, letter=_within(official_letter(reply.text),
                                                           sample.choices))
         assert record.answer_letter is not None  # checked at load
