@@ -69,14 +69,19 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                       [record for record, _, _ in TABLE.values()])
 
 
-@pytest.fixture
-def scripted(servers: Servers) -> Servers:
+def scripted_servers(servers: Servers) -> Servers:
+    """The model replies and the align judge aligns as TABLE says."""
     model = Scripted("A")
     for uid, (_, reply, _) in TABLE.items():
         model.when(contains=f"question {uid}?", replies=reply)
     servers.model.script = model
     servers.judge.script = AlignJudge()
     return servers
+
+
+@pytest.fixture
+def scripted(servers: Servers) -> Servers:
+    return scripted_servers(servers)
 
 
 def test_the_official_scorer_reads_a_letter_as_the_official_rules_do() -> None:

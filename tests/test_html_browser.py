@@ -148,3 +148,42 @@ def test_a_merge_page_opens_too(run_bench: Any, pytester: pytest.Pytester,
     assert merge.main([*map(str, shards), f"--html={target}"]) == 0
     browser.get(target.as_uri())
     assert shown(browser) == "16 of 16 shown"
+
+
+def test_an_air_bench_foundation_row_marks_its_options_and_plays_its_flac(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers, browser: Any) -> None:
+    from tests.fakes.datasets import build_air_bench_foundation
+    from tests.test_foundation import NAME, TABLE, scripted_servers
+
+    scripted_servers(servers)
+    release = build_air_bench_foundation(pytester.path / "release",
+                                         [record for record, _, _ in TABLE.values()])
+    run_bench("--audiobench-html=page.html", data=release, benchmark=NAME)
+    browser.get((pytester.path / "page.html").as_uri())
+    assert shown(browser) == "8 of 8 shown"
+
+    def opened(nodeid: str) -> Any:
+        row = browser.find_element("css selector", f'details[data-nodeid="{nodeid}"]')
+        row.find_element("tag name", "summary").click()
+        return row
+
+    # r2: the model said "female" (B, chosen), the answer is "male" (A, correct).
+    row = opened(f"audiobench::{NAME}::Speaker_Gender_Recognition_meld::2")
+    marks = browser.execute_script(
+        "return Array.from(arguments[0].querySelectorAll('ul.choices li')).map(li => {"
+        " const s = getComputedStyle(li);"
+        " return [li.className, li.textContent, s.fontWeight, s.textDecorationLine]; });", row)
+    assert marks == [["correct", "A. male (correct)", "600", "none"],
+                     ["chosen", "B. female (chosen)", "400", "line-through"]]
+    assert "align judge replied 'B'" in row.text
+    # r5: Audio_Grounding's clip is a FLAC under a .wav name; the page plays it.
+    audio = opened(f"audiobench::{NAME}::Audio_Grounding_AudioGrounding::5").find_element(
+        "tag name", "audio")
+    state = browser.execute_async_script(
+        "const [audio, done] = arguments;"
+        "audio.addEventListener('canplaythrough', () => done([audio.readyState, audio.duration,"
+        " audio.error && audio.error.code]));"
+        "audio.addEventListener('error', () => done([audio.readyState, 0,"
+        " audio.error && audio.error.code]));"
+        "audio.load();", audio)
+    assert state[2] is None and state[0] == 4 and state[1] > 0
