@@ -135,6 +135,11 @@ def test_numbers_per_folder_task_category_and_overall_match_the_hand_computed_on
     sent = {part["input_audio"]["format"] for r in scripted.model.requests
             for part in r.audio_parts if "input_audio" in part}
     assert sent == {"wav"}
+    # What the run cost: one model request and one align request per item, counted apart.
+    usage = run.report["usage"]
+    assert (usage["model_requests"], usage["judge_requests"]) == (8, 8)
+    assert usage["judge"]["prompt_tokens"] > 0
+    assert "answers: model 8 (0 from the cache), judge 8 (0 from the cache)" in out
 
 
 def test_without_a_judge_the_strict_matcher_decides_and_says_so(
@@ -157,6 +162,21 @@ def test_every_folder_of_the_release_loads_with_two_and_four_option_items(
     assert ids == {f"audiobench::{NAME}::{r['task_name']}_{r['dataset_name']}::{r['uniq_id']}"
                    for r in records}
     assert len({i.split("::")[2] for i in ids}) == 25
+
+
+def test_a_missing_audio_file_skips_its_item_with_its_path_and_counts_nowhere(
+        run_bench: Any, scripted: Servers, tmp_path: Path) -> None:
+    # r6 is an Audio_Grounding item: its record names 6.wav, the release would hold 6.flac.
+    root = build_air_bench_foundation(tmp_path / "gap", [r for r, _, _ in TABLE.values()],
+                                      missing={6})
+    run = run_bench("-rs", data=root, benchmark=NAME)
+    run.result.assert_outcomes(passed=4, failed=3, skipped=1)
+    out = run.result.stdout.str()
+    assert "audio file not found" in out and "Audio_Grounding_AudioGrounding/6.flac" in out
+    m = run.metrics  # r6 (right) is in no count: official 4 of 6, strict 4 of 7
+    assert m[f"{NAME}.official.avg"] == pytest.approx(400 / 6)
+    assert m[f"{NAME}.strict.avg"] == pytest.approx(400 / 7)
+    assert scripted.model.count() == 7
 
 
 @pytest.mark.parametrize(("change", "said"), [
