@@ -56,6 +56,11 @@ SCALE_RATIO_TARGET = 11.0
 SCALE_PEAK_MB_TARGET = 300.0
 SMALL_REPEATS = 3  # the 2,200-sample runs take seconds: the median of three counts
 FAILING_JUDGE_REPLY = "3 3"  # the model scores 3 in both orders, under the bar 5: all fail
+# AIR-Bench Foundation at scale: about 19,000 items (the paper) over its 25 folders, against
+# a tenth of them. Every made record's answer is option A: the model and the align judge
+# answer "A" (all right) or "B" (all wrong).
+FOUNDATION_PER_FOLDER = 76
+FOUNDATION_RIGHT, FOUNDATION_WRONG = "A", "B"
 # A run during which other processes used more than this share of one core is flagged.
 NOISE_SHARE = 0.1
 
@@ -119,9 +124,10 @@ class ServerProcess:
     """The fake endpoint in a child process that is waited for only at the very end, so its
     CPU time never lands in the RUSAGE_CHILDREN deltas of the measured runs."""
 
-    def __init__(self, delay: float, judged: str = JUDGE_REPLY) -> None:
+    def __init__(self, delay: float, judged: str = JUDGE_REPLY,
+                 answer: str = MODEL_REPLY) -> None:
         args = [sys.executable, "-c", SERVER_CODE, str(REPO), str(delay), MODEL, JUDGE,
-                MODEL_REPLY, judged, EVALSCOPE_JUDGE_KEY, EVALSCOPE_JUDGE_REPLY]
+                answer, judged, EVALSCOPE_JUDGE_KEY, EVALSCOPE_JUDGE_REPLY]
         self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       text=True, bufsize=1)
         self.url = self._line()
@@ -650,8 +656,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", action="store_true",
                         help="add one run under py-spy and print where the CPU per sample goes")
     parser.add_argument("--scale", action="store_true",
-                        help=f"only the scale figures: 2,200 against {SCALE_TIMES} x 2,200 "
-                             "samples, all passing and all failing, with and without xdist")
+                        help=f"only the scale figures: AIR-Bench Chat's 2,200 against "
+                             f"{SCALE_TIMES} x 2,200 samples, and AIR-Bench Foundation's "
+                             f"{25 * FOUNDATION_PER_FOLDER:,} against {SCALE_TIMES} x as many, "
+                             "all passing and all failing, with and without xdist")
+    parser.add_argument("--scale-benchmark", default="all",
+                        choices=["all", "air_bench_chat", "air_bench_foundation"],
+                        help="with --scale: only this benchmark (default all)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the data and the logs of every run (their folder is printed)")
     return parser.parse_args(argv)
@@ -755,6 +766,31 @@ def build_scaled(root: Path, times: int) -> Path:
     return build_air_bench_chat(root, scaled, seconds=0.05)
 
 
+def build_foundation(root: Path, times: int) -> Path:
+    """AIR-Bench Foundation in the official layout: ``FOUNDATION_PER_FOLDER`` made records in
+    each of the 25 folders (every tenth with two options; Audio_Grounding's clips are FLAC
+    under a .wav name, as released), ``times`` over with ids of their own (the same clips)."""
+    sys.path.insert(0, str(REPO))
+    from pytest_audiobench.benchmarks.air_bench_foundation.facts import FOLDER_TASK, FOLDERS
+    from tests.fakes.datasets import build_air_bench_foundation
+
+    records = []
+    for copy in range(times):
+        for f, folder in enumerate(FOLDERS):
+            task = FOLDER_TASK[folder]
+            for i in range(FOUNDATION_PER_FOLDER):
+                options = [f"option {k} of question {i}" for k in "abcd"][:2 if i % 10 == 0
+                                                                             else 4]
+                records.append({
+                    "path": f"clip_{i}.wav", "question": f"Which is heard in clip {i}?",
+                    **dict(zip(("choice_a", "choice_b", "choice_c", "choice_d"), options,
+                               strict=False)),
+                    "answer_gt": options[0], "task_name": task,
+                    "dataset_name": folder.removeprefix(task + "_"),
+                    "uniq_id": copy * 1_000_000 + f * 10_000 + i})
+    return build_air_bench_foundation(root, records, seconds=0.05)
+
+
 @dataclass
 class ScaleRun:
     samples: int
@@ -771,14 +807,26 @@ class ScaleRun:
         return self.counted == self.samples
 
 
+@dataclass
+class Scale:
+    """One benchmark's pair of sizes, and the replies that make every item pass or fail."""
+
+    benchmark: str
+    sizes: tuple[tuple[Path, int], tuple[Path, int]]
+    passing: tuple[str, str]
+    """The model's answer and the judge's reply that make every item pass."""
+    failing: tuple[str, str]
+
+
 def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outcome: str,
-              xdist: bool, env: dict[str, str], baselines: Path | None = None,
+              xdist: bool, env: dict[str, str], benchmark: str, baselines: Path | None = None,
               update: bool = False) -> ScaleRun:
     """One measured run; with ``baselines``, gated by (or, with ``update``, writing) the
     per-sample baseline in that folder."""
     flags = ["-p", "no:cacheprovider", "-q", "--audiobench-model", MODEL,
              "--audiobench-api-url", server.url, "--audiobench-judge-model", JUDGE,
              "--audiobench-judge-api-url", server.url, f"--audiobench-data={data}",
+             "--audiobench-benchmark", benchmark,
              "--audiobench-no-cache", f"--audiobench-cache-dir={work / 'cache'}",
              "--audiobench-concurrency", "64"]
     if xdist:
@@ -787,7 +835,7 @@ def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outco
         flags.append(f"--audiobench-baselines={baselines}")
     if update:
         flags.append("--audiobench-update-baseline")
-    label = (f"{samples}-{outcome}-{'xdist' if xdist else 'single'}"
+    label = (f"{benchmark}-{samples}-{outcome}-{'xdist' if xdist else 'single'}"
              f"{'-gated' if baselines else ''}{'-update' if update else ''}")
     server.stats()
     m = run_measured([sys.executable, "-m", "pytest", *flags], work / "rootdir",
@@ -814,49 +862,66 @@ def scale_pair(run: Callable[[Path, int], ScaleRun], sizes: Sequence[tuple[Path,
     return smalls[len(smalls) // 2], run(large, n_large)
 
 
-def scale_gated(work: Path, server: ServerProcess, sizes: Sequence[tuple[Path, int]],
+def scale_gated(work: Path, server: ServerProcess, scale: Scale,
                 env: dict[str, str]) -> list[tuple[ScaleRun, ScaleRun]]:
     """Each size writes its per-sample baseline, then runs gated by it (no xdist)."""
     def run(data: Path, n: int, update: bool) -> ScaleRun:
-        return scale_run(work, server, data, n, "passed", False, env,
-                         baselines=work / f"baselines-{n}", update=update)
+        return scale_run(work, server, data, n, "passed", False, env, scale.benchmark,
+                         baselines=work / f"baselines-{scale.benchmark}-{n}", update=update)
 
-    return [scale_pair(functools.partial(run, update=update), sizes)
+    return [scale_pair(functools.partial(run, update=update), scale.sizes)
             for update in (True, False)]
+
+
+def scales(work: Path, which: str) -> list[Scale]:
+    """The benchmarks ``--scale`` measures (``which``: one name, or all), their data built."""
+    out = []
+    if which in ("all", "air_bench_chat"):
+        small, large = build_data(work / "data").chat, build_scaled(work / "scaled", SCALE_TIMES)
+        out.append(Scale("air_bench_chat", ((small, 2200), (large, 2200 * SCALE_TIMES)),
+                         (MODEL_REPLY, JUDGE_REPLY), (MODEL_REPLY, FAILING_JUDGE_REPLY)))
+    if which in ("all", "air_bench_foundation"):
+        n = 25 * FOUNDATION_PER_FOLDER
+        small = build_foundation(work / "foundation", 1)
+        large = build_foundation(work / "foundation-scaled", SCALE_TIMES)
+        out.append(Scale("air_bench_foundation", ((small, n), (large, n * SCALE_TIMES)),
+                         (FOUNDATION_RIGHT,) * 2, (FOUNDATION_WRONG,) * 2))
+    return out
 
 
 def measure_scale(args: argparse.Namespace, work: Path) -> None:
     started = time.perf_counter()
-    print(f"Building {SCALE_TIMES} x 2,200 samples in {work} ...", flush=True)
-    small = build_data(work / "data").chat
-    large = build_scaled(work / "scaled", SCALE_TIMES)
+    print(f"Building the data in {work} ...", flush=True)
+    measured = scales(work, args.scale_benchmark)
     print(f"  built in {time.perf_counter() - started:.1f} s; package {package_state()}")
     print(idle_check())
     (work / "rootdir").mkdir()
     (work / "logs").mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
     env["XDG_CACHE_HOME"] = str(work / "xdg-cache")
-    runs: list[tuple[ScaleRun, ScaleRun]] = []
-    sizes = ((small, 2200), (large, 2200 * SCALE_TIMES))
-    for outcome, judged in (("passed", JUDGE_REPLY), ("failed", FAILING_JUDGE_REPLY)):
-        server = ServerProcess(0.0, judged)
-        try:
-            for xdist in (False, True):
-                runs.append(scale_pair(functools.partial(
-                    scale_run, work, server, outcome=outcome, xdist=xdist, env=env), sizes))
-            if outcome == "passed":
-                runs += scale_gated(work, server, sizes, env)
-        finally:
-            server.close()
+    runs: list[tuple[Scale, ScaleRun, ScaleRun]] = []
+    for scale in measured:
+        print(f"{scale.benchmark}:", flush=True)
+        for outcome, (answer, judged) in (("passed", scale.passing), ("failed", scale.failing)):
+            server = ServerProcess(0.0, judged, answer)
+            try:
+                for xdist in (False, True):
+                    pair = scale_pair(functools.partial(
+                        scale_run, work, server, outcome=outcome, xdist=xdist, env=env,
+                        benchmark=scale.benchmark), scale.sizes)
+                    runs.append((scale, *pair))
+                if outcome == "passed":
+                    runs += [(scale, *pair) for pair in scale_gated(work, server, scale, env)]
+            finally:
+                server.close()
     print()
-    print(f"Scale (issue 13): 2,200 and {2200 * SCALE_TIMES:,} samples, server without delay,"
-          " default options")
-    for a, b in runs:
+    print(f"Scale: {SCALE_TIMES} x the samples, server without delay, default options")
+    for scale, a, b in runs:
         r = ratio(b.session, a.session)
         peak = max(a.measured.peak_mb, b.measured.peak_mb)
         per_sample = (b.measured.peak_mb - a.measured.peak_mb) * 1024 / (b.samples - a.samples)
-        print(f"  all {a.outcome:<6} {'-n 2' if a.xdist else 'no xdist':<9} "
-              f"{a.baseline + ' baseline':<16} time ratio "
+        print(f"  {scale.benchmark:<20} {a.samples:>5} -> {b.samples:>6} all {a.outcome:<6} "
+              f"{'-n 2' if a.xdist else 'no xdist':<9} {a.baseline + ' baseline':<16} time ratio "
               f"{fmt(r)} (target <= {SCALE_RATIO_TARGET:g})   "
               f"{check(r, SCALE_RATIO_TARGET, valid=a.ok and b.ok)};  peak {a.measured.peak_mb:.0f}"
               f" -> {b.measured.peak_mb:.0f} MB ({per_sample:+.1f} KB per sample; target < "

@@ -95,6 +95,8 @@ class Foundation(Benchmark):
         self.matcher: Matcher = self.own.matcher if self.aligns else "strict"
         self.sampled = judge is not None and not judge.offline
         """An LLM judge aligns, whose replies vary and may change (an offline one does not)."""
+        self._align_decides = self.sampled and self.matcher == "official"
+        """Correctness is an LLM judge's reading: its draws vary."""
 
     def download(self, source: str) -> Path:
         """Only the meta file and the selected folders: the whole release is tens of GB."""
@@ -138,9 +140,8 @@ class Foundation(Benchmark):
 
     async def redraw(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
                      draw: int) -> FoundationVerdict | None:
-        # Only an LLM align judge's reply varies, and only the official matcher reads it.
-        deciding = self.sampled and self.matcher == "official"
-        return await self._aligned(sample, answer, runtime, draw) if deciding else None
+        return await self._aligned(sample, answer, runtime, draw) if self._align_decides \
+            else None
 
     async def _aligned(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
                        draw: int) -> FoundationVerdict:
@@ -181,7 +182,7 @@ class Foundation(Benchmark):
 
     def judged_metrics(self, release: Release) -> tuple[str, ...]:
         # An LLM align judge decides the official numbers; the strict ones need none.
-        return release.headline if self.sampled and self.matcher == "official" else ()
+        return release.headline if self._align_decides else ()
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
                 verdicts: Sequence[Verdict]) -> str | None:
@@ -217,7 +218,7 @@ class Foundation(Benchmark):
             groups={"all": "all", "category": record.category, "task": record.subcategory,
                     "folder": record.task},
             values=values, runs=[_values([v]) for v in graded] if len(graded) > 1 else [],
-            draws=[100.0 * v.correct for v in graded],
+            draws=[100.0 * v.correct for v in graded], judged=self._align_decides,
             failed=not all(v.correct for v in graded),
             answer_sha256=hashlib.sha256(answer.encode("utf-8")).hexdigest(), answer=answer,
             replies=[v.align.reply.text for v in graded if v.align is not None])
