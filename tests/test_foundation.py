@@ -285,6 +285,11 @@ def test_with_the_align_judges_noise_unknown_an_item_is_held_to_todays_bar(
     outcomes = {nodeid.rsplit("::", 1)[1]: o for nodeid, o in run.outcomes().items()}
     assert {k for k, o in outcomes.items() if o == "failed"} == {"2", "3", "5"}
     assert run.report["benchmarks"][0]["gate"]["rows"][0]["test"] == "paired"
+    assert ("the judge's noise is unknown and no sample's drop can be told from it (write the "
+            "baseline with more draws: --audiobench-runs 2, any benchmark; a scoring judge also "
+            "--audiobench-judge-repeats 2, or a second pass in swapped order where the "
+            "benchmark has one, on by default)") in \
+        run.result.stdout.str().replace("\n", " ")
 
 
 def test_the_offline_judge_aligns_replies_by_their_letter_or_shared_words(

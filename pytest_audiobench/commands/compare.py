@@ -25,6 +25,7 @@ from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError, ReportError
 from pytest_audiobench.gate.evaluation import Gate, GateRow, Pairing, assess_all, paired_row
 from pytest_audiobench.gate.items import Change, change
+from pytest_audiobench.gate.loaded import MORE_DRAWS
 from pytest_audiobench.gate.paired import items_comparable, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import Outcome, SampleRecord
@@ -129,7 +130,7 @@ def render(a: Path, b: Path, compared: Sequence[Compared], confidence: float,
                          + ", ".join(c.unpaired))
         lines += (_regressed_samples(c.regressed, shown) if c.noise_known else [
             "samples: not compared one by one: a sampled judge scored each once, so its noise "
-            "is unknown (keep the swap on, the default, or pass --audiobench-judge-repeats 2)"])
+            f"is unknown (run with more draws: {MORE_DRAWS})"])
     worse = [f"{c.benchmark}: " + ", ".join(m for m, r in c.rows.items()
                                              if r.verdict == "regressed")
              for c in compared if c.worse]

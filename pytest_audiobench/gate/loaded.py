@@ -29,16 +29,21 @@ from pytest_audiobench.outcome.lines import JudgedBy, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity
 
+MORE_DRAWS = ("--audiobench-runs 2, any benchmark; a scoring judge also "
+              "--audiobench-judge-repeats 2, or a second pass in swapped order where the "
+              "benchmark has one, on by default")
+"""How a sample gets more than one judge draw, which the judge's noise is measured from."""
+
 ITEMS_BY_THE_BAR = (
     "items: held against the bar, not the per-sample baseline: the baseline has one judge draw "
     "per sample, so the judge's noise is unknown and no sample's drop can be told from it "
-    "(write the baseline with the swap on, the default, or --audiobench-judge-repeats 2)")
+    f"(write the baseline with more draws: {MORE_DRAWS})")
 
 
 LIVE_ITEMS_BY_THE_BAR = (
     "items: held against the bar, not the baseline model's answers: the judge's noise could "
     "not be measured before the items (no calibration share, or one judge draw per answer: "
-    "raise --audiobench-calibration-share, keep the swap on, or --audiobench-judge-repeats 2)")
+    f"raise --audiobench-calibration-share, or draw more: {MORE_DRAWS})")
 
 
 @dataclass(frozen=True)

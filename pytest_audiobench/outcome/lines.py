@@ -65,6 +65,9 @@ class SampleLine(BaseModel):
 
 
 _EVERY_FIELD = set(SampleLine.model_fields)
+_GROUPS: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+"""One dict per distinct set of groups, shared by every line that has it (a built-in
+benchmark has a few hundred sets); lines are never changed in place."""
 
 
 def without_texts(line: SampleLine) -> SampleLine:
@@ -73,7 +76,7 @@ def without_texts(line: SampleLine) -> SampleLine:
     of 2 KB and more. Every field counts as set, once for all such lines."""
     return SampleLine.model_construct(
         _fields_set=_EVERY_FIELD, id=line.id, cluster=line.cluster,
-        groups={sys.intern(k): sys.intern(v) for k, v in line.groups.items()},
+        groups=_shared(line.groups),
         values={sys.intern(k): v for k, v in line.values.items()},
         runs=[{sys.intern(k): v for k, v in run.items()} for run in line.runs], draws=line.draws,
         judged=line.judged, failed=line.failed, answer_sha256="", answer="", replies=[])
@@ -108,3 +111,11 @@ class JudgedBy(BaseModel):
 
     metrics: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()
+
+
+def _shared(groups: dict[str, str]) -> dict[str, str]:
+    key = tuple(groups.items())
+    found = _GROUPS.get(key)
+    if found is None:
+        found = _GROUPS[key] = {sys.intern(k): sys.intern(v) for k, v in key}
+    return found

@@ -147,7 +147,6 @@ class Foundation(Benchmark):
                        draw: int) -> FoundationVerdict:
         """Both matchers' reading of ``answer``, the align judge's reply being draw ``draw``
         (0: the one ``grade`` asks; each other its own request)."""
-        record: FoundationRecord = sample.record
         letter, reason = strict_choice(answer.text, sample.choices)
         align = None
         judge = self._align_judge(sample, runtime) if self.aligns else None
@@ -156,9 +155,8 @@ class Foundation(Benchmark):
             reply = await judge.complete(messages, draw, fingerprint=fingerprint)
             align = Alignment(reply=reply, letter=_within(official_letter(reply.text),
                                                           sample.choices))
-        assert record.answer_letter is not None  # checked at load
-        return FoundationVerdict(matcher=self.matcher, answer=record.answer_letter,
-                                 strict=letter, strict_reason=reason, align=align)
+        return FoundationVerdict(matcher=self.matcher, answer=sample.record, strict=letter,
+                                 strict_reason=reason, align=align)
 
     def judge_calls(self, sample: Sample, answer: str | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
@@ -298,10 +296,15 @@ class FoundationTally(Tally):
 
 
 def _sample(root: Path, record: FoundationRecord) -> Sample:
+    """The sample of ``record``; what it keeps of the record beyond the common fields is the
+    correct option's letter (checked at load): 19,000 records held whole would cost about
+    20 MB a run."""
+    assert record.answer_letter is not None
     return Sample(benchmark=NAME, id=str(record.uniq_id), task=record.folder,
                   category=TASK_CATEGORY[record.task_name], audio=audio_path(root, record),
                   question=record.question, reference=record.answer_gt, context="",
-                  record=record, choices=record.options, subcategory=record.task_name)
+                  record=record.answer_letter, choices=record.options,
+                  subcategory=record.task_name)
 
 
 def _within(letter: str | None, options: Sequence[str]) -> str | None:
