@@ -852,6 +852,27 @@ def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outco
     return run
 
 
+def collect_run(work: Path, data: Path, samples: int, env: dict[str, str],
+                benchmark: str) -> ScaleRun:
+    """``--collect-only -q`` of one size: loading the release and making its items (nothing
+    is asked, so no server is needed)."""
+    flags = ["-p", "no:cacheprovider", "-q", "--collect-only", "--audiobench-model", MODEL,
+             "--audiobench-api-url", "http://127.0.0.1:9/v1", "--audiobench-judge-model", JUDGE,
+             "--audiobench-judge-api-url", "http://127.0.0.1:9/v1", f"--audiobench-data={data}",
+             "--audiobench-benchmark", benchmark, "--audiobench-no-cache",
+             f"--audiobench-cache-dir={work / 'cache'}"]
+    m = run_measured([sys.executable, "-m", "pytest", *flags], work / "rootdir",
+                     work / "logs" / f"collect-{benchmark}-{samples}.log", env)
+    lines = [line for line in m.output.splitlines() if line.strip()]
+    last = lines[-1].strip() if lines else ""
+    run = ScaleRun(samples, "collected", False, m, _session_seconds(last),
+                   _counted(last, "tests collected"), "no")
+    print(f"  {samples:>6} samples, collect-only             session {fmt(run.session):>8} s  "
+          f"process {m.wall:7.1f} s  peak {m.peak_mb:6.1f} MB  "
+          f"{'' if run.ok else 'INVALID: ' + last}", flush=True)
+    return run
+
+
 def scale_pair(run: Callable[[Path, int], ScaleRun], sizes: Sequence[tuple[Path, int]]
                ) -> tuple[ScaleRun, ScaleRun]:
     """The small size run SMALL_REPEATS times, the one with the median session counting (its
@@ -902,6 +923,8 @@ def measure_scale(args: argparse.Namespace, work: Path) -> None:
     runs: list[tuple[Scale, ScaleRun, ScaleRun]] = []
     for scale in measured:
         print(f"{scale.benchmark}:", flush=True)
+        runs.append((scale, *scale_pair(functools.partial(
+            collect_run, work, env=env, benchmark=scale.benchmark), scale.sizes)))
         for outcome, (answer, judged) in (("passed", scale.passing), ("failed", scale.failing)):
             server = ServerProcess(0.0, judged, answer)
             try:
@@ -920,8 +943,10 @@ def measure_scale(args: argparse.Namespace, work: Path) -> None:
         r = ratio(b.session, a.session)
         peak = max(a.measured.peak_mb, b.measured.peak_mb)
         per_sample = (b.measured.peak_mb - a.measured.peak_mb) * 1024 / (b.samples - a.samples)
-        print(f"  {scale.benchmark:<20} {a.samples:>5} -> {b.samples:>6} all {a.outcome:<6} "
-              f"{'-n 2' if a.xdist else 'no xdist':<9} {a.baseline + ' baseline':<16} time ratio "
+        what = "collect-only" if a.outcome == "collected" else (
+            f"all {a.outcome:<6} {'-n 2' if a.xdist else 'no xdist':<9} "
+            f"{a.baseline + ' baseline':<16}")
+        print(f"  {scale.benchmark:<20} {a.samples:>5} -> {b.samples:>6} {what:<36} time ratio "
               f"{fmt(r)} (target <= {SCALE_RATIO_TARGET:g})   "
               f"{check(r, SCALE_RATIO_TARGET, valid=a.ok and b.ok)};  peak {a.measured.peak_mb:.0f}"
               f" -> {b.measured.peak_mb:.0f} MB ({per_sample:+.1f} KB per sample; target < "
