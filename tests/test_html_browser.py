@@ -106,20 +106,26 @@ def test_a_row_opens_to_its_answers_and_judges(page: Any, small_records: list[An
     assert row.find_element("css selector", "ins").text == "poor"
 
 
-@pytest.mark.parametrize("which", [5, 1], ids=["embedded", "linked"])
-def test_the_audio_loads_and_plays(page: Any, small_records: list[Any], which: int) -> None:
-    row = page.find_element("css selector",
-                            f'details[data-nodeid="{node(small_records[which])}"]')
-    row.find_element("tag name", "summary").click()
-    audio = row.find_element("tag name", "audio")
-    state = page.execute_async_script(
+def loaded(browser: Any, audio: Any) -> tuple[int, float, int | None]:
+    """Load ``audio`` and wait until it can play through or fails: its readyState, duration
+    and error code (None: no error)."""
+    ready, duration, error = browser.execute_async_script(
         "const [audio, done] = arguments;"
         "audio.addEventListener('canplaythrough', () => done([audio.readyState, audio.duration,"
         " audio.error && audio.error.code]));"
         "audio.addEventListener('error', () => done([audio.readyState, 0,"
         " audio.error && audio.error.code]));"
         "audio.load();", audio)
-    ready, duration, error = state
+    return ready, duration, error
+
+
+@pytest.mark.parametrize("which", [5, 1], ids=["embedded", "linked"])
+def test_the_audio_loads_and_plays(page: Any, small_records: list[Any], which: int) -> None:
+    row = page.find_element("css selector",
+                            f'details[data-nodeid="{node(small_records[which])}"]')
+    row.find_element("tag name", "summary").click()
+    audio = row.find_element("tag name", "audio")
+    ready, duration, error = loaded(page, audio)
     assert error is None and ready == 4 and duration > 0  # HAVE_ENOUGH_DATA
     assert page.execute_script("return arguments[0].play().then(() => true)", audio) is True
 
@@ -179,11 +185,5 @@ def test_an_air_bench_foundation_row_marks_its_options_and_plays_its_flac(
     # r5: Audio_Grounding's clip is a FLAC under a .wav name; the page plays it.
     audio = opened(f"audiobench::{NAME}::Audio_Grounding_AudioGrounding::5").find_element(
         "tag name", "audio")
-    state = browser.execute_async_script(
-        "const [audio, done] = arguments;"
-        "audio.addEventListener('canplaythrough', () => done([audio.readyState, audio.duration,"
-        " audio.error && audio.error.code]));"
-        "audio.addEventListener('error', () => done([audio.readyState, 0,"
-        " audio.error && audio.error.code]));"
-        "audio.load();", audio)
-    assert state[2] is None and state[0] == 4 and state[1] > 0
+    ready, duration, error = loaded(browser, audio)
+    assert error is None and ready == 4 and duration > 0
