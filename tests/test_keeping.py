@@ -6,11 +6,13 @@ what it was."""
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
 import pytest
 
+from pytest_audiobench.run.keeping import freeze_kept, unfreeze
 from tests.conftest import XDIST_MODES, Servers
 from tests.test_per_sample_gate import answering
 
@@ -157,6 +159,11 @@ FROZEN = """
 import gc, pytest
 
 seen = []
+collecting = []
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session):
+    collecting.append(gc.get_freeze_count())
 
 def pytest_runtest_call(item):
     seen.append(gc.get_freeze_count())
@@ -166,7 +173,7 @@ def pytest_unconfigure(config):
     worker = getattr(config, "workerinput", None)
     name = worker["workerid"] if worker else "controller"
     with open(f"frozen-{name}.txt", "w") as f:
-        f.write(f"{min(seen, default=-1)} {gc.get_freeze_count()}")
+        f.write(f"{min(seen, default=-1)} {gc.get_freeze_count()} {collecting[0]}")
 """
 
 
@@ -178,6 +185,32 @@ def test_the_collected_tree_is_out_of_the_garbage_collectors_rescans_until_the_e
     found = {p.name: p.read_text().split() for p in pytester.path.glob("frozen-*.txt")}
     ran = {name: parts for name, parts in found.items() if parts[0] != "-1"}
     assert len(ran) == (2 if "-n2" in xdist else 1)
-    for name, (during, after) in ran.items():
-        # Frozen while every item ran; nothing left frozen once the session is over.
-        assert int(during) > 1000 and after == "0", name
+    for name, (during, after, collecting) in ran.items():
+        # Frozen while every item ran, the loaded samples already while the items were
+        # made; nothing left frozen once the session is over.
+        assert int(during) > int(collecting) > 1000 and after == "0", name
+
+
+def test_the_loaded_samples_are_out_of_the_rescans_while_collecting_only(
+        run_bench: Any, pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(FROZEN)
+    run_bench("--collect-only", subprocess=True).result.stdout.fnmatch_lines(["*16 tests*"])
+    during, after, collecting = (pytester.path / "frozen-controller.txt").read_text().split()
+    assert (during, after) == ("-1", "0") and int(collecting) > 1000
+
+
+def test_a_freeze_made_by_someone_else_is_left_as_it_is_and_ours_grows() -> None:
+    assert gc.get_freeze_count() == 0, "this test needs a process that froze nothing"
+    try:
+        gc.freeze()
+        foreign = gc.get_freeze_count()
+        assert not freeze_kept(ours=False) and gc.get_freeze_count() == foreign
+        gc.unfreeze()
+        assert freeze_kept(ours=False)
+        first = gc.get_freeze_count()
+        kept = [object() for _ in range(100)]
+        kept.append([])  # a container: tracked by the collector, so the freeze takes it
+        assert freeze_kept(ours=True) and gc.get_freeze_count() > first
+    finally:
+        unfreeze()
+    assert gc.get_freeze_count() == 0

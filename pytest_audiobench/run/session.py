@@ -45,7 +45,7 @@ from pytest_audiobench.run.calibration import Calibrated, calibrate, head_to_hea
 from pytest_audiobench.run.collecting import Collected, Started
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.fresh import FreshDraws
-from pytest_audiobench.run.keeping import freeze_collected, unfreeze
+from pytest_audiobench.run.keeping import freeze_kept, unfreeze
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
 from pytest_audiobench.run.runs import RunBook, RunStart
@@ -101,45 +101,52 @@ class AudiobenchSession:
 
     def start(self) -> None:
         """Locate (download) and validate the data; on the controller begin the run, check
-        the endpoints and record what identifies the model."""
+        the endpoints and record what identifies the model. What is loaded then lives to the
+        end of the session, out of the garbage collector's rescans (``run/keeping.py``)."""
         workerinput: dict[str, Any] | None = getattr(self.config, "workerinput", None)
         try:
             if workerinput is not None:
-                self._releases = Releases(self.settings, self.benchmarks, {
-                    k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()})
-                self.baselines = load_all(self.settings, self._judged_by())
-                self._take_comparisons(workerinput[_COMPARED], workerinput[_AHEAD])
-                self._done = {nodeid: SampleRecord.model_validate_json(record)
-                              for nodeid, record in workerinput[_DONE].items()}
-                self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
-                                                 workerinput[_RUN], workerinput[_REUSE],
-                                                 tuple(workerinput[_SPENT]), self._done)
-                return
-            settings = self.settings
-            self._check_outputs()
-            if settings.clear_cache:
-                ResponseCache(settings.cache_dir / "responses").clear()
-            catalog = registry.catalog()
-            self._releases = Releases(settings, self.benchmarks, {
-                name: locate(bench, settings.data[name], catalog)
-                for name, bench in self.benchmarks.items()})
-            self.releases()
-            self.baselines = load_all(settings, self._judged_by())
-            self.run = self._runs.begin(settings)
-            self._check_cache()
-            deadline = None if settings.deadline is None else time.time() + settings.deadline
-            self._worker = self._make_worker(deadline, 1, self.run.record.run_id,
-                                             self.run.reused)
-            if self.config.option.collectonly:
-                return
-            if not settings.dry_run:
-                self.identity = ModelIdentity(
-                    url=settings.endpoint.url, model=settings.endpoint.model,
-                    revision=settings.model_revision, served=self.worker.check())
-                self.run = self._runs.confirm(self.run, self.identity)
-            self._compare(send=not settings.dry_run)
+                self._start_worker(workerinput)
+            else:
+                self._start_controller()
         except AudiobenchError as exc:
             raise pytest.UsageError(str(exc)) from exc
+        self._frozen = freeze_kept(self._frozen)
+
+    def _start_worker(self, workerinput: dict[str, Any]) -> None:
+        self._releases = Releases(self.settings, self.benchmarks, {
+            k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()})
+        self.baselines = load_all(self.settings, self._judged_by())
+        self._take_comparisons(workerinput[_COMPARED], workerinput[_AHEAD])
+        self._done = {nodeid: SampleRecord.model_validate_json(record)
+                      for nodeid, record in workerinput[_DONE].items()}
+        self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
+                                         workerinput[_RUN], workerinput[_REUSE],
+                                         tuple(workerinput[_SPENT]), self._done)
+
+    def _start_controller(self) -> None:
+        settings = self.settings
+        self._check_outputs()
+        if settings.clear_cache:
+            ResponseCache(settings.cache_dir / "responses").clear()
+        catalog = registry.catalog()
+        self._releases = Releases(settings, self.benchmarks, {
+            name: locate(bench, settings.data[name], catalog)
+            for name, bench in self.benchmarks.items()})
+        self.releases()
+        self.baselines = load_all(settings, self._judged_by())
+        self.run = self._runs.begin(settings)
+        self._check_cache()
+        deadline = None if settings.deadline is None else time.time() + settings.deadline
+        self._worker = self._make_worker(deadline, 1, self.run.record.run_id, self.run.reused)
+        if self.config.option.collectonly:
+            return
+        if not settings.dry_run:
+            self.identity = ModelIdentity(
+                url=settings.endpoint.url, model=settings.endpoint.model,
+                revision=settings.model_revision, served=self.worker.check())
+            self.run = self._runs.confirm(self.run, self.identity)
+        self._compare(send=not settings.dry_run)
 
     def _judged_by(self) -> dict[str, JudgedBy]:
         releases = self.releases()
@@ -315,11 +322,11 @@ class AudiobenchSession:
 
     def collection_done(self, items: list[pytest.Item]) -> None:
         """Collection is over: the controller learns which samples to expect, and every
-        process that runs items keeps them out of the garbage collector's rescans."""
+        process that runs items keeps them out of the garbage collector's rescans too."""
         if not hasattr(self.config, "workerinput"):
             self.expect(item.nodeid for item in items)
         if not self.config.option.collectonly:
-            self._frozen = freeze_collected()
+            self._frozen = freeze_kept(self._frozen)
 
     def expect(self, nodeids: Iterable[str]) -> None:
         self.collected.expect(nodeids)
