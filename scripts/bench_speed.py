@@ -55,6 +55,26 @@ SCALE_TIMES = 10
 SCALE_RATIO_TARGET = 11.0
 SCALE_PEAK_MB_TARGET = 300.0
 SMALL_REPEATS = 3  # the 2,200-sample runs take seconds: the median of three counts
+COLLECT_REPEATS = 5  # --collect-only at both sizes: the median of five of each counts
+TIMER_MODULE = "bench_session_timer"
+TIMER_CODE = """
+import os, time, pytest
+
+started = None
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    global started
+    started = time.perf_counter()
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    with open(os.environ["BENCH_SESSION_SECONDS"], "w") as out:
+        out.write(repr(time.perf_counter() - started))
+"""
+"""pytest prints a session's seconds to two decimals, which is a tenth of a collection of a few
+thousand items: this plugin (``-p``) times the same span, from the end of sessionstart to
+sessionfinish, to the microsecond, for the --collect-only figures."""
 FAILING_JUDGE_REPLY = "3 3"  # the model scores 3 in both orders, under the bar 5: all fail
 # AIR-Bench Foundation at scale: about 19,000 items (the paper) over its 25 folders, against
 # a tenth of them. Every made record's answer is option A: the model and the align judge
@@ -861,26 +881,41 @@ def collect_run(work: Path, data: Path, samples: int, env: dict[str, str],
              "--audiobench-judge-api-url", "http://127.0.0.1:9/v1", f"--audiobench-data={data}",
              "--audiobench-benchmark", benchmark, "--audiobench-no-cache",
              f"--audiobench-cache-dir={work / 'cache'}"]
-    m = run_measured([sys.executable, "-m", "pytest", *flags], work / "rootdir",
-                     work / "logs" / f"collect-{benchmark}-{samples}.log", env)
+    timer = work / "timer"
+    timer.mkdir(exist_ok=True)
+    (timer / f"{TIMER_MODULE}.py").write_text(TIMER_CODE, encoding="utf-8")
+    seconds = timer / "seconds"
+    seconds.unlink(missing_ok=True)
+    env = {**env, "BENCH_SESSION_SECONDS": str(seconds),
+           "PYTHONPATH": os.pathsep.join(p for p in (str(timer), env.get("PYTHONPATH")) if p)}
+    m = run_measured([sys.executable, "-m", "pytest", "-p", TIMER_MODULE, *flags],
+                     work / "rootdir", work / "logs" / f"collect-{benchmark}-{samples}.log", env)
     lines = [line for line in m.output.splitlines() if line.strip()]
     last = lines[-1].strip() if lines else ""
-    run = ScaleRun(samples, "collected", False, m, _session_seconds(last),
-                   _counted(last, "tests collected"), "no")
-    print(f"  {samples:>6} samples, collect-only             session {fmt(run.session):>8} s  "
+    timed = float(seconds.read_text(encoding="utf-8")) if seconds.exists() else None
+    run = ScaleRun(samples, "collected", False, m, timed, _counted(last, "tests collected"),
+                   "no")
+    print(f"  {samples:>6} samples, collect-only             session {fmt(run.session, 3):>8} s  "
           f"process {m.wall:7.1f} s  peak {m.peak_mb:6.1f} MB  "
           f"{'' if run.ok else 'INVALID: ' + last}", flush=True)
     return run
 
 
-def scale_pair(run: Callable[[Path, int], ScaleRun], sizes: Sequence[tuple[Path, int]]
+def scale_pair(run: Callable[[Path, int], ScaleRun], sizes: Sequence[tuple[Path, int]],
+               small_repeats: int = SMALL_REPEATS, large_repeats: int = 1
                ) -> tuple[ScaleRun, ScaleRun]:
-    """The small size run SMALL_REPEATS times, the one with the median session counting (its
-    few seconds are the noisiest figure of all), then the large size once."""
+    """The small size run ``small_repeats`` times, the one with the median session counting
+    (its few seconds are the noisiest figure of all), then the large size ``large_repeats``
+    times, its median counting too."""
     (small, n_small), (large, n_large) = sizes
-    smalls = sorted((run(small, n_small) for _ in range(SMALL_REPEATS)),
-                    key=lambda r: r.session if r.session is not None else float("inf"))
-    return smalls[len(smalls) // 2], run(large, n_large)
+    return (median_run([run(small, n_small) for _ in range(small_repeats)]),
+            median_run([run(large, n_large) for _ in range(large_repeats)]))
+
+
+def median_run(runs: list[ScaleRun]) -> ScaleRun:
+    """The run with the median session (the upper one of an even count); unparsed last."""
+    ordered = sorted(runs, key=lambda r: r.session if r.session is not None else float("inf"))
+    return ordered[len(ordered) // 2]
 
 
 def scale_gated(work: Path, server: ServerProcess, scale: Scale,
@@ -924,7 +959,8 @@ def measure_scale(args: argparse.Namespace, work: Path) -> None:
     for scale in measured:
         print(f"{scale.benchmark}:", flush=True)
         runs.append((scale, *scale_pair(functools.partial(
-            collect_run, work, env=env, benchmark=scale.benchmark), scale.sizes)))
+            collect_run, work, env=env, benchmark=scale.benchmark), scale.sizes,
+            COLLECT_REPEATS, COLLECT_REPEATS)))
         for outcome, (answer, judged) in (("passed", scale.passing), ("failed", scale.failing)):
             server = ServerProcess(0.0, judged, answer)
             try:
