@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
-def problems(exc: ValidationError, whole: str = "record") -> str:
-    """A pydantic validation error as one line: ``field: what is wrong; ...``."""
-    return "; ".join(
-        f"{'.'.join(str(part) for part in error['loc']) or whole}: {error['msg'].lower()}"
-        for error in exc.errors())
+def problems(exc: ValidationError, whole: str = "record", *, one_line: bool = False) -> str:
+    """A pydantic validation error as one line: ``field: what is wrong; ...``; JSON that does
+    not parse as ``not JSON: what is wrong``, placed by column when the text is ``one_line``
+    (a JSON Lines record, whose own line number the caller gives)."""
+    return "; ".join(_problem(error, whole, one_line) for error in exc.errors())
+
+
+def _problem(error: Any, whole: str, one_line: bool) -> str:
+    if error["type"] != "json_invalid":
+        return f"{'.'.join(str(part) for part in error['loc']) or whole}: {error['msg'].lower()}"
+    said = str(error["ctx"]["error"])
+    if one_line:
+        said = re.sub(r" at line 1 column (\d+)$", r" at column \1", said)
+        said = re.sub(r" at line \d+ column \d+$", " at the end of the line", said)
+    return f"not JSON: {said}"
 
 
 class AudiobenchError(Exception):

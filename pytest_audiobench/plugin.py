@@ -13,6 +13,7 @@ import pytest
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config import declarations, options
+from pytest_audiobench.config.names import located
 from pytest_audiobench.run.keeping import forget_passed_phase
 from pytest_audiobench.run.stash import SESSION_KEY, session_of
 
@@ -24,6 +25,15 @@ if TYPE_CHECKING:
 def pytest_addoption(parser: pytest.Parser) -> None:
     catalog = registry.catalog()
     declarations.register(parser, options.groups(catalog), catalog)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
+    if config.option.help:
+        from pytest_audiobench.run.help import ListedInHelp
+
+        config.pluginmanager.register(ListedInHelp(options.groups(registry.catalog())))
+    return (yield)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -49,8 +59,8 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         return None
     settings = session_of(config).settings
     judge = f"judge {settings.judge.endpoint.model}" if settings.judge else "no judge"
-    return (f"audiobench: {','.join(settings.benchmarks)} on {settings.model} at "
-            f"{settings.endpoint.url}, {judge}")
+    return (f"audiobench: {','.join(settings.benchmarks)} on {settings.model} "
+            f"{located(settings.endpoint.url)}, {judge}")
 
 
 @pytest.hookimpl(tryfirst=True)

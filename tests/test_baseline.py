@@ -299,6 +299,15 @@ def test_a_win_rate_gets_a_tenth_of_the_score_tolerance() -> None:
     assert made.metrics[SPEECH_WIN] == Threshold(threshold=0.61, tolerance=0.02)
 
 
+@pytest.mark.parametrize(("span", "tolerance"), [(100.0, 2.0), (1.0, 0.02), (10.0, 0.2)])
+def test_a_new_metrics_tolerance_is_scaled_to_its_range(span: float, tolerance: float) -> None:
+    # --audiobench-tolerance is in points of a 0-10 score: 0.2 of it is 2 points of an
+    # accuracy in percent (0-100) and 0.02 of a share (0-1).
+    made = from_run("mmar", "m", None, measured(speech=61.5), (SPEECH,), 0.2, None,
+                    spans={SPEECH: span})
+    assert made.metrics[SPEECH] == Threshold(threshold=61.5, tolerance=tolerance)
+
+
 def test_rewriting_keeps_the_previous_tolerances_and_error_allowance() -> None:
     previous = baseline({SPEECH: (7.0, 0.5), SPEECH_WIN: (0.4, 0.07)}, max_errors=3)
     made = from_run("air_bench_chat", "m", "new-judge", measured(speech=7.4, speech_win=0.5),

@@ -68,7 +68,8 @@ def test_the_reverse_comparison_is_an_improvement(
     a, b = two_checkpoints
     result = _compare(b.name, a.name, cwd=pytester.path)
     assert result.returncode == 0
-    assert "samples that dropped by more than the judge's noise explains: none" in result.stdout
+    assert "samples that dropped by more than their grading's noise explains: none" in (
+        result.stdout)
 
 
 def test_a_margin_as_wide_as_the_drop_lets_b_pass(

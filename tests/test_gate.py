@@ -103,17 +103,30 @@ def test_a_baseline_from_another_judge_fails_the_gate(run_bench: Any,
 def test_without_a_baseline_the_run_reports_and_says_no_gate_was_applied(
         run_bench: Any, servers: Servers, small_records: list[Any]) -> None:
     _poor_on(servers, small_records[0]["question"])
-    run = run_bench()
+    run = run_bench("-rf")
     assert "no gate applied" in run.result.stdout.str()
     assert run.result.ret == 1  # no gate: pytest's own verdict on the failed sample
-    required = run_bench("--audiobench-require-baseline")
-    assert required.result.ret == 1
-    assert "--audiobench-require-baseline and no baseline at" in required.result.stdout.str()
+    # The short summary's line (cut to 80 columns) starts with what happened, not with the
+    # sample's name, which its node id already gives.
+    failed = [line for line in run.result.stdout.lines if line.startswith("FAILED ")]
+    assert len(failed) == 1 and failed[0].split(" - Failed: ")[1].startswith("model sco"), \
+        failed
 
 
-def test_require_baseline_fails_even_when_every_sample_passes(run_bench: Any) -> None:
-    assert run_bench().result.ret == 0
-    assert run_bench("--audiobench-require-baseline").result.ret == 1
+def test_require_baseline_without_one_is_an_error_before_any_request(
+        run_bench: Any, servers: Servers, pytester: pytest.Pytester) -> None:
+    run = run_bench("--audiobench-require-baseline")
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    path = pytester.path / "baselines" / "air_bench_chat" / f"{MODEL}.json"
+    assert (f"ERROR: --audiobench-require-baseline: no baseline for air_bench_chat at {path}; "
+            "there are none there; write the first one with --audiobench-update-baseline"
+            ) in run.result.stderr.lines
+    assert servers.model.requests == [] and servers.judge.requests == []
+    # Asked to write it, the run writes the first one; the next run is gated by it.
+    assert run_bench("--audiobench-require-baseline",
+                     "--audiobench-update-baseline").result.ret == 0
+    assert path.exists()
+    assert run_bench("--audiobench-require-baseline").result.ret == 0
 
 
 def test_update_baseline_writes_the_headline_metrics_and_the_next_run_gates_on_them(

@@ -65,7 +65,7 @@ def test_passed_setup_and_teardown_reports_of_items_are_not_kept(
     assert "teardown says goodbye" in out and "Captured stdout teardown" in out
     # Our failure reports, the -r summary and junit XML are as before.
     lines = out.splitlines()
-    reasons = [line for line in lines if line.startswith("air_bench_chat ")
+    reasons = [line for line in lines if line.startswith("model score ")
                and "is below the bar 5" in line]
     assert len(reasons) == 8
     assert sum(line.startswith("FAILED audiobench::") for line in lines) == 8

@@ -137,7 +137,7 @@ def test_a_wrong_answer_fails_with_choices_extraction_and_the_matchers_reasons(
     run = _mmar(run_bench, mmar_data)
     out = run.result.stdout.str()
     letter = [r for r in RECORDS if r["modality"] == "sound"][2]
-    assert f"mmar sound {letter['id']}: wrong answer (official matcher)" in out
+    assert "wrong answer (official matcher)" in out and letter["id"] in out
     assert " | ".join(letter["choices"]) in out
     assert "bare letter" in out and "strict:    correct" in out
     assert letter["question"] in out and f"correct:   {letter['answer']}" in out
@@ -192,6 +192,20 @@ def test_the_gate_holds_on_mmar_metrics_and_fails_below_them(
     failed = _mmar(run_bench, mmar_data)
     assert failed.result.ret == 1
     assert "mmar.avg below (36.364 < 40 - 1)" in failed.result.stdout.str()
+
+
+def test_a_new_baseline_states_each_tolerance_on_its_metrics_own_scale(
+        run_bench: Any, pytester: pytest.Pytester, mmar_servers: Servers,
+        mmar_data: Path) -> None:
+    assert _mmar(run_bench, mmar_data, "--audiobench-update-baseline").result.ret == 0
+    path = pytester.path / "baselines" / "mmar" / f"{MODEL}.json"
+    written = json.loads(path.read_text())["metrics"]
+    tolerances = {name: metric["tolerance"] for name, metric in written.items()}
+    # The default 0.2 points of a 0-10 score: 2 points of an accuracy or rubric percentage
+    # (it was 0.2 points of a percentage before); CRS, of no known range, as a score.
+    assert tolerances["mmar.avg"] == 2.0 and tolerances["mmar.rubrics"] == 2.0
+    assert {tolerances[name] for name in tolerances if name.startswith("mmar.modality.")} \
+        == {2.0}
 
 
 def test_a_legacy_release_without_rubrics_says_rubric_metrics_are_unavailable(

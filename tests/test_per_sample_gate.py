@@ -112,7 +112,7 @@ def test_a_gate_that_fails_with_no_sample_regressed_says_why(
     out = run.result.stdout.str()
     assert "air_bench_chat.average.score regressed" in out
     assert ("why: the gate failed although no sample regressed on its own: many small drops, "
-            "each within the judge's noise, add up") in out
+            "each too small to fail its item, add up") in out
 
 
 def test_a_threshold_only_baseline_keeps_todays_bar(
@@ -181,6 +181,15 @@ def test_a_sample_file_with_a_bad_or_repeated_line_names_the_file_and_line(
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR
     assert f"baseline samples {baseline} line 2: cluster: field required" in (
         run.result.stderr.str())
+    # A line cut short (a copy that stopped), and one with a stray character.
+    for bad, said in ((lines[1][:40], "control character (\\u0000-\\u001F) found while "
+                                      "parsing a string at the end of the line"),
+                      ('{"id" "x"}', "expected `:` at column 7")):
+        baseline.write_text("\n".join([lines[0], lines[1], bad, *lines[2:]]) + "\n")
+        run = run_bench()
+        assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+        assert f"ERROR: baseline samples {baseline} line 3: not JSON: {said}" in (
+            run.result.stderr.lines)
 
 
 def test_the_paired_summary(run_bench: Any, baseline: Path, servers: Servers,

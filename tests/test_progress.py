@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytest_audiobench.run.progress import Progress
 
 
-def test_the_line_counts_and_estimates_what_is_left() -> None:
+def test_the_line_counts_and_says_nothing_of_the_time_left_until_it_can_be_told() -> None:
     now = [0.0]
     lines: list[str] = []
     progress = Progress(10.0, lines.append, clock=lambda: now[0])
@@ -16,8 +16,37 @@ def test_the_line_counts_and_estimates_what_is_left() -> None:
     now[0] = 20.0
     progress.record("error", 0, "gw1", 5)
     assert lines == ["audiobench: 2/4 samples done (50%), 12 requests in flight, 1 errors, "
-                     "1 answers from the cache, 20 s elapsed, ~20 s left"]
+                     "1 answers from the cache, 20 s elapsed"]
     now[0] = 150.0
     progress.record("passed", 0, "gw0", 1)
     assert lines[-1] == ("audiobench: 3/4 samples done (75%), 6 requests in flight, 1 errors, "
-                         "1 answers from the cache, 2 min 30 s elapsed, ~50 s left")
+                         "1 answers from the cache, 2 min 30 s elapsed")
+
+
+def test_the_time_left_is_measured_from_the_first_sample_done() -> None:
+    # 200 samples: the first is done after 25 s (the requests of the first ones all in flight
+    # at once), then one every 0.5 s. At the tenth: 9 intervals of 0.5 s since the first, so
+    # 0.5 s each for the 190 left: 95 s (from the start it would be 29.5 / 10 x 190 = 560 s).
+    now = [0.0]
+    lines: list[str] = []
+    progress = Progress(0.5, lines.append, clock=lambda: now[0])
+    progress.total = 200
+    for done in range(1, 11):
+        now[0] = 25.0 + 0.5 * (done - 1)
+        progress.record("passed", 0, "gw0", 8)
+    assert progress.left(now[0]) == 95.0
+    assert lines[-1].endswith("29 s elapsed, ~1 min 35 s left")
+    assert [line for line in lines if "left" in line] == [lines[-1]]  # none before the tenth
+
+
+def test_a_large_run_waits_for_its_first_twentieth() -> None:
+    now = [0.0]
+    progress = Progress(0.0, lambda line: None, clock=lambda: now[0])
+    progress.total = 1000  # 5 %: 50 samples
+    for done in range(1, 50):
+        now[0] = float(done)
+        progress.record("passed", 0, "gw0", 8)
+    assert progress.left(now[0]) is None
+    now[0] = 50.0
+    progress.record("passed", 0, "gw0", 8)
+    assert progress.left(now[0]) == 950.0

@@ -92,6 +92,15 @@ def test_a_data_folder_without_the_meta_file_names_the_flag_and_the_expected_lay
     assert f"--audiobench-data {tmp_path}: no Chat/Chat_meta.json there" in line
 
 
+def test_a_data_path_that_does_not_exist_says_so_and_what_to_give(run_bench: Any,
+                                                                  tmp_path: Path) -> None:
+    missing = tmp_path / "AIR-Bench-Datset"
+    assert _usage_error(run_bench(data=missing)) == (
+        f"ERROR: --audiobench-data {missing}: no such folder; give the release root of "
+        "air_bench_chat (the folder holding Chat/Chat_meta.json), 'mini' (the bundled mini "
+        "benchmark) or a download source: 'modelscope'")
+
+
 def test_a_record_missing_a_field_names_the_file_and_the_record(run_bench: Any,
                                                                 tmp_path: Path,
                                                                 small_records: list[Any]) -> None:
@@ -155,8 +164,39 @@ def test_a_key_echoed_by_the_server_at_the_start_is_never_printed(
     servers.model.models_script = echoing_401
     run = run_bench()
     line = _usage_error(run)
-    assert "answered HTTP 401 to GET /models" in line and "Bearer [redacted]" in line
+    assert line == (f"ERROR: {servers.model.url} refused the key in AUDIOBENCH_API_KEY (HTTP 401 "
+                    "to GET /models): invalid credentials: Bearer [redacted]")
     assert KEY not in run.result.stdout.str() + run.result.stderr.str()
+
+
+def test_a_refusal_without_a_key_says_which_variable_is_not_set(
+        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AUDIOBENCH_API_KEY", raising=False)
+    servers.model.models_script = lambda headers: Reply(status=401, content="no key given")
+    assert _usage_error(run_bench()) == (
+        f"ERROR: {servers.model.url} refused GET /models without a key (HTTP 401): environment "
+        f"variable AUDIOBENCH_API_KEY is not set: set it to the API key for {servers.model.url}")
+
+
+def test_a_key_refused_by_the_judge_during_the_run_is_said_once_per_sample(
+        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AUDIOBENCH_JUDGE_API_KEY", KEY)
+    servers.judge.script = Scripted(Reply(status=401, content="key revoked"))
+    run = run_bench("--audiobench-retries", "0")
+    run.result.assert_outcomes(errors=16)
+    said = (f"{servers.judge.url} refused the key in AUDIOBENCH_JUDGE_API_KEY (HTTP 401 to a "
+            "request for judge-model): key revoked")
+    assert said in run.result.stdout.str() and "Error code" not in run.result.stdout.str()
+
+
+@pytest.mark.parametrize("url", ["https://api.openai.com/v1", "https://10.1.2.3:8443/v1"])
+def test_a_hosted_judge_without_its_key_is_an_error_before_any_request(
+        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.delenv("AUDIOBENCH_JUDGE_API_KEY", raising=False)
+    assert _usage_error(run_bench(f"--audiobench-judge-api-url={url}")) == (
+        "ERROR: environment variable AUDIOBENCH_JUDGE_API_KEY is not set: it must hold the API "
+        f"key for {url}")
+    assert servers.model.requests == [] and servers.judge.requests == []
 
 
 def test_a_key_echoed_during_the_run_is_in_no_output_report_junit_or_cache_entry(

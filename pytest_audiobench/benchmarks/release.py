@@ -43,7 +43,14 @@ def locate(bench: Benchmark, value: str, catalog: Catalog) -> Path:
         theirs = ", ".join(repr(s) for s in spec.sources)
         raise DataError(f"--audiobench-data {value}: {bench.name} is not downloaded from "
                         f"there; use {theirs + ' or ' if theirs else ''}a local release root")
-    return Path(value)
+    root = Path(value)
+    if not root.exists():
+        sources = ", ".join(repr(source) for source in spec.sources)
+        layout = f" ({spec.layout})" if spec.layout else ""
+        raise DataError(f"--audiobench-data {value}: no such folder; give the release root of "
+                        f"{bench.name}{layout}, {MINI!r} (the bundled mini benchmark)"
+                        + (f" or a download source: {sources}" if sources else ""))
+    return root
 
 
 def check_inside(release: Release, root: Path) -> None:

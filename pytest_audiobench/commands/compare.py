@@ -6,8 +6,8 @@ no baseline file: two checkpoints, two prompts, two serving stacks.
 
 It prints, per benchmark, the gate's paired table (A, B, the change with its interval, the
 margin, the smallest drop the sample size detects, the decision) and the samples that dropped
-by more than the judge's noise explains. Exit status: 0 when B is not worse than A beyond any
-margin, 1 when it is, 4 when the reports cannot be compared (2 for a usage error).
+by more than their grading's noise explains. Exit status: 0 when B is not worse than A beyond
+any margin, 1 when it is, 4 when the reports cannot be compared (2 for a usage error).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.loaded import MORE_DRAWS
 from pytest_audiobench.gate.paired import items_comparable, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import Outcome, SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.model import RunReport
@@ -140,14 +141,24 @@ def render(a: Path, b: Path, compared: Sequence[Compared], confidence: float,
     return lines
 
 
+REGRESSED = "samples that dropped by more than their grading's noise explains"
+"""A judge's noise, or none where a rule grades (MMAR's accuracy): then any drop counts."""
+
+
 def _regressed_samples(regressed: Sequence[Change], shown: int) -> list[str]:
     if not regressed:
-        return ["samples that dropped by more than the judge's noise explains: none"]
-    lines = [f"samples that dropped by more than the judge's noise explains: {len(regressed)}"
+        return [f"{REGRESSED}: none"]
+    lines = [f"{REGRESSED}: {len(regressed)}"
              + (f" (the {shown} largest drops)" if len(regressed) > shown else "")]
-    lines += [f"  {c.new.id}: A {c.base.score:g}, B {c.new.score:g} (noise allows "
-              f"{c.allowed:.2f})" for c in regressed[:shown]]
+    lines += [f"  {c.new.id}: A {c.base.score:g}, B {c.new.score:g} ({_allowed(c)})"
+              for c in regressed[:shown]]
     return lines
+
+
+def _allowed(change: Change) -> str:
+    if change.allowed > 0:
+        return f"its noise allows {fixed(change.allowed)}"
+    return "its grading does not vary: any drop counts"
 
 
 def _check_comparable(a: RunReport, b: RunReport) -> None:

@@ -77,11 +77,27 @@ class Declared:
         return self.how.convert_for(catalog) if self.how.convert_for else self.how.convert
 
     def described(self, catalog: Catalog) -> str:
-        """The help text, ``{default}`` filled in where it names the default, ``{models}`` and
-        ``{judges}`` where it names the providers of this start."""
-        return (self.how.help.replace("{default}", str(self.default))
+        """The help text, ``{default}`` filled in where it names the default (else the
+        default said at the end, when there is one to say), ``{models}``, ``{judges}`` and
+        ``{benchmarks}`` where it names what this start has."""
+        text = (self.how.help.replace("{default}", _shown(self.default) or "none")
                 .replace("{models}", catalog.listed("model"))
-                .replace("{judges}", catalog.listed("judge")))
+                .replace("{judges}", catalog.listed("judge"))
+                .replace("{benchmarks}", ", ".join(catalog.names))
+                .replace("{default_benchmarks}", ",".join(catalog.defaults)))
+        shown = _shown(self.default)
+        if shown is None or "{default}" in self.how.help or "(default" in text:
+            return text
+        return f"{text} (default: {shown})"
+
+
+def _shown(default: Any) -> str | None:
+    """A default as the help says it; None for one that means "not given" (None, off, none)."""
+    if default is None or default is False or default in ((), ""):
+        return None
+    if isinstance(default, float):
+        return f"{default:g}"
+    return str(default)
 
 
 class OptionGroup:

@@ -20,3 +20,8 @@ IN_PROCESS = "in-process"
 
 MINI = "mini"
 """The ``--audiobench-data`` value that selects the mini benchmark bundled in the package."""
+
+
+def located(url: str) -> str:
+    """Where a model or judge answers, as the summary, the page and the header say it."""
+    return "in this process" if url == IN_PROCESS else f"at {url}"

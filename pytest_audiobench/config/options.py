@@ -36,8 +36,9 @@ class ModelOptions(OptionGroup):
         "base URL of the OpenAI-compatible model endpoint, e.g. http://gpu-box:8000/v1",
         str, "URL")] = None
     api_key_env: Annotated[str, Flag(
-        "environment variable holding the model endpoint's API key (default {default}; unset "
-        "means no key)", convert.env_name, "VAR")] = "AUDIOBENCH_API_KEY"
+        "environment variable holding the model endpoint's API key (default: {default}; unset:"
+        " no key is sent, and an HTTPS server not on this machine is an error)",
+        convert.env_name, "VAR")] = "AUDIOBENCH_API_KEY"
     temperature: Annotated[float, Flag(
         "model sampling temperature", convert.non_negative_float, "T")] = 0.0
     max_tokens: Annotated[int, Flag(
@@ -52,8 +53,9 @@ class ModelOptions(OptionGroup):
         "base URL of the OpenAI-compatible endpoint of --audiobench-baseline-model",
         str, "URL")] = None
     baseline_api_key_env: Annotated[str, Flag(
-        "environment variable holding the baseline model endpoint's API key (default "
-        "{default}; unset means no key)", convert.env_name, "VAR")] = "AUDIOBENCH_BASELINE_API_KEY"
+        "environment variable holding the baseline model endpoint's API key (default: "
+        "{default}; unset: no key is sent, and an HTTPS server not on this machine is an "
+        "error)", convert.env_name, "VAR")] = "AUDIOBENCH_BASELINE_API_KEY"
 
 
 class RequestOptions(OptionGroup):
@@ -84,8 +86,9 @@ class JudgeOptions(OptionGroup):
     judge_api_url: Annotated[str | None, Flag(
         "base URL of the OpenAI-compatible judge endpoint", str, "URL")] = None
     judge_api_key_env: Annotated[str, Flag(
-        "environment variable holding the judge's API key (default {default}; unset means no "
-        "key)", convert.env_name, "VAR")] = "AUDIOBENCH_JUDGE_API_KEY"
+        "environment variable holding the judge's API key (default: {default}; unset: no "
+        "key is sent, and an HTTPS server not on this machine is an error)",
+        convert.env_name, "VAR")] = "AUDIOBENCH_JUDGE_API_KEY"
     judge_temperature: Annotated[float, Flag(
         "judge sampling temperature", convert.non_negative_float, "T")] = 1.0
     judge_seed: Annotated[int | None, Flag(
@@ -105,14 +108,14 @@ class SourceOptions(OptionGroup):
     """What is run and where things are kept; resolved (names checked, defaults found)."""
 
     benchmark: Annotated[tuple[str, ...] | None, Flag(
-        "benchmarks to run, comma-separated (default: the default ones of those installed)",
+        "benchmarks to run, comma-separated, of: {benchmarks} (default: {default_benchmarks})",
         metavar="LIST", convert_for=_benchmarks)] = None
     data: Annotated[str | None, Flag(
         "release root of the benchmark data, 'mini' (the small benchmark bundled with the "
         "plugin, offline), or a download source of the benchmark (see its docs) into "
         "--audiobench-cache-dir; per benchmark: NAME=PATH,NAME=PATH", str, "PATH")] = None
     cache_dir: Annotated[Path | None, Flag(
-        "where downloads and the response cache are kept (default ~/.cache/pytest-audiobench)",
+        "where downloads and the response cache are kept (default: ~/.cache/pytest-audiobench)",
         convert.path, "DIR")] = None
     baselines: Annotated[Path | None, Flag(
         "folder of baseline files <benchmark>/<model>.json (default: baselines/ beside the "
@@ -124,7 +127,8 @@ class AskOptions(OptionGroup):
 
     model_revision: Annotated[str | None, Flag(
         "a tag for the model's weights (a checkpoint, a commit), recorded in the report and the"
-        " baseline; the summary says when the baseline was written for another", str, "TAG")] = None
+        " baseline; the summary says when the baseline was written for another tag", str,
+        "TAG")] = None
     tasks: Annotated[tuple[str, ...], Flag(
         "only these tasks, comma-separated", metavar="LIST", convert_for=_tasks)] = ()
     limit: Annotated[int | None, Flag(
@@ -200,8 +204,9 @@ class GateOptions(OptionGroup):
         "audio, not run) before the gate fails; overrides the baseline's max_errors, and "
         "--audiobench-update-baseline writes it there", convert.non_negative_int, "N")] = None
     tolerance: Annotated[float, Flag(
-        "tolerance written by --audiobench-update-baseline for score metrics",
-        convert.non_negative_float, "D")] = 0.2
+        "tolerance --audiobench-update-baseline writes for a metric new to the baseline, in "
+        "points of a 0-10 score and scaled to each metric's range (the default is 2 points of "
+        "an accuracy in percent, 0.02 of a win rate)", convert.non_negative_float, "D")] = 0.2
     confidence: Annotated[float, Flag(
         "the paired gate's confidence: an unchanged model fails the gate in at most 1 - C of "
         "runs, all gated metrics together", convert.confidence, "C")] = 0.95

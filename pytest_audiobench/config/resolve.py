@@ -6,7 +6,9 @@ relative to the directory pytest was invoked in.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,9 +157,24 @@ def _endpoint(options: ModelOptions, requests: RequestOptions,
         **declarations.values_of(requests),
         url=options.api_url or IN_PROCESS, model=options.model or "",
         api_key_env=options.api_key_env,
-        api_key_required=declarations.was_given(options, "api_key_env"),
+        api_key_required=_key_required(options, "api_key_env", options.api_url),
         sampling=Sampling(temperature=options.temperature, max_tokens=options.max_tokens,
                           seed=seed))
+
+
+def _key_required(options: OptionGroup, attr: str, url: str | None) -> bool:
+    """Whether the key in the variable that ``attr`` names must be set: when that variable
+    was named, or ``url`` is a hosted server (HTTPS, not on this machine), so that an unset
+    key is said before any request rather than by a refusal (or a reset connection)."""
+    if declarations.was_given(options, attr):
+        return True
+    parts = urllib.parse.urlsplit(url or "")
+    if parts.scheme != "https" or not parts.hostname:
+        return False
+    try:
+        return not ipaddress.ip_address(parts.hostname).is_loopback
+    except ValueError:
+        return parts.hostname != "localhost"
 
 
 def _rival(options: ModelOptions, endpoint: EndpointSettings,
@@ -179,7 +196,7 @@ def _rival(options: ModelOptions, endpoint: EndpointSettings,
                                 "that serves it")
     return endpoint.model_copy(update={
         "url": url, "model": name, "api_key_env": options.baseline_api_key_env,
-        "api_key_required": declarations.was_given(options, "baseline_api_key_env"),
+        "api_key_required": _key_required(options, "baseline_api_key_env", url),
         "sampling": endpoint.sampling.model_copy(update={"seed": options.seed})})
 
 
@@ -239,7 +256,8 @@ def _judge(given: Given, model: EndpointSettings, benchmarks: tuple[str, ...],
     endpoint = model.model_copy(update={
         "url": IN_PROCESS if spec else str(judge_url), "model": judge_model,
         "api_key_env": options.judge_api_key_env,
-        "api_key_required": not spec and declarations.was_given(options, "judge_api_key_env"),
+        "api_key_required": not spec and _key_required(options, "judge_api_key_env",
+                                                       judge_url),
         "sampling": Sampling(temperature=options.judge_temperature,
                              max_tokens=options.judge_max_tokens, seed=options.judge_seed)})
     provider = None if spec is None else ProviderChoice(

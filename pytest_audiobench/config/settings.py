@@ -40,7 +40,8 @@ class EndpointSettings(Frozen, RequestOptions):
     api_key_env: str
     """Name of the environment variable holding the key; the key itself is never stored here."""
     api_key_required: bool
-    """True when the variable was named explicitly: then it must be set."""
+    """When the variable must be set: it was named explicitly, or the server is a hosted one
+    (HTTPS away from this machine), which asks for a key; a local server needs none."""
     sampling: Sampling
 
 

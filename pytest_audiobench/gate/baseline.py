@@ -6,14 +6,14 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_audiobench.errors import BaselineError, problems
-from pytest_audiobench.outcome.lines import SampleLine, without_texts
+from pytest_audiobench.outcome.lines import Linear, SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
@@ -84,9 +84,12 @@ def load(path: Path) -> Baseline | None:
 def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mapping[str, Metric],
              names: tuple[str, ...], tolerance: float, previous: Baseline | None,
              allowed: int | None = None, identity: ModelIdentity | None = None,
-             noise: float | None = None, judge: JudgeIdentity | None = None) -> Baseline:
+             noise: float | None = None, judge: JudgeIdentity | None = None, *,
+             spans: Mapping[str, float] | None = None) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
-    tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given."""
+    tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given. A
+    new metric's tolerance is ``tolerance`` (--audiobench-tolerance, in points of a 0-10 score)
+    scaled to its range, whose width ``spans`` gives where it is known."""
     old = previous.metrics if previous else {}
     kept: dict[str, Threshold] = {}
     for name in dict.fromkeys((*names, *old)):
@@ -94,7 +97,8 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
             kept[name] = Threshold(
                 # Rounded down: a baseline must hold against the run that wrote it.
                 threshold=math.floor(metrics[name].value * 10_000) / 10_000,
-                tolerance=old[name].tolerance if name in old else _tolerance(name, tolerance),
+                tolerance=old[name].tolerance if name in old else _tolerance(
+                    name, tolerance, (spans or {}).get(name)),
                 margin=old[name].margin if name in old else None,
                 min_n=old[name].min_n if name in old else None)
         elif name in old:
@@ -105,9 +109,22 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
                     identity=identity, noise=noise, max_errors=allowed, metrics=kept)
 
 
-def _tolerance(name: str, score_tolerance: float) -> float:
-    # Win rates are shares (0-1), scores are on the judge's 0-10 scale.
-    return round(score_tolerance / 10, 4) if name.endswith(".win_rate") else score_tolerance
+def _tolerance(name: str, points: float, span: float | None) -> float:
+    """``points`` of a 0-10 score on a metric whose range is ``span`` wide: 0.2 is 2 points of
+    an accuracy in percent and 0.02 of a win rate. Of a range not known, a win rate is a share
+    (0-1), anything else a score."""
+    if span is None:
+        span = 1.0 if name.endswith(".win_rate") else SCORE_SPAN
+    return round(points * span / SCORE_SPAN, 4)
+
+
+SCORE_SPAN = 10.0
+"""The width of the range --audiobench-tolerance is stated in: a judge's 0-10 score."""
+
+
+def spans_of(names: Iterable[str], linear: Callable[[str], Linear | None]) -> dict[str, float]:
+    """The width of each metric's range, of those ``linear`` knows."""
+    return {name: made.high - made.low for name in names if (made := linear(name)) is not None}
 
 
 def samples_path(path: Path) -> Path:
@@ -189,7 +206,7 @@ def _read_lines(lines_path: Path, source: BinaryIO) -> BaseLines:
                 line = SampleLine.model_validate_json(raw)
             except ValidationError as exc:
                 raise BaselineError(f"baseline samples {lines_path} line {number}: "
-                                    f"{problems(exc, 'line')}") from None
+                                    f"{problems(exc, 'line', one_line=True)}") from None
             if line.id in found:
                 raise BaselineError(f"baseline samples {lines_path} line {number}: sample "
                                     f"{line.id} appears twice")

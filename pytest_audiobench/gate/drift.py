@@ -28,6 +28,7 @@ from pydantic import BaseModel
 from pytest_audiobench.config.names import Rejudge
 from pytest_audiobench.gate.paired import assess, paired
 from pytest_audiobench.outcome.lines import Linear, SampleLine
+from pytest_audiobench.outcome.numbers import fixed, signed
 from pytest_audiobench.transport.types import JudgeIdentity, Traffic
 
 if TYPE_CHECKING:
@@ -141,9 +142,9 @@ def compare(mode: Rejudge, then: JudgeIdentity | None, today: JudgeIdentity | No
     other = None if then is None or today is None else today.differs_from(then)
     if other:
         return JudgeComparison(rejudged=True, why=f"the judge is not the baseline's: {other}")
-    if drift is not None and drift.changed:
+    if drift is not None and drift.changed and drift.difference is not None:
         return JudgeComparison(rejudged=True, why=(
-            f"the judge drifted beyond its noise ({drift.difference:+.2f} on {drift.metric}, "
+            f"the judge drifted beyond its noise ({signed(drift.difference)} on {drift.metric}, "
             f"{drift.n} of the baseline's answers graded again)"))
     return JudgeComparison(rejudged=False, why=_steady(then, drift))
 
@@ -154,6 +155,6 @@ def _steady(then: JudgeIdentity | None, drift: Drift | None) -> str:
         "the baseline names no judge identity (written before they were kept)")
     if drift is None or drift.difference is None:
         return f"{named}; no baseline answer was graded again to measure its drift"
-    told = f", which would show a drift of {drift.detectable:.2f}" if drift.detectable else ""
-    return (f"{named} and did not drift beyond its noise ({drift.difference:+.2f} on "
+    told = f", which would show a drift of {fixed(drift.detectable)}" if drift.detectable else ""
+    return (f"{named} and did not drift beyond its noise ({signed(drift.difference)} on "
             f"{drift.n} of the baseline's answers{told})")

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pytest_audiobench.gate.paired import allowed_drop
 from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.numbers import fixed
 
 Kind = Literal["regressed", "expected", "improved"]
 
@@ -50,7 +51,7 @@ class Change:
             return f"under its bar as in the baseline: baseline {then}, now {now}"
         if self.kind == "expected":
             return (f"under its bar now, but within the judge's noise of the baseline "
-                    f"({self.allowed:.2f}): baseline {then}, now {now}")
+                    f"({fixed(self.allowed)}): baseline {then}, now {now}")
         if self.kind == "improved":
             return f"under its bar in the baseline ({then}), clears it now ({now})"
         drop = (f"score {then} in the baseline, {now} now: a drop of "
@@ -58,7 +59,7 @@ class Change:
         confirmed = (f", over {len(self.new.draws)} draws with {self.rounds} fresh round(s)"
                      if self.rounds else "")
         if self.allowed > 0:
-            return (f"{drop}, more than the judge's noise explains ({self.allowed:.2f})"
+            return (f"{drop}, more than the judge's noise explains ({fixed(self.allowed)})"
                     f"{confirmed}")
         return f"{drop}; its grading does not vary between draws, so any drop is a change"
 

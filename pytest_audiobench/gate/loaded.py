@@ -7,12 +7,14 @@ and a merge of shards read the same object.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pytest_audiobench.config.names import MINI
 from pytest_audiobench.config.settings import EndpointSettings, Settings
+from pytest_audiobench.errors import BaselineError
 from pytest_audiobench.gate.baseline import (
     Baseline,
     BaseLines,
@@ -113,15 +115,17 @@ class LoadedBaseline:
         return replace(self, comparison=comparison, noise=noise)
 
     def answered(self, settings: Settings, benchmark: str, metrics: Mapping[str, Metric],
-                 headline: tuple[str, ...], judge: JudgeIdentity | None) -> LoadedBaseline:
+                 headline: tuple[str, ...], judge: JudgeIdentity | None,
+                 spans: Mapping[str, float]) -> LoadedBaseline:
         """Head to head, once the run is over: the baseline the live model's ``metrics`` make,
-        its thresholds theirs (as a baseline written from them would be), held as a file's
-        are; a file's baseline stays as it is."""
+        its thresholds theirs (as a baseline written from them would be, ``spans`` the widths
+        of the metrics' ranges), held as a file's are; a file's baseline stays as it is."""
         if self.rival is None:
             return self
         judge_model = settings.judge.endpoint.model if settings.judge else None
         file = from_run(benchmark, self.rival.model, judge_model, metrics, headline,
-                        settings.tolerance, None, settings.max_errors, None, self.noise, judge)
+                        settings.tolerance, None, settings.max_errors, None, self.noise, judge,
+                        spans=spans)
         return replace(self, file=file)
 
     def to_judge_again(self, nodeid: str) -> SampleLine | None:
@@ -195,6 +199,41 @@ def load_all(settings: Settings,
                 for name, judged in benchmarks.items()}
     for name, judged in benchmarks.items():
         path = baseline_path(settings, name)
-        loaded[name] = LoadedBaseline.of(path, load(path), load_samples(path),
+        file = load(path)
+        if file is None:
+            asked_for(settings, name, path)
+        loaded[name] = LoadedBaseline.of(path, file, load_samples(path),
                                          settings.confidence, settings.calibration_share, judged)
     return loaded
+
+
+def asked_for(settings: Settings, benchmark: str, path: Path) -> None:
+    """A gate that was asked for (--audiobench-gate-against, --audiobench-require-baseline)
+    and has no baseline at ``path`` is a BaselineError naming the baselines that exist, before
+    any request; with neither, a missing baseline means no gate, and a run that writes one
+    (--audiobench-update-baseline) needs none."""
+    if settings.update_baseline or not (settings.gate_against or settings.require_baseline):
+        return
+    flag = (f"--audiobench-gate-against {settings.gate_against}" if settings.gate_against
+            else "--audiobench-require-baseline")
+    found = models_in(path.parent)
+    there = (f"the baselines there are of: {', '.join(found)}" if found
+             else "there are none there")
+    elsewhere = path.parent.parent.parent / benchmark / path.name
+    if path.parent.parent.name == MINI and elsewhere.exists():
+        there += (f" ({elsewhere} is that model's baseline for the full release; a run on "
+                  "the mini data is gated by the baselines under mini/)")
+    fix = "" if settings.gate_against else "; write the first one with --audiobench-update-baseline"
+    raise BaselineError(f"{flag}: no baseline for {benchmark} at {path}; {there}{fix}")
+
+
+def models_in(folder: Path) -> list[str]:
+    """The models of the baseline files in ``folder``, sorted (a file's name where it names
+    none)."""
+    names = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            names.append(str(json.loads(path.read_text(encoding="utf-8"))["model"]))
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+            names.append(path.stem)
+    return sorted(names)

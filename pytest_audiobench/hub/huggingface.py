@@ -12,7 +12,7 @@ from pytest_audiobench.hub.network import env, first_endpoint, short_reason
 HF_DEFAULT_ENDPOINT = "https://huggingface.co"
 # huggingface_hub reads HF_ENDPOINT once, when it is imported; resolve_hf_endpoint reads it
 # per call.
-_HF_ENDPOINT_ENV_VARS: tuple[str, ...] = ("HF_ENDPOINT",)
+HF_ENDPOINT_ENV_VARS: tuple[str, ...] = ("HF_ENDPOINT",)
 # The variables with which huggingface_hub turns its network access off.
 _HF_OFFLINE_ENV_VARS: tuple[str, ...] = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 _TRUE_VALUES = frozenset({"1", "ON", "YES", "TRUE"})
@@ -25,7 +25,7 @@ def resolve_hf_endpoint(endpoint: str | None = None) -> str:
     """The Hugging Face hub URL to use: `endpoint`, else HF_ENDPOINT (read at this call, not
     when huggingface_hub was imported), else https://huggingface.co. A bare host gets
     ``https://``; a trailing slash is dropped."""
-    return first_endpoint([endpoint, *env(_HF_ENDPOINT_ENV_VARS)], HF_DEFAULT_ENDPOINT)
+    return first_endpoint([endpoint, *env(HF_ENDPOINT_ENV_VARS)], HF_DEFAULT_ENDPOINT)
 
 
 def hf_offline() -> bool:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Literal
 
+from pytest_audiobench.outcome.numbers import fixed, signed
+
 LABEL_WIDTH = 300
 PLOT_WIDTH = 420
 ROW = 24
@@ -49,7 +51,7 @@ def _x(value: float, lo: float, hi: float) -> float:
 
 
 def _tick(value: float) -> str:
-    return f"{value:+.2f}" if value else "0"
+    return signed(value) if value else "0"
 
 
 def forest(rows: Sequence[Change], caption: str) -> str:
@@ -121,6 +123,6 @@ def bars(rows: Sequence[Bar], caption: str, top: float) -> str:
             parts.append(f'<rect class="baseline" x="{LABEL_WIDTH}" y="{y + 3}" '
                          f'width="{base:.1f}" height="4"/>')
         parts.append(f'<text class="tick" x="{LABEL_WIDTH + width + 6:.1f}" y="{y + 2}">'
-                     f"{row.value:.2f}</text></g>")
+                     f"{fixed(row.value)}</text></g>")
     parts.append("</svg>")
     return "".join(parts)

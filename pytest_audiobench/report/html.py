@@ -25,11 +25,13 @@ from pathlib import Path
 from typing import TextIO
 
 from pytest_audiobench.benchmarks.base import Benchmark, line_judged_again
+from pytest_audiobench.config.names import located
 from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.evaluation import GateRow, paired_notes
 from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.outcome.view import Choice, SampleView
 from pytest_audiobench.report import charts
@@ -149,12 +151,12 @@ def _what_ran(report: RunReport) -> list[tuple[str, str]]:
     identity = report.run.identity if report.run else None
     served = ", ".join(f"{k} {v}" for k, v in (identity.served or {}).items()) \
         if identity else ""
-    judge = (f"{settings.judge.endpoint.model} at {settings.judge.endpoint.url}"
+    judge = (f"{settings.judge.endpoint.model} {located(settings.judge.endpoint.url)}"
              if settings.judge else "none")
     sampling = _sampling("model", settings.endpoint.sampling) + (
         _sampling("; judge", settings.judge.endpoint.sampling) if settings.judge else "")
     return [
-        ("model", f"{settings.endpoint.model} at {settings.endpoint.url}"),
+        ("model", f"{settings.endpoint.model} {located(settings.endpoint.url)}"),
         ("revision", (identity.revision or "") if identity else ""),
         ("serves", served),
         ("judge", judge),
@@ -251,7 +253,7 @@ def _change(row: GateRow, prefix: str) -> charts.Change:
 def _number(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
-    return f"{value:+.2f}" if signed else f"{value:.2f}"
+    return fixed(value, signed=signed)
 
 
 def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:

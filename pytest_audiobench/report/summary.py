@@ -15,6 +15,7 @@ import pytest
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally, line_judged_again
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.gate.baseline import spans_of
 from pytest_audiobench.gate.decision import BaselineUpdate, Decision, decide, exit_status
 from pytest_audiobench.gate.drift import judge_drift, judge_identity
 from pytest_audiobench.gate.evaluation import Pairing, assess_all
@@ -70,7 +71,8 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     # Head to head, the live model's numbers make the baseline the gate holds against.
     loaded = {name: baseline if (tally := folded[name].rival) is None else baseline.answered(
         settings, name, combine_runs([tally.metrics(run) for run in range(settings.runs)]),
-        releases[name].headline, judges[name])
+        releases[name].headline, judges[name],
+        spans_of(releases[name].headline, benchmarks[name].linear))
         for name, baseline in loaded.items()}
     # Against the baseline's answers judged again today, when that was decided (drift.py).
     pairings = {name: Pairing(base=folded[name].again if loaded[name].rejudged

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pytest_audiobench.config.names import located
 from pytest_audiobench.gate.evaluation import GateRow, paired_notes
 from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.outcome.numbers import fixed, signed
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
 from pytest_audiobench.transport.types import EndpointTraffic, Traffic
 
@@ -27,7 +29,8 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
         said = ", ".join([f"temperature {judge.endpoint.sampling.temperature:g}", *protocol])
         described = f"judge {judge.endpoint.model} ({said})"
     revision = f" (revision {settings.model_revision})" if settings.model_revision else ""
-    lines = [f"model {settings.model}{revision} at {settings.endpoint.url}{runs}; {described}"]
+    lines = [f"model {settings.model}{revision} {located(settings.endpoint.url)}{runs}; "
+             f"{described}"]
     if report.run is not None:
         lines += [f"run: {note}" for note in report.run.notes]
     for summary in report.benchmarks:
@@ -37,10 +40,13 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     if u.model_reused and report.run is not None and report.run.reused:
         reused = f", {u.model_reused} of them answers of run {report.run.reused}"
     lines += ["", f"answers: model {u.model_requests} ({u.model_cached} from the cache"
-              f"{reused}), judge {u.judge_requests} ({u.judge_cached} from the cache)",
-              f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} audio) "
-              f"+ {u.model.completion_tokens} completion; judge {u.judge.prompt_tokens} prompt "
-              f"+ {u.judge.completion_tokens} completion"]
+              f"{reused}), judge {u.judge_requests} ({u.judge_cached} from the cache)"]
+    counted = (u.model.prompt_tokens, u.model.completion_tokens, u.judge.prompt_tokens,
+               u.judge.completion_tokens)
+    if any(counted):  # models and judges that run here count none
+        lines.append(f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} "
+                     f"audio) + {u.model.completion_tokens} completion; judge "
+                     f"{u.judge.prompt_tokens} prompt + {u.judge.completion_tokens} completion")
     lines += _traffic(report.traffic)
     return lines
 
@@ -91,9 +97,9 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
         rows.append((
             name,
             str(metric.n) if metric else "-",
-            f"{metric.value:.2f}" if metric else "n/a",
-            f"{row.threshold:.2f} ± {row.tolerance:g}" if row else "-",
-            f"{row.delta:+.2f}" if row and row.delta is not None else "",
+            fixed(metric.value) if metric else "n/a",
+            f"{fixed(row.threshold)} ± {row.tolerance:g}" if row else "-",
+            signed(row.delta) if row and row.delta is not None else "",
             row.verdict if row else "",
         ))
     return _aligned(rows)
@@ -111,16 +117,15 @@ def paired_table(names: Sequence[str], gated: Mapping[str, GateRow],
         metric = metrics.get(name)
         row = gated.get(name)
         if row is not None and row.test == "paired" and row.difference is not None:
-            interval = (f" [{row.low:+.2f}, {row.high:+.2f}]" if row.low is not None
+            interval = (f" [{signed(row.low)}, {signed(row.high)}]" if row.low is not None
                         and row.high is not None else " [n/a]")
-            rows.append((name, str(row.n), f"{row.baseline:.2f}", f"{row.value:.2f}"
-                         if row.value is not None else "n/a", f"{row.difference:+.2f}{interval}",
-                         f"{row.margin:g}", f"{row.detectable:.2f}" if row.detectable
-                         is not None else "-", row.verdict))
+            rows.append((name, str(row.n), _or(row.baseline, "n/a"), _or(row.value, "n/a"),
+                         f"{signed(row.difference)}{interval}", f"{row.margin:g}",
+                         _or(row.detectable, "-"), row.verdict))
         else:
             rows.append((name, str(metric.n) if metric else "-",
-                         f"{row.threshold:.2f} ± {row.tolerance:g}" if row else "-",
-                         f"{metric.value:.2f}" if metric else "n/a", "", "", "",
+                         f"{fixed(row.threshold)} ± {row.tolerance:g}" if row else "-",
+                         fixed(metric.value) if metric else "n/a", "", "", "",
                          row.verdict if row else ""))
     return [*_aligned(rows),
             *paired_notes([gated[n] for n in names if n in gated], gate_small)]
@@ -203,9 +208,9 @@ def _drift(summary: BenchmarkSummary) -> list[str]:
         return [f"judge drift: none of the {drift.asked} baseline answers asked again {what}"
                 f"{lost}"]
     interval = ("[n/a]" if drift.low is None or drift.high is None
-                else f"[{drift.low:+.2f}, {drift.high:+.2f}]")
-    detects = f"{drift.detectable:.2f}" if drift.detectable is not None else "-"
-    line = (f"judge drift: {drift.difference:+.2f} {interval} on {drift.metric}, today's judge "
+                else f"[{signed(drift.low)}, {signed(drift.high)}]")
+    detects = fixed(drift.detectable) if drift.detectable is not None else "-"
+    line = (f"judge drift: {signed(drift.difference)} {interval} on {drift.metric}, today's judge "
             f"on {drift.n} of the baseline's own answers against the scores it recorded "
             f"(detects {detects}{lost})")
     if not drift.changed or (summary.judge_comparison is not None
@@ -226,6 +231,10 @@ def _why_items_differ(summary: BenchmarkSummary) -> list[str]:
                 "no gated metric beyond its margin at this confidence."]
     if not gate.held and not regressed and gate.missing <= gate.allowed:
         return ["why: the gate failed although no sample regressed on its own: many small "
-                "drops, each within the judge's noise, add up to a metric's drop beyond its "
+                "drops, each too small to fail its item, add up to a metric's drop beyond its "
                 "margin."]
     return []
+
+
+def _or(value: float | None, missing: str) -> str:
+    return missing if value is None else fixed(value)

@@ -31,6 +31,7 @@ from pytest_audiobench.gate.drift import (
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import judge_noise
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
+from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.run.shards import slice_of
 from pytest_audiobench.run.worker import Regraded
@@ -75,7 +76,7 @@ def head_to_head(settings: Settings, bench: Benchmark, release: Release,
              if line is not None]
     noise = judge_noise(lines) if any(line.judged for line in lines) else \
         (0.0 if lines else None)
-    said = "unknown" if noise is None else f"{noise:.2f}"
+    said = "unknown" if noise is None else fixed(noise)
     why = (f"head to head: both models answered every sample in this run; the judge's noise "
            f"{said}, measured on {len(done)} samples graded before the items")
     return Calibrated(JudgeComparison(rejudged=True, why=why, rival=baseline.against,

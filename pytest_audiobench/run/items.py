@@ -125,7 +125,7 @@ def regression_report(sample: Sample, change: Change, today: bool = False) -> st
     baseline's graded ``today`` in this run, or when it was written: "then")."""
     base, new = change.base, change.new
     return "\n".join([
-        f"{sample.benchmark} {sample.task} {sample.id}: regressed: {change.reason}",
+        f"regressed: {change.reason}",
         text_field("question", sample.question),
         text_field("reference", sample.reference),
         text_field("baseline", base.answer),

@@ -25,7 +25,6 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
 from pytest_audiobench.gate import writing
-from pytest_audiobench.gate.decision import unmet_requirement
 from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
@@ -37,7 +36,6 @@ from pytest_audiobench.report.model import RunInfo, RunReport
 from pytest_audiobench.report.summary import (
     baselines_unwritten,
     build_report,
-    decisions_of,
     report_status,
 )
 from pytest_audiobench.report.terminal import render
@@ -477,6 +475,5 @@ class AudiobenchSession:
             return self.plan.lines()
         if self.report is None:
             return []
-        return [*render(self.report, verbose=self.config.option.verbose > 0), *self.written,
-                *unmet_requirement(self.settings, decisions_of(self.report))]
+        return [*render(self.report, verbose=self.config.option.verbose > 0), *self.written]
 

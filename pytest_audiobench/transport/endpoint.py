@@ -12,6 +12,7 @@ import copy
 import email.utils
 import os
 import random
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from pytest_audiobench.transport.pacing import Pacer
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+_REFUSED = frozenset({401, 403})
+_NO_KEY = "EMPTY"
+"""Sent when no key is set: servers without auth accept any, the SDK insists on one."""
 _BACKOFF_CAP = 30.0
 
 
@@ -51,7 +55,7 @@ def api_key(settings: EndpointSettings) -> str:
             f"environment variable {settings.api_key_env} is not set: it must hold the API key "
             f"for {settings.url}"
         )
-    return "EMPTY"
+    return _NO_KEY
 
 
 @dataclass(frozen=True)
@@ -160,10 +164,10 @@ class Endpoint:
         except openai.NotFoundError:
             return None  # the server does not list models; the first request will tell
         except openai.APIStatusError as exc:
-            raise EndpointError(
-                f"{self.settings.url} answered HTTP {exc.status_code} to GET /models: "
-                f"{_short(exc)} (is {self.settings.api_key_env} the right key?)"
-            ) from exc
+            if exc.status_code in _REFUSED:
+                raise EndpointError(self._refused("GET /models", exc)) from exc
+            raise EndpointError(f"{self.settings.url} answered {_short(exc)} to GET /models"
+                                ) from exc
         except openai.APIError as exc:
             raise EndpointError(f"cannot reach {self.settings.url}: {_short(exc)}") from exc
         finally:
@@ -356,7 +360,21 @@ class Endpoint:
         ceiling = min(_BACKOFF_CAP, self.settings.retry_wait * 2.0 ** (attempt - 1))
         return ceiling * (0.5 + random.random() / 2)
 
+    def _refused(self, asked: str, exc: openai.APIStatusError) -> str:
+        """A 401 or 403: the key that was refused, or that none is set and which variable
+        holds it."""
+        url, env = self.settings.url, self.settings.api_key_env
+        if self._key == _NO_KEY:
+            return (f"{url} refused {asked} without a key (HTTP {exc.status_code}): environment "
+                    f"variable {env} is not set: set it to the API key for {url}")
+        return f"{url} refused the key in {env} (HTTP {exc.status_code} to {asked}): " \
+            f"{_said(exc)}"
+
     def _failure(self, exc: Exception, attempt: int) -> EndpointError:
+        import openai
+
+        if isinstance(exc, openai.APIStatusError) and exc.status_code in _REFUSED:
+            return EndpointError(self._refused(f"a request for {self.settings.model}", exc))
         return EndpointError(
             f"{self.settings.model} at {self.settings.url} failed after {attempt} "
             f"attempt{'s' if attempt > 1 else ''}: {_short(exc)}"
@@ -469,5 +487,11 @@ def _short(exc: Exception) -> str:
     if isinstance(exc, Unusable | Late):
         return str(exc)
     status = getattr(exc, "status_code", None)
-    text = secrets.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    return f"HTTP {status}: {text}" if status else f"{type(exc).__name__}: {text}"
+    return f"HTTP {status}: {_said(exc)}" if status else f"{type(exc).__name__}: {_said(exc)}"
+
+
+def _said(exc: Exception) -> str:
+    """The first line of what ``exc`` says, redacted, without the SDK's ``Error code: 401 -``
+    (the status is said once, by the caller)."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return secrets.redact(re.sub(r"^Error code: \d+ - ", "", text))

@@ -118,7 +118,7 @@ class AirBenchChat(Benchmark):
             return None
         runs = "" if len(graded) == 1 else f" over {len(graded)} runs"
         lines = [
-            f"{NAME} {sample.task} {sample.id}: model score {score:g} is below the bar "
+            f"model score {score:g} is below the bar "
             f"{self.own.sample_bar:g} (reference scored {reference:g}){runs}",
             text_field("question", sample.question),
             text_field("reference", sample.reference),

@@ -190,8 +190,7 @@ class Foundation(Benchmark):
             return None
         runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
         first = graded[0]
-        lines = [f"{NAME} {sample.task} {sample.id}: wrong answer{runs} ({self.matcher} "
-                 "matcher)",
+        lines = [f"wrong answer{runs} ({self.matcher} matcher)",
                  f"question: {sample.question}",
                  *(f"  {letter}. {option}" for letter, option in zip(LETTERS, sample.choices,
                                                                      strict=False)),

@@ -153,8 +153,7 @@ class Mmar(Benchmark):
         record: MmarRecord = sample.record
         runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
         lines = [
-            f"{NAME} {sample.task} {sample.id}: wrong answer{runs} ({self.own.matcher} "
-            "matcher)",
+            f"wrong answer{runs} ({self.own.matcher} matcher)",
             text_field("question", record.question),
             text_field("choices", " | ".join(record.choices)),
             text_field("correct", record.answer),

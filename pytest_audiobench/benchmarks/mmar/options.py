@@ -33,15 +33,17 @@ class MmarOptions(BenchmarkOptions):
         "write the MMAR challenge submission (JSONL of id, thinking_prediction, "
         "answer_prediction) here", convert.path, "PATH", merge_setting="export_path")] = None
     rubric_temperature: Annotated[float, Flag(
-        "MMAR rubric judge temperature (official: 0)", convert.non_negative_float, "T")] = 0.0
+        "MMAR rubric judge temperature (default: {default}, the official one)",
+        convert.non_negative_float, "T")] = 0.0
     rubric_seed: Annotated[int, Flag(
-        "MMAR rubric judge seed (official: 42)", convert.whole_number, "N")] = 42
+        "MMAR rubric judge seed (default: {default}, the official one)", convert.whole_number,
+        "N")] = 42
     rubric_raters: Annotated[int, Flag(
-        "MMAR rubric raters per correct answer (official: 5; the middle ones are averaged)",
-        convert.positive_int, "N")] = 5
+        "MMAR rubric raters per correct answer, the middle ones averaged (default: {default}, as "
+        "officially)", convert.positive_int, "N")] = 5
     rubric_attempts: Annotated[int, Flag(
         "MMAR rubric judge attempts per rater before the sample's rubric score is unavailable "
-        "(official: 20)", convert.positive_int, "N")] = 20
+        "(default: {default}, as officially)", convert.positive_int, "N")] = 20
 
     def settings(self) -> MmarSettings:
         from pytest_audiobench.benchmarks.mmar.prompts import read_prompt_template

@@ -1,0 +1,79 @@
+"""docs/configuration.md as a user follows it: its team block holds only real ini keys with
+values their flags accept, and its offline block configures a whole gated run by itself, a
+flag overriding it."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.config import declarations, options
+
+REPO = Path(__file__).resolve().parents[1]
+PAGE = REPO / "docs" / "configuration.md"
+
+
+def blocks() -> list[dict[str, Any]]:
+    """The page's TOML blocks, parsed, in order."""
+    found = re.findall(r"```toml\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
+    return [tomllib.loads(block)["tool"]["pytest"]["ini_options"] for block in found]
+
+
+def test_the_team_block_holds_real_keys_with_values_their_flags_accept() -> None:
+    catalog = registry.catalog()
+    declared = {o.dest: o for g in options.groups(catalog) for o in declarations.declared(g)}
+    team = blocks()[0]
+    assert len(team) >= 10
+    for key, value in team.items():
+        assert key in declared, f"{key} is no ini key of the plugin"
+        option = declared[key]
+        if option.switch:
+            assert value is True, key
+        else:
+            convert = option.converter(catalog)
+            assert convert is not None and convert(str(value)) is not None, key
+    # What the page says belongs on the command line is not in the file.
+    assert not {"audiobench_model", "audiobench_api_url", "audiobench_model_revision",
+                "audiobench_shard", "audiobench_update_baseline"} & set(team)
+
+
+def _pyproject(pytester: pytest.Pytester) -> None:
+    offline = blocks()[1]
+    lines = ["[tool.pytest.ini_options]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in offline.items()]
+    pytester.makefile(".toml", pyproject="\n".join(lines) + "\n")
+    (pytester.path / "baselines").symlink_to(REPO / "baselines", target_is_directory=True)
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
+def test_the_offline_block_configures_a_gated_run_by_itself(pytester: pytest.Pytester,
+                                                             xdist: list[str]) -> None:
+    _pyproject(pytester)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audiobench-model",
+                                           "random", *xdist)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
+    base = pytester.path / "baselines" / "mini"
+    # MMAR's mini metrics are too small to gate; AIR-Bench Chat's average regressed.
+    result.stdout.fnmatch_lines([f"gate: FAILED against {base}/air_bench_chat/cascade.json: "
+                                 "air_bench_chat.average.score regressed *",
+                                 f"gate: held (*) against {base}/mmar/cascade.json"])
+    report = json.loads((pytester.path / "audiobench-report.json").read_text())
+    assert report["settings"]["gate_against"] == "cascade"
+    assert report["settings"]["confidence"] == 0.95
+    assert [b["benchmark"] for b in report["benchmarks"]] == ["air_bench_chat", "mmar"]
+
+
+def test_a_flag_overrides_the_file_for_that_run(pytester: pytest.Pytester) -> None:
+    _pyproject(pytester)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audiobench-model", "random",
+                                  "--audiobench-confidence", "0.99",
+                                  "--audiobench-benchmark", "mmar")
+    report = json.loads((pytester.path / "audiobench-report.json").read_text())
+    assert report["settings"]["confidence"] == 0.99
+    assert [b["benchmark"] for b in report["benchmarks"]] == ["mmar"]

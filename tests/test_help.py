@@ -1,0 +1,93 @@
+"""``pytest --help`` as a user reads it: every option with a default says it, choices are
+listed, and the environment variables the plugin reads are in pytest's own list."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.config import declarations, options
+
+
+@pytest.fixture(scope="module")
+def help_text(tmp_path_factory: pytest.TempPathFactory) -> str:
+    import subprocess
+    import sys
+
+    where = tmp_path_factory.mktemp("help")
+    done = subprocess.run([sys.executable, "-m", "pytest", "--help", "-p", "no:randomly"],
+                          cwd=where, capture_output=True, text=True, check=True,
+                          env={"COLUMNS": "1000", "PATH": "/usr/bin:/bin"})
+    return done.stdout
+
+
+def helps(text: str) -> dict[str, str]:
+    """Each --audiobench-* option's help, its wrapped lines joined."""
+    found: dict[str, str] = {}
+    current = None
+    for line in text.splitlines():
+        start = re.match(r"\s{2}(--audiobench-[a-z-]+)(?:=\S+)?\s*(.*)$", line)
+        if start:
+            current = start.group(1)
+            found[current] = start.group(2).strip()
+        elif current and line.startswith(" " * 10) and line.strip():
+            found[current] = (found[current] + " " + line.strip()).strip()
+        else:
+            current = None
+    return found
+
+
+def test_every_option_with_a_default_says_it(help_text: str) -> None:
+    catalog = registry.catalog()
+    shown = helps(help_text)
+    declared = [o for g in options.groups(catalog) for o in declarations.declared(g)]
+    assert set(shown) == {o.flag for o in declared}
+    for option in declared:
+        default = declarations._shown(option.default)
+        if default is not None:
+            assert f"default: {default}" in shown[option.flag], option.flag
+    assert shown["--audiobench-concurrency"] == "requests in flight per process (default: 8)"
+    assert shown["--audiobench-timeout"].endswith("(and retried) (default: 120)")
+    assert shown["--audiobench-benchmark"] == (
+        "benchmarks to run, comma-separated, of: air_bench_chat, mmar, air_bench_foundation "
+        "(default: air_bench_chat)")
+    assert shown["--audiobench-rubric-seed"] == (
+        "MMAR rubric judge seed (default: 42, the official one)")
+
+
+def test_no_help_ends_mid_sentence(help_text: str) -> None:
+    for flag, text in helps(help_text).items():
+        assert not re.search(r"\b(for|of|the|a|an|to|with|another|and|or)$", text), flag
+    assert helps(help_text)["--audiobench-model-revision"].endswith(
+        "the summary says when the baseline was written for another tag")
+
+
+def test_the_variables_the_plugin_reads_are_in_pytests_list(help_text: str) -> None:
+    section = help_text.split("Environment variables:\n", 1)[1].split("\n\n", 1)[0]
+    names = [line.split()[0] for line in section.splitlines()]
+    assert names[0] == "CI"  # pytest's own come first, ours after them, in the same list
+    assert names[-7:] == ["AUDIOBENCH_API_KEY", "AUDIOBENCH_BASELINE_API_KEY",
+                          "AUDIOBENCH_JUDGE_API_KEY", "XDG_CACHE_HOME", "MODELSCOPE_ENDPOINT",
+                          "MODELSCOPE_DOMAIN", "HF_ENDPOINT"]
+    assert ("  AUDIOBENCH_JUDGE_API_KEY the API key --audiobench-judge-api-key-env names by "
+            "default (unset: none is sent; a hosted HTTPS server needs one)") in section
+    assert help_text.count("AUDIOBENCH_JUDGE_API_KEY the API key") == 1
+
+
+def test_without_pytests_section_the_variables_still_follow_under_their_own_heading() -> None:
+    from pytest_audiobench.run.help import Inserting
+
+    written: list[str] = []
+    line = Inserting(lambda text="", **markup: written.append(text), [("A_KEY", "a key")])
+    for text in ("usage: pytest", "", "Environment variables:", "  CI  ci", "", "done"):
+        line(text)
+    assert written == ["usage: pytest", "", "Environment variables:", "  CI  ci",
+                       "  A_KEY                    a key", "", "done"]
+    written.clear()
+    other = Inserting(lambda text="", **markup: written.append(text), [("A_KEY", "a key")])
+    other("usage: pytest")
+    other.write_heading_and_lines()
+    assert written == ["usage: pytest", "Environment variables: (pytest-audiobench)",
+                       "  A_KEY                    a key"]
