@@ -36,6 +36,7 @@ def variables(groups: Iterable[type[OptionGroup]]) -> list[tuple[str, str]]:
             *((name, f"the Hugging Face hub to download from (default {HF_DEFAULT_ENDPOINT})")
               for name in HF_ENDPOINT_ENV_VARS)]
 
+
 class ListedInHelp:
     """A plugin, registered for a help call, that wraps the terminal reporter's writer once
     the reporter exists (its ``pytest_configure`` runs before this one's)."""
