@@ -80,12 +80,12 @@ class Declared:
         """The help text, ``{default}`` filled in where it names the default (else the
         default said at the end, when there is one to say), ``{models}``, ``{judges}`` and
         ``{benchmarks}`` where it names what this start has."""
-        text = (self.how.help.replace("{default}", _shown(self.default) or "none")
+        shown = _shown(self.default)
+        text = (self.how.help.replace("{default}", shown or "none")
                 .replace("{models}", catalog.listed("model"))
                 .replace("{judges}", catalog.listed("judge"))
                 .replace("{benchmarks}", ", ".join(catalog.names))
                 .replace("{default_benchmarks}", ",".join(catalog.defaults)))
-        shown = _shown(self.default)
         if shown is None or "{default}" in self.how.help or "(default" in text:
             return text
         return f"{text} (default: {shown})"

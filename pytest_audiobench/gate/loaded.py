@@ -178,12 +178,12 @@ class LoadedBaseline:
             self.lines.close()
 
 
-def baseline_path(settings: Settings, benchmark: str) -> Path:
+def baseline_path(settings: Settings, benchmark: str, *, full_release: bool = False) -> Path:
     """``<baselines>/<benchmark>/<model>.json``, under ``mini/`` for a run on the bundled mini
-    data (its numbers say nothing of the full release); the model is --audiobench-gate-against
-    when given."""
+    data (its numbers say nothing of the full release) unless ``full_release``; the model is
+    --audiobench-gate-against when given."""
     folder = settings.baselines_dir
-    if settings.data.get(benchmark) == MINI:
+    if settings.data.get(benchmark) == MINI and not full_release:
         folder = folder / MINI
     return path_for(folder, benchmark, settings.gate_against or settings.model)
 
@@ -219,8 +219,8 @@ def asked_for(settings: Settings, benchmark: str, path: Path) -> None:
     found = models_in(path.parent)
     there = (f"the baselines there are of: {', '.join(found)}" if found
              else "there are none there")
-    elsewhere = path.parent.parent.parent / benchmark / path.name
-    if path.parent.parent.name == MINI and elsewhere.exists():
+    elsewhere = baseline_path(settings, benchmark, full_release=True)
+    if elsewhere != path and elsewhere.exists():
         there += (f" ({elsewhere} is that model's baseline for the full release; a run on "
                   "the mini data is gated by the baselines under mini/)")
     fix = "" if settings.gate_against else "; write the first one with --audiobench-update-baseline"

@@ -209,7 +209,7 @@ def _drift(summary: BenchmarkSummary) -> list[str]:
                 f"{lost}"]
     interval = ("[n/a]" if drift.low is None or drift.high is None
                 else f"[{signed(drift.low)}, {signed(drift.high)}]")
-    detects = fixed(drift.detectable) if drift.detectable is not None else "-"
+    detects = _or(drift.detectable, "-")
     line = (f"judge drift: {signed(drift.difference)} {interval} on {drift.metric}, today's judge "
             f"on {drift.n} of the baseline's own answers against the scores it recorded "
             f"(detects {detects}{lost})")
