@@ -67,6 +67,8 @@ class Attempts(Generic[P]):
     usage: Usage = field(default_factory=Usage)
     cached: int = 0
     """Replies served from the response cache."""
+    sent_usage: Usage = field(default_factory=Usage)
+    """The tokens of the replies that were not: what was paid for."""
 
 
 async def ask_until_parsed(
@@ -82,6 +84,8 @@ async def ask_until_parsed(
         asked.outputs.append(completion.text)
         asked.usage = asked.usage + completion.usage
         asked.cached += completion.cached
+        if not completion.cached:
+            asked.sent_usage = asked.sent_usage + completion.usage
         parsed = parse(completion.text)
         if not isinstance(parsed, str):
             asked.parsed = parsed

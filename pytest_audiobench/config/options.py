@@ -15,6 +15,8 @@ import pytest
 from pytest_audiobench.config import convert
 from pytest_audiobench.config.declarations import Catalog, Flag, OptionGroup, option
 from pytest_audiobench.config.names import AUDIO_MODES, REJUDGE, AudioMode, Rejudge
+from pytest_audiobench.config.prices import EXAMPLE as PRICE_EXAMPLE
+from pytest_audiobench.config.prices import Price, prices
 
 
 def _benchmarks(catalog: Catalog) -> Callable[[str], tuple[str, ...]]:
@@ -186,6 +188,11 @@ class PacingOptions(OptionGroup):
     budget_tokens: Annotated[int | None, Flag(
         "stop sending once N prompt+completion tokens were used (split over xdist workers)",
         convert.positive_int, "N")] = None
+    price: Annotated[tuple[Price, ...], Flag(
+        "what tokens cost, in dollars per million prompt (audio included) and completion "
+        "tokens, per model id (the model's, the judge's, the baseline model's), comma-separated"
+        f", e.g. {PRICE_EXAMPLE}: the dry run, the summary, the JSON report and the page then "
+        "say what the run costs", prices, "MODEL=IN/OUT,...")] = ()
 
 
 class GateOptions(OptionGroup):

@@ -105,6 +105,7 @@ def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Set
         baselines_dir=given.source.baselines or project / "baselines")
     _tasks(settings.tasks, benchmarks, catalog)
     _combinations(settings)
+    _priced(settings)
     return settings
 
 
@@ -273,6 +274,16 @@ def _own_settings(own: Mapping[str, BenchmarkOptions],
         return {name: own[name].settings() for name in benchmarks if name in own}
     except AudiobenchError as exc:
         raise pytest.UsageError(str(exc)) from exc
+
+
+def _priced(settings: Settings) -> None:
+    """Every price names a model this run asks: a misspelt id would leave it unpriced."""
+    asked = settings.asked_models()
+    stray = [price.model for price in settings.price if price.model not in asked]
+    if stray:
+        said = ", ".join(f"{role} {name}" for name, role in asked.items())
+        raise pytest.UsageError(f"--audiobench-price: {', '.join(stray)} is not a model this run "
+                                f"asks (it asks: {said})")
 
 
 def _combinations(settings: Settings) -> None:

@@ -21,6 +21,7 @@ from pytest_audiobench.config.options import (
     PacingOptions,
     RequestOptions,
 )
+from pytest_audiobench.config.prices import Price
 
 
 class Sampling(Frozen):
@@ -109,6 +110,22 @@ class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, Out
     def cache(self) -> bool:
         """The response cache (and the run records) are in use: not ``--audiobench-no-cache``."""
         return not self.no_cache
+
+    def asked_models(self) -> dict[str, str]:
+        """The model ids whose tokens the run counts, and their role: the model (as the summary
+        names it), the live baseline model, the judge (one id may have two roles)."""
+        roles = [("model", self.model), ("baseline model", self.rival.model if self.rival
+                                         else None),
+                 ("judge", self.judge.endpoint.model if self.judge else None)]
+        asked: dict[str, str] = {}
+        for role, name in roles:
+            if name is not None:
+                asked[name] = f"{asked[name]} and {role}" if name in asked else role
+        return asked
+
+    def price_of(self, model: str) -> Price | None:
+        """``model``'s price (--audiobench-price), None when none was given."""
+        return next((price for price in self.price if price.model == model), None)
 
     def of(self, benchmark: str, model: type[OwnT]) -> OwnT:
         """``benchmark``'s own settings as its ``model`` (its defaults when it has none)."""

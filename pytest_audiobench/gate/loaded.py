@@ -7,6 +7,7 @@ and a merge of shards read the same object.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -91,6 +92,14 @@ class LoadedBaseline:
     def against(self) -> str:
         """What the gate holds the run against, as the summary names it."""
         return str(self.path) if self.rival is None else f"{self.rival.model} at {self.rival.url}"
+
+    @property
+    def digest(self) -> str | None:
+        """What tells this baseline file from another (a rewritten one, another model's): a
+        hash of its content; None without a file (none yet, or head to head)."""
+        if self.file is None or self.rival is not None:
+            return None
+        return hashlib.sha256(self.file.model_dump_json().encode("utf-8")).hexdigest()[:16]
 
     @property
     def graded_by_a_judge(self) -> bool:

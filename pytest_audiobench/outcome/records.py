@@ -37,6 +37,14 @@ class Verdict(BaseModel):
 
     @property
     def judge_usage(self) -> Usage:
+        """The tokens of every judge reply the verdict rests on, cached ones included (what
+        it would have cost)."""
+        return Usage()
+
+    @property
+    def judge_sent_usage(self) -> Usage:
+        """Of those, the tokens of the replies sent, not served from the cache (what it cost).
+        A benchmark that does not say counts none."""
         return Usage()
 
     @property

@@ -182,6 +182,7 @@ def _what_it_took(report: RunReport) -> list[tuple[str, str]]:
                    f"{usage.model.completion_tokens} completion; judge "
                    f"{usage.judge.prompt_tokens} prompt + {usage.judge.completion_tokens} "
                    "completion"),
+        ("cost", usage.cost.line().removeprefix("cost: ") if usage.cost else ""),
         ("run", f"{run.id}, started {run.started or 'unknown'}" if run else "a merge of shards"),
         ("duration", f"{report.seconds:.1f} s" if report.seconds is not None else ""),
         ("tool", f"{report.tool} {report.version}"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -14,8 +14,9 @@ from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.decision import BaselineStatus
 from pytest_audiobench.gate.drift import Drift, JudgeComparison
 from pytest_audiobench.gate.evaluation import Gate
+from pytest_audiobench.outcome.cost import Cost, Spent, cost
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.outcome.records import SampleRecord
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage
 
 FORMAT = 3
@@ -68,6 +69,9 @@ class BenchmarkSummary(BaseModel):
     """How the numbers were made (matcher, judge protocol, what is unavailable)."""
     counts: Counts
     baseline_path: str
+    baseline_digest: str | None = None
+    """A hash of the baseline file the gate used (``LoadedBaseline.digest``): tells a
+    rewritten baseline from the one before; None without one."""
     baseline: BaselineStatus
     gate: Gate | None = None
     judge_comparison: JudgeComparison | None = None
@@ -86,13 +90,45 @@ class TokenUsage(BaseModel):
     (what the run would have cost) and are also counted apart."""
 
     model: Usage = Usage()
+    """The model's answers (head to head, the live baseline model's too)."""
     judge: Usage = Usage()
+    baseline_model: Usage = Usage()
+    """Of ``model``, the live baseline model's answers (head to head)."""
+    model_sent: Usage = Usage()
+    """Of the model's own answers (not the baseline model's), those sent rather than served
+    from the cache: what was paid for."""
+    baseline_model_sent: Usage = Usage()
+    judge_sent: Usage = Usage()
+    cost: Cost | None = None
+    """What the tokens cost at --audiobench-price; None without a price."""
     model_requests: int = 0
     model_cached: int = 0
     model_reused: int = 0
     """Of the cached ones, the answers another run got (--audiobench-reuse)."""
     judge_requests: int = 0
     judge_cached: int = 0
+
+    def spent(self, asked: Mapping[str, str], settings: Settings) -> dict[str, Spent]:
+        """Per model id the run asked (``Settings.asked_models``: id to role), its tokens."""
+        own = self.model - self.baseline_model
+        sides = [(settings.model, self.model_sent, own),
+                 (settings.rival.model if settings.rival else None, self.baseline_model_sent,
+                  self.baseline_model),
+                 (settings.judge.endpoint.model if settings.judge else None, self.judge_sent,
+                  self.judge)]
+        spent: dict[str, Spent] = {}
+        for model, sent, counted in sides:
+            if model is None:
+                continue
+            was = spent.get(model, Spent(role=asked[model]))
+            spent[model] = Spent(role=was.role, sent=was.sent + sent,
+                                 cached=was.cached + (counted - sent))
+        return spent
+
+    def priced(self, settings: Settings) -> TokenUsage:
+        """These tokens with their cost at the run's prices."""
+        return self.model_copy(update={"cost": cost(self.spent(settings.asked_models(),
+                                                               settings), settings.price)})
 
 
 class RunInfo(BaseModel):
@@ -201,9 +237,18 @@ def add_usage(total: TokenUsage, record: SampleRecord) -> None:
         total.model_requests += 1
         total.model_cached += answer.completion.cached
         total.model_reused += answer.completion.reused_from is not None
+    for answer in record.rival:
+        total.baseline_model = total.baseline_model + answer.completion.usage
+    total.model_sent = total.model_sent + _sent(record.answers)
+    total.baseline_model_sent = total.baseline_model_sent + _sent(record.rival)
     # The calibration and the confirmation cost too.
     for verdict in [*record.verdicts, *record.judged_again, *record.confirmation,
                     *record.confirmation_of_baseline]:
         total.judge = total.judge + verdict.judge_usage
+        total.judge_sent = total.judge_sent + verdict.judge_sent_usage
         total.judge_requests += verdict.judge_calls
         total.judge_cached += verdict.judge_cached
+
+
+def _sent(answers: Iterable[ModelAnswer]) -> Usage:
+    return sum((a.completion.usage for a in answers if not a.completion.cached), Usage())

@@ -100,8 +100,8 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     held = all(s.gate is None or s.gate.held for s in summaries)
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
     report = RunReport(settings=settings, run=run, benchmarks=summaries,
-                       judge_protocol=protocol, usage=total, traffic=traffic, gate_held=held,
-                       selected=list(selected), samples=[], seconds=seconds)
+                       judge_protocol=protocol, usage=total.priced(settings), traffic=traffic,
+                       gate_held=held, selected=list(selected), samples=[], seconds=seconds)
     return report, updates
 
 
@@ -173,6 +173,7 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         notes=notes, headline=list(release.headline),
         release_notes=list(release.notes), counts=counts, failed_means=failed_means,
         baseline_path=loaded.against if loaded.rival else str(decision.path),
+        baseline_digest=loaded.digest,
         baseline=decision.status, gate=decision.gate,
         unwritten=unwritten)
     return summary, decision

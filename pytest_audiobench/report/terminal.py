@@ -47,6 +47,8 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
         lines.append(f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} "
                      f"audio) + {u.model.completion_tokens} completion; judge "
                      f"{u.judge.prompt_tokens} prompt + {u.judge.completion_tokens} completion")
+    if u.cost is not None:
+        lines.append(u.cost.line())
     lines += _traffic(report.traffic)
     return lines
 

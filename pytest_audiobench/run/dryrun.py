@@ -11,6 +11,7 @@ from pytest_audiobench.benchmarks.asking import cached_answer
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.errors import AudioError, EmptyAudio
+from pytest_audiobench.outcome.cost import Planned, estimate_lines
 
 
 class DryRun(BaseModel):
@@ -32,6 +33,9 @@ class DryRun(BaseModel):
     baseline_model_calls: int = 0
     """Of ``model_calls``, those to the live baseline model (head to head); their answers'
     judge calls are in ``judge_calls``."""
+    baseline_model_cached: int = 0
+    costs: list[str] = []
+    """What the calls to send would cost at --audiobench-price (``outcome/cost.py``)."""
     confirm_draws: int = 0
     """--audiobench-confirm-draws when items are held against a per-sample baseline."""
     judge_upper_bound: bool = False
@@ -63,6 +67,7 @@ class DryRun(BaseModel):
         if self.confirm_draws:
             lines.append(f"not counted either: up to {self.confirm_draws} round(s) of fresh "
                          "judge draws for each sample whose first draws suggest a drop")
+        lines += self.costs
         if self.skipped:
             lines.append(f"{len(self.skipped)} samples would be skipped (no usable audio): "
                          + ", ".join(self.skipped[:5]) + (" ..." if len(self.skipped) > 5 else ""))
@@ -101,8 +106,32 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             plan.model_calls += 1
             plan.model_cached += answer is not None
             plan.baseline_model_calls += theirs
+            plan.baseline_model_cached += theirs and answer is not None
             calls, cached, bound = bench.judge_calls(sample, answer, scoped)
             plan.judge_calls += calls
             plan.judge_cached += cached
             plan.judge_upper_bound |= bound
+    plan.costs = estimate_lines(_planned(plan, runtime, rival), runtime.settings.price)
     return plan
+
+
+def _planned(plan: DryRun, runtime: Runtime, rival: Runtime | None) -> dict[str, Planned]:
+    """Per model id, the calls the plan would send and the cached replies it looked at."""
+    sides = [(runtime.model, plan.model_calls - plan.baseline_model_calls
+              - (plan.model_cached - plan.baseline_model_cached), False)]
+    if rival is not None:
+        sides.append((rival.model, plan.baseline_model_calls - plan.baseline_model_cached,
+                      False))
+    if runtime.judge is not None:
+        sides.append((runtime.judge, plan.judge_calls - plan.judge_cached,
+                      plan.judge_upper_bound))
+    asked = runtime.settings.asked_models()
+    planned: dict[str, Planned] = {}
+    for endpoint, to_send, bound in sides:
+        name = endpoint.settings.model
+        was = planned.get(name, Planned(role=asked.get(name, name), to_send=0))
+        planned[name] = Planned(role=was.role, to_send=was.to_send + to_send,
+                                bound=was.bound or bound,
+                                cached_replies=endpoint.peeked.replies,
+                                cached=endpoint.peeked.usage)
+    return planned

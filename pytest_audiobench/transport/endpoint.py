@@ -22,7 +22,7 @@ from pytest_audiobench.config.frozen import OwnSettings
 from pytest_audiobench.config.settings import EndpointSettings
 from pytest_audiobench.errors import DeadlineReached, EndpointError
 from pytest_audiobench.transport import secrets
-from pytest_audiobench.transport.ledger import Ledger
+from pytest_audiobench.transport.ledger import Ledger, Peeked
 from pytest_audiobench.transport.types import Completion, Provider, Usage
 
 if TYPE_CHECKING:
@@ -234,8 +234,14 @@ class Endpoint:
             hit = self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
                                                  cache_tag=cache_tag, run=run))
             if hit is not None:
+                self._line.peeked.add(hit.usage)
                 return hit
         return None
+
+    @property
+    def peeked(self) -> Peeked:
+        """The replies ``cached`` found, in every view of this endpoint, and their tokens."""
+        return self._line.peeked
 
     def cache_key(self, messages: list[dict[str, Any]], seed_offset: int, *,
                   fingerprint: Mapping[str, Any] | None, cache_tag: str | None,

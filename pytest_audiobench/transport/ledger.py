@@ -8,7 +8,20 @@ import asyncio
 import time
 
 from pytest_audiobench.errors import EndpointDown
-from pytest_audiobench.transport.types import EndpointTraffic, Traffic, endpoint_label
+from pytest_audiobench.transport.types import EndpointTraffic, Traffic, Usage, endpoint_label
+
+
+class Peeked:
+    """The cached replies looked at without sending (a dry run's): how many, and their tokens,
+    from which a dry run tells what the calls it would send cost."""
+
+    def __init__(self) -> None:
+        self.replies = 0
+        self.usage = Usage()
+
+    def add(self, usage: Usage) -> None:
+        self.replies += 1
+        self.usage = self.usage + usage
 
 
 class Line:
@@ -17,6 +30,7 @@ class Line:
     def __init__(self, label: str, max_failures: int) -> None:
         self.label = label
         self.traffic = EndpointTraffic()
+        self.peeked = Peeked()
         self._max_failures = max_failures
         self._in_a_row = 0
         self._down: asyncio.Event | None = None

@@ -22,6 +22,14 @@ class Usage(BaseModel):
             audio_tokens=self.audio_tokens + other.audio_tokens,
         )
 
+    def __sub__(self, other: Usage) -> Usage:
+        """What is left of these tokens without ``other``'s (a part of them)."""
+        return Usage(
+            prompt_tokens=self.prompt_tokens - other.prompt_tokens,
+            completion_tokens=self.completion_tokens - other.completion_tokens,
+            audio_tokens=self.audio_tokens - other.audio_tokens,
+        )
+
 
 class Completion(BaseModel):
     """One answered chat request."""

@@ -42,6 +42,8 @@ class PassVerdict(BaseModel):
     usage: Usage = Usage()
     cached: int = 0
     """Replies served from the response cache."""
+    sent_usage: Usage = Usage()
+    """The tokens of the replies that were sent (not from the cache): what was paid for."""
 
     @property
     def parsed(self) -> bool:
@@ -66,6 +68,10 @@ class ChatVerdict(Verdict):
     @property
     def judge_usage(self) -> Usage:
         return sum((p.usage for p in self.passes), Usage())
+
+    @property
+    def judge_sent_usage(self) -> Usage:
+        return sum((p.sent_usage for p in self.passes), Usage())
 
     @property
     def judge_calls(self) -> int:
@@ -149,11 +155,12 @@ async def judge_pass(endpoint: Judge, request: JudgeRequest, order: Order,
         cache_tag=lambda attempt: tag)
     if asked.parsed is None:
         return PassVerdict(order=order, outputs=asked.outputs, usage=asked.usage,
-                           cached=asked.cached)
+                           cached=asked.cached, sent_usage=asked.sent_usage)
     first, second = asked.parsed
     model, reference = (second, first) if order == "reference_first" else (first, second)
     return PassVerdict(order=order, outputs=asked.outputs, model_score=model,
-                       reference_score=reference, usage=asked.usage, cached=asked.cached)
+                       reference_score=reference, usage=asked.usage, cached=asked.cached,
+                       sent_usage=asked.sent_usage)
 
 
 def _scores_or_problem(reply: str) -> tuple[int, int] | str:

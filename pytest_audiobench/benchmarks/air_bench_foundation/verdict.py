@@ -54,6 +54,11 @@ class FoundationVerdict(Verdict):
         return self.align.reply.usage if self.align is not None else Usage()
 
     @property
+    def judge_sent_usage(self) -> Usage:
+        reply = self.align.reply if self.align is not None else None
+        return reply.usage if reply is not None and not reply.cached else Usage()
+
+    @property
     def judge_calls(self) -> int:
         return 0 if self.align is None else self.align.reply.attempts
 

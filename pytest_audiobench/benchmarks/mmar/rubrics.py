@@ -84,6 +84,8 @@ class RaterResult(BaseModel):
     usage: Usage = Usage()
     cached: int = 0
     """Replies served from the response cache."""
+    sent_usage: Usage = Usage()
+    """The tokens of the replies that were sent (not from the cache): what was paid for."""
 
 
 class RubricVerdict(BaseModel):
@@ -296,9 +298,9 @@ async def _rate(judge: Judge, messages: list[dict[str, Any]],
         cache_tag=lambda attempt: f"rater {rater} attempt {attempt}")
     if asked.parsed is None:
         return RaterResult(outputs=asked.outputs, problem=asked.problem, usage=asked.usage,
-                           cached=asked.cached)
+                           cached=asked.cached, sent_usage=asked.sent_usage)
     return RaterResult(outputs=asked.outputs, scores=asked.parsed, usage=asked.usage,
-                       cached=asked.cached,
+                       cached=asked.cached, sent_usage=asked.sent_usage,
                        score=call_score([s.score for s in asked.parsed], criteria))
 
 

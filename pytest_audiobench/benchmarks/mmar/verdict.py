@@ -38,6 +38,11 @@ class MmarVerdict(Verdict):
         return sum((r.usage for r in raters), Usage())
 
     @property
+    def judge_sent_usage(self) -> Usage:
+        raters = self.rubric.raters if self.rubric else []
+        return sum((r.sent_usage for r in raters), Usage())
+
+    @property
     def judge_calls(self) -> int:
         return sum(len(r.outputs) for r in (self.rubric.raters if self.rubric else []))
 
