@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import argparse
 import math
-
-from pydantic import Field
-
-from pytest_audiobench.config.frozen import Frozen
+from dataclasses import dataclass
 
 EXAMPLE = "gpt-4o-audio-preview=2.5/10,gpt-4o-2024-08-06=2.5/10"
 
 
-class Price(Frozen):
-    """One model's price: dollars per million tokens."""
+@dataclass(frozen=True, slots=True)
+class Price:
+    """One model's price: dollars per million tokens, finite and not negative (``prices``
+    reads them). A dataclass, not a pydantic model: the options are read in every start of
+    pytest, which must not import pydantic."""
 
     model: str
     """The model id as the run names it (--audiobench-model, --audiobench-judge-model, ...)."""
-    prompt: float = Field(ge=0, allow_inf_nan=False)
-    completion: float = Field(ge=0, allow_inf_nan=False)
+    prompt: float
+    completion: float
 
 
 def prices(value: str) -> tuple[Price, ...]:
