@@ -19,6 +19,7 @@ from pytest_audiobench.gate.baseline import (
     whole,
 )
 from pytest_audiobench.gate.evaluation import Gate, GateRow, evaluate
+from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.writing import write
 from pytest_audiobench.outcome.lines import SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
@@ -403,3 +404,15 @@ def test_a_bad_sample_line_names_the_file_and_line_number(tmp_path: Path) -> Non
         _line("a::1", "ok").model_dump_json() + "\n{not json\n", encoding="utf-8")
     with pytest.raises(BaselineError, match=r"m\.samples\.jsonl line 2"):
         load_samples(path)
+
+
+def test_a_baseline_s_digest_tells_a_rewritten_file_from_the_one_before() -> None:
+    def loaded(threshold: float | None) -> LoadedBaseline:
+        file = None if threshold is None else Baseline(
+            benchmark="b", model="m", metrics={"b.score": Threshold(threshold=threshold)})
+        return LoadedBaseline.of(Path("b/m.json"), file, {}, 0.95)
+
+    first, same, rewritten = loaded(7.5), loaded(7.5), loaded(7.25)
+    assert first.digest is not None and len(first.digest) == 16
+    assert first.digest == same.digest != rewritten.digest
+    assert loaded(None).digest is None
