@@ -7,6 +7,7 @@ tokens."""
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from pytest_audiobench.transport.types import Usage
 from tests.conftest import JUDGE, MODEL, Servers
 from tests.fakes.openai_server import FakeOpenAIServer, Scripted
 from tests.test_head_to_head import RIVAL, _against
+from tests.test_shard import _merge
 
 XDIST = [pytest.param([], id="no-xdist"), pytest.param(["-n2"], id="n2")]
 
@@ -180,3 +182,20 @@ def test_head_to_head_the_baseline_model_is_priced_apart_from_the_model(
                      RIVAL: ("baseline model", pytest.approx(
                          _dollars(usage["baseline_model_sent"], 3000, 4000)))}
     assert usage["cost"]["unpriced"] == [JUDGE]
+
+
+def test_a_merge_of_shards_costs_what_its_shards_paid(
+        run_bench: Any, pytester: pytest.Pytester) -> None:
+    paid = []
+    for k in (1, 2):
+        path = pytester.path / f"shard-{k}.json"
+        run_bench(PRICE, "--audiobench-shard", f"{k}/2", f"--audiobench-report={path}")
+        paid.append(json.loads(path.read_text())["usage"]["cost"])
+    merged = pytester.path / "merged.json"
+    done = _merge(pytester.path / "shard-1.json", pytester.path / "shard-2.json", "--report",
+                  merged, cwd=pytester.path)
+    cost_of = json.loads(merged.read_text())["usage"]["cost"]
+    assert {i["model"]: i["paid"] for i in cost_of["items"]} == pytest.approx(
+        {m: sum(i["paid"] for c in paid for i in c["items"] if i["model"] == m)
+         for m in (MODEL, JUDGE)})
+    assert f"cost: {money(sum(i['paid'] for i in cost_of['items']))}" in done.stdout
