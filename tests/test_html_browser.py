@@ -5,44 +5,25 @@ the network. Skipped, with the reason, where the browser or selenium is absent."
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.browser import NEEDS_CHROMIUM, asked_only_itself, chromium, opened
 from tests.conftest import Servers
 from tests.test_html_report import node
 from tests.test_per_sample_gate import answering
 
-webdriver = pytest.importorskip("selenium.webdriver",
-                                reason="selenium comes with the dev extra")
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or DRIVER is None,
-    reason="no headless Chromium here (apt-get install chromium chromium-driver)")
+pytest.importorskip("selenium.webdriver", reason="selenium comes with the dev extra")
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1200,900", "--autoplay-policy=no-user-gesture-required"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
-    driver.set_page_load_timeout(30)
-    try:
+    with chromium("--autoplay-policy=no-user-gesture-required") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture
@@ -95,12 +76,7 @@ def test_the_filters_change_the_rows(page: Any, small_records: list[Any]) -> Non
 
 
 def test_a_row_opens_to_its_answers_and_judges(page: Any, small_records: list[Any]) -> None:
-    row = page.find_element("css selector",
-                            f'details[data-nodeid="{node(small_records[5])}"]')
-    body = row.find_element("css selector", ".body")
-    assert not body.is_displayed()
-    row.find_element("tag name", "summary").click()
-    assert row.get_attribute("open") is not None and body.is_displayed()
+    row, body = opened(page, node(small_records[5]))
     assert "baseline answer (score 8)" in body.text.lower()
     assert row.find_element("css selector", "del").text == "good"
     assert row.find_element("css selector", "ins").text == "poor"
@@ -134,12 +110,7 @@ def test_the_page_asks_nothing_of_the_network(page: Any) -> None:
     row = page.find_element("css selector", "details.sample")
     row.find_element("tag name", "summary").click()
     page.execute_script("document.querySelectorAll('audio').forEach(a => a.load());")
-    requests = [json.loads(entry["message"])["message"] for entry in page.get_log("performance")]
-    urls = [m["params"]["request"]["url"] for m in requests
-            if m["method"] == "Network.requestWillBeSent"]
-    assert urls and all(url.startswith(("file:", "data:")) for url in urls), urls
-    errors = [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
-    assert errors == []
+    asked_only_itself(page)
 
 
 def test_a_merge_page_opens_too(run_bench: Any, pytester: pytest.Pytester,

@@ -100,6 +100,7 @@ def test_the_wheel_holds_the_mini_benchmark_the_assets_the_prompts_and_the_entry
     assert "cascade" in (metadata.get_all("Provides-Extra") or [])
     assert "[pytest11]\naudiobench = pytest_audiobench.plugin" in entry_points
     assert "audiobench-merge = pytest_audiobench.commands.merge:main" in entry_points
+    assert "audiobench-history = pytest_audiobench.commands.history:main" in entry_points
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """The HTML report's charts as inline SVG (pure): no library, nothing fetched when the page
 is viewed. A forest plot shows each gated metric's change against the baseline with its
-interval and the margin; a bar chart shows groups of metrics, baseline beside this run."""
+interval and the margin; a bar chart shows groups of metrics, baseline beside this run; a line
+chart shows one metric across runs (``audiobench-history``)."""
 
 from __future__ import annotations
 
@@ -126,3 +127,105 @@ def bars(rows: Sequence[Bar], caption: str, top: float) -> str:
                      f"{fixed(row.value)}</text></g>")
     parts.append("</svg>")
     return "".join(parts)
+
+
+HISTORY_LEFT = 56
+HISTORY_WIDTH = 400
+HISTORY_TOP = 12
+HISTORY_HEIGHT = 120
+"""The line chart's plot area: from x 56 to 456, from y 12 (the top) to 132."""
+
+PointState = RowState | Literal["none"]
+"""A run's verdict on the metric as drawn; ``none``: the run had no gate."""
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One run of a metric's history."""
+
+    label: str
+    """The run as the x axis names it."""
+    value: float | None
+    """None: the run did not measure the metric."""
+    low: float | None = None
+    high: float | None = None
+    """The gate's interval where it paired the metric, in the metric's own units."""
+    state: PointState = "none"
+    baseline_changed: bool = False
+    """The run was held against another baseline than the run before it."""
+
+
+def history(points: Sequence[Point], caption: str) -> str:
+    """The metric across the runs, oldest left, evenly spaced (one run: in the middle): a dot
+    per run that measured it, joined by a line broken where a run did not, the gate's
+    interval as a vertical bar, a dashed vertical mark where the baseline changed, and a
+    failed verdict in the alarm colour. Empty when no run measured it."""
+    scale = _history_scale(points)
+    if scale is None:
+        return ""
+    lo, hi = scale
+    width, height = HISTORY_LEFT + HISTORY_WIDTH + 24, HISTORY_TOP + HISTORY_HEIGHT + 32
+    values = [p.value for p in points if p.value is not None]
+    parts = [f'<svg class="chart history" role="img" viewBox="0 0 {width} {height}" '
+             f'width="{width}" height="{height}">', f"<title>{escape(caption)}</title>",
+             *(_history_tick(v, lo, hi) for v in sorted({min(values), max(values)})),
+             _history_line(points, lo, hi)]
+    parts += [_history_point(p, _run_x(i, len(points)), lo, hi) for i, p in enumerate(points)]
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _history_scale(points: Sequence[Point]) -> tuple[float, float] | None:
+    """The value axis: every value and interval end with a tenth of their range above and
+    below (1 when they are all equal)."""
+    ends = [v for p in points for v in (p.value, p.low, p.high) if v is not None]
+    if not ends:
+        return None
+    pad = (max(ends) - min(ends)) * 0.1 or 1.0
+    return min(ends) - pad, max(ends) + pad
+
+
+def _run_x(index: int, count: int) -> float:
+    if count == 1:
+        return HISTORY_LEFT + HISTORY_WIDTH / 2
+    return HISTORY_LEFT + index * HISTORY_WIDTH / (count - 1)
+
+
+def _value_y(value: float, lo: float, hi: float) -> float:
+    return HISTORY_TOP + (hi - value) / (hi - lo) * HISTORY_HEIGHT
+
+
+def _history_tick(value: float, lo: float, hi: float) -> str:
+    return (f'<text class="ytick" x="{HISTORY_LEFT - 8}" y="{_value_y(value, lo, hi) + 4:.1f}">'
+            f"{fixed(value)}</text>")
+
+
+def _history_line(points: Sequence[Point], lo: float, hi: float) -> str:
+    """The line through the dots, lifted where a run did not measure the metric."""
+    steps, drawn, pen = [], 0, "M"
+    for index, point in enumerate(points):
+        if point.value is None:
+            pen = "M"
+            continue
+        steps.append(f"{pen}{_run_x(index, len(points)):.1f} {_value_y(point.value, lo, hi):.1f}")
+        drawn += pen == "L"
+        pen = "L"
+    return f'<path class="line" d="{" ".join(steps)}"/>' if drawn else ""
+
+
+def _history_point(point: Point, x: float, lo: float, hi: float) -> str:
+    bottom = HISTORY_TOP + HISTORY_HEIGHT
+    out = [f'<g class="run {point.state}" data-run="{escape(point.label)}">']
+    if point.baseline_changed:
+        out.append(f'<line class="change" x1="{x:.1f}" y1="{HISTORY_TOP}" x2="{x:.1f}" '
+                   f'y2="{bottom}"><title>{escape(point.label)}: another baseline</title></line>')
+    if point.low is not None and point.high is not None:
+        out.append(f'<line class="interval" x1="{x:.1f}" y1="{_value_y(point.high, lo, hi):.1f}" '
+                   f'x2="{x:.1f}" y2="{_value_y(point.low, lo, hi):.1f}"/>')
+    if point.value is None:
+        out.append(f'<text class="missing" x="{x:.1f}" y="{bottom - 4}">-</text>')
+    else:
+        out.append(f'<circle class="point" cx="{x:.1f}" cy="{_value_y(point.value, lo, hi):.1f}" '
+                   f'r="4"><title>{escape(point.label)}: {fixed(point.value)}</title></circle>')
+    out.append(f'<text class="tick" x="{x:.1f}" y="{bottom + 18}">{escape(point.label)}</text></g>')
+    return "".join(out)

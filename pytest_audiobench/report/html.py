@@ -1,7 +1,8 @@
 """The run as one self-contained HTML page (``--audiobench-html``, and the same page from
 ``audiobench-merge`` and ``audiobench-compare``): the run and its cost, per benchmark the
 gate with its charts and table, and every sample, filterable, opening to its question,
-answers side by side, the judge's replies and a player for its audio.
+answers side by side, the judge's replies and a player for its audio. ``audiobench-history``
+builds its page from the same parts (``document``, ``sample_row``, ``audio_budget``).
 
 Nothing on the page is fetched when it is viewed: styles, script and charts are inline, the
 audio of the samples that need attention is embedded up to a size limit, and the rest is
@@ -94,12 +95,12 @@ def write(page: Page, path: Path) -> Written:
     the kinds' order, so that no run's rows are all in memory at once."""
     path.parent.mkdir(parents=True, exist_ok=True)
     written = Written(path=path)
-    audio = _Audio(path.parent.resolve(), page.audio_limit, written)
+    audio = Audio(path.parent.resolve(), page.audio_limit, written)
     with ExitStack() as stack:
         rows = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
                 for kind in KINDS}
         counts, tasks = _rows(page, audio, rows)
-        head, tail = _document(page.title)
+        head, tail = document(page.title)
         with replacing(path) as out:
             out.write(head + _header(page) + "".join(
                 _benchmark(s, page.labels) for s in page.report.benchmarks))
@@ -122,8 +123,9 @@ _POLICY = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-in
 """The page may load nothing from anywhere but itself and the audio files beside it."""
 
 
-def _document(title: str) -> tuple[str, str]:
-    """What comes before the page's body, and what after it."""
+def document(title: str) -> tuple[str, str]:
+    """What comes before a page's body, and what after it: the head with the content policy,
+    the style and the title, and the script (the run page's, and ``audiobench-history``'s)."""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -221,7 +223,7 @@ def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str]) -> str:
             f"<h2>{escape(summary.benchmark)} <span class=\"verdict {state}\">"
             f"{escape(verdict)}</span></h2>"
             + "".join(f"<p class=\"reason\">{escape(r)}</p>" for r in reasons)
-            + _chart(charts.forest(changes, f"{summary.benchmark}: change against the "
+            + figure(charts.forest(changes, f"{summary.benchmark}: change against the "
                                    f"{labels[0]}"),
                      f"Change against the {labels[0]}: the dot is the change, the bar its "
                      "interval, the dashed mark the drop allowed (the margin, or the "
@@ -229,14 +231,15 @@ def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str]) -> str:
             + _gate_table(rows, labels)
             + "".join(f"<p class=\"note\">{escape(n)}</p>" for n in paired_notes(rows))
             + "".join(f"<p class=\"note drift\">{escape(n)}</p>" for n in drift_lines(summary))
-            + _chart(charts.bars(_bars(summary, prefix), f"{summary.benchmark}: headline "
+            + figure(charts.bars(_bars(summary, prefix), f"{summary.benchmark}: headline "
                                  "metrics", _top(summary)),
                      f"Headline metrics: {labels[1]} (blue) over the {labels[0]} (grey)")
             + "".join(f"<p class=\"note\">{escape(n)}</p>" for n in summary.notes)
             + "</section>")
 
 
-def _chart(svg: str, caption: str) -> str:
+def figure(svg: str, caption: str) -> str:
+    """A chart with its caption under it; nothing without a chart."""
     if not svg:
         return ""
     return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
@@ -246,9 +249,9 @@ def _change(row: GateRow, prefix: str) -> charts.Change:
     label = row.metric.removeprefix(prefix)
     if row.test == "paired" and row.difference is not None:
         return charts.Change(label, row.difference, row.low, row.high,
-                             -(row.margin or 0.0), _row_class(row), row.span)
+                             -(row.margin or 0.0), row_state(row), row.span)
     delta = row.delta or 0.0
-    return charts.Change(label, delta, None, None, -row.tolerance, _row_class(row))
+    return charts.Change(label, delta, None, None, -row.tolerance, row_state(row))
 
 
 def _number(value: float | None, signed: bool = False) -> str:
@@ -272,14 +275,15 @@ def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
                  _number(r.difference if paired else r.delta, True), interval,
                  f"{r.margin:g}" if r.margin is not None else "-", _number(r.detectable),
                  r.verdict)
-        body.append(f'<tr class="{_row_class(r)}">'
+        body.append(f'<tr class="{row_state(r)}">'
                     + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
     return ('<table class="gate"><thead><tr>' + "".join(f"<th>{escape(h)}</th>" for h in head)
             + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
 
 
-def _row_class(row: GateRow) -> charts.RowState:
-    """ok, worse (within its margin: held), small (reported, not gated) or failed."""
+def row_state(row: GateRow) -> charts.RowState:
+    """How a page draws a gate's row: ok, worse (within its margin: held), small (reported,
+    not gated) or failed (the alarm colour)."""
     states: dict[str, charts.RowState] = {"ok": "ok", "worse within margin": "worse",
                                           "too small": "small", "judge changed": "small"}
     return states.get(row.verdict, "failed")
@@ -308,8 +312,9 @@ def _top(summary: BenchmarkSummary) -> float:
     return top
 
 
-class _Audio:
-    """Embeds clips while the page's audio budget lasts, links the rest."""
+class Audio:
+    """Embeds clips while the page's audio budget lasts, links the rest (a page's players;
+    ``audio_budget`` makes one for a page built of these parts)."""
 
     def __init__(self, folder: Path, limit: int, written: Written) -> None:
         self.folder = folder
@@ -345,7 +350,7 @@ def _kind(record: SampleRecord, regressions: bool) -> str:
         record.outcome, record.outcome)
 
 
-def _rows(page: Page, audio: _Audio, rows: Mapping[str, TextIO]
+def _rows(page: Page, audio: Audio, rows: Mapping[str, TextIO]
           ) -> tuple[dict[str, int], set[tuple[str, str]]]:
     """Write every sample's row to the file of its kind; count the kinds, gather the tasks."""
     summaries = {s.benchmark: s for s in page.report.benchmarks}
@@ -387,7 +392,7 @@ def _filters(counts: Mapping[str, int], found: set[tuple[str, str]]) -> str:
 
 
 def _sample(record: SampleRecord, kind: str, view: SampleView,
-            pair: tuple[SampleLine | None, SampleLine | None], audio: _Audio,
+            pair: tuple[SampleLine | None, SampleLine | None], audio: Audio,
             labels: tuple[str, str]) -> str:
     answer = record.answers[0].text if record.answers else ""
     summary = (f'<summary><span class="kind {escape(kind).replace(" ", "-")}">'
@@ -400,6 +405,22 @@ def _sample(record: SampleRecord, kind: str, view: SampleView,
             f'data-nodeid="{escape(record.nodeid)}" '
             f'data-task="{escape(record.benchmark)}::{escape(record.task)}">{summary}'
             f'<div class="body">{body}</div></details>')
+
+
+def audio_budget(path: Path, limit: int) -> tuple[Audio, Written]:
+    """The players of a page to be written at ``path``: clips embedded up to ``limit`` bytes,
+    the rest linked relative to its folder, counted in the ``Written`` returned."""
+    written = Written(path=path)
+    return Audio(path.parent.resolve(), limit, written), written
+
+
+def sample_row(record: SampleRecord, view: SampleView, audio: Audio,
+               regressions: bool) -> str:
+    """A sample's row as the run page writes it, opening to its body and a player (its clip
+    embedded, while the budget lasts, when its outcome needs attention); no baseline answer
+    beside it. ``regressions``: a failed sample regressed (a per-sample baseline's run)."""
+    kind = _kind(record, regressions)
+    return _sample(record, kind, view, (None, None), audio, ("baseline", "this run"))
 
 
 def _body(record: SampleRecord, view: SampleView,
@@ -422,7 +443,7 @@ def item_extra(record: SampleRecord, view: SampleView,
                pair: tuple[SampleLine | None, SampleLine | None], folder: Path) -> str:
     """One sample's details for another report's row (pytest-html's extras): the same body
     as on our page, and a player linking its audio relative to ``folder``."""
-    audio = _Audio(folder.resolve(), 0, Written(path=folder))
+    audio = Audio(folder.resolve(), 0, Written(path=folder))
     return (f'<div class="audiobench-sample">{_body(record, view, pair, ("baseline", "this run"))}'
             f"{audio.player(record, attention=False)}</div>")
 

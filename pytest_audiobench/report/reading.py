@@ -1,6 +1,6 @@
-"""Reading a JSON report back (``audiobench-merge``, ``audiobench-compare``): checked to be one
-of ours, of this format, with its benchmarks installed, so that its verdicts load as their own
-types."""
+"""Reading a JSON report back (``audiobench-merge``, ``-compare`` and ``-history``): checked to
+be one of ours, of this format, with its benchmarks installed, so that its verdicts load as
+their own types."""
 
 from __future__ import annotations
 
