@@ -151,14 +151,16 @@ class Outcomes:
 
 @dataclass(frozen=True)
 class History:
-    """The runs, oldest first, and their samples' outcomes."""
+    """The runs, oldest first, their samples' outcomes, and per benchmark the samples that
+    flipped, ranked once for the table and the page (``flipped``)."""
 
     runs: list[Run]
     outcomes: Outcomes
+    ranked: dict[str, list[Flipped]]
 
     def benchmarks(self) -> list[str]:
         """Every benchmark of any run, in the order they first appear."""
-        return list(dict.fromkeys(name for run in self.runs for name in run.benchmarks))
+        return list(self.ranked)
 
 
 def reports_in(paths: Sequence[Path]) -> list[Path]:
@@ -183,8 +185,9 @@ def _folder(path: Path) -> list[Path]:
 def read_history(paths: Sequence[Path]) -> History:
     """Every report's summaries and its samples' outcomes, one report in memory at a time."""
     outcomes = Outcomes()
-    runs = [_read_one(path, place, outcomes) for place, path in enumerate(paths)]
-    return History(in_order(runs), outcomes)
+    runs = in_order(_read_one(path, place, outcomes) for place, path in enumerate(paths))
+    names = dict.fromkeys(name for run in runs for name in run.benchmarks)
+    return History(runs, outcomes, {name: flipped(outcomes.strips(name, runs)) for name in names})
 
 
 def _read_one(path: Path, place: int, outcomes: Outcomes) -> Run:
@@ -314,7 +317,7 @@ def _benchmark_lines(history: History, name: str, shown: int) -> list[str]:
     for part in _split(fixed_cols, metric_cols):
         lines += columns(list(zip(*part, strict=True)), right={0})
     lines += prose(f"verdicts: {LEGEND}")
-    return lines + _flipped_lines(flipped(history.outcomes.strips(name, runs)), shown)
+    return lines + _flipped_lines(history.ranked[name], shown)
 
 
 def short_names(names: Sequence[str], benchmark: str) -> tuple[list[str], str]:
@@ -396,8 +399,7 @@ def write_page(history: History, path: Path, shown: int, audio_limit: int) -> Wr
     """The history as one self-contained page at ``path``: the runs, per benchmark a table
     and a chart per headline metric, and its most flipped samples, opening as on the run
     page (the records read again from the latest run that has each)."""
-    chosen = {name: flipped(history.outcomes.strips(name, history.runs))[:shown]
-              for name in history.benchmarks()}
+    chosen = {name: ranked[:shown] for name, ranked in history.ranked.items()}
     audio, written = html.audio_budget(path, audio_limit)
     rows = _sample_rows(history, [f.nodeid for fs in chosen.values() for f in fs], audio)
     models = ", ".join(dict.fromkeys(run.model for run in history.runs))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -108,8 +108,9 @@ class TokenUsage(BaseModel):
     judge_requests: int = 0
     judge_cached: int = 0
 
-    def spent(self, asked: Mapping[str, str], settings: Settings) -> dict[str, Spent]:
-        """Per model id the run asked (``Settings.asked_models``: id to role), its tokens."""
+    def spent(self, settings: Settings) -> dict[str, Spent]:
+        """Per model id the run asked (``Settings.asked_models``, with its role), its tokens."""
+        asked = settings.asked_models()
         own = self.model - self.baseline_model
         sides = [(settings.model, self.model_sent, own),
                  (settings.rival.model if settings.rival else None, self.baseline_model_sent,
@@ -127,8 +128,7 @@ class TokenUsage(BaseModel):
 
     def priced(self, settings: Settings) -> TokenUsage:
         """These tokens with their cost at the run's prices."""
-        return self.model_copy(update={"cost": cost(self.spent(settings.asked_models(),
-                                                               settings), settings.price)})
+        return self.model_copy(update={"cost": cost(self.spent(settings), settings.price)})
 
 
 class RunInfo(BaseModel):
