@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.config.settings import EndpointSettings, Sampling
+from pytest_audiobench.config.settings import EndpointSettings, Headers, Sampling
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport.endpoint import Endpoint, Unusable, _completion, api_key
 from pytest_audiobench.transport.pacing import Pacer
@@ -103,22 +103,83 @@ def test_usage_reported_as_nulls_counts_zero(server: FakeOpenAIServer) -> None:
     assert complete(settings(server.url)).usage == Usage(completion_tokens=5)
 
 
-def test_a_reply_without_choices_or_content_holds_no_answer() -> None:
+def test_a_reply_without_choices_holds_no_completion() -> None:
     # The decoded JSON is read directly (the SDK's models are skipped): odd shapes fail
     # with our message, not a KeyError, and are retried like a 500.
     for body in ({"choices": []}, {"object": "chat.completion"}, ["not", "an", "object"]):
         with pytest.raises(Unusable, match="without choices"):
-            _completion(body, 1, None)
-    with pytest.raises(Unusable, match=r"an empty answer \(content null\)$"):
-        _completion({"choices": [{"message": None, "finish_reason": 3}], "usage": None}, 2, 64)
-    with pytest.raises(Unusable, match="content empty, finish_reason length: it used the "
-                                       "whole token limit, max_tokens 64"):
-        _completion({"choices": [{"message": {"content": " "}, "finish_reason": "length"}]},
-                    1, 64)
+            _completion(body, 1)
     parts = {"content": [{"type": "text", "text": "in "}, {"type": "text", "text": "parts"}]}
-    odd = _completion({"choices": [{"message": parts, "finish_reason": 3}], "usage": None},
-                      2, 64)
+    odd = _completion({"choices": [{"message": parts, "finish_reason": 3}], "usage": None}, 2)
     assert odd == Completion(text="in parts", finish_reason=None, attempts=2)
+
+
+def test_null_or_blank_content_is_read_as_an_empty_answer_with_why_it_ended() -> None:
+    null = _completion({"choices": [{"message": None, "finish_reason": 3}], "usage": None}, 2)
+    assert (null.text, null.empty, null.attempts) == ("", True, 2)
+    cut = _completion({"choices": [{"message": {"content": " "}, "finish_reason": "length"}]},
+                      1)
+    assert cut.empty and cut.cut and cut.finish_reason == "length"
+
+
+@pytest.mark.parametrize("field", ["reasoning", "reasoning_content"])
+def test_the_reasoning_is_read_from_either_field_a_server_sends_it_in(field: str) -> None:
+    message = {"content": "Answer: B", field: "the hum is low"}
+    read = _completion({"choices": [{"message": message, "finish_reason": "stop"}]}, 1)
+    assert (read.reasoning, read.thought, read.answer) == (
+        "the hum is low", "the hum is low", "Answer: B")
+
+
+def test_reasoning_wins_over_reasoning_content_and_a_null_one_is_none() -> None:
+    both = {"content": "B", "reasoning": "new", "reasoning_content": "old"}
+    assert _completion({"choices": [{"message": both}]}, 1).reasoning == "new"
+    nulls = {"content": "B", "reasoning": None, "reasoning_content": "old"}
+    assert _completion({"choices": [{"message": nulls}]}, 1).reasoning == "old"
+    assert _completion({"choices": [{"message": {"content": "B"}}]}, 1).reasoning is None
+
+
+def test_a_thought_with_no_answer_after_it_leaves_an_empty_answer_and_keeps_the_thought() -> None:
+    ran_out = Completion(text="", reasoning="thinking and thinking", finish_reason="length")
+    assert ran_out.empty and ran_out.cut and ran_out.thought == "thinking and thinking"
+    inline = Completion(text="<think>thinking and thinking", finish_reason="length")
+    assert inline.empty and inline.thought == "thinking and thinking"
+
+
+# --- empty answers ------------------------------------------------------------------------
+
+
+def test_a_models_empty_answer_is_asked_again_then_is_its_answer(
+        server: FakeOpenAIServer) -> None:
+    script(server, Reply(None, usage={"prompt_tokens": 5, "completion_tokens": 1}))
+    completion = complete(settings(server.url))  # retries 2: asked three times
+    assert server.count() == 3
+    assert (completion.text, completion.empty, completion.attempts) == ("", True, 3)
+    # Every reply was paid for: their tokens are the answer's.
+    assert completion.usage == Usage(prompt_tokens=15, completion_tokens=3)
+
+
+def test_an_empty_answer_that_clears_on_a_retry_is_the_retrys_answer(
+        server: FakeOpenAIServer) -> None:
+    script(server, Reply(""), Reply("a dog"))
+    completion = complete(settings(server.url))
+    assert (completion.text, completion.attempts, server.count()) == ("a dog", 2, 2)
+
+
+def test_an_empty_answer_cut_at_the_token_limit_is_not_asked_again(
+        server: FakeOpenAIServer) -> None:
+    script(server, Reply(None, reasoning="on and on", finish_reason="length"))
+    completion = complete(settings(server.url, sampling=Sampling(max_tokens=8)))
+    assert server.count() == 1
+    assert completion.empty and completion.cut and completion.thought == "on and on"
+
+
+def test_a_judges_empty_reply_is_a_failure_of_the_judge(server: FakeOpenAIServer) -> None:
+    script(server, Reply(None, finish_reason="length"))
+    said = failure(settings(server.url, role="judge", sampling=Sampling(max_tokens=64)))
+    assert said == (f"{MODEL} at {server.url} failed after 3 attempts: an empty answer "
+                    "(content null, finish_reason length: it used the whole token limit, "
+                    "max_tokens 64)")
+    assert server.count() == 3
 
 
 def test_the_model_and_messages_are_sent_as_given(server: FakeOpenAIServer) -> None:
@@ -365,3 +426,58 @@ def test_check_sends_no_chat_request() -> None:
     with FakeOpenAIServer(models=[MODEL]) as fake:
         check(settings(fake.url))
         assert fake.count() == 0
+
+
+# --- what a request carries beyond the sampling ---------------------------------------------
+
+
+HEADERS_ENV = "AUDIOBENCH_TEST_CLIENT_HEADERS"
+THINK_OFF = {"top_k": 20, "chat_template_kwargs": {"enable_thinking": False}}
+
+
+def test_the_extra_body_is_merged_into_every_request(server: FakeOpenAIServer) -> None:
+    complete(settings(server.url, extra_body=THINK_OFF, sampling=Sampling(temperature=0.0)))
+    (request,) = server.requests
+    assert request.body["top_k"] == 20
+    assert request.body["chat_template_kwargs"] == {"enable_thinking": False}
+    assert (request.body["model"], request.body["temperature"]) == (MODEL, 0.0)
+
+
+def test_extra_headers_from_the_environment_reach_the_server_and_the_models_check(
+        server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    server.models = [MODEL]
+    monkeypatch.setenv(HEADERS_ENV, '{"X-Route": "gpu-pool-7", "OpenAI-Organization": "org-1"}')
+    described = Headers(env=HEADERS_ENV, names=("OpenAI-Organization", "X-Route"))
+    complete(settings(server.url, headers=described))
+    (request,) = server.requests
+    assert (request.headers["x-route"], request.headers["openai-organization"]) == (
+        "gpu-pool-7", "org-1")
+    seen: list[dict[str, str]] = []
+    server.models_script = lambda headers: seen.append(headers) or Reply("no", status=404)
+    asyncio.run(_check(Endpoint(settings(server.url, headers=described), Pacer(1))))
+    assert seen[0]["x-route"] == "gpu-pool-7"
+
+
+async def _check(endpoint: Endpoint) -> None:
+    try:
+        endpoint.check()
+    finally:
+        await endpoint.close()
+
+
+def test_the_extra_body_and_headers_key_the_cache_and_leave_other_keys_as_they_were() -> None:
+    plain = settings("http://127.0.0.1:9/v1")
+
+    def key(endpoint_settings: EndpointSettings) -> str:
+        return Endpoint(endpoint_settings, Pacer(1)).cache_key(
+            HELLO, 0, fingerprint=None, cache_tag=None)
+
+    keys = {key(plain), key(settings(plain.url, extra_body=THINK_OFF)),
+            key(settings(plain.url, extra_body={"top_k": 40})),
+            key(settings(plain.url, headers=Headers(env=HEADERS_ENV, names=("X-Route",),
+                                                    sha256="a" * 16))),
+            key(settings(plain.url, headers=Headers(env=HEADERS_ENV, names=("X-Route",),
+                                                    sha256="b" * 16)))}
+    assert len(keys) == 5
+    # None given: the key of a reply cached before these existed.
+    assert key(settings(plain.url, headers=Headers(env=HEADERS_ENV))) == key(plain)

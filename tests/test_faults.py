@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import JUDGE, MODEL, Servers
+from tests.conftest import JUDGE, MODEL, Servers, fenced_answers
 from tests.fakes import fault_proxy
 from tests.fakes.fault_proxy import FaultProxy
+from tests.fakes.openai_server import Reply, Scripted
 
 
 @pytest.fixture
@@ -55,8 +56,6 @@ def test_a_200_without_an_answer_is_retried_and_the_retry_is_what_counts(
 
 
 @pytest.mark.parametrize(("fault", "said"), [
-    ("null_content", "an empty answer (content null)"),
-    ("blank_content", "an empty answer (content empty)"),
     ("invalid_json", "a reply that is not JSON"),
     ("empty_choices", "a completion without choices"),
 ])
@@ -86,15 +85,43 @@ def test_a_judge_whose_replies_are_empty_is_the_judges_error_not_a_score(
         run.result.stdout.str())
 
 
-def test_an_empty_answer_cut_by_the_token_limit_says_so(
-        run_bench: Any, servers: Servers, proxy: FaultProxy) -> None:
-    from tests.fakes.openai_server import Reply, Scripted
+@pytest.mark.parametrize("fault", ["null_content", "blank_content"])
+def test_a_model_that_always_answers_empty_has_its_empty_answers_judged_not_errors(
+        run_bench: Any, servers: Servers, proxy: FaultProxy, fault: str) -> None:
+    proxy.choose = fault_proxy.always(fault, model=MODEL)
+    run = through(run_bench, proxy, "--audiobench-retries", "1")
+    run.result.assert_outcomes(passed=16)  # the scoring judge gives an empty answer 6
+    # Each asked twice (a glitch gets its retry), then judged in both orders as it was.
+    assert proxy.injected[fault] == 32 and servers.judge.count() == 32
+    for text in judged_answers(servers):
+        shown = sorted(fenced_answers(text))
+        assert not shown[0].strip() and shown[1], shown  # the model's empty, the reference's not
+    answers = [a for s in run.report["samples"] for a in s["answers"]]
+    assert all(a["empty"] and a["completion"]["attempts"] == 2 for a in answers)
+    assert run.report["benchmarks"][0]["counts"]["empty_answers"] == 16
+    out = run.result.stdout.str()
+    assert "answers: 16 empty answers, counted as given" in out
+    assert "Traceback" not in out
+    traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {proxy.url}"]
+    assert traffic["failures"] == {"empty answer": 16}  # the first asks, asked again
 
-    servers.model.script = Scripted(Reply(""))
-    run = through(run_bench, proxy, "--audiobench-retries", "0", "--audiobench-max-tokens", "7",
-                  "-k", "speech_QA and 400")
-    run.result.assert_outcomes(errors=1)
-    assert "an empty answer (content empty)" in run.result.stdout.str()
+
+def test_an_empty_answer_cut_by_the_token_limit_is_asked_once_and_says_so(
+        run_bench: Any, servers: Servers) -> None:
+    servers.model.script = Scripted(Reply(None, reasoning="hmm, " * 7, finish_reason="length"))
+    run = run_bench("--audiobench-max-tokens", "7", "-k", "speech_QA and 400")
+    run.result.assert_outcomes(passed=1)
+    assert servers.model.count() == 1  # the same limit would cut it again: not asked again
+    (sample,) = run.report["samples"]
+    (answer,) = sample["answers"]
+    assert answer["empty"] and answer["completion"]["finish_reason"] == "length"
+    assert answer["completion"]["reasoning"].startswith("hmm,")
+    counts = run.report["benchmarks"][0]["counts"]
+    assert (counts["empty_answers"], counts["cut_answers"], counts["errors"]) == (1, 1, 0)
+    out = run.result.stdout.str()
+    assert "answers: 1 empty answer, counted as given" in out
+    assert ("answers: 1 answer cut at the token limit (finish_reason length): "
+            "--audiobench-max-tokens (now 7) raises it") in out
 
 
 def test_a_reply_that_trickles_is_abandoned_at_the_timeout(

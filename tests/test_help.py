@@ -68,12 +68,16 @@ def test_the_variables_the_plugin_reads_are_in_pytests_list(help_text: str) -> N
     section = help_text.split("Environment variables:\n", 1)[1].split("\n\n", 1)[0]
     names = [line.split()[0] for line in section.splitlines()]
     assert names[0] == "CI"  # pytest's own come first, ours after them, in the same list
-    assert names[-7:] == ["AUDIOBENCH_API_KEY", "AUDIOBENCH_BASELINE_API_KEY",
-                          "AUDIOBENCH_JUDGE_API_KEY", "XDG_CACHE_HOME", "MODELSCOPE_ENDPOINT",
-                          "MODELSCOPE_DOMAIN", "HF_ENDPOINT"]
+    assert names[-10:] == ["AUDIOBENCH_API_KEY", "AUDIOBENCH_BASELINE_API_KEY",
+                           "AUDIOBENCH_JUDGE_API_KEY", "AUDIOBENCH_HEADERS",
+                           "AUDIOBENCH_BASELINE_HEADERS", "AUDIOBENCH_JUDGE_HEADERS",
+                           "XDG_CACHE_HOME", "MODELSCOPE_ENDPOINT", "MODELSCOPE_DOMAIN",
+                           "HF_ENDPOINT"]
     assert ("  AUDIOBENCH_JUDGE_API_KEY the API key --audiobench-judge-api-key-env names by "
             "default (unset: none is sent; a hosted HTTPS server needs one)") in section
     assert help_text.count("AUDIOBENCH_JUDGE_API_KEY the API key") == 1
+    assert ("  AUDIOBENCH_HEADERS       extra HTTP headers --audiobench-headers-env names by "
+            "default: a JSON object, or a file holding one (never printed)") in section
 
 
 def test_without_pytests_section_the_variables_still_follow_under_their_own_heading() -> None:

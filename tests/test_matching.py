@@ -15,6 +15,7 @@ from pytest_audiobench.benchmarks.matching import (
     tokens,
 )
 from pytest_audiobench.benchmarks.mmar.prompts import default_prompt, reasoning_prompt
+from pytest_audiobench.transport.types import Completion, split_thought
 from tests.fakes.datasets import load_mmar_reference, reference_available
 
 needs_reference = pytest.mark.skipif(
@@ -319,11 +320,28 @@ def test_a_letter_names_the_choice_at_its_position_on_real_items() -> None:
     pytest.param("<think>steppe</think>More.\nAnswer: Open Grassland",
                  ("steppe\n\nMore.", "Open Grassland"), id="think_block_and_answer_line"),
     pytest.param("<think>steppe</think>", ("steppe", ""), id="a_think_block_without_answer"),
+    pytest.param("<think>steppe, wind and no end", ("steppe, wind and no end", ""),
+                 id="a_think_block_never_closed_is_all_reasoning"),
+    pytest.param("steppe</think>Open Grassland", ("steppe", "Open Grassland"),
+                 id="a_block_the_template_opened"),
     pytest.param("", ("", ""), id="empty"),
 ])
 def test_split_reasoning_finds_the_final_answer_line(reply: str,
                                                      expected: tuple[str, str]) -> None:
-    assert split_reasoning(reply) == expected
+    # As the benchmarks see a reply: the thought block taken out first (transport), then the
+    # answer line found in what is left.
+    thought, answer = split_thought(reply)
+    assert split_reasoning(answer, thought) == expected
+
+
+@pytest.mark.parametrize("content", ["Open Grassland", "More.\nAnswer: Open Grassland",
+                                     "", "Answer: Open Grassland"])
+def test_reasoning_given_apart_splits_as_the_same_reasoning_given_inline(content: str) -> None:
+    inline = Completion(text=f"<think>steppe, wind</think>{content}")
+    apart = Completion(text=content, reasoning="steppe, wind")
+    assert (inline.thought, inline.answer) == (apart.thought, apart.answer.strip())
+    assert split_reasoning(inline.answer, inline.thought) == split_reasoning(
+        apart.answer, apart.thought)
 
 
 # --- prompts ----------------------------------------------------------------------------------

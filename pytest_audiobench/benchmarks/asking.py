@@ -7,10 +7,11 @@ from typing import Any
 
 from pytest_audiobench.benchmarks.base import Runtime
 from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.config.names import AudioMode
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, RequestRecord
-from pytest_audiobench.transport.audio import audio_part, load_audio
+from pytest_audiobench.transport.audio import AudioPayload, audio_part, load_audio
 from pytest_audiobench.transport.types import Completion
 
 
@@ -25,27 +26,38 @@ def model_fingerprint(sample: Sample, prompt: str, audio_sha256: str,
     return fingerprint
 
 
-def cached_answer(sample: Sample, prompt: str, runtime: Runtime, run: int) -> str | None:
-    """The cached reply to this request, read without sending (for dry runs); None when it
+def cached_answer(sample: Sample, prompt: str, runtime: Runtime, run: int) -> ModelAnswer | None:
+    """The cached answer to this request, read without sending (for dry runs); None when it
     is not cached. Reads the audio to hash it; EmptyAudio when there is none."""
     payload = load_audio(sample.audio)
-    content = [audio_part(payload, runtime.settings.audio_mode),
-               {"type": "text", "text": prompt}]
-    hit = runtime.model.cached([{"role": "user", "content": content}], seed_offset=run,
+    settings = runtime.settings
+    hit = runtime.model.cached(_messages(payload, prompt, settings.audio_mode), seed_offset=run,
                                fingerprint=model_fingerprint(sample, prompt, payload.sha256,
-                                                             runtime.settings.audio_mode))
-    return None if hit is None else hit.text
+                                                             settings.audio_mode))
+    return None if hit is None else _answer(prompt, payload, runtime, run, hit)
 
 
 async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> ModelAnswer:
     """Send the sample's audio and ``prompt`` in one user message (no system prompt); each
-    run of ``--audiobench-runs`` moves the seed on by one when a seed is set."""
+    run of ``--audiobench-runs`` moves the seed on by one when a seed is set. An empty answer
+    is an answer (``Endpoint`` asked it again first)."""
     payload = await asyncio.to_thread(load_audio, sample.audio)
+    mode = runtime.settings.audio_mode
+    completion = await runtime.model.complete(
+        _messages(payload, prompt, mode), seed_offset=run,
+        fingerprint=model_fingerprint(sample, prompt, payload.sha256, mode))
+    return _answer(prompt, payload, runtime, run, completion)
+
+
+def _messages(payload: AudioPayload, prompt: str, mode: AudioMode) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [audio_part(payload, mode),
+                                         {"type": "text", "text": prompt}]}]
+
+
+def _answer(prompt: str, payload: AudioPayload, runtime: Runtime, run: int,
+            completion: Completion) -> ModelAnswer:
+    """The answer ``completion`` gives, with the request that asked it."""
     settings = runtime.settings
-    content = [audio_part(payload, settings.audio_mode), {"type": "text", "text": prompt}]
-    fingerprint = model_fingerprint(sample, prompt, payload.sha256, settings.audio_mode)
-    completion = await runtime.model.complete([{"role": "user", "content": content}],
-                                              seed_offset=run, fingerprint=fingerprint)
     warnings = []
     if payload.seconds > settings.max_audio_seconds:
         warnings.append(
@@ -74,5 +86,5 @@ def baseline_answer(sample: Sample, prompt: str, line: SampleLine,
         url=endpoint.url, model=endpoint.model, sampling=endpoint.sampling,
         audio_mode=settings.audio_mode, prompt=prompt, audio_format="not read",
         audio_seconds=0.0, audio_sha256=line.cluster, transcoded=False)
-    return ModelAnswer(request=request,
-                       completion=Completion(text=line.answer, finish_reason="stop"))
+    return ModelAnswer(request=request, completion=Completion(
+        text=line.answer, reasoning=line.reasoning or None, finish_reason="stop"))

@@ -161,7 +161,7 @@ class Benchmark(ABC):
         own."""
         return KeptRecords(self)
 
-    def judge_calls(self, sample: Sample, answer: str | None,
+    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
         """Judge calls grading ``answer`` takes (first attempts), how many of them are cached,
         and whether the count is only a maximum (the answer is unknown and decides it)."""

@@ -86,7 +86,8 @@ async def ask_until_parsed(
         asked.cached += completion.cached
         if not completion.cached:
             asked.sent_usage = asked.sent_usage + completion.usage
-        parsed = parse(completion.text)
+        # A judge that thinks inline is read after its thought, as a parser would serve it.
+        parsed = parse(completion.answer)
         if not isinstance(parsed, str):
             asked.parsed = parsed
             return asked

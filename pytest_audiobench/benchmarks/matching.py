@@ -50,7 +50,6 @@ _ANSWER_LINE = re.compile(
     r"^[ \t>#*_]*(?:final\s+)?answer[ \t*_]*[:\uff1a]", re.IGNORECASE | re.MULTILINE)
 
 _SINGLE_LETTERS = frozenset(frozenset({letter}) for letter in string.ascii_lowercase)
-_THINK_END = "</think>"
 
 
 class MatchDecision(BaseModel):
@@ -125,28 +124,21 @@ def match_strict(prediction: str, answer: str, choices: Sequence[str]) -> MatchD
                          reason=problem)
 
 
-def split_reasoning(reply: str) -> tuple[str, str]:
-    """Split a reply to ``reasoning_prompt`` into (reasoning, answer).
+def split_reasoning(reply: str, thought: str = "") -> tuple[str, str]:
+    """Split a reply to ``reasoning_prompt`` into (reasoning, answer); ``thought`` is the
+    reasoning the model gave apart from it (``ModelAnswer.reasoning``: a server's reasoning
+    field, or an inline ``<think>`` block, already taken out of ``reply``).
 
     The answer is the rest of the last line that opens with ``Answer:`` (``Final answer:``,
     any case, markdown emphasis allowed), or, when that line holds nothing else, all the text
-    after it; the reasoning is everything before that line. A ``<think>...</think>`` block,
-    as reasoning models emit it, is reasoning, and the answer is looked for after it; with no
-    ``Answer:`` line there, all of the text after the block is the answer. Without either, the
-    whole reply is both the reasoning and the answer, which is what the official scripts match
-    against.
+    after it; the reasoning is ``thought`` and then everything before that line. Without such
+    a line the whole reply is the answer, which is what the official scripts match against,
+    and, when the model gave no reasoning apart, the reasoning too.
     """
-    if _THINK_END in reply:
-        thought, _, rest = reply.rpartition(_THINK_END)
-        thought = thought.replace("<think>", "", 1).strip()
-        reasoning, answer = _split_answer_line(rest)
-        if answer is None:
-            return thought, rest.strip()
-        return "\n\n".join(part for part in (thought, reasoning) if part), answer
-    reasoning, answer = _split_answer_line(reply)
+    before, answer = _split_answer_line(reply)
     if answer is None:
-        return reply.strip(), reply.strip()
-    return reasoning, answer
+        return thought or reply.strip(), reply.strip()
+    return "\n\n".join(part for part in (thought, before) if part), answer
 
 
 def _foreign_tokens(answer: str, choices: Sequence[str]) -> frozenset[str]:

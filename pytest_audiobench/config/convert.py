@@ -5,6 +5,7 @@ usage error naming the flag)."""
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -131,3 +132,39 @@ def env_name(value: str) -> str:
             "itself is never a flag)"
         )
     return value
+
+
+_SENT_BY_US = {"model": "--audiobench-model", "messages": "the benchmark's prompt",
+               "stream": "the plugin, which reads whole replies",
+               "n": "the plugin, which reads one choice"}
+_SAMPLING = ("temperature", "seed", "max_tokens")
+
+
+def json_body(prefix: str) -> Callable[[str], dict[str, object]]:
+    """A JSON object merged into every request body of one endpoint (vLLM's ``top_k``,
+    ``chat_template_kwargs``); the keys the plugin sends itself, or that have a flag of their
+    own (``--audiobench-<prefix>temperature``...), are refused with the place to set them."""
+
+    def convert(value: str) -> dict[str, object]:
+        try:
+            parsed = json.loads(value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(
+                f"expected a JSON object, like {_BODY_EXAMPLE}; got text that is not JSON "
+                f"({exc})") from None
+        if not isinstance(parsed, dict):
+            raise argparse.ArgumentTypeError(f"expected a JSON object, like {_BODY_EXAMPLE}; "
+                                             f"got a JSON {type(parsed).__name__}")
+        for key in parsed:
+            if key in _SENT_BY_US:
+                raise argparse.ArgumentTypeError(f"{key!r} is set by {_SENT_BY_US[key]}, not "
+                                                 "in the extra body")
+            if key in _SAMPLING:
+                flag = f"--audiobench-{prefix}{key.replace('_', '-')}"
+                raise argparse.ArgumentTypeError(f"{key!r} has a flag of its own: {flag}")
+        return parsed
+
+    return convert
+
+
+_BODY_EXAMPLE = '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\''

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import pytest
 
@@ -47,6 +47,17 @@ class ModelOptions(OptionGroup):
         "model completion token limit", convert.positive_int, "N")] = 1024
     seed: Annotated[int | None, Flag(
         "model sampling seed (omitted from requests when unset)", convert.whole_number, "N")] = None
+    extra_body: Annotated[dict[str, Any] | None, Flag(
+        "a JSON object merged into every model request's body, for what a server takes beyond "
+        "OpenAI's parameters, e.g. vLLM's "
+        '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'; recorded in '
+        "the report and part of the response cache's key", convert.json_body(""),
+        "JSON")] = None
+    headers_env: Annotated[str, Flag(
+        "environment variable holding extra HTTP headers for the model endpoint: a JSON object "
+        "of names and values, or the path of a file holding one (default: {default}; never "
+        "printed; their names and a hash of them are recorded)", convert.env_name,
+        "VAR")] = "AUDIOBENCH_HEADERS"
     baseline_model: Annotated[str | None, Flag(
         "a second model, served at --audiobench-baseline-api-url, that answers every sample in "
         "the same run: the model is held against it head to head, with no baseline file",
@@ -58,6 +69,13 @@ class ModelOptions(OptionGroup):
         "environment variable holding the baseline model endpoint's API key (default: "
         "{default}; unset: no key is sent, and an HTTPS server not on this machine is an "
         "error)", convert.env_name, "VAR")] = "AUDIOBENCH_BASELINE_API_KEY"
+    baseline_extra_body: Annotated[dict[str, Any] | None, Flag(
+        "a JSON object merged into every request of --audiobench-baseline-model (default: "
+        "--audiobench-extra-body's)", convert.json_body(""), "JSON")] = None
+    baseline_headers_env: Annotated[str, Flag(
+        "environment variable holding extra HTTP headers for the baseline model's endpoint, "
+        "as --audiobench-headers-env's (default: {default})", convert.env_name,
+        "VAR")] = "AUDIOBENCH_BASELINE_HEADERS"
 
 
 class RequestOptions(OptionGroup):
@@ -97,6 +115,13 @@ class JudgeOptions(OptionGroup):
         "judge sampling seed (omitted when unset)", convert.whole_number, "N")] = None
     judge_max_tokens: Annotated[int, Flag(
         "judge completion token limit", convert.positive_int, "N")] = 1024
+    judge_extra_body: Annotated[dict[str, Any] | None, Flag(
+        "a JSON object merged into every judge request's body, as --audiobench-extra-body is "
+        "into the model's", convert.json_body("judge-"), "JSON")] = None
+    judge_headers_env: Annotated[str, Flag(
+        "environment variable holding extra HTTP headers for the judge endpoint, as "
+        "--audiobench-headers-env's (default: {default})", convert.env_name,
+        "VAR")] = "AUDIOBENCH_JUDGE_HEADERS"
     judge_repeats: Annotated[int, Flag(
         "ask a scoring judge K times per pass and average (steadier scores, K times the judge "
         "calls; the official protocols ask once; a rubric judge has --audiobench-rubric-raters "

@@ -26,6 +26,7 @@ from pytest_audiobench.config.declarations import (
     Role,
 )
 from pytest_audiobench.config.frozen import OwnSettings
+from pytest_audiobench.config.headers import digest, read_headers
 from pytest_audiobench.config.names import IN_PROCESS, MINI
 from pytest_audiobench.config.options import (
     KEPT,
@@ -36,6 +37,7 @@ from pytest_audiobench.config.options import (
 )
 from pytest_audiobench.config.settings import (
     EndpointSettings,
+    Headers,
     JudgeSettings,
     ProviderChoice,
     Sampling,
@@ -117,6 +119,10 @@ def _model(given: Given, catalog: Catalog) -> tuple[EndpointSettings, ProviderCh
     spec = catalog.in_process("model").get(name)
     _others_unused(given, catalog, "model", spec, name)
     endpoint = _endpoint(options, given.requests, spec)
+    if spec is not None and options.extra_body is not None and not options.api_url:
+        raise pytest.UsageError(f"--audiobench-extra-body goes into the requests to a served "
+                                f"model; --audiobench-model {name} runs in this process and "
+                                "sends none")
     if spec is None:
         if not options.api_url:
             raise pytest.UsageError(
@@ -160,7 +166,22 @@ def _endpoint(options: ModelOptions, requests: RequestOptions,
         api_key_env=options.api_key_env,
         api_key_required=_key_required(options, "api_key_env", options.api_url),
         sampling=Sampling(temperature=options.temperature, max_tokens=options.max_tokens,
-                          seed=seed))
+                          seed=seed),
+        extra_body=options.extra_body or {},
+        headers=_headers(options.headers_env, options.api_url))
+
+
+def _headers(env: str, url: str | None) -> Headers | None:
+    """The extra headers the variable ``env`` gives an endpoint at ``url``, described (none
+    for one that runs in this process); a UsageError naming the variable when they are
+    unusable."""
+    if not url:
+        return None
+    try:
+        found = read_headers(env)
+    except AudiobenchError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    return Headers(env=env, names=tuple(sorted(found)), sha256=digest(found))
 
 
 def _key_required(options: OptionGroup, attr: str, url: str | None) -> bool:
@@ -184,9 +205,11 @@ def _rival(options: ModelOptions, endpoint: EndpointSettings,
     sampling and request limits at its own URL and key."""
     name, url = options.baseline_model, options.baseline_api_url
     if name is None:
-        if url:
-            raise pytest.UsageError("--audiobench-baseline-api-url names the server of "
-                                    "--audiobench-baseline-model NAME, which is not given")
+        if url or options.baseline_extra_body is not None:
+            flag = ("--audiobench-baseline-api-url names the server" if url else
+                    "--audiobench-baseline-extra-body goes into the requests")
+            raise pytest.UsageError(f"{flag} of --audiobench-baseline-model NAME, which is not "
+                                    "given")
         return None
     if name in catalog.in_process("model"):
         raise pytest.UsageError(f"--audiobench-baseline-model {name}: a head-to-head baseline is "
@@ -195,10 +218,14 @@ def _rival(options: ModelOptions, endpoint: EndpointSettings,
         raise pytest.UsageError(f"--audiobench-baseline-model {name} needs "
                                 "--audiobench-baseline-api-url URL: the base URL of the server "
                                 "that serves it")
+    body = endpoint.extra_body if options.baseline_extra_body is None \
+        else options.baseline_extra_body
     return endpoint.model_copy(update={
-        "url": url, "model": name, "api_key_env": options.baseline_api_key_env,
+        "url": url, "model": name, "role": "baseline model",
+        "api_key_env": options.baseline_api_key_env,
         "api_key_required": _key_required(options, "baseline_api_key_env", url),
-        "sampling": endpoint.sampling.model_copy(update={"seed": options.seed})})
+        "sampling": endpoint.sampling.model_copy(update={"seed": options.seed}),
+        "extra_body": body, "headers": _headers(options.baseline_headers_env, url)})
 
 
 def _provider_settings(options: ProviderOptions | None) -> OwnSettings | None:
@@ -252,10 +279,17 @@ def _judge(given: Given, model: EndpointSettings, benchmarks: tuple[str, ...],
             "give both --audiobench-judge-model NAME and --audiobench-judge-api-url URL (an "
             f"OpenAI-compatible server): {needs}; --audiobench-judge-model "
             f"{' or '.join(offline)} alone is the offline judge")
+    if options.judge_extra_body is not None and (not judge_model or spec is not None):
+        said = (f"--audiobench-judge-model {judge_model} runs in this process and sends none"
+                if judge_model else "no judge is given")
+        raise pytest.UsageError("--audiobench-judge-extra-body goes into the requests to a "
+                                f"served judge; {said}")
     if not judge_model:
         return None
     endpoint = model.model_copy(update={
-        "url": IN_PROCESS if spec else str(judge_url), "model": judge_model,
+        "url": IN_PROCESS if spec else str(judge_url), "model": judge_model, "role": "judge",
+        "extra_body": options.judge_extra_body or {},
+        "headers": None if spec else _headers(options.judge_headers_env, judge_url),
         "api_key_env": options.judge_api_key_env,
         "api_key_required": not spec and _key_required(options, "judge_api_key_env",
                                                        judge_url),

@@ -9,8 +9,9 @@ data, the folders). A benchmark's own settings are its own model, a ``OwnSetting
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import SerializeAsAny, field_validator
+from pydantic import Field, SerializeAsAny, field_validator
 
 from pytest_audiobench.config.frozen import Frozen, OwnSettings, OwnT, read_own, unread
 from pytest_audiobench.config.options import (
@@ -32,18 +33,38 @@ class Sampling(Frozen):
     seed: int | None = None
 
 
+EndpointRole = Literal["model", "judge", "baseline model"]
+
+
+class Headers(Frozen):
+    """The extra HTTP headers an endpoint sends, described, never held: the environment
+    variable that gives them (``config/headers.py``), their names and a hash of their values."""
+
+    env: str
+    names: tuple[str, ...] = ()
+    sha256: str | None = None
+    """None when the variable gives none."""
+
+
 class EndpointSettings(Frozen, RequestOptions):
     """One OpenAI-compatible endpoint and the model asked there, with the request options
     (timeout, retries, backoff, connection failures) of the group it inherits."""
 
     url: str
     model: str
+    role: EndpointRole = "model"
+    """Whom the run asks there: a model's empty answer is its answer, a judge's a failure."""
     api_key_env: str
     """Name of the environment variable holding the key; the key itself is never stored here."""
     api_key_required: bool
     """When the variable must be set: it was named explicitly, or the server is a hosted one
     (HTTPS away from this machine), which asks for a key; a local server needs none."""
     sampling: Sampling
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    """Merged into every request's body (--audiobench-extra-body and its judge's and
+    baseline model's): what vLLM takes beyond OpenAI's parameters."""
+    headers: Headers | None = None
+    """None for a model or judge that runs in this process."""
 
 
 class ProviderChoice(Frozen):

@@ -128,7 +128,7 @@ def judge_identity(settings: Settings, prompt: str | None,
     served = [] if traffic is None else traffic.served_by(endpoint.model, endpoint.url)
     return JudgeIdentity(url=endpoint.url, model=endpoint.model,
                          sampling=endpoint.sampling.model_dump(mode="json", exclude_none=True),
-                         prompt=prompt, served=served)
+                         extra_body=endpoint.extra_body, prompt=prompt, served=served)
 
 
 def compare(mode: Rejudge, then: JudgeIdentity | None, today: JudgeIdentity | None,

@@ -40,4 +40,7 @@ def write(path: Path, baseline: Baseline, lines: Iterable[SampleLine] = ()) -> N
         return
     with replacing(samples_path(path)) as out:
         for line in itertools.chain([first], given):
-            out.write(line.model_dump_json() + "\n")
+            # A line without reasoning writes none: the files of models that give none stay
+            # as they were.
+            out.write(line.model_dump_json(exclude=None if line.reasoning else {"reasoning"})
+                      + "\n")

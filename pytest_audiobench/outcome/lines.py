@@ -55,6 +55,9 @@ class SampleLine(BaseModel):
     answer_sha256: str
     answer: str
     """The first run's answer, for the diff a regression report shows."""
+    reasoning: str = ""
+    """The reasoning the model gave beside that answer (a reasoning field or a thought
+    block), which a judge that rates reasoning grades again with it."""
     replies: list[str] = []
     """The judge's raw replies, for the same report."""
 
@@ -79,7 +82,8 @@ def without_texts(line: SampleLine) -> SampleLine:
         groups=_shared(line.groups),
         values={sys.intern(k): v for k, v in line.values.items()},
         runs=[{sys.intern(k): v for k, v in run.items()} for run in line.runs], draws=line.draws,
-        judged=line.judged, failed=line.failed, answer_sha256="", answer="", replies=[])
+        judged=line.judged, failed=line.failed, answer_sha256="", answer="", reasoning="",
+        replies=[])
 
 
 class Linear(BaseModel):

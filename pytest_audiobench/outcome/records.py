@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, SerializeAsAny, field_validator
+from pydantic import BaseModel, SerializeAsAny, computed_field, field_validator
 
 from pytest_audiobench.config.names import AudioMode
 from pytest_audiobench.config.settings import Sampling
@@ -94,7 +94,33 @@ class ModelAnswer(BaseModel):
 
     @property
     def text(self) -> str:
-        return self.completion.text
+        """The answer: the content without an inline thought block (what the matchers and the
+        judges see), empty when the model said nothing."""
+        return self.completion.answer
+
+    @property
+    def reasoning(self) -> str:
+        """The reasoning the model gave beside its answer (a server's reasoning field, or an
+        inline thought block); empty when it gave none."""
+        return self.completion.thought
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def empty(self) -> bool:
+        """The model answered nothing, after being asked ``completion.attempts`` times: an
+        answer all the same, counted as given (a multiple-choice item is wrong, a judge
+        scores it), never an error."""
+        return self.completion.empty
+
+    def said(self) -> str:
+        """The answer as a report shows it: its text, or that it was empty and how often the
+        model was asked."""
+        if not self.empty:
+            return self.text
+        asked = self.completion.attempts
+        times = "once" if asked == 1 else f"{asked} times"
+        cut = ", cut at the token limit" if self.completion.cut else ""
+        return f"(empty answer{cut}: asked {times}, counted as given)"
 
 
 class SampleRecord(BaseModel):

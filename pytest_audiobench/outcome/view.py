@@ -12,6 +12,8 @@ class Detail(BaseModel):
 
     label: str
     text: str
+    folded: bool = False
+    """Shown closed until opened (a long reasoning)."""
 
 
 class Choice(BaseModel):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import difflib
+import json
 import os
 import shutil
 import tempfile
@@ -27,7 +28,7 @@ from typing import TextIO
 
 from pytest_audiobench.benchmarks.base import Benchmark, line_judged_again
 from pytest_audiobench.config.names import located
-from pytest_audiobench.config.settings import Sampling
+from pytest_audiobench.config.settings import Sampling, Settings
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.evaluation import GateRow, paired_notes
@@ -37,7 +38,7 @@ from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.outcome.view import Choice, SampleView
 from pytest_audiobench.report import charts
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
-from pytest_audiobench.report.terminal import drift_lines
+from pytest_audiobench.report.terminal import answer_lines, drift_lines
 
 KINDS = ("regressed", "failed", "error", "skipped", "not run", "improved", "expected", "passed")
 """A sample's outcome as the page names it, in the order its rows come."""
@@ -103,7 +104,8 @@ def write(page: Page, path: Path) -> Written:
         head, tail = document(page.title)
         with replacing(path) as out:
             out.write(head + _header(page) + "".join(
-                _benchmark(s, page.labels) for s in page.report.benchmarks))
+                _benchmark(s, page.labels, page.report.settings.endpoint.sampling.max_tokens)
+                for s in page.report.benchmarks))
             out.write('<section class="samples"><h2>Samples</h2>' + _filters(counts, tasks)
                       + '<div id="rows">')
             for kind in KINDS:
@@ -166,6 +168,7 @@ def _what_ran(report: RunReport) -> list[tuple[str, str]]:
         ("data", ", ".join(f"{k}: {v}" for k, v in settings.data.items())),
         ("selection", _selection(report)),
         ("sampling", sampling),
+        ("request", _request_extras(settings)),
         ("confidence", f"{settings.confidence:g}"),
     ]
 
@@ -191,6 +194,22 @@ def _what_it_took(report: RunReport) -> list[tuple[str, str]]:
     ]
 
 
+def _request_extras(settings: Settings) -> str:
+    """What the requests carried beyond the sampling: each endpoint's extra body, and the
+    names of its extra headers (never their values)."""
+    sides = [("model", settings.endpoint), ("baseline model", settings.rival),
+             ("judge", settings.judge.endpoint if settings.judge else None)]
+    said = []
+    for who, endpoint in sides:
+        if endpoint is None:
+            continue
+        if endpoint.extra_body:
+            said.append(f"{who} body {json.dumps(endpoint.extra_body, sort_keys=True)}")
+        if endpoint.headers is not None and endpoint.headers.names:
+            said.append(f"{who} headers {', '.join(endpoint.headers.names)}")
+    return "; ".join(said)
+
+
 def _sampling(who: str, sampling: Sampling) -> str:
     seed = "" if sampling.seed is None else f", seed {sampling.seed}"
     return (f"{who} temperature {sampling.temperature:g}, at most {sampling.max_tokens} "
@@ -209,7 +228,8 @@ def _selection(report: RunReport) -> str:
     return "; ".join(parts)
 
 
-def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str]) -> str:
+def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str],
+               max_tokens: int | None) -> str:
     gate = summary.gate
     if gate is None:
         state, verdict, reasons = "none", f"no gate ({summary.baseline})", []
@@ -234,7 +254,8 @@ def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str]) -> str:
             + figure(charts.bars(_bars(summary, prefix), f"{summary.benchmark}: headline "
                                  "metrics", _top(summary)),
                      f"Headline metrics: {labels[1]} (blue) over the {labels[0]} (grey)")
-            + "".join(f"<p class=\"note\">{escape(n)}</p>" for n in summary.notes)
+            + "".join(f"<p class=\"note\">{escape(n)}</p>" for n in [
+                *summary.notes, *answer_lines(summary.counts, max_tokens)])
             + "</section>")
 
 
@@ -394,12 +415,13 @@ def _filters(counts: Mapping[str, int], found: set[tuple[str, str]]) -> str:
 def _sample(record: SampleRecord, kind: str, view: SampleView,
             pair: tuple[SampleLine | None, SampleLine | None], audio: Audio,
             labels: tuple[str, str]) -> str:
-    answer = record.answers[0].text if record.answers else ""
+    answer = record.answers[0].said() if record.answers else ""
     summary = (f'<summary><span class="kind {escape(kind).replace(" ", "-")}">'
                f"{escape(kind)}</span><span class=\"task\">{escape(record.benchmark)} "
                f"{escape(record.task)}</span><span class=\"id\">{escape(record.sample_id)}"
                f"</span><span class=\"score\">{escape(view.score)}</span>"
-               f"<span class=\"answer\">{escape(answer[:120])}</span></summary>")
+               f"<span class=\"answer\">{_flags(record)}{escape(answer[:120])}</span>"
+               "</summary>")
     body = _body(record, view, pair, labels) + audio.player(record, kind in ATTENTION)
     return (f'<details class="sample" data-kind="{escape(kind)}" '
             f'data-nodeid="{escape(record.nodeid)}" '
@@ -426,14 +448,18 @@ def sample_row(record: SampleRecord, view: SampleView, audio: Audio,
 def _body(record: SampleRecord, view: SampleView,
           pair: tuple[SampleLine | None, SampleLine | None], labels: tuple[str, str]) -> str:
     base = pair[0]
-    answer = record.answers[0].text if record.answers else ""
+    answer = record.answers[0].said() if record.answers else ""
     body = [_field("question", record.question), _choices(view) or _field("reference",
                                                                          record.reference)]
     body.append(_answers(answer, pair, labels))
+    reasoning = record.answers[0].reasoning if record.answers else ""
+    if not any(d.label.endswith("reasoning") for d in view.details):
+        body.append(_folded("reasoning", reasoning))
     if record.message:
         # The first line says why; the rest of a failure report is laid out above and below.
         body.append(_field("why", record.message.splitlines()[0], pre=True))
-    body += [_field(d.label, d.text, pre=True) for d in view.details]
+    body += [_folded(d.label, d.text) if d.folded else _field(d.label, d.text, pre=True)
+             for d in view.details]
     if base is not None and base.replies:
         body.append(_field(f"{labels[0]} judge", " | ".join(base.replies), pre=True))
     return "".join(body)
@@ -453,6 +479,28 @@ def _field(label: str, text: str, pre: bool = False) -> str:
         return ""
     tag = "pre" if pre else "p"
     return f'<div class="field"><h4>{escape(label)}</h4><{tag}>{escape(text)}</{tag}></div>'
+
+
+def _folded(label: str, text: str) -> str:
+    """A long text shown closed, its length said, until opened."""
+    if not text:
+        return ""
+    return (f'<details class="field folded"><summary><h4>{escape(label)}</h4> '
+            f"({len(text):,} characters)</summary><pre>{escape(text)}</pre></details>")
+
+
+def _flags(record: SampleRecord) -> str:
+    """Marks on a sample's row: its answer was empty, or cut at the token limit."""
+    first = record.answers[0] if record.answers else None
+    if first is None:
+        return ""
+    marks = [name for name, on in (("empty", first.empty), ("cut", first.completion.cut)) if on]
+    return "".join(f'<span class="flag {mark}" title="{_FLAG_TITLES[mark]}">{mark}</span> '
+                   for mark in marks)
+
+
+_FLAG_TITLES = {"empty": "the model answered nothing; counted as given",
+                "cut": "the answer stopped at the token limit (--audiobench-max-tokens)"}
 
 
 def _choices(view: SampleView) -> str:

@@ -38,6 +38,11 @@ class Counts(BaseModel):
     """Under their bar in the baseline, clearing it now."""
     judge_failures: int = 0
     """Judge passes whose every reply the parser rejected (excluded from the means)."""
+    empty_answers: int = 0
+    """The model's answers that were empty after it was asked again: counted as given (a
+    multiple-choice item wrong, a judge's score), as the official scripts count them."""
+    cut_answers: int = 0
+    """The model's answers that stopped at the token limit (``finish_reason`` ``length``)."""
     confirmed: int = 0
     """Samples whose first draws suggested a drop, given fresh draws before their item was
     decided (``gate/items.py``); ``confirmed_failed`` of them failed, over
@@ -202,6 +207,8 @@ class Counting:
         counts = self.counts
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
         counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
+        counts.empty_answers += sum(answer.empty for answer in record.answers)
+        counts.cut_answers += sum(answer.completion.cut for answer in record.answers)
         if record.confirmation:
             counts.confirmed += 1
             counts.confirmed_failed += record.outcome == "failed"

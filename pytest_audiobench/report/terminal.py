@@ -9,7 +9,7 @@ from pytest_audiobench.config.names import located
 from pytest_audiobench.gate.evaluation import GateRow, paired_notes
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.numbers import fixed, signed
-from pytest_audiobench.report.model import BenchmarkSummary, RunReport
+from pytest_audiobench.report.model import BenchmarkSummary, Counts, RunReport
 from pytest_audiobench.transport.types import EndpointTraffic, Traffic
 
 
@@ -34,7 +34,8 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     if report.run is not None:
         lines += [f"run: {note}" for note in report.run.notes]
     for summary in report.benchmarks:
-        lines += ["", *_table(summary, verbose), *_footer(summary)]
+        lines += ["", *_table(summary, verbose), *_footer(summary),
+                  *answer_lines(summary.counts, settings.endpoint.sampling.max_tokens)]
     u = report.usage
     reused = ""
     if u.model_reused and report.run is not None and report.run.reused:
@@ -51,6 +52,25 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
         lines.append(u.cost.line())
     lines += _traffic(report.traffic)
     return lines
+
+
+def answer_lines(counts: Counts, max_tokens: int | None) -> list[str]:
+    """The model's answers that were empty or cut at the token limit, and what each means
+    (the summary's lines, and the page's)."""
+    lines = []
+    if counts.empty_answers:
+        lines.append(f"answers: {_many(counts.empty_answers, 'empty answer')}, counted as given "
+                     "(wrong for a multiple-choice item, scored by the judge otherwise), as the "
+                     "official scripts count them")
+    if counts.cut_answers:
+        limit = f" (now {max_tokens})" if max_tokens is not None else ""
+        lines.append(f"answers: {_many(counts.cut_answers, 'answer')} cut at the token limit "
+                     f"(finish_reason length): --audiobench-max-tokens{limit} raises it")
+    return lines
+
+
+def _many(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
 def _traffic(traffic: Traffic) -> list[str]:

@@ -12,6 +12,7 @@ from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.errors import AudioError, EmptyAudio
 from pytest_audiobench.outcome.cost import Planned, estimate_lines
+from pytest_audiobench.outcome.records import ModelAnswer
 
 
 class DryRun(BaseModel):
@@ -76,7 +77,7 @@ class DryRun(BaseModel):
 
 def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             runtime: Runtime,
-            to_judge_again: Callable[[Sample], str | None] = lambda sample: None,
+            to_judge_again: Callable[[Sample], ModelAnswer | None] = lambda sample: None,
             if_drifted: Callable[[Sample], bool] = lambda sample: False,
             rival: Runtime | None = None) -> DryRun:
     """What a run of ``samples`` would send (``rival``: head to head, the live baseline

@@ -23,13 +23,16 @@ SECTION = "Environment variables:"
 
 
 def variables(groups: Iterable[type[OptionGroup]]) -> list[tuple[str, str]]:
-    """Every variable the plugin reads, with what it holds: the keys (each option naming
-    one, by its default), then where downloads and the cache go."""
+    """Every variable the plugin reads, with what it holds: the keys and the extra headers
+    (each option naming one, by its default), then where downloads and the cache go."""
+    declared = [option for group in groups for option in declarations.declared(group)]
     keys = [(option.default, f"the API key {option.flag} names by default (unset: none is "
                              "sent; a hosted HTTPS server needs one)")
-            for group in groups for option in declarations.declared(group)
-            if option.attr.endswith("api_key_env")]
-    return [*keys,
+            for option in declared if option.attr.endswith("api_key_env")]
+    headers = [(option.default, f"extra HTTP headers {option.flag} names by default: a JSON "
+                                "object, or a file holding one (never printed)")
+               for option in declared if option.attr.endswith("headers_env")]
+    return [*keys, *headers,
             ("XDG_CACHE_HOME", "--audiobench-cache-dir defaults to its pytest-audiobench/"),
             *((name, f"the ModelScope hub to download from (default {DEFAULT_ENDPOINT})")
               for name in ENDPOINT_ENV_VARS),

@@ -18,7 +18,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -90,6 +90,16 @@ def answer_fingerprint(settings: Settings) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def model_identity(settings: Settings, served: dict[str, Any] | None = None) -> ModelIdentity:
+    """What identifies the run's model: its endpoint, id, revision and extra body, the names
+    of its extra headers, and what its server says it serves (``served``, once asked)."""
+    endpoint = settings.endpoint
+    return ModelIdentity(url=endpoint.url, model=endpoint.model,
+                         revision=settings.model_revision, served=served,
+                         extra_body=endpoint.extra_body,
+                         headers=list(endpoint.headers.names) if endpoint.headers else [])
+
+
 class RunBook:
     """The run records of one cache folder; with ``keep`` False (the cache is off) it neither
     reads nor writes any."""
@@ -156,8 +166,7 @@ class RunBook:
             notes.append(_resuming(resumed) if resumed else
                          "--audiobench-resume: no run with these settings left samples undone "
                          f"in {self.folder}: this is a new run")
-        identity = ModelIdentity(url=settings.endpoint.url, model=settings.endpoint.model,
-                                 revision=settings.model_revision)
+        identity = model_identity(settings)
         record = RunRecord(
             run_id=resumed.run_id if resumed else _new_run_id(),
             started=resumed.started if resumed else datetime.now(UTC).isoformat(),

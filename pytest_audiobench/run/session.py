@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.benchmarks.asking import baseline_answer
 from pytest_audiobench.benchmarks.base import Release, judged_by, line_judged_again
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
@@ -29,7 +30,7 @@ from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
 from pytest_audiobench.outcome.lines import JudgedBy
-from pytest_audiobench.outcome.records import SampleRecord, read_verdict
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, read_verdict
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
@@ -46,7 +47,7 @@ from pytest_audiobench.run.fresh import FreshDraws
 from pytest_audiobench.run.keeping import freeze_kept, unfreeze
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
-from pytest_audiobench.run.runs import RunBook, RunStart
+from pytest_audiobench.run.runs import RunBook, RunStart, model_identity
 from pytest_audiobench.run.shards import slice_of
 from pytest_audiobench.run.worker import Again, Regraded, Worker
 from pytest_audiobench.transport.cache import ResponseCache
@@ -140,9 +141,7 @@ class AudiobenchSession:
         if self.config.option.collectonly:
             return
         if not settings.dry_run:
-            self.identity = ModelIdentity(
-                url=settings.endpoint.url, model=settings.endpoint.model,
-                revision=settings.model_revision, served=self.worker.check())
+            self.identity = model_identity(settings, served=self.worker.check())
             self.run = self._runs.confirm(self.run, self.identity)
         self._compare(send=not settings.dry_run)
 
@@ -457,9 +456,11 @@ class AudiobenchSession:
 
         wanted = set(self.collected.selected or ())
         samples = [s for s in self.samples() if s.nodeid in wanted]
-        def again(sample: Sample) -> str | None:
+        def again(sample: Sample) -> ModelAnswer | None:
             found = self._to_judge_again(sample)
-            return None if found is None else found.line.answer
+            return None if found is None else baseline_answer(
+                sample, self.benchmarks[sample.benchmark].prompt(sample), found.line,
+                self.settings)
 
         plan = dry_run(samples, self.benchmarks, self.worker.runtime(), again,
                        self._judged_if_drifted, self.worker.rival())

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.config.frozen import OwnSettings
+from pytest_audiobench.config.headers import read_headers
 from pytest_audiobench.config.settings import EndpointSettings
 from pytest_audiobench.errors import DeadlineReached, EndpointError
 from pytest_audiobench.transport import secrets
@@ -56,6 +57,15 @@ def api_key(settings: EndpointSettings) -> str:
             f"for {settings.url}"
         )
     return _NO_KEY
+
+
+def sent_headers(settings: EndpointSettings) -> dict[str, str]:
+    """The extra headers the endpoint sends (``config/headers.py``), each value redacted from
+    everything shown from now on, as a key is."""
+    headers = read_headers(settings.headers.env) if settings.headers is not None else {}
+    for value in headers.values():
+        secrets.remember(value)
+    return headers
 
 
 @dataclass(frozen=True)
@@ -101,6 +111,7 @@ class Endpoint:
         self._line = self._ledger.line(settings.model, settings.url,
                                        settings.max_connection_failures)
         self._key = "" if provider is not None else api_key(settings)
+        self._headers = {} if provider is not None else sent_headers(settings)
         self._connection = _Connection()
         self._owner = True
         """Closes the client and the in-process model; the views made from it do not."""
@@ -137,6 +148,7 @@ class Endpoint:
             self._connection.client = openai.AsyncOpenAI(
                 base_url=self.settings.url, api_key=self._key, max_retries=0,
                 timeout=self.settings.timeout, http_client=_aiohttp_client(self.settings.timeout),
+                default_headers=self._headers or None,
             )
         return self._connection.client
 
@@ -158,7 +170,8 @@ class Endpoint:
         import openai
 
         client = openai.OpenAI(base_url=self.settings.url, api_key=self._key, max_retries=1,
-                               timeout=min(self.settings.timeout, 15.0))
+                               timeout=min(self.settings.timeout, 15.0),
+                               default_headers=self._headers or None)
         try:
             served = {model.id: model.model_dump() for model in client.models.list()}
         except openai.NotFoundError:
@@ -257,6 +270,11 @@ class Endpoint:
                                "sample": self._scope, "run": run or self._run}
         if self._provider is not None:
             key["in_process"] = self._provider.identity
+        # Only when given: the keys of the replies asked without them stay as they were.
+        if self.settings.extra_body:
+            key["body"] = self.settings.extra_body
+        if self.settings.headers is not None and self.settings.headers.sha256:
+            key["headers"] = self.settings.headers.sha256
         return request_key(key)
 
     def _sampling(self, seed_offset: int) -> dict[str, Any]:
@@ -275,6 +293,7 @@ class Endpoint:
 
         pacer, line = self._pacer, self._line
         attempts = self.settings.retries + 1
+        spent = Usage()  # every reply's tokens, an empty one asked again included
         for attempt in range(1, attempts + 1):
             line.check()
             try:
@@ -302,11 +321,33 @@ class Endpoint:
                     raise self._failure(exc, attempt) from exc
                 await self._sleep(self._wait(attempt, None))
             else:
-                line.answered()
                 await pacer.relax()
                 pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
-                return completion
+                spent = spent + completion.usage
+                if self._asks_again(completion, attempt, attempts):
+                    line.answered("empty answer")
+                    await self._sleep(self._wait(attempt, None))
+                    continue
+                line.answered()
+                return completion.model_copy(update={"usage": spent})
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def _asks_again(self, completion: Completion, attempt: int, attempts: int) -> bool:
+        """Whether an empty answer is asked again: while retries are left, unless the token
+        limit ended it (the same limit would end it again). A model's empty answer that stays
+        empty is its answer; a judge's is a failure of the judge (EndpointError)."""
+        if not completion.empty or (completion.cut and self.settings.role != "judge"):
+            return False
+        if attempt < attempts:
+            return True
+        if self.settings.role == "judge":
+            said = "null" if not completion.text else "empty"
+            cut = (f", finish_reason length: it used the whole token limit, max_tokens "
+                   f"{self.settings.sampling.max_tokens}" if completion.cut else "")
+            self._line.answered("empty answer")
+            raise self._failure(Unusable(f"an empty answer (content {said}{cut})",
+                                         "empty answer"), attempt)
+        return False
 
     async def _attempt(self, messages: list[dict[str, Any]], extra: dict[str, Any],
                        attempt: int) -> Completion:
@@ -325,7 +366,7 @@ class Endpoint:
             if left is not None and left <= self.settings.timeout:
                 raise DeadlineReached(_DEADLINE_PASSED) from None
             raise Late(f"no whole reply within {timeout:g} s (--audiobench-timeout)") from None
-        completion = _completion(response, attempt, self.settings.sampling.max_tokens)
+        completion = _completion(response, attempt)
         self._line.named(response.get("model"))
         return completion
 
@@ -340,7 +381,8 @@ class Endpoint:
         try:
             return await self._async_client().post(
                 "/chat/completions", cast_to=object,
-                body={"model": self.settings.model, "messages": messages, **extra},
+                body={**self.settings.extra_body, "model": self.settings.model,
+                      "messages": messages, **extra},
                 options={"timeout": timeout, "security": {"bearer_auth": True}},
             )
         except openai.APITimeoutError as exc:
@@ -410,8 +452,9 @@ def _dropped(exc: BaseException) -> bool:
 
 
 class Unusable(Exception):
-    """An HTTP 200 that holds no answer: a body that is not JSON, no choices, no content. A
-    failure of the endpoint like a 500: retried, never cached, never judged."""
+    """An HTTP 200 that holds no completion (a body that is not JSON, no choices), or a
+    judge's empty reply: a failure of the endpoint like a 500, retried, never cached, never
+    judged. A model's empty answer is not one: it is asked again, then it is the answer."""
 
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)
@@ -427,9 +470,10 @@ _DEADLINE_PASSED = ("the run's deadline (--audiobench-deadline) has passed while
                     "was in flight: it was abandoned")
 
 
-def _completion(response: Any, attempts: int, max_tokens: int | None) -> Completion:
-    """The reply as the decoded JSON of a chat completion (read leniently, like the SDK),
-    with an answer in it; Unusable when it has none."""
+def _completion(response: Any, attempts: int) -> Completion:
+    """The reply as the decoded JSON of a chat completion (read leniently, like the SDK):
+    its content (empty for ``null``), the reasoning sent beside it, why it ended and its
+    tokens; Unusable when it holds no completion at all."""
     choices = response.get("choices") if isinstance(response, dict) else None
     if not choices or not isinstance(choices, list):
         raise Unusable("a completion without choices", "no choices")
@@ -437,11 +481,8 @@ def _completion(response: Any, attempts: int, max_tokens: int | None) -> Complet
     message = _mapping(choice.get("message"))
     finish = choice.get("finish_reason")
     text = _text(message.get("content"))
-    if not text.strip():
-        said = "null" if message.get("content") is None else "empty"
-        cut = (f", finish_reason length: it used the whole token limit, max_tokens {max_tokens}"
-               if finish == "length" else "")
-        raise Unusable(f"an empty answer (content {said}{cut})", "empty answer")
+    # vLLM's reasoning parsers since late 2025; older vLLM, DeepSeek and others.
+    reasoning = _text(message.get("reasoning")) or _text(message.get("reasoning_content"))
     usage = Usage()
     reported = response.get("usage")
     if isinstance(reported, dict):
@@ -452,6 +493,7 @@ def _completion(response: Any, attempts: int, max_tokens: int | None) -> Complet
             audio_tokens=_count(details.get("audio_tokens")),
         )
     return Completion(text=secrets.redact(text),
+                      reasoning=secrets.redact(reasoning) if reasoning else None,
                       finish_reason=finish if isinstance(finish, str) else None,
                       usage=usage, attempts=attempts)
 

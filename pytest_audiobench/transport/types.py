@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -31,10 +32,31 @@ class Usage(BaseModel):
         )
 
 
+_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+
+
+def split_thought(content: str) -> tuple[str, str]:
+    """``content`` as (thought, answer) when the model thought inline: the text of a
+    ``<think>...</think>`` block is the thought and what follows the block the answer. A
+    block whose opening the chat template wrote (only ``</think>`` in the content) counts
+    from the start; one never closed (the token limit came first) is all thought and leaves
+    no answer. Content without a block is all answer, as it was sent."""
+    if _THINK_CLOSE in content:
+        thought, _, answer = content.rpartition(_THINK_CLOSE)
+        return thought.replace(_THINK_OPEN, "", 1).strip(), answer.strip()
+    if content.lstrip().startswith(_THINK_OPEN):
+        return content.lstrip()[len(_THINK_OPEN):].strip(), ""
+    return "", content
+
+
 class Completion(BaseModel):
-    """One answered chat request."""
+    """One answered chat request: the message's content as the server sent it (empty for
+    ``null``) and, from a reasoning model, the reasoning it sent beside it."""
 
     text: str
+    reasoning: str | None = None
+    """The chain of thought a server sends apart (vLLM's reasoning parsers, DeepSeek's API:
+    ``message.reasoning``, else ``message.reasoning_content``); None when it sent none."""
     finish_reason: str | None = None
     usage: Usage = Usage()
     attempts: int = 1
@@ -43,6 +65,31 @@ class Completion(BaseModel):
     """Served from the response cache: no request was sent this time."""
     reused_from: str | None = None
     """The earlier run whose answer this is (``--audiobench-reuse``), when it is one."""
+
+    @property
+    def answer(self) -> str:
+        """What the model answered: the content without an inline thought block. The
+        matchers and the judges see this, as the official pipelines see a parsed reply."""
+        return split_thought(self.text)[1]
+
+    @property
+    def thought(self) -> str:
+        """The model's reasoning: the field the server sent it in, else an inline block
+        (both when it sent both); empty when it gave none."""
+        inline = split_thought(self.text)[0]
+        sent = (self.reasoning or "").strip()
+        return "\n\n".join(part for part in (sent, inline) if part)
+
+    @property
+    def empty(self) -> bool:
+        """The model answered nothing (its content empty, null, or thought only): an answer
+        all the same, which the benchmarks score as the official scripts do."""
+        return not self.answer.strip()
+
+    @property
+    def cut(self) -> bool:
+        """The reply stopped at the token limit (``finish_reason`` ``length``)."""
+        return self.finish_reason == "length"
 
 
 class Provider(Protocol):
@@ -153,6 +200,11 @@ class ModelIdentity(BaseModel):
     model: str
     revision: str | None = None
     served: dict[str, Any] | None = None
+    extra_body: dict[str, Any] | None = None
+    """What every request's body carried beyond the sampling (--audiobench-extra-body); None
+    in a record written before it was kept."""
+    headers: list[str] = []
+    """The names of the extra headers sent (their values are never kept)."""
 
     @property
     def weights(self) -> str | None:
@@ -168,6 +220,9 @@ class ModelIdentity(BaseModel):
                        if theirs is not None and mine is not None and theirs != mine]
         if other.revision is not None and self.revision is None:
             differences.append(f"revision {other.revision} (this run names none)")
+        if None not in (other.extra_body, self.extra_body) and other.extra_body != self.extra_body:
+            differences.append(f"extra body {_json(other.extra_body)} (this run: "
+                               f"{_json(self.extra_body)})")
         return "; ".join(differences) or None
 
 
@@ -179,6 +234,9 @@ class JudgeIdentity(BaseModel):
     url: str
     model: str
     sampling: dict[str, Any] = {}
+    extra_body: dict[str, Any] = {}
+    """What every judge request's body carried beyond the sampling
+    (--audiobench-judge-extra-body)."""
     prompt: str | None = None
     served: list[str] = []
     """Empty when no reply came back in the run (every one served from the cache)."""
@@ -188,9 +246,15 @@ class JudgeIdentity(BaseModel):
         known differs (a side that saw no reply says nothing of the served ids)."""
         differences = [f"{what} {theirs} (today: {mine})" for what, theirs, mine in (
             ("model", other.model, self.model), ("endpoint", other.url, self.url),
-            ("sampling", other.sampling, self.sampling), ("prompt", other.prompt, self.prompt))
+            ("sampling", other.sampling, self.sampling),
+            ("extra body", other.extra_body, self.extra_body),
+            ("prompt", other.prompt, self.prompt))
             if theirs != mine]
         if other.served and self.served and set(other.served) != set(self.served):
             differences.append(f"replies from {', '.join(other.served)} "
                                f"(today: {', '.join(self.served)})")
         return "; ".join(differences) or None
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

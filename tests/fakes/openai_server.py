@@ -31,14 +31,19 @@ AUDIO_PART_TYPES = frozenset({"input_audio", "audio_url"})
 
 @dataclass(frozen=True)
 class Reply:
-    """What the server answers to one chat request."""
+    """What the server answers to one chat request. ``content`` None is sent as JSON null;
+    ``reasoning`` goes into the message under ``reasoning_field`` (vLLM's reasoning parsers
+    since late 2025 write ``reasoning``, older ones and DeepSeek ``reasoning_content``)."""
 
-    content: str = ""
+    content: str | None = ""
     status: int = 200
     delay: float = 0.0
     headers: Mapping[str, str] = field(default_factory=dict)
     drop: bool = False
     usage: Mapping[str, Any] | None = None
+    reasoning: str | None = None
+    reasoning_field: str = "reasoning"
+    finish_reason: str = "stop"
 
 
 @dataclass(frozen=True)
@@ -387,7 +392,8 @@ class FakeOpenAIServer(ServedInThread):
             usage = dict(reply.usage)
         else:
             prompt = len(request.text.split())
-            completion = len(reply.content.split())
+            completion = len((reply.content or "").split()) + len(
+                (reply.reasoning or "").split())
             usage = {
                 "prompt_tokens": prompt,
                 "completion_tokens": completion,
@@ -406,8 +412,10 @@ class FakeOpenAIServer(ServedInThread):
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply.content},
-                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": reply.content,
+                                **({reply.reasoning_field: reply.reasoning}
+                                   if reply.reasoning is not None else {})},
+                    "finish_reason": reply.finish_reason,
                     "logprobs": None,
                 }
             ],

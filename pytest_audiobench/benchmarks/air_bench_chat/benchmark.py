@@ -65,12 +65,12 @@ class AirBenchChat(Benchmark):
     def prompt(self, sample: Sample) -> str:
         return sample.question  # zero-shot, the question alone
 
-    def judge_calls(self, sample: Sample, answer: str | None,
+    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
         if answer is None or runtime.judge is None:
             return (2 if self.own.swap else 1) * self.repeats, 0, False
         requests, _ = judge_prompts(self.template, sample.context, sample.question,
-                                    sample.reference, answer, self.max_answer_chars)
+                                    sample.reference, answer.text, self.max_answer_chars)
         asked = list(requests.items()) if self.own.swap else [
             ("reference_first", requests["reference_first"])]
         tags = [(order, draw, order if draw == 0 else f"{order} draw {draw}")
@@ -125,7 +125,7 @@ class AirBenchChat(Benchmark):
         ]
         for answer, verdict in zip(answers, graded, strict=True):
             label = "answer" if len(graded) == 1 else f"run {answer.run}"
-            lines.append(text_field(label, answer.text))
+            lines.append(text_field(label, answer.said()))
             lines += [_pass_line(p) for p in verdict.passes]
         lines.append(f"audio: {sample.audio}")
         return "\n".join(lines)
@@ -171,6 +171,7 @@ class AirBenchChat(Benchmark):
             draws=[float(p.model_score or 0) for p in passes], judged=self.judged,
             failed=values["score"] < self.own.sample_bar,
             answer_sha256=text_sha256(record.answers[0].text), answer=record.answers[0].text,
+            reasoning=record.answers[0].reasoning,
             replies=[o for v in graded for p in v.passes for o in p.outputs])
 
     def linear(self, metric: str) -> Linear | None:

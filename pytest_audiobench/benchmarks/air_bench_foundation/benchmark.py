@@ -153,19 +153,19 @@ class Foundation(Benchmark):
         if judge is not None:
             messages, fingerprint = self._align_request(sample, answer.text)
             reply = await judge.complete(messages, draw, fingerprint=fingerprint)
-            align = Alignment(reply=reply, letter=_within(official_letter(reply.text),
+            align = Alignment(reply=reply, letter=_within(official_letter(reply.answer),
                                                           sample.choices))
         return FoundationVerdict(matcher=self.matcher, answer=sample.record, strict=letter,
                                  strict_reason=reason, align=align)
 
-    def judge_calls(self, sample: Sample, answer: str | None,
+    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
         judge = self._align_judge(sample, runtime) if self.aligns else None
         if judge is None:
             return 0, 0, False
         if answer is None:
             return 1, 0, False
-        messages, fingerprint = self._align_request(sample, answer)
+        messages, fingerprint = self._align_request(sample, answer.text)
         hit = judge.cached(messages, fingerprint=fingerprint) is not None
         return 1, int(hit), False
 
@@ -197,7 +197,7 @@ class Foundation(Benchmark):
                  f"correct: {first.answer}. {sample.reference}"]
         for answer, verdict in zip(answers, graded, strict=True):
             prefix = "" if len(graded) == 1 else f"run {answer.run} "
-            lines += [f"{prefix}answer: {answer.text}", *_readings(verdict)]
+            lines += [f"{prefix}answer: {answer.said()}", *_readings(verdict)]
         lines.append(f"audio: {sample.audio}")
         return "\n".join(lines)
 
@@ -218,6 +218,7 @@ class Foundation(Benchmark):
             draws=[100.0 * v.correct for v in graded], judged=self._align_decides,
             failed=not all(v.correct for v in graded),
             answer_sha256=hashlib.sha256(answer.encode("utf-8")).hexdigest(), answer=answer,
+            reasoning=record.answers[0].reasoning,
             replies=[v.align.reply.text for v in graded if v.align is not None])
 
     def linear(self, metric: str) -> Linear | None:

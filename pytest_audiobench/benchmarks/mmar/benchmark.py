@@ -102,7 +102,7 @@ class Mmar(Benchmark):
         rubric = self.own.rubric
         return runtime.judge_sampled(temperature=rubric.temperature, seed=rubric.seed)
 
-    def judge_calls(self, sample: Sample, answer: str | None,
+    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
         record: MmarRecord = sample.record
         judge = self.rubric_judge(runtime)
@@ -123,7 +123,7 @@ class Mmar(Benchmark):
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
         record: MmarRecord = sample.record
-        verdict = match_answer(record, answer.text, self.own.matcher)
+        verdict = match_answer(record, answer, self.own.matcher)
         judge = self.rubric_judge(runtime)
         if judge is None or record.rubric is None:
             return verdict
@@ -161,7 +161,7 @@ class Mmar(Benchmark):
         for answer, verdict in zip(answers, graded, strict=True):
             prefix = "" if len(graded) == 1 else f"run {answer.run} "
             lines += [
-                text_field(prefix + "answer", answer.text),
+                text_field(prefix + "answer", answer.said()),
                 text_field("extracted", verdict.prediction),
                 f"official:  {_decision(verdict.official)}",
                 f"strict:    {_decision(verdict.strict)}",
@@ -205,7 +205,8 @@ class Mmar(Benchmark):
                         Detail(label=f"{run}official", text=_decision(verdict.official)),
                         Detail(label=f"{run}strict", text=_decision(verdict.strict))]
             if verdict.reasoning:
-                details.append(Detail(label=f"{run}reasoning", text=verdict.reasoning))
+                details.append(Detail(label=f"{run}reasoning", text=verdict.reasoning,
+                                      folded=True))
             if verdict.rubric is not None and verdict.rubric.raters:
                 details.append(Detail(label=f"{run}rubric",
                                       text="\n".join(_rubric_lines(verdict.rubric))))
@@ -219,15 +220,15 @@ class Mmar(Benchmark):
         if not graded or not record.answers:
             return None
         values = _values(graded)
-        answer = record.answers[0].text
+        first = record.answers[0]
         return SampleLine(
-            id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
+            id=record.nodeid, cluster=first.request.audio_sha256,
             groups={"all": "all", "task": record.task, "category": slug(record.category),
                     "subcategory": slug(record.subcategory)},
             values=values, runs=[_values([v]) for v in graded] if len(graded) > 1 else [],
             draws=[100.0 * v.correct for v in graded],
             failed=not all(v.correct for v in graded),
-            answer_sha256=text_sha256(answer), answer=answer)
+            answer_sha256=text_sha256(first.text), answer=first.text, reasoning=first.reasoning)
 
     def linear(self, metric: str) -> Linear | None:
         rest = metric.removeprefix(f"{NAME}.")
@@ -315,9 +316,10 @@ def _percent(flags: Iterable[bool]) -> float:
     return 100.0 * sum(seen) / len(seen)
 
 
-def match_answer(record: MmarRecord, reply: str, matcher: Matcher) -> MmarVerdict:
-    """Split the reply and match its answer with both matchers; ``matcher`` decides."""
-    reasoning, prediction = split_reasoning(reply)
+def match_answer(record: MmarRecord, answer: ModelAnswer, matcher: Matcher) -> MmarVerdict:
+    """Split the answer from its reasoning and match it with both matchers; ``matcher``
+    decides. An empty answer is wrong, as the official script has it."""
+    reasoning, prediction = split_reasoning(answer.text, answer.reasoning)
     return MmarVerdict(matcher=matcher, reasoning=reasoning, prediction=prediction,
                        official=match_official(prediction, record.answer, record.choices),
                        strict=match_strict(prediction, record.answer, record.choices))
