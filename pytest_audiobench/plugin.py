@@ -14,6 +14,7 @@ import pytest
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config import declarations, options
 from pytest_audiobench.config.names import located
+from pytest_audiobench.run import internals
 from pytest_audiobench.run.keeping import forget_passed_phase
 from pytest_audiobench.run.stash import SESSION_KEY, session_of
 
@@ -39,6 +40,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "audiobench: a benchmark sample item of pytest-audiobench "
                             "(-m audiobench runs them without the repository's other tests)")
+    options.refuse_unknown_ini_keys(internals.unknown_ini_keys(config), registry.catalog())
     for warning in options.start_warnings(config, registry.catalog()):
         config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
     if not options.enabled(config):

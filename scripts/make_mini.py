@@ -884,9 +884,11 @@ A tiny benchmark bundled with pytest-audiobench, in the release layouts the plug
 
 `--audiobench-data mini` runs them all (or `air_bench_chat=mini`, ...) to try a model
 end to end in seconds. The numbers it gives say nothing about the real benchmarks.
-The committed baselines of the built-in models on it are in the repository's
-`baselines/mini/`; they are written by runs (`--audiobench-update-baseline`), not by the
-script, and must be rewritten when the data changes.
+The committed baselines of the built-in models on it are bundled beside it, in
+`pytest_audiobench/data/baselines/mini/`, so that an installed plugin gates its own mini run
+(a project's own `baselines/mini/` wins over them); they are written by runs
+(`--audiobench-update-baseline --audiobench-baselines=pytest_audiobench/data/baselines`), not
+by the script, and must be rewritten when the data changes.
 
 Everything here was written and synthesized by this project: the questions, answers,
 reasoning and rubrics were written for it, speech was synthesized with espeak-ng and every

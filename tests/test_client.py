@@ -176,7 +176,8 @@ def test_an_empty_answer_cut_at_the_token_limit_is_not_asked_again(
 def test_a_judges_empty_reply_is_a_failure_of_the_judge(server: FakeOpenAIServer) -> None:
     script(server, Reply(None, finish_reason="length"))
     said = failure(settings(server.url, role="judge", sampling=Sampling(max_tokens=64)))
-    assert said == (f"{MODEL} at {server.url} failed after 3 attempts: an empty answer "
+    assert said == (f"the judge {MODEL} at {server.url} (--audiobench-judge-api-url) failed "
+                    "after 3 attempts: an empty answer "
                     "(content null, finish_reason length: it used the whole token limit, "
                     "max_tokens 64)")
     assert server.count() == 3
@@ -262,9 +263,10 @@ def test_a_client_error_is_not_retried(server: FakeOpenAIServer, status: int) ->
     script(server, Reply("bad request body", status=status), "fine")
     message = failure(settings(server.url, retries=3))
     if status == 401:  # a refusal says whose key, once: no key is set in this test
-        assert message == (f"{server.url} refused a request for {MODEL} without a key (HTTP "
-                           "401): environment variable AUDIOBENCH_TEST_CLIENT_KEY is not set: "
-                           f"set it to the API key for {server.url}")
+        assert message == (f"the model {MODEL} at {server.url} (--audiobench-api-url) refused "
+                           f"a request for {MODEL} without a key (HTTP 401): environment "
+                           "variable AUDIOBENCH_TEST_CLIENT_KEY is not set: set it to the API key "
+                           f"for {server.url}")
     else:
         assert message.endswith(f"failed after 1 attempt: HTTP {status}: bad request body")
     assert server.count() == 1
@@ -405,9 +407,11 @@ def test_check_passes_when_the_model_is_served() -> None:
 def test_check_names_the_model_and_the_served_ones_when_it_is_not_served() -> None:
     with FakeOpenAIServer(models=["qwen-a", "qwen-b"]) as fake, \
             pytest.raises(EndpointError) as caught:
-        check(settings(fake.url))
+        url = fake.url
+        check(settings(url))
     message = str(caught.value)
-    assert f"does not serve model {MODEL!r}" in message
+    assert message.startswith(f"the model {MODEL} at {url} (--audiobench-api-url): that "
+                              f"server does not serve {MODEL!r}")
     assert "it serves: qwen-a, qwen-b" in message
 
 
@@ -417,9 +421,14 @@ def test_check_passes_when_the_server_does_not_list_models(server: FakeOpenAISer
 
 def test_check_of_a_closed_port_says_it_cannot_reach_the_url() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
-    with pytest.raises(EndpointError, match="cannot reach") as caught:
+    with pytest.raises(EndpointError) as caught:
         check(settings(url, timeout=2.0))
-    assert url in str(caught.value)
+    assert str(caught.value).startswith(
+        f"cannot reach the model {MODEL} at {url} (--audiobench-api-url): ")
+    with pytest.raises(EndpointError) as caught:
+        check(settings(url, timeout=2.0, role="judge"))
+    assert str(caught.value).startswith(
+        f"cannot reach the judge {MODEL} at {url} (--audiobench-judge-api-url): ")
 
 
 def test_check_sends_no_chat_request() -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config import declarations, options
+from pytest_audiobench.config.names import bundled
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "configuration.md"
@@ -48,7 +49,6 @@ def _pyproject(pytester: pytest.Pytester) -> None:
     lines = ["[tool.pytest.ini_options]"]
     lines += [f"{key} = {json.dumps(value)}" for key, value in offline.items()]
     pytester.makefile(".toml", pyproject="\n".join(lines) + "\n")
-    (pytester.path / "baselines").symlink_to(REPO / "baselines", target_is_directory=True)
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
@@ -58,7 +58,7 @@ def test_the_offline_block_configures_a_gated_run_by_itself(pytester: pytest.Pyt
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audiobench-model",
                                            "random", *xdist)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
-    base = pytester.path / "baselines" / "mini"
+    base = bundled("baselines", "mini")  # the project has none of its own: the plugin's
     # MMAR's mini metrics are too small to gate; AIR-Bench Chat's average regressed.
     result.stdout.fnmatch_lines([f"gate: FAILED against {base}/air_bench_chat/cascade.json: "
                                  "air_bench_chat.average.score regressed *",
@@ -77,3 +77,28 @@ def test_a_flag_overrides_the_file_for_that_run(pytester: pytest.Pytester) -> No
     report = json.loads((pytester.path / "audiobench-report.json").read_text())
     assert report["settings"]["confidence"] == 0.99
     assert [b["benchmark"] for b in report["benchmarks"]] == ["mmar"]
+
+
+def test_a_misspelt_audiobench_key_is_one_line_naming_the_nearest_real_one(
+        pytester: pytest.Pytester) -> None:
+    pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\n'
+                      'audiobench_confidance = "0.9"\naudiobench_zzz = "1"\n'
+                      'audiobench_benchmark = "mmar"\n')
+    pytester.makepyfile(test_team="def test_unit():\n    pass\n")
+    # Whether or not a benchmark run is asked: the team's own tests would run with a default
+    # nobody chose.
+    for args in ([], ["--audiobench-model", "random", "--audiobench-data", "mini"]):
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        assert [line for line in result.stderr.lines if line.strip()] == [
+            "ERROR: ini keys are not options of pytest-audiobench: audiobench_confidance (did "
+            "you mean audiobench_confidence?), audiobench_zzz; `pytest --help` lists them under "
+            "audiobench"]
+
+
+def test_other_unknown_keys_are_left_to_pytest(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\nsome_other_key = "x"\n')
+    pytester.makepyfile(test_team="def test_unit():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "Unknown config option: some_other_key" in result.stdout.str()

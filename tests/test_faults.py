@@ -66,7 +66,8 @@ def test_an_endpoint_that_never_answers_is_one_line_per_sample_and_nothing_is_ju
     run.result.assert_outcomes(errors=16)
     assert servers.judge.count() == 0  # a judge is never asked to grade what was not said
     out = run.result.stdout.str()
-    expected = f"{MODEL} at {proxy.url} failed after 2 attempts: {said}"
+    expected = f"the model {MODEL} at {proxy.url} (--audiobench-api-url) failed after 2 " \
+        f"attempts: {said}"
     assert out.count(expected) >= 16
     assert "Traceback" not in out and "JSONDecodeError" not in out
     assert all(s["message"] == f"EndpointError: {expected}" for s in run.report["samples"])
@@ -81,7 +82,8 @@ def test_a_judge_whose_replies_are_empty_is_the_judges_error_not_a_score(
         run = run_bench("--audiobench-judge-api-url", judge.url, "--audiobench-retries", "0")
         url = judge.url
     run.result.assert_outcomes(errors=16)
-    assert f"{JUDGE} at {url} failed after 1 attempt: an empty answer (content null)" in (
+    assert (f"the judge {JUDGE} at {url} (--audiobench-judge-api-url) failed after 1 attempt: "
+            "an empty answer (content null)") in (
         run.result.stdout.str())
 
 

@@ -52,3 +52,10 @@ def test_the_private_names_are_where_the_plugin_reads_them(
 
 def test_a_plain_process_has_no_worker_queue(pytester: pytest.Pytester) -> None:
     assert internals.xdist_queue(pytester.parseconfig()) is None
+
+
+def test_pytest_still_tells_the_keys_of_the_file_no_plugin_declared(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nnothing_declares_this = 1\nmarkers = x: y\n")
+    config = pytester.parseconfigure()
+    assert internals.unknown_ini_keys(config) == {"nothing_declares_this"}

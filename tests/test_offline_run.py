@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.builtin.words import words
+from pytest_audiobench.config.names import bundled
 from tests.conftest import MODEL, Run, Servers
 from tests.fakes.openai_server import Scripted
 from tests.test_run import _summary
@@ -45,6 +46,7 @@ ITEMS = CHAT_ITEMS + MMAR_ITEMS + FOUNDATION_ITEMS
 
 
 COMMITTED = Path(__file__).resolve().parents[1] / "baselines"
+MINI_BASELINES = bundled("baselines", "mini")
 
 
 def with_committed_baselines(pytester: pytest.Pytester) -> None:
@@ -106,7 +108,7 @@ def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
 def committed_answers() -> dict[str, str]:
     """The cascade's answers in the committed per-sample baselines of the mini data."""
     return {line["id"]: line["answer"] for name in BENCHMARKS
-            for line in map(json.loads, (COMMITTED / "mini" / name / "cascade.samples.jsonl")
+            for line in map(json.loads, (MINI_BASELINES / name / "cascade.samples.jsonl")
                             .read_text(encoding="utf-8").splitlines())}
 
 
@@ -115,7 +117,7 @@ def test_the_main_job_under_xdist_gives_the_same_numbers(pytester: pytest.Pytest
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
     assert len(run.outcomes()) == ITEMS
     for name in BENCHMARKS:
-        thresholds = json.loads((COMMITTED / "mini" / name / "cascade.json").read_text("utf-8"))[
+        thresholds = json.loads((MINI_BASELINES / name / "cascade.json").read_text("utf-8"))[
             "metrics"]
         for metric, limit in thresholds.items():
             # The baselines were written by this very run: equal up to their 4 decimals.
@@ -216,12 +218,14 @@ def test_the_cascade_asks_a_text_model_with_the_transcript_when_one_is_given(
 
 
 @pytest.mark.parametrize(("benchmark", "model", "there"), [
-    ("mmar", "cascadee", "the baselines there are of: cascade, random"),
+    ("mmar", "cascadee", "there are none there; the plugin bundles those of: cascade, random "
+                         "({bundled}/mmar)"),
     # The published numbers are for the full release, not the mini data: the error says so.
     ("air_bench_foundation", "qwen-audio-turbo",
-     "the baselines there are of: cascade, random ({root}/baselines/air_bench_foundation/"
-     "qwen-audio-turbo.json is that model's baseline for the full release; a run on the mini "
-     "data is gated by the baselines under mini/)"),
+     "there are none there; the plugin bundles those of: cascade, random ({bundled}/"
+     "air_bench_foundation) ({root}/baselines/air_bench_foundation/qwen-audio-turbo.json is "
+     "that model's baseline for the full release; a run on the mini data is gated by the "
+     "baselines under mini/)"),
 ])
 def test_a_gate_against_a_baseline_that_is_not_there_is_an_error_naming_those_that_are(
         pytester: pytest.Pytester, benchmark: str, model: str, there: str) -> None:
@@ -232,4 +236,5 @@ def test_a_gate_against_a_baseline_that_is_not_there_is_an_error_naming_those_th
     root = pytester.path
     assert result.stderr.lines == [
         f"ERROR: --audiobench-gate-against {model}: no baseline for {benchmark} at "
-        f"{root}/baselines/mini/{benchmark}/{model}.json; {there.format(root=root)}", ""]
+        f"{root}/baselines/mini/{benchmark}/{model}.json; "
+        f"{there.format(root=root, bundled=MINI_BASELINES)}", ""]

@@ -85,6 +85,9 @@ def test_the_wheel_holds_the_mini_benchmark_the_assets_the_prompts_and_the_entry
         metadata = email.message_from_bytes(wheel.read(info))
         entry_points = wheel.read(info.replace("METADATA", "entry_points.txt")).decode()
     assert _tracked_mini() <= names and len(_tracked_mini()) > 40
+    baselines = {p.relative_to(REPO).as_posix()
+                 for p in (REPO / PACKAGE / "data" / "baselines").rglob("*.json*")}
+    assert len(baselines) == 12 and baselines <= names
     assert {f"{PACKAGE}/report/assets/{n.name}" for n in
             (REPO / PACKAGE / "report" / "assets").iterdir() if n.suffix in (".css", ".js")
             } <= names
@@ -131,16 +134,22 @@ def test_the_installed_wheel_is_the_package_that_runs(installed: Path) -> None:
     assert shown.returncode == 0 and "usage: audiobench-merge" in shown.stdout
 
 
-def test_the_installed_wheel_runs_the_main_job(installed: Path, tmp_path: Path) -> None:
+def test_the_installed_wheel_runs_the_main_job_from_an_empty_folder(
+        installed: Path, tmp_path: Path) -> None:
     pytest.importorskip("faster_whisper", reason="the main job's cascade needs the [cascade] "
                         "extra")
-    (tmp_path / "baselines").symlink_to(REPO / "baselines", target_is_directory=True)
+    empty = tmp_path / "empty"
+    empty.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
-    ran = subprocess.run([str(installed), "-m", "pytest", "-p", "no:cacheprovider",
-                          f"--audiobench-cache-dir={tmp_path / 'cache'}", *MAIN_JOB],
-                         cwd=tmp_path, capture_output=True, text=True, env=env, check=False)
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg-cache")  # the README's line, as it is
+    ran = subprocess.run([str(installed), "-m", "pytest", *MAIN_JOB], cwd=empty,
+                         capture_output=True, text=True, env=env, check=False)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
     held = [line for line in ran.stdout.splitlines() if line.startswith("gate: held (")]
-    assert [line.rsplit(" against ", 1)[1] for line in held] == [
-        f"{tmp_path}/baselines/mini/{benchmark}/cascade.json"
+    # Gated by the baselines the wheel carries, found in the installed package.
+    bundled = installed.parents[1]
+    found = [Path(line.rsplit(" against ", 1)[1]) for line in held]
+    assert [(path.is_relative_to(bundled), path.parts[-3:]) for path in found] == [
+        (True, ("mini", benchmark, "cascade.json"))
         for benchmark in ("air_bench_chat", "mmar", "air_bench_foundation")]
+    assert not any(empty.iterdir()) or {p.name for p in empty.iterdir()} <= {".pytest_cache"}

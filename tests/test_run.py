@@ -95,7 +95,7 @@ def test_an_endpoint_that_keeps_failing_is_an_error_never_a_wrong_answer(
                                                           replies=Reply(status=500))
     run = run_bench("--audiobench-retries", "2")
     run.result.assert_outcomes(passed=15, errors=1)
-    assert "EndpointError: audio-model at" in run.result.stdout.str()
+    assert "EndpointError: the model audio-model at" in run.result.stdout.str()
     assert "failed after 3 attempts: HTTP 500" in run.result.stdout.str()
     questions = [r.text for r in servers.model.requests]
     assert sum(target["question"] in q for q in questions) == 3

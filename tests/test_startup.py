@@ -37,7 +37,7 @@ def test_an_unreachable_model_endpoint_is_reported_at_start(run_bench: Any, pyte
         f"--audiobench-data={chat_data}", "--audiobench-judge-model", "j",
         "--audiobench-judge-api-url", servers.judge.url)
     line = _usage_error(type("R", (), {"result": result})())
-    assert f"cannot reach {url}" in line
+    assert f"cannot reach the model {MODEL} at {url} (--audiobench-api-url): " in line
     assert servers.judge.count() == 0
 
 
@@ -45,7 +45,8 @@ def test_a_model_the_server_does_not_serve_is_reported_at_start(run_bench: Any,
                                                                 servers: Servers) -> None:
     servers.model.models[:] = ["other-model"]
     line = _usage_error(run_bench())
-    assert f"does not serve model '{MODEL}'; it serves: other-model" in line
+    assert (f"the model {MODEL} at {servers.model.url} (--audiobench-api-url): that server "
+            f"does not serve '{MODEL}'; it serves: other-model") in line
     assert servers.model.count() == 0
 
 
@@ -164,8 +165,9 @@ def test_a_key_echoed_by_the_server_at_the_start_is_never_printed(
     servers.model.models_script = echoing_401
     run = run_bench()
     line = _usage_error(run)
-    assert line == (f"ERROR: {servers.model.url} refused the key in AUDIOBENCH_API_KEY (HTTP 401 "
-                    "to GET /models): invalid credentials: Bearer [redacted]")
+    assert line == (f"ERROR: the model {MODEL} at {servers.model.url} (--audiobench-api-url) "
+                    "refused the key in AUDIOBENCH_API_KEY (HTTP 401 to GET /models): invalid "
+                    "credentials: Bearer [redacted]")
     assert KEY not in run.result.stdout.str() + run.result.stderr.str()
 
 
@@ -174,8 +176,9 @@ def test_a_refusal_without_a_key_says_which_variable_is_not_set(
     monkeypatch.delenv("AUDIOBENCH_API_KEY", raising=False)
     servers.model.models_script = lambda headers: Reply(status=401, content="no key given")
     assert _usage_error(run_bench()) == (
-        f"ERROR: {servers.model.url} refused GET /models without a key (HTTP 401): environment "
-        f"variable AUDIOBENCH_API_KEY is not set: set it to the API key for {servers.model.url}")
+        f"ERROR: the model {MODEL} at {servers.model.url} (--audiobench-api-url) refused GET "
+        "/models without a key (HTTP 401): environment variable AUDIOBENCH_API_KEY is not set: "
+        f"set it to the API key for {servers.model.url}")
 
 
 def test_a_key_refused_by_the_judge_during_the_run_is_said_once_per_sample(
@@ -184,8 +187,9 @@ def test_a_key_refused_by_the_judge_during_the_run_is_said_once_per_sample(
     servers.judge.script = Scripted(Reply(status=401, content="key revoked"))
     run = run_bench("--audiobench-retries", "0")
     run.result.assert_outcomes(errors=16)
-    said = (f"{servers.judge.url} refused the key in AUDIOBENCH_JUDGE_API_KEY (HTTP 401 to a "
-            "request for judge-model): key revoked")
+    said = (f"the judge judge-model at {servers.judge.url} (--audiobench-judge-api-url) "
+            "refused the key in AUDIOBENCH_JUDGE_API_KEY (HTTP 401 to a request for judge-model): "
+            "key revoked")
     assert said in run.result.stdout.str() and "Error code" not in run.result.stdout.str()
 
 
@@ -195,7 +199,7 @@ def test_a_hosted_judge_without_its_key_is_an_error_before_any_request(
     monkeypatch.delenv("AUDIOBENCH_JUDGE_API_KEY", raising=False)
     assert _usage_error(run_bench(f"--audiobench-judge-api-url={url}")) == (
         "ERROR: environment variable AUDIOBENCH_JUDGE_API_KEY is not set: it must hold the API "
-        f"key for {url}")
+        f"key for the judge judge-model at {url} (--audiobench-judge-api-url)")
     assert servers.model.requests == [] and servers.judge.requests == []
 
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_audiobench.config.names import MINI
+from pytest_audiobench.config.names import MINI, bundled
 from pytest_audiobench.errors import DataError
 
 if TYPE_CHECKING:
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
 
 def mini_root(benchmark: str) -> Path:
     """The release root of ``benchmark``'s mini data, in the official layout."""
-    return Path(str(resources.files("pytest_audiobench") / "data" / "mini")) / benchmark
+    return bundled(MINI, benchmark)
 
 
 def locate(bench: Benchmark, value: str, catalog: Catalog) -> Path:

@@ -6,6 +6,7 @@ Kept free of heavy imports: the option converters use it in every pytest start.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 AudioMode = Literal["input_audio", "data-uri", "audio-url"]
@@ -20,6 +21,15 @@ IN_PROCESS = "in-process"
 
 MINI = "mini"
 """The ``--audiobench-data`` value that selects the mini benchmark bundled in the package."""
+
+
+def bundled(*parts: str) -> Path:
+    """A path inside the plugin's own data (``data/``): the mini benchmark (``mini/``) and the
+    baselines of the built-in models on it (``baselines/mini/``), found wherever the plugin
+    is installed."""
+    from importlib import resources
+
+    return Path(str(resources.files("pytest_audiobench").joinpath("data", *parts)))
 
 
 def located(url: str) -> str:

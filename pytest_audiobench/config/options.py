@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import pytest
 
 from pytest_audiobench.config import convert
-from pytest_audiobench.config.declarations import Catalog, Flag, OptionGroup, option
+from pytest_audiobench.config.declarations import Catalog, Flag, OptionGroup, declared, option
 from pytest_audiobench.config.names import AUDIO_MODES, REJUDGE, AudioMode, Rejudge
 from pytest_audiobench.config.prices import EXAMPLE as PRICE_EXAMPLE
 from pytest_audiobench.config.prices import Price, prices
@@ -317,6 +317,25 @@ def start_warnings(config: pytest.Config, catalog: Catalog) -> list[str]:
                 for problem in catalog.problems]
     hint = rootdir_hint(config) if enabled(config) else None
     return [*warnings, hint] if hint else warnings
+
+
+def refuse_unknown_ini_keys(keys: set[str], catalog: Catalog) -> None:
+    """A UsageError naming the ``audiobench_*`` keys of the configuration file that no option
+    has, each with the nearest one that does: a misspelt key would leave its default."""
+    ours = sorted(key for key in keys if key.startswith("audiobench_"))
+    if not ours:
+        return
+    import difflib
+
+    prefix = "audiobench_"
+    known = [option.attr for group in groups(catalog) for option in declared(group)]
+    said = []
+    for key in ours:
+        near = difflib.get_close_matches(key.removeprefix(prefix), known, n=1, cutoff=0.75)
+        said.append(f"{key} (did you mean {prefix}{near[0]}?)" if near else key)
+    plural = "s are not options" if len(ours) > 1 else " is not an option"
+    raise pytest.UsageError(f"ini key{plural} of pytest-audiobench: {', '.join(said)}; "
+                            "`pytest --help` lists them under audiobench")
 
 
 def enabled(config: pytest.Config) -> bool:

@@ -13,11 +13,14 @@ from typing import Any, Literal
 
 from pydantic import Field, SerializeAsAny, field_validator
 
+from pytest_audiobench.config.declarations import option
 from pytest_audiobench.config.frozen import Frozen, OwnSettings, OwnT, read_own, unread
 from pytest_audiobench.config.options import (
     AskOptions,
     CacheOptions,
     GateOptions,
+    JudgeOptions,
+    ModelOptions,
     OutputOptions,
     PacingOptions,
     RequestOptions,
@@ -65,6 +68,18 @@ class EndpointSettings(Frozen, RequestOptions):
     baseline model's): what vLLM takes beyond OpenAI's parameters."""
     headers: Headers | None = None
     """None for a model or judge that runs in this process."""
+
+    @property
+    def named(self) -> str:
+        """How a message names it: whom the run asks there, and the flag of its URL."""
+        return f"the {self.role} {self.model} at {self.url} ({URL_FLAGS[self.role]})"
+
+
+URL_FLAGS: dict[EndpointRole, str] = {
+    "model": option(ModelOptions, "api_url").flag,
+    "judge": option(JudgeOptions, "judge_api_url").flag,
+    "baseline model": option(ModelOptions, "baseline_api_url").flag}
+"""The flag that gives each role's URL, for the messages that name an endpoint."""
 
 
 class ProviderChoice(Frozen):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pytest_audiobench.config.names import MINI
+from pytest_audiobench.config.names import MINI, bundled
 from pytest_audiobench.config.settings import EndpointSettings, Settings
 from pytest_audiobench.errors import BaselineError
 from pytest_audiobench.gate.baseline import (
@@ -190,11 +190,18 @@ class LoadedBaseline:
 def baseline_path(settings: Settings, benchmark: str, *, full_release: bool = False) -> Path:
     """``<baselines>/<benchmark>/<model>.json``, under ``mini/`` for a run on the bundled mini
     data (its numbers say nothing of the full release) unless ``full_release``; the model is
-    --audiobench-gate-against when given."""
-    folder = settings.baselines_dir
-    if settings.data.get(benchmark) == MINI and not full_release:
-        folder = folder / MINI
-    return path_for(folder, benchmark, settings.gate_against or settings.model)
+    --audiobench-gate-against when given. On the mini data, a model the project's folder has
+    no baseline of is held against the one the plugin bundles (the built-in models'), so that
+    the plugin installed anywhere gates its own mini run; a baseline is always written to the
+    project's folder."""
+    model = settings.gate_against or settings.model
+    if settings.data.get(benchmark) != MINI or full_release:
+        return path_for(settings.baselines_dir, benchmark, model)
+    own = path_for(settings.baselines_dir / MINI, benchmark, model)
+    theirs = path_for(bundled("baselines", MINI), benchmark, model)
+    if own.exists() or settings.update_baseline or not theirs.exists():
+        return own
+    return theirs
 
 
 def load_all(settings: Settings,
@@ -228,6 +235,9 @@ def asked_for(settings: Settings, benchmark: str, path: Path) -> None:
     found = models_in(path.parent)
     there = (f"the baselines there are of: {', '.join(found)}" if found
              else "there are none there")
+    if settings.data.get(benchmark) == MINI:
+        theirs = bundled("baselines", MINI, benchmark)
+        there += f"; the plugin bundles those of: {', '.join(models_in(theirs))} ({theirs})"
     elsewhere = baseline_path(settings, benchmark, full_release=True)
     if elsewhere != path and elsewhere.exists():
         there += (f" ({elsewhere} is that model's baseline for the full release; a run on "

@@ -1,4 +1,4 @@
-"""The two names this plugin reads that pytest and xdist do not make public, in one place,
+"""The three names this plugin reads that pytest and xdist do not make public, in one place,
 each with why no public call does, and each checked by ``tests/test_internals.py`` so that a
 release that moves it fails there by name rather than slowing or breaking runs quietly.
 
@@ -9,6 +9,11 @@ release that moves it fails there by name rather than slowing or breaking runs q
 - xdist's ``WorkerInteractor.torun``: a worker's queue of the item indices it runs next (a
   deque behind a lock), which lets the next items' requests start early. xdist has no public
   call for it; when it is missing, a worker knows only its current item.
+- ``Config._get_unknown_ini_keys``: the keys of the configuration file that no plugin
+  declared. pytest warns of each among the run's other warnings (or fails on all of them with
+  ``--strict-config``); the one public way to see the file's keys, ``Config.inicfg``, is
+  deprecated since pytest 9. A misspelt ``audiobench_*`` key would otherwise be a run with a
+  default the team did not choose.
 """
 
 from __future__ import annotations
@@ -33,3 +38,8 @@ def xdist_queue(config: pytest.Config) -> Any:
         if queue is not None and callable(getattr(queue, "lock", None)):
             return queue
     return None
+
+
+def unknown_ini_keys(config: pytest.Config) -> set[str]:
+    """The configuration file's keys that no plugin declared."""
+    return set(config._get_unknown_ini_keys())

@@ -48,13 +48,13 @@ def api_key(settings: EndpointSettings) -> str:
             raise EndpointError(
                 f"environment variable {settings.api_key_env} holds a character an HTTP header "
                 "cannot carry (a space, a tab, a newline or a non-ASCII letter): set it to the "
-                f"key alone, for {settings.url}")
+                f"key alone, for {settings.named}")
         secrets.remember(key)
         return key
     if settings.api_key_required:
         raise EndpointError(
             f"environment variable {settings.api_key_env} is not set: it must hold the API key "
-            f"for {settings.url}"
+            f"for {settings.named}"
         )
     return _NO_KEY
 
@@ -179,15 +179,16 @@ class Endpoint:
         except openai.APIStatusError as exc:
             if exc.status_code in _REFUSED:
                 raise EndpointError(self._refused("GET /models", exc)) from exc
-            raise EndpointError(f"{self.settings.url} answered {_short(exc)} to GET /models"
+            raise EndpointError(f"{self.settings.named} answered {_short(exc)} to GET /models"
                                 ) from exc
         except openai.APIError as exc:
-            raise EndpointError(f"cannot reach {self.settings.url}: {_short(exc)}") from exc
+            raise EndpointError(f"cannot reach {self.settings.named}: {_short(exc)}") from exc
         finally:
             client.close()
         if served and self.settings.model not in served:
             raise EndpointError(
-                f"{self.settings.url} does not serve model {self.settings.model!r}; it serves: "
+                f"{self.settings.named}: that server does not serve {self.settings.model!r}; "
+                "it serves: "
                 + secrets.redact(", ".join(list(served)[:20]))
             )
         return served.get(self.settings.model)
@@ -411,11 +412,12 @@ class Endpoint:
     def _refused(self, asked: str, exc: openai.APIStatusError) -> str:
         """A 401 or 403: the key that was refused, or that none is set and which variable
         holds it."""
-        url, env = self.settings.url, self.settings.api_key_env
+        named, env = self.settings.named, self.settings.api_key_env
         if self._key == _NO_KEY:
-            return (f"{url} refused {asked} without a key (HTTP {exc.status_code}): environment "
-                    f"variable {env} is not set: set it to the API key for {url}")
-        return f"{url} refused the key in {env} (HTTP {exc.status_code} to {asked}): " \
+            return (f"{named} refused {asked} without a key (HTTP {exc.status_code}): "
+                    f"environment variable {env} is not set: set it to the API key for "
+                    f"{self.settings.url}")
+        return f"{named} refused the key in {env} (HTTP {exc.status_code} to {asked}): " \
             f"{_said(exc)}"
 
     def _failure(self, exc: Exception, attempt: int) -> EndpointError:
@@ -424,7 +426,7 @@ class Endpoint:
         if isinstance(exc, openai.APIStatusError) and exc.status_code in _REFUSED:
             return EndpointError(self._refused(f"a request for {self.settings.model}", exc))
         return EndpointError(
-            f"{self.settings.model} at {self.settings.url} failed after {attempt} "
+            f"{self.settings.named} failed after {attempt} "
             f"attempt{'s' if attempt > 1 else ''}: {_short(exc)}"
         )
 
