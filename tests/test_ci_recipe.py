@@ -100,3 +100,58 @@ def test_the_flag_check_can_fail() -> None:
                           "--htlm=page.html\n"))
     assert "--htlm" not in _flags_of_help(OURS[("audiobench-merge",)])
     assert words == ["audiobench-merge", "s.json", "--htlm=page.html"]
+
+
+def _gate() -> dict[str, Any]:
+    from ruamel.yaml import YAML
+
+    loaded: dict[str, Any] = YAML(typ="safe").load(workflows()[0])
+    return loaded
+
+
+def test_vllm_is_installed_with_its_audio_extra_and_the_plugin_at_one_commit() -> None:
+    installs = [w for words in commands(workflows()[0]) if words[:4] == [
+        "python", "-m", "pip", "install"] for w in words[4:]]
+    assert "vllm[audio]" in installs and "vllm" not in installs
+    plugin = _gate()["env"]["PLUGIN"]
+    assert re.search(r"@[0-9a-f]{40}$", plugin), plugin  # never a branch that moves
+
+
+def test_every_shard_serves_on_its_own_port_and_gpu_and_asks_its_own_server() -> None:
+    shard = _gate()["jobs"]["shard"]
+    entries = shard["strategy"]["matrix"]["include"]
+    assert len({e["port"] for e in entries}) == len({e["gpu"] for e in entries}) == len(
+        entries) == 4
+    assert shard["env"] == {"PORT": "${{ matrix.port }}",
+                            "CUDA_VISIBLE_DEVICES": "${{ matrix.gpu }}"}
+    steps = "\n".join(step.get("run", "") for step in shard["steps"])
+    assert '--port "$PORT"' in steps and "localhost:$PORT/v1/models" in steps
+    assert "--audiobench-api-url=http://localhost:${{ matrix.port }}/v1" in steps
+
+
+def test_every_job_has_a_timeout_and_every_served_run_a_deadline_inside_it() -> None:
+    jobs = _gate()["jobs"]
+    for name, job in jobs.items():
+        assert isinstance(job.get("timeout-minutes"), int), name
+        for step in job["steps"]:
+            words = shlex.split(re.sub(r"\$\{\{[^}]*\}\}", "EXPR", step.get("run", "")))
+            if words[:3] != ["python", "-m", "pytest"]:
+                continue
+            deadline = float(words[words.index("--audiobench-deadline") + 1])
+            assert deadline < job["timeout-minutes"] * 60, name
+
+
+def test_a_forks_pull_request_runs_the_offline_job_and_no_job_with_secrets() -> None:
+    jobs = _gate()["jobs"]
+    fork = "github.event.pull_request.head.repo.full_name != github.repository"
+    own = "github.event.pull_request.head.repo.full_name == github.repository"
+    assert own in jobs["shard"]["if"] and fork in jobs["offline"]["if"]
+    assert "needs.shard.result != 'skipped'" in jobs["gate"]["if"]
+    assert "secrets." not in str(jobs["offline"])
+    (offline,) = [s["run"] for s in jobs["offline"]["steps"] if "pytest" in s.get("run", "")]
+    assert "--audiobench-data mini" in offline and "--audiobench-judge-model overlap" in offline
+
+
+def test_the_page_that_becomes_an_artifact_embeds_its_clips() -> None:
+    merge = next(words for words in commands(workflows()[0]) if words[0] == "audiobench-merge")
+    assert "--html-audio-mb" in merge and float(merge[merge.index("--html-audio-mb") + 1]) > 20

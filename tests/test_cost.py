@@ -90,16 +90,21 @@ def test_the_dry_run_estimate_of_a_hand_table() -> None:
                             cached=Usage(prompt_tokens=6_000, completion_tokens=400)),
                "j": Planned(role="judge", to_send=3, bound=True),
                "k": Planned(role="baseline model", to_send=0),
-               "u": Planned(role="judge", to_send=5)}
+               "u": Planned(role="judge", to_send=5),
+               "overlap": Planned(role="judge", to_send=7, free=True)}
     listed = [Price(model=m, prompt=2, completion=8) for m in ("m", "j", "k")]
     assert estimate_lines(planned, listed) == [
         "cost of the calls to the model m: about $0.03 (8 x 1500 prompt + 100 completion "
-        "tokens, the mean of the 4 cached replies)",
-        "cost of the calls to the judge j: unknown, no cached reply of it to measure its tokens "
-        "from (a run of a few samples first, e.g. --audiobench-limit 1, caches some)",
+        "tokens, the mean of 4 replies in the cache)",
+        "cost of the calls to the judge j: unknown, no reply of it in the cache to measure its "
+        "tokens from (a run of a few samples first, e.g. --audiobench-limit 1, caches some)",
         "cost of the calls to the baseline model k: $0.00, nothing to send",
         "cost: no price for u (--audiobench-price)"]
     assert estimate_lines(planned, []) == []
+    # A model or judge that runs here costs nothing, priced or not.
+    free = [Price(model="overlap", prompt=2, completion=8)]
+    assert estimate_lines({"overlap": planned["overlap"]}, free) == [
+        "cost of the calls to the judge overlap: $0.00, it runs in this process"]
 
 
 PRICE = f"--audiobench-price={MODEL}=1000/2000,{JUDGE}=10/20"
@@ -138,8 +143,9 @@ def test_the_dry_run_prices_the_calls_to_send_from_the_cached_replies(
         run_bench: Any, servers: Servers, xdist: list[str]) -> None:
     dry = run_bench(PRICE, "--audiobench-dry-run", xdist=xdist)
     dry.result.stdout.fnmatch_lines([
-        f"cost of the calls to the model {MODEL}: unknown, no cached reply of it to measure its "
-        "tokens from (a run of a few samples first, e.g. --audiobench-limit 1, caches some)"])
+        f"cost of the calls to the model {MODEL}: unknown, no reply of it in the cache to "
+        "measure its tokens from (a run of a few samples first, e.g. --audiobench-limit 1, "
+        "caches some)"])
     half = run_bench("--audiobench-tasks", "speech_QA,sound_QA,music_QA,speech_and_sound_QA")
     usage = half.report["usage"]
     model = {k: usage["model"][k] / 8 for k in ("prompt_tokens", "completion_tokens")}
@@ -149,10 +155,36 @@ def test_the_dry_run_prices_the_calls_to_send_from_the_cached_replies(
     again.result.stdout.fnmatch_lines([
         f"cost of the calls to the model {MODEL}: about {money(8 * _dollars(model, 1000, 2000))}"
         f" (8 x {model['prompt_tokens']:.0f} prompt + {model['completion_tokens']:.0f} "
-        "completion tokens, the mean of the 8 cached replies)",
+        "completion tokens, the mean of 8 replies in the cache)",
         f"cost of the calls to the judge {JUDGE}: about {money(16 * _dollars(judge, 10, 20))} "
         f"(16 x {judge['prompt_tokens']:.0f} prompt + {judge['completion_tokens']:.0f} "
-        "completion tokens, the mean of the 16 cached replies)"])
+        "completion tokens, the mean of 16 replies in the cache)"])
+
+
+def test_after_a_limited_run_the_dry_run_of_the_whole_run_is_priced(
+        run_bench: Any, servers: Servers) -> None:
+    # The dry run the estimate recommends: a run of one sample a task, then the whole run's
+    # estimate from those answers (another run's: measured, never served).
+    limited = run_bench("--audiobench-limit", "1")
+    usage = limited.report["usage"]
+    model = {k: usage["model"][k] / 8 for k in ("prompt_tokens", "completion_tokens")}
+    dry = run_bench(PRICE, "--audiobench-dry-run")
+    out = dry.result.stdout.str()
+    assert "model calls: 16 (0 in the cache, 16 to send)" in out
+    assert (f"cost of the calls to the model {MODEL}: about "
+            f"{money(16 * _dollars(model, 1000, 2000))} (16 x {model['prompt_tokens']:.0f} "
+            f"prompt + {model['completion_tokens']:.0f} completion tokens, the mean of 8 replies "
+            "in the cache)") in out
+    assert servers.model.count() == 8
+
+
+def test_an_offline_judge_needs_no_price(run_bench: Any, servers: Servers) -> None:
+    run_bench("--audiobench-limit", "1", "--audiobench-judge-model", "overlap", judge=False)
+    dry = run_bench(f"--audiobench-price={MODEL}=1000/2000", "--audiobench-dry-run",
+                    "--audiobench-judge-model", "overlap", judge=False)
+    out = dry.result.stdout.str()
+    assert f"cost of the calls to the model {MODEL}: about " in out
+    assert "no price for" not in out
 
 
 def test_a_price_for_a_model_the_run_does_not_ask_is_a_usage_error(run_bench: Any) -> None:

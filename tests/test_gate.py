@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -82,11 +83,33 @@ def test_errors_beyond_the_allowance_fail_the_gate(run_bench: Any, pytester: pyt
     assert allowed.result.ret == 0
 
 
-def test_a_gated_metric_that_was_not_measured_fails_the_gate(
+def test_a_metric_the_selection_left_without_a_sample_is_said_and_not_gated(
         run_bench: Any, pytester: pytest.Pytester) -> None:
     write_baseline(pytester.path, {SPEECH: (5.0, 0.1), "air_bench_chat.music.score": (5.0, 0)})
     run = run_bench("-k", "speech_QA")
     run.result.assert_outcomes(passed=2)
+    assert run.result.ret == 0  # what was not selected is not measured, and fails nothing
+    out = run.result.stdout.str()
+    assert re.search(r"air_bench_chat.music.score +- +n/a +5.00 ± 0 +not selected", out)
+    assert ("selection: 14 of its samples left out (-k, -m, --deselect, paths, "
+            "--audiobench-tasks, --audiobench-limit); not measured, so not gated: "
+            "air_bench_chat.music.score") in out
+    assert [line for line in out.splitlines() if line.startswith("verdict:")] == [(
+        "verdict: gate held on 1 of 2 metric(s) of air_bench_chat; 1 not selected")]
+    rows = {row["metric"]: row for row in run.report["benchmarks"][0]["gate"]["rows"]}
+    assert rows["air_bench_chat.music.score"]["verdict"] == "not selected"
+    assert run.report["benchmarks"][0]["counts"]["left_out"] == 14
+
+
+def test_a_gated_metric_that_was_selected_and_not_measured_fails_the_gate(
+        run_bench: Any, servers: Servers, pytester: pytest.Pytester,
+        small_records: list[Any]) -> None:
+    # Every music sample selected, none scored (their judge replies never parse): the metric
+    # is lost, not left out, and the gate fails on it (and on the samples without a score).
+    write_baseline(pytester.path, {"air_bench_chat.music.score": (5.0, 0)}, max_errors=16)
+    servers.judge.script = ScoringJudge(replies={r["question"]: "no score" for r in small_records
+                                                 if r["task_name"].startswith("music")})
+    run = run_bench()
     assert run.result.ret == 1
     assert "air_bench_chat.music.score not measured" in run.result.stdout.str()
 

@@ -58,7 +58,7 @@ def test_a_flipped_sample_opens_to_its_body(page: Any, small_records: list[Any])
     assert small_records[2]["question"] in body.text
     assert "a good answer" in body.text  # the latest run's answer
     strip = row.find_element("xpath", "preceding-sibling::p[@class='strip']")
-    assert strip.text == "3 flips FXxX"
+    assert strip.text == "3 flips xXxX"
 
 
 def test_the_history_page_asks_nothing_of_the_network(page: Any) -> None:

@@ -125,14 +125,14 @@ def test_one_item_regresses_only_beyond_the_noise_of_its_draws() -> None:
 def test_under_the_bar_as_before_is_expected_and_clearing_it_is_an_improvement() -> None:
     low = line("a", 3.5, draws=[3, 4], failed=True)
     expected = change(low, line("a", 3, draws=[3, 3]), True, 0.9, 0.95)
-    assert expected is not None and expected.kind == "expected"
+    assert expected is not None and expected.kind == "xfailed"
     assert expected.reason == "under its bar as in the baseline: baseline 3.5, now 3"
     slipped = change(line("a", 6, draws=[6, 6]), line("a", 4.5, draws=[4, 5]), True, 0.9, 0.95)
-    assert slipped is not None and slipped.kind == "expected"
+    assert slipped is not None and slipped.kind == "xfailed"
     assert slipped.reason == ("under its bar now, but within the judge's noise of the baseline "
                               "(1.76): baseline 6, now 4.5")
     improved = change(low, line("a", 6, draws=[6, 6]), False, 0.9, 0.95)
-    assert improved is not None and improved.kind == "improved"
+    assert improved is not None and improved.kind == "xpassed"
     assert change(line("a", 7), line("a", 7), False, 0.9, 0.95) is None
     assert change(None, line("a", 7), True, 0.9, 0.95) is None
 
@@ -197,7 +197,7 @@ def test_the_worked_example_of_the_statistics_page() -> None:
     assert round(0.1 + (exact.t_quantile(0.95, 3) + quantile(0.8)) * result.se, 2) == 1.94
     outcomes = {s: change(base[s], new[s], new[s].score < 5, 0.9, 0.95) for s in base}
     assert {s: c.kind for s, c in outcomes.items() if c} == {"s1": "regressed",
-                                                             "s2": "expected"}
+                                                             "s2": "xfailed"}
 
 
 def test_an_interval_wholly_below_zero_but_inside_the_margin_reads_worse_within_it() -> None:

@@ -282,7 +282,7 @@ def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
                      audio_limit=audio_limit, labels=("A", "B"), title=title)
 
 
-_OUTCOME = {"regressed": "failed", "expected": "xfailed", "improved": "xpassed"}
+_OUTCOME = {"regressed": "failed", "xfailed": "xfailed", "xpassed": "xpassed"}
 
 
 def _outcome(record: SampleRecord, compared: Compared | None) -> Outcome:

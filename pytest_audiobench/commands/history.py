@@ -57,10 +57,11 @@ LETTERS: dict[Outcome | None, str] = {
 STRIP = ("outcome per run, oldest first: . passed, F failed, x xfailed, X xpassed (good: "
          "passed or xpassed, bad: failed or xfailed), E error, s skipped, n not run, - no record")
 VERDICTS = {"worse within margin": "worse", "too small": "small", "not measured": "unmeasured",
-            "judge changed": "judge"}
+            "not selected": "unselected", "can't tell": "unclear", "judge changed": "judge"}
 """The gate's verdicts as a cell says them, short (the others as they are)."""
-LEGEND = ("ok, worse (within its margin), small (too small to gate) and judge (the judge "
-          "changed) hold; below and regressed fail; *: another baseline than the run before")
+LEGEND = ("ok, worse (within its margin), unclear (can't tell: a drop past the margin not "
+          "ruled out), small (too small to gate), unselected and judge (the judge changed) "
+          "hold; below, regressed and unmeasured fail; *: another baseline than the run before")
 CHARTS = ("Each headline metric per run, oldest left: the bar is the gate's interval where it "
           "paired the metric (the change's interval, set on the value), the dashed line a run "
           "held against another baseline than the run before; red: the gate failed on it.")

@@ -88,8 +88,11 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
                            if b.benchmark == name and b.judge_comparison is not None), None)
         if comparison is not None:
             loaded[name] = loaded[name].decided(comparison)
+    # Every shard saw the same selection before its split: the first says what it left out.
+    left_out = {name: next(b.counts.left_out for _, r in reports for b in r.benchmarks
+                           if b.benchmark == name) for name in names}
     report, updates = build_report(settings, benches, releases, samples, sorted(selected),
-                                   loaded, traffic, None, seconds=longest)
+                                   loaded, traffic, None, seconds=longest, left_out=left_out)
     report = baselines_unwritten(report, writing.apply(updates))
     # The shards' records are in memory already (each report was read whole): keep them.
     return Merged(report.model_copy(update={"samples": samples}), benches,
@@ -177,10 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = merged.report
     if args.report is not None:
         report.write(args.report)
-    lines = render(report)
-    if args.html is not None:
-        lines.append(_write_html(merged, args.html, args.html_audio_mb).line())
-    print("\n".join(lines))
+    written = [] if args.html is None else [
+        _write_html(merged, args.html, args.html_audio_mb).line()]
+    print("\n".join(render(report, written=written)))
     outcomes = {s.outcome for s in report.samples}
     status = 1 if outcomes & {"failed", "error"} else 0
     return int(report_status(report, status))

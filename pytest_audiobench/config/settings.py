@@ -159,6 +159,15 @@ class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, Out
                 asked[name] = f"{asked[name]} and {role}" if name in asked else role
         return asked
 
+    def free_models(self) -> set[str]:
+        """The model ids that run in this process and ask no server: they cost nothing."""
+        free = set()
+        if self.model_provider is not None and self.model_provider.served is None:
+            free.add(self.model)
+        if self.judge is not None and self.judge.offline:
+            free.add(self.judge.endpoint.model)
+        return free
+
     def price_of(self, model: str) -> Price | None:
         """``model``'s price (--audiobench-price), None when none was given."""
         return next((price for price in self.price if price.model == model), None)

@@ -20,7 +20,9 @@ from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
-BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard"]
+BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard",
+                         "unselected"]
+"""``unselected``: the run's selection held none of the benchmark's samples: nothing to gate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +58,21 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
            identities: tuple[ModelIdentity | None, JudgeIdentity | None],
            pairing: Pairing | None = None,
-           assessed: Mapping[str, Assessed] | None = None) -> Decision:
+           assessed: Mapping[str, Assessed] | None = None, *, selected: int = 1,
+           left_out: int = 0) -> Decision:
     """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
     --audiobench-update-baseline decide to write a new one, with this run's sample lines (and
     the old lines of samples this run did not score), when they would hold against it (a
-    shard never gates: its merge does). ``identities``: the model's and the judge's."""
+    shard never gates: its merge does). ``identities``: the model's and the judge's.
+    ``selected`` and ``left_out``: the benchmark's samples the run's selection took and left
+    out; what was not selected is not measured, and never fails the gate."""
     path, current = loaded.path, loaded.file
     identity, judge = identities
     judge_model = settings.judge.endpoint.model if settings.judge else None
     if settings.shard is not None:
         return Decision("shard", path)
+    if not selected and left_out:
+        return Decision("unselected", path)
     if settings.update_baseline:
         base, new = (pairing.base, pairing.new) if pairing else ({}, {})
         lines = {**base, **new}  # the old lines without their texts: the noise needs draws
@@ -85,7 +92,7 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
     stale = loaded.judged.metrics if loaded.rejudged and loaded.rival is None else None
     return Decision("applied", path,
                     evaluate(current, metrics, missing, judge_model, settings.max_errors,
-                             identity, assessed, stale))
+                             identity, assessed, stale, narrowed=left_out > 0))
 
 
 def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,

@@ -23,13 +23,19 @@ from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import ModelIdentity
 
-RowVerdict = Literal["ok", "worse within margin", "below", "regressed", "too small",
-                     "not measured", "judge changed"]
-HOLDING: frozenset[RowVerdict] = frozenset({"ok", "worse within margin", "too small",
-                                            "judge changed"})
+RowVerdict = Literal["ok", "worse within margin", "can't tell", "below", "regressed",
+                     "too small", "not measured", "not selected", "judge changed"]
+HOLDING: frozenset[RowVerdict] = frozenset({"ok", "worse within margin", "can't tell",
+                                            "too small", "not selected", "judge changed"})
 """Verdicts the gate holds on: a metric measurably worse but not beyond its margin is said
-and held; one too small to be gated is reported, not held; so is one held against a
-threshold the baseline's judge set when today's judge is another (``drift.py``)."""
+and held; one whose interval reaches past the margin while the exact tests find no
+regression cannot be told either way (held, and said: the run could not rule the drop out);
+one too small to be gated is reported, not held; so is one the run's selection (-k, -m,
+--deselect, --audiobench-tasks) left without a sample, and one held against a threshold the
+baseline's judge set when today's judge is another (``drift.py``)."""
+UNRESOLVED: frozenset[RowVerdict] = frozenset({"can't tell", "too small", "not selected",
+                                               "judge changed"})
+"""Held verdicts that say nothing of the metric: the gate is blind to it in this run."""
 
 
 class GateRow(BaseModel):
@@ -140,11 +146,13 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
              judge_model: str | None, allowed: int | None = None,
              identity: ModelIdentity | None = None,
              assessed: Mapping[str, Assessed] | None = None,
-             stale: frozenset[str] | None = None) -> Gate:
+             stale: frozenset[str] | None = None, narrowed: bool = False) -> Gate:
     """Hold every metric of the baseline against this run: paired where ``assessed`` has it
     (``family.plan``), else against its threshold, unless it is in ``stale``: a judge decides
     it and every baseline answer was judged again today, so the threshold the baseline's
-    judge set says nothing (reported, not held; nor is another judge model a mismatch)."""
+    judge set says nothing (reported, not held; nor is another judge model a mismatch).
+    ``narrowed``: the run's selection left some of the benchmark's samples out, so a metric
+    without a value was not selected (held), not lost (failed)."""
     rows = []
     for name, limit in baseline.metrics.items():
         metric = metrics.get(name)
@@ -152,7 +160,7 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
             rows.append(paired_row(name, assessed[name], limit, metric))
             continue
         if metric is None:
-            verdict: RowVerdict = "not measured"
+            verdict: RowVerdict = "not selected" if narrowed else "not measured"
         elif stale is not None and name in stale:
             verdict = "judge changed"
         elif metric.value < limit.threshold - limit.tolerance - 1e-9:
@@ -192,13 +200,17 @@ def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
 
 
 def _paired_verdict(test: Assessed) -> RowVerdict:
-    """Regressed when the exact tests say so; worse within the margin when its whole interval
-    lies below zero (measurably worse, not by more than the margin, or not surely so)."""
+    """Regressed when the exact tests say so; else can't tell when its interval reaches past
+    the margin (or cannot be had): no drop beyond it is ruled out; else worse within the
+    margin when the whole interval lies below zero; else ok: the interval rules out a drop
+    beyond the margin."""
     if not test.gated:
         return "too small"
     if test.regressed:
         return "regressed"
-    return "worse within margin" if test.high is not None and test.high < 0 else "ok"
+    if test.low is None or test.high is None or test.low < -test.margin - 1e-12:
+        return "can't tell"
+    return "worse within margin" if test.high < 0 else "ok"
 
 
 def _why(row: GateRow) -> str:
@@ -234,7 +246,18 @@ def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-s
                      "today: reported, not held")
     lines += [f"{r.metric}: its interval lies below the margin, but the exact tests say the "
               f"drop could be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
-              for r in paired if r.verdict == "worse within margin" and r.high is not None
+              for r in paired if r.verdict == "can't tell" and r.high is not None
               and r.margin is not None
               and r.high < -r.margin and r.p is not None and r.level is not None]
+    unclear = [r for r in paired if r.verdict == "can't tell"]
+    if unclear:
+        lines.append(f"can't tell: {len(unclear)} metric(s) whose interval reaches past the "
+                     "margin with no regression found: this run cannot rule out such a drop "
+                     "(more samples, runs or judge draws narrow it; detects says how far)")
     return lines
+
+
+def some(names: Sequence[str], shown: int = 4) -> str:
+    """A few names and how many more."""
+    rest = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {rest} more" if rest > 0 else "")

@@ -13,7 +13,8 @@ from pytest_audiobench.gate.paired import allowed_drop
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.numbers import fixed
 
-Kind = Literal["regressed", "expected", "improved"]
+Kind = Literal["regressed", "xfailed", "xpassed"]
+"""Named as pytest reports each item, everywhere: failed (regressed), xfailed, xpassed."""
 
 SUGGESTS = 0.90
 """The one-sided level at which a sample's draws suggest a drop worth fresh draws: an
@@ -47,12 +48,12 @@ class Change:
     @property
     def reason(self) -> str:
         then, now = f"{self.base.score:g}", f"{self.new.score:g}"
-        if self.kind == "expected" and self.base.failed:
+        if self.kind == "xfailed" and self.base.failed:
             return f"under its bar as in the baseline: baseline {then}, now {now}"
-        if self.kind == "expected":
+        if self.kind == "xfailed":
             return (f"under its bar now, but within the judge's noise of the baseline "
                     f"({fixed(self.allowed)}): baseline {then}, now {now}")
-        if self.kind == "improved":
+        if self.kind == "xpassed":
             return f"under its bar in the baseline ({then}), clears it now ({now})"
         drop = (f"score {then} in the baseline, {now} now: a drop of "
                 f"{self.base.score - self.new.score:g}")
@@ -82,9 +83,9 @@ def change(base: SampleLine | None, new: SampleLine | None, fails_now: bool,
     if base.score - new.score > allowed and new.score < base.score:
         return Change("regressed", base, new, allowed, rounds)
     if fails_now:
-        return Change("expected", base, new, allowed)
+        return Change("xfailed", base, new, allowed)
     if base.failed:
-        return Change("improved", base, new, allowed)
+        return Change("xpassed", base, new, allowed)
     return None
 
 

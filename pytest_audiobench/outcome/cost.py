@@ -108,6 +108,9 @@ class Planned(BaseModel):
     """``to_send`` is a maximum (judge calls for answers not cached yet)."""
     cached_replies: int = 0
     cached: Usage = Usage()
+    free: bool = False
+    """It runs in this process and asks no server (an offline judge, the ``random`` model):
+    it costs nothing, and needs no price."""
 
 
 def estimate_lines(planned: Mapping[str, Planned], prices: Sequence[Price]) -> list[str]:
@@ -115,7 +118,8 @@ def estimate_lines(planned: Mapping[str, Planned], prices: Sequence[Price]) -> l
     priced = {price.model: price for price in prices}
     lines = [_estimate(model, plan, priced[model]) for model, plan in planned.items()
              if model in priced]
-    unpriced = [m for m, plan in planned.items() if m not in priced and plan.to_send]
+    unpriced = [m for m, plan in planned.items()
+                if m not in priced and plan.to_send and not plan.free]
     if lines and unpriced:
         lines.append(f"cost: no price for {', '.join(unpriced)} (--audiobench-price)")
     return lines
@@ -125,13 +129,15 @@ def _estimate(model: str, plan: Planned, price: Price) -> str:
     head = f"cost of the calls to the {plan.role} {model}"
     if not plan.to_send:
         return f"{head}: $0.00, nothing to send"
+    if plan.free:
+        return f"{head}: $0.00, it runs in this process"
     if not plan.cached_replies:
-        return (f"{head}: unknown, no cached reply of it to measure its tokens from (a run of "
-                "a few samples first, e.g. --audiobench-limit 1, caches some)")
+        return (f"{head}: unknown, no reply of it in the cache to measure its tokens from (a "
+                "run of a few samples first, e.g. --audiobench-limit 1, caches some)")
     prompt = plan.cached.prompt_tokens / plan.cached_replies
     completion = plan.cached.completion_tokens / plan.cached_replies
     each = (prompt * price.prompt + completion * price.completion) / PER
     bound = "up to " if plan.bound else ""
     return (f"{head}: about {bound}{money(each * plan.to_send)} ({bound}{plan.to_send} x "
-            f"{prompt:.0f} prompt + {completion:.0f} completion tokens, the mean of the "
-            f"{plan.cached_replies} cached replies)")
+            f"{prompt:.0f} prompt + {completion:.0f} completion tokens, the mean of "
+            f"{plan.cached_replies} replies in the cache)")

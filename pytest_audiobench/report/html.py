@@ -40,9 +40,9 @@ from pytest_audiobench.report import charts
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
 from pytest_audiobench.report.terminal import answer_lines, drift_lines
 
-KINDS = ("regressed", "failed", "error", "skipped", "not run", "improved", "expected", "passed")
+KINDS = ("regressed", "failed", "error", "skipped", "not run", "xpassed", "xfailed", "passed")
 """A sample's outcome as the page names it, in the order its rows come."""
-ATTENTION = frozenset({"regressed", "failed", "error", "improved"})
+ATTENTION = frozenset({"regressed", "failed", "error", "xpassed"})
 """The outcomes whose audio the page embeds first."""
 _MEDIA = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".flac": "audio/flac",
           ".ogg": "audio/ogg", ".m4a": "audio/mp4"}
@@ -306,7 +306,8 @@ def row_state(row: GateRow) -> charts.RowState:
     """How a page draws a gate's row: ok, worse (within its margin: held), small (reported,
     not gated) or failed (the alarm colour)."""
     states: dict[str, charts.RowState] = {"ok": "ok", "worse within margin": "worse",
-                                          "too small": "small", "judge changed": "small"}
+                                          "can't tell": "worse", "too small": "small",
+                                          "not selected": "small", "judge changed": "small"}
     return states.get(row.verdict, "failed")
 
 
@@ -367,8 +368,7 @@ class Audio:
 def _kind(record: SampleRecord, regressions: bool) -> str:
     if record.outcome == "failed":
         return "regressed" if regressions else "failed"
-    return {"xpassed": "improved", "xfailed": "expected", "not_run": "not run"}.get(
-        record.outcome, record.outcome)
+    return "not run" if record.outcome == "not_run" else record.outcome
 
 
 def _rows(page: Page, audio: Audio, rows: Mapping[str, TextIO]

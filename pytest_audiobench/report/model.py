@@ -27,6 +27,10 @@ class Counts(BaseModel):
     """Where every selected sample ended up; nothing is left uncounted."""
 
     selected: int
+    left_out: int = 0
+    """The release's samples the run's selection left out (-k, -m, --deselect, paths,
+    --audiobench-tasks and --audiobench-limit; not a shard's split): what they would measure
+    is not measured, and not gated."""
     passed: int = 0
     failed: int = 0
     errors: int = 0

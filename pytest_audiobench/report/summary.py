@@ -54,7 +54,8 @@ class _Folded:
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                  releases: Mapping[str, Release], records: Iterable[SampleRecord],
                  selected: Sequence[str], loaded: Mapping[str, LoadedBaseline],
-                 traffic: Traffic, run: RunInfo | None, seconds: float | None = None
+                 traffic: Traffic, run: RunInfo | None, seconds: float | None = None,
+                 left_out: Mapping[str, int] | None = None
                  ) -> tuple[RunReport, dict[str, BaselineUpdate]]:
     """The report of ``records`` out of the ``selected`` node ids (missing ones did not run).
     With per-sample baseline lines, the metrics the benchmarks can pair are gated paired; all
@@ -63,7 +64,8 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     ``records`` is read in one pass (again only by a benchmark that exports them), so it may
     stream from disk; the report holds none of them (``RunReport.write`` takes them). With the
     report come the baselines the gate decided to write, which the caller writes
-    (``gate.writing.apply``) and says with ``baselines_unwritten`` when it cannot."""
+    (``gate.writing.apply``) and says with ``baselines_unwritten`` when it cannot.
+    ``left_out``: per benchmark, the release's samples the run's selection left out."""
     identity = run.identity if run is not None else None
     folded, total = _fold(settings, benchmarks, records, selected, loaded)
     judges = {name: judge_identity(settings, bench.judge_prompt(), traffic)
@@ -86,7 +88,9 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     for name, bench in benchmarks.items():
         mine = folded[name]
         own = (r for r in records if r.benchmark == name)
-        summary, decision = summarise(settings, bench, releases[name], mine.counting.done(),
+        counts = mine.counting.done().model_copy(update={
+            "left_out": (left_out or {}).get(name, 0)})
+        summary, decision = summarise(settings, bench, releases[name], counts,
                                       mine.tally, loaded[name], (identity, judges[name]),
                                       pairings[name], own, assessed[name])
         drift = None if not mine.asked_again or loaded[name].rival else judge_drift(
@@ -159,7 +163,8 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
     per_run = [tally.metrics(run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, loaded,
-                      identities, pairing, assessed)
+                      identities, pairing, assessed, selected=counts.selected,
+                      left_out=counts.left_out)
     unwritten = []
     try:
         exported = bench.finish(records)

@@ -6,16 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pytest_audiobench.config.names import located
-from pytest_audiobench.gate.evaluation import GateRow, paired_notes
+from pytest_audiobench.gate.evaluation import UNRESOLVED, GateRow, paired_notes, some
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.numbers import fixed, signed
 from pytest_audiobench.report.model import BenchmarkSummary, Counts, RunReport
 from pytest_audiobench.transport.types import EndpointTraffic, Traffic
 
 
-def render(report: RunReport, verbose: bool = False) -> list[str]:
+def render(report: RunReport, verbose: bool = False, written: Sequence[str] = ()) -> list[str]:
     """The terminal summary: per benchmark a table of metric, n, value, baseline, delta and
-    verdict, then the counts and the gate's decision."""
+    verdict, then the counts and the gate's decision, the files ``written``, and last the
+    run's verdict in one line."""
     settings = report.settings
     judge = settings.judge
     runs = f", {settings.runs} runs per sample" if settings.runs > 1 else ""
@@ -51,7 +52,7 @@ def render(report: RunReport, verbose: bool = False) -> list[str]:
     if u.cost is not None:
         lines.append(u.cost.line())
     lines += _traffic(report.traffic)
-    return lines
+    return [*lines, *written, "", verdict(report)]
 
 
 def answer_lines(counts: Counts, max_tokens: int | None) -> list[str]:
@@ -165,11 +166,13 @@ def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
 def _footer(summary: BenchmarkSummary) -> list[str]:
     c = summary.counts
     lines = [*summary.notes,
-        f"samples: {c.selected} selected, {c.passed} passed, {c.failed} {summary.failed_means}, "
-        f"{c.errors} errors, {c.skipped} skipped, {c.not_run} not run"
-        + (f", {c.xfailed} under the bar, not regressed (xfailed), {c.xpassed} clearing it "
-           "now (XPASS)" if c.xfailed or c.xpassed else ""),
+        f"samples: {c.selected} selected, {c.passed} passed, {c.failed} {summary.failed_means}"
+        + (f", {c.xfailed} xfailed (under their bar, not regressed), {c.xpassed} xpassed "
+           "(under their bar before, clearing it now)" if c.xfailed or c.xpassed else "")
+        + f", {c.errors} errors, {c.skipped} skipped, {c.not_run} not run",
     ]
+    if c.left_out:
+        lines.append(_left_out(summary))
     if c.missing_by_task:
         lines.append("without a score: " + "; ".join(
             f"{task} " + ", ".join(f"{n} {outcome.replace('_', ' ')}"
@@ -186,10 +189,15 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     lines += drift_lines(summary)
     if summary.baseline == "shard":
         lines.append("gate: this is a shard; audiobench-merge gates on the union of all shards")
+    elif summary.baseline == "unselected":
+        lines.append("gate: none of its samples was selected: nothing to hold against "
+                     f"{summary.baseline_path}")
     elif summary.baseline == "missing":
         lines.append(f"gate: no baseline at {summary.baseline_path}: no gate applied")
     elif summary.baseline == "written":
-        lines.append(f"gate: baseline written to {summary.baseline_path}")
+        lines.append(f"gate: baseline written to {summary.baseline_path}, from {c.selected} "
+                     f"samples ({c.xfailed} of them under their bar, recorded so: xfailed)")
+        lines += _one_draw(summary)
     elif summary.baseline == "unwritten":
         pass  # said in its unwritten line
     elif summary.baseline == "refused" and summary.gate is not None:
@@ -207,6 +215,79 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
                          + "; ".join(gate.reasons()))
         lines += _why_items_differ(summary)
     return [*lines, *summary.unwritten]
+
+
+def _left_out(summary: BenchmarkSummary) -> str:
+    """What the run's selection left out of the benchmark, and the metrics it left unmeasured."""
+    gate = summary.gate
+    unmeasured = ([r.metric for r in gate.rows if r.verdict == "not selected"] if gate
+                  else [m for m in summary.headline if m not in summary.metrics])
+    said = (f"; not measured, so not gated: {some(unmeasured)}" if unmeasured
+            else "; every gated metric was measured")
+    return (f"selection: {summary.counts.left_out} of its samples left out (-k, -m, "
+            f"--deselect, paths, --audiobench-tasks, --audiobench-limit){said}")
+
+
+SMALL = 200
+"""Fewer samples than this make a baseline written from one run a lucky or unlucky draw that
+the runs after it inherit (docs/statistics.md, "The promise is over both runs")."""
+
+
+def _one_draw(summary: BenchmarkSummary) -> list[str]:
+    """For a baseline written from one inference run of a small set: how often an unchanged
+    model fails against such a baseline, as measured, and what makes it steadier."""
+    if summary.runs or summary.counts.selected >= SMALL:
+        return []
+    return [f"gate: note: written from one inference run of {summary.counts.selected} samples,"
+            " this baseline is one draw too: on the mini benchmark an unchanged model failed 3 of "
+            "20 runs against a one-run baseline (the gate promises 1 in 20 over both runs), and "
+            "0.75 % of runs against one written over 20 runs: write it with --audiobench-runs 20 "
+            "to make it steadier (docs/statistics.md)"]
+
+
+def verdict(report: RunReport) -> str:
+    """The summary's last line: the run's verdict in a few words, and why."""
+    summaries = report.benchmarks
+    unwritten = [line for s in summaries for line in s.unwritten]
+    if unwritten:
+        return f"verdict: NOT DONE: {unwritten[0]}"
+    failed = [f"{s.benchmark}: {'; '.join(s.gate.reasons()) or 'failed'}" for s in summaries
+              if s.gate is not None and (not s.gate.held or s.baseline == "refused")]
+    if failed:
+        more = f" (and {len(failed) - 1} more benchmark(s))" if len(failed) > 1 else ""
+        return f"verdict: gate FAILED: {failed[0]}{more}"
+    if any(s.baseline == "shard" for s in summaries):
+        return "verdict: a shard: audiobench-merge gates the union of the shards"
+    written = [s.benchmark for s in summaries if s.baseline == "written"]
+    if written and len(written) == len(summaries):
+        return f"verdict: baseline written for {', '.join(written)}: later runs are held to it"
+    gated = [s for s in summaries if s.gate is not None]
+    if not gated:
+        return f"verdict: not gated: {_why_not_gated(summaries)}"
+    rows = [row for s in gated if s.gate is not None for row in s.gate.rows]
+    said = [f"{n} {what}" for what, n in (
+        ("can't tell (a drop past the margin not ruled out)",
+         sum(r.verdict == "can't tell" for r in rows)),
+        ("too small to gate", sum(r.verdict == "too small" for r in rows)),
+        ("not selected", sum(r.verdict == "not selected" for r in rows)),
+        ("held against another judge's threshold", sum(r.verdict == "judge changed" for r in rows)),
+    ) if n]
+    told = len(rows) - sum(r.verdict in UNRESOLVED for r in rows)
+    regressed = sum(s.counts.failed for s in gated if s.failed_means == "regressed")
+    extra = [f"{regressed} sample(s) regressed, too few to move a metric past its margin"
+             ] if regressed else []
+    ungated = [s.benchmark for s in summaries if s.gate is None]
+    if ungated:
+        extra.append(f"not gated: {', '.join(ungated)}")
+    return (f"verdict: gate held on {told} of {len(rows)} metric(s) of "
+            f"{', '.join(s.benchmark for s in gated)}"
+            + "".join(f"; {part}" for part in [*said, *extra]))
+
+
+def _why_not_gated(summaries: Sequence[BenchmarkSummary]) -> str:
+    reasons = {"missing": "no baseline", "unselected": "no sample selected",
+               "written": "baseline written"}
+    return "; ".join(f"{s.benchmark} {reasons.get(s.baseline, s.baseline)}" for s in summaries)
 
 
 def drift_lines(summary: BenchmarkSummary) -> list[str]:

@@ -134,5 +134,6 @@ def _planned(plan: DryRun, runtime: Runtime, rival: Runtime | None) -> dict[str,
         planned[name] = Planned(role=was.role, to_send=was.to_send + to_send,
                                 bound=was.bound or bound,
                                 cached_replies=endpoint.peeked.replies,
-                                cached=endpoint.peeked.usage)
+                                cached=endpoint.peeked.usage,
+                                free=name in runtime.settings.free_models())
     return planned

@@ -20,6 +20,8 @@ class Releases:
         self.benchmarks = benchmarks
         self.roots = dict(roots)
         self._loaded: dict[str, Release] | None = None
+        self.whole: dict[str, int] = {}
+        """Each release's samples before the tasks and the limit narrowed them."""
 
     def loaded(self) -> dict[str, Release]:
         """Every benchmark's release, read and checked on the first call."""
@@ -29,6 +31,7 @@ class Releases:
             for name, bench in self.benchmarks.items():
                 release = bench.load(self.roots[name])
                 check_inside(release, self.roots[name])
+                self.whole[name] = len(release.samples)
                 chosen = select(release.samples, catalog.specs[name], settings.tasks,
                                 settings.limit)
                 self._loaded[name] = Release(chosen, release.headline, release.notes)

@@ -178,6 +178,14 @@ class RunBook:
             notes.append(f"answers of run {reused} may serve this one (--audiobench-reuse)")
         return RunStart(record, resumed is not None, reused, notes, self.claim(record.run_id))
 
+    def earlier(self, record: RunRecord, most: int = 3) -> tuple[str, ...]:
+        """The latest runs before ``record`` asked with the same settings (a
+        ``--audiobench-limit`` run among them), newest first: a dry run measures the tokens of
+        the calls it would send on their answers."""
+        same = [r.run_id for r in self.records()
+                if r.fingerprint == record.fingerprint and r.run_id != record.run_id]
+        return tuple(reversed(same[-most:]))
+
     def confirm(self, start: RunStart, identity: ModelIdentity) -> RunStart:
         """Record the run with what identifies its model; AudiobenchError when the reused run
         asked another model (another revision, other weights)."""

@@ -10,6 +10,7 @@ the end.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -75,6 +76,8 @@ class AudiobenchSession:
         """The run this session is (controller): its id, what it resumes or reuses."""
         self.identity: ModelIdentity | None = None
         self._releases: Releases | None = None
+        self._sharded: list[str] = []
+        """The sample items a shard's split left to the other shards."""
         self.baselines: dict[str, LoadedBaseline] = {}
         """Per benchmark, its baseline and per-sample lines, loaded before any request."""
         self.collected = Collected()
@@ -197,11 +200,13 @@ class AudiobenchSession:
                      done: dict[str, SampleRecord] | None = None) -> Worker:
         # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
         cached = self.settings.cache
+        measure = self._runs.earlier(self.run.record) if (
+            self.settings.dry_run and cached and self.run is not None) else ()
         return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
                       budget_share=share, run=run_id if cached else None,
                       reuse=reuse if cached else None, to_judge_again=self._to_judge_again,
                       judge_afresh=lambda name: self.baselines[name].rejudged, spent=spent,
-                      done_ahead=done)
+                      done_ahead=done, measure=measure)
 
     def _to_judge_again(self, sample: Sample) -> Again | None:
         baseline = self.baselines.get(sample.benchmark)
@@ -312,6 +317,7 @@ class AudiobenchSession:
                              if item.nodeid.startswith(ROOT_NODE + "::")), *self.settings.shard))
         dropped = [i for i in items if i.nodeid.startswith(ROOT_NODE + "::")
                    and i.nodeid not in keep]
+        self._sharded = [item.nodeid for item in dropped]
         if dropped:
             gone = set(dropped)
             items[:] = [i for i in items if i not in gone]
@@ -372,9 +378,19 @@ class AudiobenchSession:
         report, updates = build_report(self.settings, self.benchmarks, self.releases(),
                                        ordered, selected, self.baselines,
                                        self.collected.traffic, self._run_info(session, selected),
-                                       self.started.seconds())
+                                       self.started.seconds(), self._left_out(selected))
         report = baselines_unwritten(report, writing.apply(updates))
         self.report, settings = report, self.settings
+        if not selected:
+            # A run that asked nothing (its selection held no sample) leaves what an earlier
+            # run wrote as it was, and it is no failure: what was not selected is not measured.
+            self.written.update({f"{what}: not written, no benchmark sample was selected; "
+                                 f"{path} is left as it was": True for what, path in (
+                                     ("JSON report", settings.report),
+                                     ("HTML page", settings.html)) if path is not None})
+            if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+                session.exitstatus = pytest.ExitCode.OK
+            return
         if settings.report is not None:
             self._keep("JSON report", settings.report,
                        lambda path: report.write(path, ordered))
@@ -398,6 +414,14 @@ class AudiobenchSession:
             return
         session.exitstatus = report_status(self.report, session.exitstatus,
                                            self.collected.foreign_failures)
+
+    def _left_out(self, selected: list[str]) -> dict[str, int]:
+        """Per benchmark, the release's samples the run's selection left out (a shard's split
+        is not a selection: its merge gates the union)."""
+        self.releases()
+        assert self._releases is not None
+        taken = Counter(nodeid.split("::")[1] for nodeid in [*selected, *self._sharded])
+        return {name: whole - taken[name] for name, whole in self._releases.whole.items()}
 
     def _keep(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
         """Write one output and say so; what could not be written is said in the summary
@@ -476,5 +500,5 @@ class AudiobenchSession:
             return self.plan.lines()
         if self.report is None:
             return []
-        return [*render(self.report, verbose=self.config.option.verbose > 0), *self.written]
+        return render(self.report, self.config.option.verbose > 0, list(self.written))
 

@@ -84,7 +84,8 @@ class Worker:
                  to_judge_again: Callable[[Sample], Again | None] = lambda sample: None,
                  judge_afresh: Callable[[str], bool] = lambda benchmark: False,
                  spent: tuple[int, int] = (0, 0),
-                 done_ahead: Mapping[str, SampleRecord] | None = None) -> None:
+                 done_ahead: Mapping[str, SampleRecord] | None = None,
+                 measure: tuple[str, ...] = ()) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.deadline_at = deadline_at
@@ -102,6 +103,8 @@ class Worker:
         self._run = run
         """The run the model's answers belong to (None without the cache)."""
         self._reuse = reuse
+        self._measure = measure
+        """A dry run's earlier runs, on whose answers it measures what its calls would cost."""
         self._again = to_judge_again
         """The baseline's answer today's judge grades again for a sample (``gate/drift.py``)."""
         self._afresh = judge_afresh
@@ -140,14 +143,15 @@ class Worker:
             self._runtime = Runtime(
                 settings, Endpoint(settings.endpoint, *self._gear(),
                                    self._provider(settings.model_provider, settings.endpoint),
-                                   self._ledger, run=self._run, reuse=self._reuse),
+                                   self._ledger, run=self._run, reuse=self._reuse,
+                                   measure=self._measure),
                 None if judge is None else Endpoint(
                     judge.endpoint, *self._gear(),
                     self._provider(judge.provider, judge.endpoint), self._ledger))
             if settings.rival is not None:
                 self._rival = Runtime(settings, Endpoint(
                     settings.rival, *self._gear(), ledger=self._ledger, run=self._run,
-                    reuse=self._reuse), self._runtime.judge)
+                    reuse=self._reuse, measure=self._measure), self._runtime.judge)
         return self._runtime
 
     def rival(self) -> Runtime | None:

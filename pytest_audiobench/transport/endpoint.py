@@ -102,7 +102,7 @@ class Endpoint:
     def __init__(self, settings: EndpointSettings, pacer: Pacer,
                  cache: ResponseCache | None = None, provider: Provider | None = None,
                  ledger: Ledger | None = None, *, run: str | None = None,
-                 reuse: str | None = None) -> None:
+                 reuse: str | None = None, measure: tuple[str, ...] = ()) -> None:
         self.settings = settings
         self._pacer = pacer
         self._cache = cache
@@ -117,6 +117,8 @@ class Endpoint:
         """Closes the client and the in-process model; the views made from it do not."""
         self._run = run
         self._reuse = reuse
+        self._measure = measure
+        """Earlier runs whose answers only measure tokens (a dry run's estimate): never served."""
         self._scope: str | None = None
 
     def _view(self, settings: EndpointSettings, scope: str | None) -> Endpoint:
@@ -240,16 +242,17 @@ class Endpoint:
                fingerprint: Mapping[str, Any] | None = None,
                cache_tag: str | None = None) -> Completion | None:
         """The reply ``complete`` would serve without sending anything (this run's, or the
-        reused run's)."""
+        reused run's). On a miss, an earlier run's answer to the same request (``measure``)
+        counts in ``peeked`` for the tokens such a call takes, and is not served."""
         if self._cache is None:
             return None
         runs = [self._run] + ([self._reuse] if self._reuse else [])
-        for run in runs:
+        for run in [*runs, *self._measure]:
             hit = self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
                                                  cache_tag=cache_tag, run=run))
             if hit is not None:
                 self._line.peeked.add(hit.usage)
-                return hit
+                return hit if run in runs else None
         return None
 
     @property

@@ -12,8 +12,9 @@ from pytest_audiobench.transport.types import EndpointTraffic, Traffic, Usage, e
 
 
 class Peeked:
-    """The cached replies looked at without sending (a dry run's): how many, and their tokens,
-    from which a dry run tells what the calls it would send cost."""
+    """The cached replies looked at without sending (a dry run's: this run's, or an earlier
+    run's answer to the same request): how many, and their tokens, from which a dry run tells
+    what the calls it would send cost."""
 
     def __init__(self) -> None:
         self.replies = 0
