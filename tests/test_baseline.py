@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest import ExitCode
 
 from pytest_audiobench.errors import BaselineError
 from pytest_audiobench.gate.baseline import (
@@ -18,11 +19,13 @@ from pytest_audiobench.gate.baseline import (
     path_for,
     whole,
 )
+from pytest_audiobench.gate.decision import exit_status
 from pytest_audiobench.gate.evaluation import Gate, GateRow, evaluate
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.writing import write
 from pytest_audiobench.outcome.lines import SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
+from tests.settings import make_settings
 
 SPEECH = "air_bench_chat.speech.score"
 SOUND = "air_bench_chat.sound.score"
@@ -416,3 +419,35 @@ def test_a_baseline_s_digest_tells_a_rewritten_file_from_the_one_before() -> Non
     assert first.digest is not None and len(first.digest) == 16
     assert first.digest == same.digest != rewritten.digest
     assert loaded(None).digest is None
+
+
+def _gate(held: bool) -> Gate:
+    row = GateRow(metric="m", value=1.0, threshold=1.0 if held else 2.0, tolerance=0.0,
+                  verdict="ok" if held else "below")
+    return Gate(rows=[row], missing=0, allowed=0)
+
+
+@pytest.mark.parametrize(("gates", "status", "changes", "expected"), [
+    # Held everywhere: 0, even with failed samples; pytest's status when one is ungated.
+    ([True, True], ExitCode.TESTS_FAILED, {}, ExitCode.OK),
+    ([True, None], ExitCode.TESTS_FAILED, {}, ExitCode.TESTS_FAILED),
+    ([True, None], ExitCode.OK, {}, ExitCode.OK),
+    ([False, True], ExitCode.OK, {}, ExitCode.TESTS_FAILED),
+    ([True], ExitCode.TESTS_FAILED, {"fail_on_samples": True}, ExitCode.TESTS_FAILED),
+    # Other tests failed; an output missing; an interruption; a shard.
+    ([True], ExitCode.OK, {"foreign": 1}, ExitCode.TESTS_FAILED),
+    ([False], ExitCode.OK, {"unwritten": 1}, ExitCode.INTERNAL_ERROR),
+    ([True], ExitCode.INTERRUPTED, {"unwritten": 1}, ExitCode.INTERRUPTED),
+    ([None], ExitCode.TESTS_FAILED, {"shard": (1, 2)}, ExitCode.OK),
+    ([None], ExitCode.OK, {"shard": (1, 2), "foreign": 2}, ExitCode.TESTS_FAILED),
+])
+def test_the_exit_status_of_a_run_and_of_a_merge_is_one_rule(
+        gates: list[bool | None], status: ExitCode, changes: dict[str, Any],
+        expected: ExitCode, tmp_path: Path) -> None:
+    shard = changes.get("shard")
+    settings = make_settings(tmp_path, model="random", data="mini", judge_model="overlap",
+                             shard=shard,
+                             fail_on_samples=changes.get("fail_on_samples", False),
+                             report=Path("r.json") if shard else None)
+    assert exit_status(settings, [None if g is None else _gate(g) for g in gates], status,
+                       changes.get("foreign", 0), changes.get("unwritten", 0)) == expected

@@ -490,3 +490,14 @@ def test_the_extra_body_and_headers_key_the_cache_and_leave_other_keys_as_they_w
     assert len(keys) == 5
     # None given: the key of a reply cached before these existed.
     assert key(settings(plain.url, headers=Headers(env=HEADERS_ENV))) == key(plain)
+
+
+def test_a_draws_seed_is_said_once_and_the_request_and_the_record_agree(
+        server: FakeOpenAIServer) -> None:
+    sampling = Sampling(temperature=0.7, max_tokens=16, seed=42)
+    assert sampling.drawn(3) == Sampling(temperature=0.7, max_tokens=16, seed=45)
+    assert Sampling(temperature=0.0).drawn(3) == Sampling(temperature=0.0)  # no seed, none sent
+    complete(settings(server.url, sampling=sampling), seed_offset=3)
+    (request,) = server.requests
+    assert {k: request.body[k] for k in ("seed", "temperature", "max_tokens")} == \
+        sampling.drawn(3).sent()

@@ -196,3 +196,17 @@ def test_under_a_noisy_judge_an_unchanged_model_passes_and_a_drop_fails(
                  if s["answers"][0]["completion"]["text"].startswith(WORSE)}
     # The ten largest drops are all samples that got the worse answer, not judge noise.
     assert len(listed) == 10 and set(listed) <= worse_ids
+
+
+def test_runs_judged_at_another_temperature_are_not_compared_as_the_gate_would_not(
+        run_bench: Any, pytester: pytest.Pytester) -> None:
+    # The same model id, another sampling: the one rule (gate/drift.other_judge) that the gate
+    # and the drift measure hold says another judge, and so does compare (it compared the
+    # model ids alone before).
+    a = _run_to(run_bench, pytester, "a.json")
+    b = _run_to(run_bench, pytester, "b.json", "--audiobench-judge-temperature", "0")
+    result = _compare(a.name, b.name, cwd=pytester.path)
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert ("A was judged by judge-model, B by judge-model (sampling {'temperature': 1.0, "
+            "'max_tokens': 1024} (today: {'temperature': 0.0, 'max_tokens': 1024})): their "
+            "scores are not comparable") in result.stderr

@@ -310,3 +310,17 @@ def test_the_calibration_ahead_of_the_items_counts_against_the_budget_under_xdis
     assert sent <= 40
     counts = run.report["benchmarks"][0]["counts"]
     assert counts["not_run"] > 0 and counts["passed"] + counts["not_run"] == 16
+
+
+def test_one_rule_tells_another_judge_by_its_identity_else_its_model_id() -> None:
+    from pytest_audiobench.gate.drift import other_judge
+    from pytest_audiobench.transport.types import JudgeIdentity
+
+    then = JudgeIdentity(url="u", model="j", sampling={"temperature": 1.0}, prompt="p")
+    assert other_judge("j", then, "j", then) is None
+    colder = then.model_copy(update={"sampling": {"temperature": 0.0}})
+    assert other_judge("j", then, "j", colder) == (
+        "sampling {'temperature': 1.0} (today: {'temperature': 0.0})")
+    # A baseline written before identities were kept: its model id alone.
+    assert other_judge("j", None, "j", colder) is None
+    assert other_judge("j", None, "k", colder) == "model j (today: k)"

@@ -133,3 +133,15 @@ def test_the_merge_gates_paired_on_a_per_sample_baseline_like_a_single_run(
         assert "why: the gate held although 1 sample(s) regressed" in merged.stdout
     else:
         assert "air_bench_chat.average.score regressed" in merged.stdout
+
+
+def test_a_merge_whose_baseline_cannot_be_written_exits_as_such_a_run_does(
+        run_bench: Any, pytester: pytest.Pytester) -> None:
+    # One rule for both (gate/decision.exit_status): the output asked for is missing, so 3,
+    # not the gate's 0 (a merge said 0 here before).
+    paths = _shards(run_bench, pytester, 2)
+    (pytester.path / "blocker").write_text("a file where a folder must go", encoding="utf-8")
+    merged = _merge(*paths, "--update-baseline", "--baselines", pytester.path / "blocker" / "b",
+                    cwd=pytester.path)
+    assert merged.returncode == pytest.ExitCode.INTERNAL_ERROR, merged.stdout + merged.stderr
+    assert "gate: baseline NOT written to" in merged.stdout

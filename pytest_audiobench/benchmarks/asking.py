@@ -65,11 +65,8 @@ def _answer(prompt: str, payload: AudioPayload, runtime: Runtime, run: int,
             f"{settings.max_audio_seconds:g}: many audio models hear only the first 30 s"
         )
     endpoint = runtime.model.settings  # the model's, or head to head the rival's
-    sampling = endpoint.sampling
-    if sampling.seed is not None:
-        sampling = sampling.model_copy(update={"seed": sampling.seed + run})
     request = RequestRecord(
-        url=endpoint.url, model=endpoint.model, sampling=sampling,
+        url=endpoint.url, model=endpoint.model, sampling=endpoint.sampling.drawn(run),
         audio_mode=settings.audio_mode, prompt=prompt, audio_format=payload.format,
         audio_seconds=round(payload.seconds, 3), audio_sha256=payload.sha256,
         transcoded=payload.transcoded,

@@ -23,10 +23,11 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError, ReportError
+from pytest_audiobench.gate.drift import judge_identity, other_judge
 from pytest_audiobench.gate.evaluation import Gate, GateRow, Pairing, assess_all, paired_row
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.loaded import MORE_DRAWS
-from pytest_audiobench.gate.paired import items_comparable, judge_noise
+from pytest_audiobench.gate.paired import items_comparable, noise_of
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import Outcome, SampleRecord
@@ -34,6 +35,7 @@ from pytest_audiobench.report import html
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
 from pytest_audiobench.report.terminal import paired_table
+from pytest_audiobench.transport.types import JudgeIdentity
 
 ALL = "all"
 
@@ -85,7 +87,8 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
     _check_known(chosen, metrics)
     lines = {name: (_lines(bench_a, a), _lines(bench_b, b))
              for name, (bench_a, bench_b) in sides.items()}
-    noises = {name: judge_noise([*la.values(), *lb.values()]) for name, (la, lb) in lines.items()}
+    # The judge's noise as the gate measures a baseline's: from the side held against (A).
+    noises = {name: noise_of(None, la.values()) for name, (la, _) in lines.items()}
     pairings = {name: Pairing(base=lines[name][0], new=lines[name][1], linear=bench_b.linear,
                               margin=_margin_of(bench_b, margins or {}), noise=noises[name])
                 for name, (_, bench_b) in sides.items()}
@@ -167,9 +170,19 @@ def _check_comparable(a: RunReport, b: RunReport) -> None:
                           f"{b.settings.benchmarks}")
     judge_a = a.settings.judge.endpoint.model if a.settings.judge else None
     judge_b = b.settings.judge.endpoint.model if b.settings.judge else None
-    if judge_a != judge_b:
-        raise ReportError(f"A was judged by {judge_a}, B by {judge_b}: their scores are not "
-                          "comparable; judge both with the same model")
+    for name in set(a.settings.benchmarks) & set(b.settings.benchmarks):
+        then, today = _judge_of(a, name), _judge_of(b, name)
+        other = other_judge(judge_a, then, judge_b, today)
+        if other is not None:
+            how = "" if judge_a != judge_b else f" ({other})"
+            raise ReportError(f"A was judged by {judge_a}, B by {judge_b}{how}: their scores "
+                              "are not comparable; judge both with the same judge")
+
+
+def _judge_of(report: RunReport, name: str) -> JudgeIdentity | None:
+    """The judge of ``report``'s benchmark ``name``, as a baseline it writes would keep it."""
+    return judge_identity(report.settings, registry.create(name, report.settings).judge_prompt(),
+                          report.traffic)
 
 
 def _chosen(name: str, a: RunReport, b: RunReport, bench: Benchmark,

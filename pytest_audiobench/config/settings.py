@@ -35,6 +35,15 @@ class Sampling(Frozen):
     max_tokens: int | None = None
     seed: int | None = None
 
+    def drawn(self, offset: int) -> Sampling:
+        """The sampling of draw ``offset`` (an inference run, a judge's retry or fresh draw):
+        the seed, when one is set, moved on by the offset. The one place that says so."""
+        return self if self.seed is None else self.model_copy(update={"seed": self.seed + offset})
+
+    def sent(self) -> dict[str, Any]:
+        """The request body's sampling fields (those set)."""
+        return self.model_dump(exclude_none=True)
+
 
 EndpointRole = Literal["model", "judge", "baseline model"]
 

@@ -92,19 +92,31 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
     stale = loaded.judged.metrics if loaded.rejudged and loaded.rival is None else None
     return Decision("applied", path,
                     evaluate(current, metrics, missing, judge_model, settings.max_errors,
-                             identity, assessed, stale, narrowed=left_out > 0))
+                             identity, assessed, stale, narrowed=left_out > 0, judge=judge))
 
 
-def exit_status(settings: Settings, decisions: Sequence[Decision], status: int | pytest.ExitCode,
-                foreign_failures: int = 0) -> int | pytest.ExitCode:
-    """The gate decides: non-zero when it failed, zero when it held even if samples failed
-    (unless --audiobench-fail-on-samples); pytest's own status stands without a gate, and for
-    interruptions, usage errors and other tests' failures."""
+def exit_status(settings: Settings, gates: Sequence[Gate | None], status: int | pytest.ExitCode,
+                foreign_failures: int = 0, unwritten: int = 0) -> int | pytest.ExitCode:
+    """The exit status of a run, or of a merge of its shards, from what the gate decided per
+    benchmark (``gates``: None for a benchmark it did not gate) and the status pytest (or the
+    merge, from its samples) would give. The one place that decides it:
+
+    - pytest's own status stands for interruptions, usage errors and internal errors;
+    - 3 (internal error) when an output it was asked for could not be written (``unwritten``:
+      its report, page, baseline or export), whatever the gate said: a resume writes it;
+    - a shard never gates: 0, or 1 when tests that are not samples failed;
+    - 1 when a gate failed, or other tests failed (``foreign_failures``);
+    - else 0 when every benchmark was gated and held, even if samples failed (unless
+      --audiobench-fail-on-samples); pytest's status when some benchmark was not gated."""
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         return status
-    gated = [d for d in decisions if d.gate is not None]
-    if not all(d.gate.held for d in gated if d.gate is not None) or foreign_failures:
+    if unwritten:
+        return pytest.ExitCode.INTERNAL_ERROR
+    if settings.shard is not None:
+        return pytest.ExitCode.TESTS_FAILED if foreign_failures else pytest.ExitCode.OK
+    gated = [gate for gate in gates if gate is not None]
+    if not all(gate.held for gate in gated) or foreign_failures:
         return pytest.ExitCode.TESTS_FAILED
-    if settings.fail_on_samples or len(gated) < len(decisions):
+    if settings.fail_on_samples or len(gated) < len(gates):
         return status
     return pytest.ExitCode.OK

@@ -131,6 +131,19 @@ def judge_identity(settings: Settings, prompt: str | None,
                          extra_body=endpoint.extra_body, prompt=prompt, served=served)
 
 
+def other_judge(then_model: str | None, then: JudgeIdentity | None,
+                today_model: str | None, today: JudgeIdentity | None) -> str | None:
+    """How the judge that scored a baseline (or an earlier report) is not today's, in words;
+    None when nothing known says so. The one rule the gate, the drift measure and
+    ``audiobench-compare`` hold: the whole identities when both sides kept one (endpoint, model
+    id, sampling, extra body, prompt, the ids its replies named), else the model ids."""
+    if then is not None and today is not None:
+        return today.differs_from(then)
+    if then_model != today_model:
+        return f"model {then_model} (today: {today_model})"
+    return None
+
+
 def compare(mode: Rejudge, then: JudgeIdentity | None, today: JudgeIdentity | None,
             drift: Drift | None = None) -> JudgeComparison:
     """What the gate holds against, by --audiobench-rejudge-baseline ``mode``, the baseline's
@@ -139,7 +152,8 @@ def compare(mode: Rejudge, then: JudgeIdentity | None, today: JudgeIdentity | No
         return JudgeComparison(rejudged=True, why="--audiobench-rejudge-baseline always")
     if mode == "never":
         return JudgeComparison(rejudged=False, why="--audiobench-rejudge-baseline never")
-    other = None if then is None or today is None else today.differs_from(then)
+    other = None if then is None or today is None else other_judge(
+        then.model, then, today.model, today)
     if other:
         return JudgeComparison(rejudged=True, why=f"the judge is not the baseline's: {other}")
     if drift is not None and drift.changed and drift.difference is not None:

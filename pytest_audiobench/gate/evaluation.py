@@ -17,11 +17,12 @@ from typing import Literal
 from pydantic import BaseModel
 
 from pytest_audiobench.gate.baseline import Baseline, Threshold
+from pytest_audiobench.gate.drift import other_judge
 from pytest_audiobench.gate.family import MIN_N, Candidate, plan
 from pytest_audiobench.gate.paired import Assessed, Method, paired
 from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.transport.types import ModelIdentity
+from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
 RowVerdict = Literal["ok", "worse within margin", "can't tell", "below", "regressed",
                      "too small", "not measured", "not selected", "judge changed"]
@@ -146,13 +147,15 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
              judge_model: str | None, allowed: int | None = None,
              identity: ModelIdentity | None = None,
              assessed: Mapping[str, Assessed] | None = None,
-             stale: frozenset[str] | None = None, narrowed: bool = False) -> Gate:
+             stale: frozenset[str] | None = None, narrowed: bool = False,
+             judge: JudgeIdentity | None = None) -> Gate:
     """Hold every metric of the baseline against this run: paired where ``assessed`` has it
     (``family.plan``), else against its threshold, unless it is in ``stale``: a judge decides
     it and every baseline answer was judged again today, so the threshold the baseline's
     judge set says nothing (reported, not held; nor is another judge model a mismatch).
     ``narrowed``: the run's selection left some of the benchmark's samples out, so a metric
-    without a value was not selected (held), not lost (failed)."""
+    without a value was not selected (held), not lost (failed). ``judge``: today's judge's
+    identity, held against the baseline's by ``drift.other_judge``."""
     rows = []
     for name, limit in baseline.metrics.items():
         metric = metrics.get(name)
@@ -171,10 +174,12 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
                             threshold=limit.threshold, tolerance=limit.tolerance,
                             verdict=verdict))
     mismatch = None
-    if baseline.judge_model is not None and baseline.judge_model != judge_model \
-            and stale is None:
-        mismatch = (f"baseline judged by {baseline.judge_model}, this run by {judge_model}: "
-                    "scores are not comparable")
+    other = None if baseline.judge_model is None or stale is not None else other_judge(
+        baseline.judge_model, baseline.judge, judge_model, judge)
+    if other is not None:
+        how = "" if baseline.judge_model != judge_model else f" ({other})"
+        mismatch = (f"baseline judged by {baseline.judge_model}, this run by {judge_model}"
+                    f"{how}: scores are not comparable")
     other = None
     if identity is not None and baseline.identity is not None:
         other = identity.differs_from(baseline.identity)

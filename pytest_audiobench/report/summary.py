@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
@@ -184,10 +183,14 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
     return summary, decision
 
 
-def report_status(report: RunReport, status: int | pytest.ExitCode,
-                  foreign_failures: int = 0) -> int | pytest.ExitCode:
-    """The run's exit status from its report (see ``gate.decision.exit_status``)."""
-    return exit_status(report.settings, decisions_of(report), status, foreign_failures)
+def report_status(report: RunReport, status: int | pytest.ExitCode, foreign_failures: int = 0,
+                  unwritten: int = 0) -> int | pytest.ExitCode:
+    """The exit status of a run or a merge from its report: the gate's decisions kept in it,
+    and the outputs it was asked for and could not write (``unwritten``, beside those its
+    benchmarks say) (``gate.decision.exit_status``)."""
+    missing = unwritten + sum(len(summary.unwritten) for summary in report.benchmarks)
+    return exit_status(report.settings, [summary.gate for summary in report.benchmarks], status,
+                       foreign_failures, missing)
 
 
 def baselines_unwritten(report: RunReport, failed: Mapping[str, str]) -> RunReport:
@@ -202,7 +205,3 @@ def baselines_unwritten(report: RunReport, failed: Mapping[str, str]) -> RunRepo
         for s in report.benchmarks]
     return report.model_copy(update={"benchmarks": summaries})
 
-
-def decisions_of(report: RunReport) -> list[Decision]:
-    """The gate's decisions, read back from the report that holds them."""
-    return [Decision(s.baseline, Path(s.baseline_path), s.gate) for s in report.benchmarks]

@@ -27,6 +27,7 @@ from pytest_audiobench.gate.drift import (
     compare,
     judge_drift,
     judge_identity,
+    other_judge,
 )
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import judge_noise
@@ -93,7 +94,7 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
     then = baseline.file.judge if baseline.file is not None else None
     mode = settings.rejudge_baseline
     if mode != "auto" or settings.shard is not None or (
-            then is not None and today.differs_from(then)):
+            then is not None and other_judge(then.model, then, today.model, today)):
         return Calibrated(compare(mode, then, today))
     if grade_again is None:
         return None

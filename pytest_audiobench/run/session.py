@@ -398,22 +398,13 @@ class AudiobenchSession:
             page = html.run_page(self.report, ordered, self.benchmarks,
                                  {name: b.lines for name, b in self.baselines.items()})
             self._keep("HTML page", settings.html, lambda path: html.write(page, path))
-        if not all(self.written.values()) or any(s.unwritten for s in report.benchmarks):
-            # The run could not give what it was asked for: not the gate's 1, not a pass; and
-            # a resume continues it, its answers served again, to write what is missing.
-            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
-            if self.run is not None:
-                self._runs.end(self.run.record, self.collected.records.undone(selected), False)
-            return
-        if self.settings.shard is not None:
-            # A shard's numbers are partial: the merge gates. Only other tests' failures and
-            # interruptions fail the shard's job.
-            failed = self.collected.foreign_failures or session.exitstatus not in (
-                pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-            session.exitstatus = session.exitstatus if failed else pytest.ExitCode.OK
-            return
+        unwritten = sum(not done for done in self.written.values())
+        if (unwritten or any(s.unwritten for s in report.benchmarks)) and self.run is not None:
+            # The run could not give what it was asked for: a resume continues it, its
+            # answers served again, to write what is missing.
+            self._runs.end(self.run.record, self.collected.records.undone(selected), False)
         session.exitstatus = report_status(self.report, session.exitstatus,
-                                           self.collected.foreign_failures)
+                                           self.collected.foreign_failures, unwritten)
 
     def _left_out(self, selected: list[str]) -> dict[str, int]:
         """Per benchmark, the release's samples the run's selection left out (a shard's split

@@ -282,15 +282,7 @@ class Endpoint:
         return request_key(key)
 
     def _sampling(self, seed_offset: int) -> dict[str, Any]:
-        sampling = self.settings.sampling
-        extra: dict[str, Any] = {}
-        if sampling.seed is not None:
-            extra["seed"] = sampling.seed + seed_offset
-        if sampling.temperature is not None:
-            extra["temperature"] = sampling.temperature
-        if sampling.max_tokens is not None:
-            extra["max_tokens"] = sampling.max_tokens
-        return extra
+        return self.settings.sampling.drawn(seed_offset).sent()
 
     async def _send(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
         import openai
