@@ -54,7 +54,7 @@ from tests.fakes.made_records import many_chat_records  # noqa: E402
 from tests.settings import make_settings  # noqa: E402
 
 MINI = REPO / "pytest_audiobench" / "data" / "mini"
-BASELINES = REPO / "baselines" / "mini"
+BASELINES = REPO / "pytest_audiobench" / "data" / "baselines" / "mini"
 NOISE, WEIGHTS = (-2, -1, 0, 1, 2), (0.05, 0.2, 0.5, 0.2, 0.05)
 
 

@@ -35,7 +35,7 @@ for _name in ("openai", "soundfile", "numpy", "anyio", "h11", "httpx", "httpcore
 
 MODEL = "audio-model"
 JUDGE = "judge-model"
-XDIST_MODES = [pytest.param([], id="no-xdist"), pytest.param(["-n0"], id="n0"),
+XDIST_MODES = [pytest.param([], id="no-xdist"),
                pytest.param(["-n2"], id="n2")]
 
 

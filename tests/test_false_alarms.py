@@ -1,11 +1,9 @@
-"""The family-wise promise, measured through the plugin: the built-in ``random`` model is a
-seeded random choice, so every seed is the same model drawn again. On the mini benchmark (both
-benchmarks in one run), twenty seeds are gated against the committed baseline of ``random``
-(written over 20 inference runs, seeds 100 to 119), with and without xdist, and twenty pairs of
-a baseline written from one seed and another seed gated against it: an unchanged model fails
-the gate in at most 1 run of 20, and no interval or detectable drop in any report leaves its
-metric's range. (tests/test_small_samples.py measures the same promise by simulation, over
-many more runs.)"""
+"""A draw of the built-in ``random`` model (a seeded random choice: every seed is the same
+model drawn again) gated on the mini benchmark, both benchmarks in one run, against the
+committed baseline of ``random`` and against a baseline of another draw: the gate decides, and
+no interval or detectable drop in the report leaves its metric's range. How often an unchanged
+model fails (at most 1 run in 20) is measured by scripts/bench_plugin_rates.py, and by
+simulation of the gate alone by scripts/bench_gate.py."""
 
 from __future__ import annotations
 
@@ -15,8 +13,9 @@ from typing import Any
 
 import pytest
 
-SEEDS = range(1, 21)
-COMMITTED = Path(__file__).resolve().parents[1] / "baselines"
+from pytest_audiobench.config.names import bundled
+
+MINI_BASELINES = bundled("baselines")
 
 
 def _run(pytester: pytest.Pytester, seed: int, baselines: Path, *args: str) -> pytest.RunResult:
@@ -55,24 +54,16 @@ def _gated(pytester: pytest.Pytester, seed: int, baselines: Path, *xdist: str) -
     return gated.ret != pytest.ExitCode.OK
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"),
-                                   pytest.param(["-n", "2"], id="n2")])
-def test_twenty_draws_fail_the_committed_mini_baseline_at_most_once(
-        pytester: pytest.Pytester, xdist: list[str]) -> None:
-    # The issue's seeds, one run each against a baseline over twenty: the run-swap test. The
-    # baseline of seed 0 alone scored 50.0 % on the mini MMAR where the model's expectation is
-    # 34.8 %, and seeds 1, 13 and 18 failed against it.
-    failed = [seed for seed in SEEDS if _gated(pytester, seed, COMMITTED, *xdist)]
-    assert len(failed) <= 1, f"seeds whose draw failed the gate: {failed}"
-
-
-def test_twenty_pairs_of_draws_fail_their_own_baseline_at_most_once(
+def test_a_draw_of_random_holds_against_the_committed_baseline_inside_every_range(
         pytester: pytest.Pytester) -> None:
-    failed = []
-    for seed in SEEDS:
-        baselines = pytester.path / f"baselines-{seed}"
-        written = _run(pytester, seed, baselines, "--audiobench-update-baseline")
-        assert written.ret == pytest.ExitCode.OK, written.stdout.str()[-3000:]
-        if _gated(pytester, 100 + seed, baselines):
-            failed.append(seed)
-    assert len(failed) <= 1, f"seeds whose draw failed the gate: {failed}"
+    # One seed; how many of twenty fail (at most one, with and without xdist) is measured by
+    # scripts/bench_plugin_rates.py.
+    assert not _gated(pytester, 1, MINI_BASELINES)
+
+
+def test_a_baseline_of_one_draw_gates_another_inside_every_range(
+        pytester: pytest.Pytester) -> None:
+    baselines = pytester.path / "baselines-1"
+    written = _run(pytester, 1, baselines, "--audiobench-update-baseline")
+    assert written.ret == pytest.ExitCode.OK, written.stdout.str()[-3000:]
+    _gated(pytester, 101, baselines)  # held or failed, its intervals stay in their ranges

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Servers, fenced_answers
-from tests.fakes.datasets import build_air_bench_chat, load_chat_reference, reference_available
+from tests.fakes.datasets import build_air_bench_chat
 from tests.fakes.made_records import many_chat_records
 from tests.fakes.openai_server import ChatRequest
 
@@ -97,34 +97,25 @@ def noisy_run(run_bench: Any, data: Path, *args: str) -> Any:
                      "-p", "no:terminalprogress", *args, data=data)
 
 
-def test_an_unchanged_model_fails_the_paired_gate_at_most_once_in_20_runs(
+def test_an_unchanged_model_holds_under_a_noisy_judge_and_few_items_fail(
         run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge]) -> None:
+    # One run of a fixed seed; the rate over many is scripts/bench_plugin_rates.py's (the
+    # gate fails about 1 run in 20 at most, items about 2 % of the samples).
     _, judge = noisy
     written = noisy_run(run_bench, data, "--audiobench-update-baseline")
     assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()[-2000:]
-    failed_runs = 0
-    item_failures = []
-    for seed in range(1, 21):
-        judge.seed = seed
-        run = noisy_run(run_bench, data)
-        failed_runs += run.result.ret != pytest.ExitCode.OK
-        item_failures.append(run.report["benchmarks"][0]["counts"]["failed"])
-    assert failed_runs <= 1
-    # An unchanged sample is taken for a regression rarely (2.5 % one-sided, fresh draws
-    # included: tests/test_confirmation.py): about 5 of the 200 in a run on average (measured
-    # 2 %), and the worst of 20 runs about 10; one set of 20 runs in ten has a run with 12
-    # (binomial), so the worst run is held to 7.5 % and the average to 3.5 %.
-    assert sum(item_failures) <= 0.035 * len(RECORDS) * len(item_failures)
-    assert max(item_failures) <= 0.075 * len(RECORDS)
+    judge.seed = 1
+    run = noisy_run(run_bench, data)
+    assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()[-2000:]
+    assert run.report["benchmarks"][0]["counts"]["failed"] <= 0.075 * len(RECORDS)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_drop_of_2_points_on_30_percent_of_the_samples_always_fails(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], seed: int) -> None:
+def test_a_drop_of_2_points_on_30_percent_of_the_samples_fails(
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge]) -> None:
     model, judge = noisy
     noisy_run(run_bench, data, "--audiobench-update-baseline")
-    model.worse = keys(0.3, salt=str(seed))
-    judge.seed = seed
+    model.worse = keys(0.3, salt="1")
+    judge.seed = 1
     run = noisy_run(run_bench, data)
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     rows = {r["metric"]: r for r in run.report["benchmarks"][0]["gate"]["rows"]}
@@ -235,31 +226,6 @@ def test_items_name_the_samples_that_dropped_and_spare_the_rest(
     assert f"now:       {WORSE}" in stdout and "judge then: '" in stdout
 
 
-@pytest.mark.skipif(not reference_available(), reason="../shared/reference is absent")
-def test_on_the_full_release_a_drop_on_10_percent_fails_every_run_and_the_items_name_them(
-        run_bench: Any, tmp_path: Path, noisy: tuple[Model, NoisyJudge]) -> None:
-    # The release's 2,200 records: 1,549 clips, so the errors are clustered.
-    model, judge = noisy
-    records = load_chat_reference()
-    full = build_air_bench_chat(tmp_path / "full", records)
-    written = noisy_run(run_bench, full, "--audiobench-update-baseline")
-    assert written.result.ret == pytest.ExitCode.OK
-    for seed in (11, 12, 13):
-        model.worse = keys(0.1, salt=f"full{seed}", records=records)
-        judge.seed = seed
-        run = noisy_run(run_bench, full)
-        assert run.result.ret == pytest.ExitCode.TESTS_FAILED, seed
-        rows = {r["metric"]: r for r in run.report["benchmarks"][0]["gate"]["rows"]}
-        assert rows["air_bench_chat.average.score"]["verdict"] == "regressed"
-        outcomes = {s["nodeid"]: s["outcome"] for s in run.report["samples"]}
-        dropped = {s["nodeid"] for s in run.report["samples"]
-                   if s["answers"][0]["completion"]["text"].startswith(WORSE)}
-        unchanged_failed = sum(outcomes[n] == "failed" for n in outcomes if n not in dropped)
-        # Measured: about 2 % and 82 % with the fresh draws, 2 % and 60-66 % without.
-        assert unchanged_failed <= 0.05 * (len(outcomes) - len(dropped)), seed
-        assert sum(outcomes[n] == "failed" for n in dropped) >= 0.5 * len(dropped), seed
-
-
 @pytest.fixture
 def live(servers: Servers) -> Any:
     """A second model server answering as the unchanged model does, for head to head."""
@@ -270,28 +236,23 @@ def live(servers: Servers) -> Any:
                server.url]
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
 def test_head_to_head_an_unchanged_model_holds_and_a_drop_on_30_percent_fails(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], live: list[str],
-        xdist: list[str]) -> None:
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], live: list[str]) -> None:
+    # One seed each way; under xdist, and over many seeds, in tests/test_head_to_head.py and
+    # scripts/bench_plugin_rates.py.
     model, judge = noisy
-    held, items = 0, []
-    for seed in (11, 12, 13):
-        judge.seed = seed
-        run = noisy_run(run_bench, data, *live, *xdist)
-        held += run.result.ret == pytest.ExitCode.OK
-        summary = run.report["benchmarks"][0]
-        items.append(summary["counts"]["failed"])
-        # The judge's noise is measured on the quarter run before the items: about 0.9.
-        comparison = summary["judge_comparison"]
-        assert comparison["rival"].startswith("prod at ")
-        assert 0.7 < comparison["noise"] < 1.1
-    assert held >= 2  # a false alarm is rare (about 1 run in 20)
-    assert sum(items) <= 0.05 * len(RECORDS) * len(items)
+    judge.seed = 11
+    run = noisy_run(run_bench, data, *live)
+    assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()[-2000:]
+    summary = run.report["benchmarks"][0]
+    assert summary["counts"]["failed"] <= 0.075 * len(RECORDS)
+    # The judge's noise is measured on the quarter run before the items: about 0.9.
+    comparison = summary["judge_comparison"]
+    assert comparison["rival"].startswith("prod at ")
+    assert 0.7 < comparison["noise"] < 1.1
     model.worse = keys(0.3, salt="live")
     judge.seed = 14
-    run = noisy_run(run_bench, data, *live, *xdist)
+    run = noisy_run(run_bench, data, *live)
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     rows = {r["metric"]: r for r in run.report["benchmarks"][0]["gate"]["rows"]}
     assert rows["air_bench_chat.average.score"]["verdict"] == "regressed"

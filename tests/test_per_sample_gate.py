@@ -63,6 +63,12 @@ def test_items_read_as_regressions_expected_failures_and_improvements(
            for i, r in enumerate(small_records)}
     assert (outcomes[ids[0]], outcomes[ids[2]], outcomes[ids[5]]) == (
         "xfailed", "xpassed", "failed")
+    # What the gate made of each item is kept in its record, decided once (gate/items), and
+    # the summary, the page and junit read it there.
+    changes = {s["nodeid"]: s["change"] for s in run.report["samples"]}
+    assert (changes[ids[0]], changes[ids[2]], changes[ids[5]]) == (
+        "xfailed", "xpassed", "regressed")
+    assert sum(change is None for change in changes.values()) == 13
     out = run.result.stdout.str()
     assert "under its bar as in the baseline: baseline 2, now 2" in out
     assert "under its bar in the baseline (2), clears it now (8)" in out
@@ -201,3 +207,14 @@ def test_the_paired_summary(run_bench: Any, baseline: Path, servers: Servers,
     run = run_bench()
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     assert _summary(run.result.stdout.str()) == snapshot
+
+
+def test_without_a_baseline_a_failing_item_is_below_the_bar_in_its_record(
+        run_bench: Any, servers: Servers, small_records: list[Any]) -> None:
+    answering(servers, small_records, {5})
+    run = run_bench("--junitxml=junit.xml")
+    (failed,) = [s for s in run.report["samples"] if s["outcome"] == "failed"]
+    assert failed["change"] == "below the bar"
+    assert run.report["benchmarks"][0]["counts"]["regressed"] == 0
+    junit = (run.report_path.parent / "junit.xml").read_text(encoding="utf-8")
+    assert '<property name="audiobench_change" value="below the bar" />' in junit

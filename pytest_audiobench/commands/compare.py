@@ -276,8 +276,7 @@ def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
                  title: str) -> html.Page:
     """B's run as a page, its gate and items those of the comparison with A."""
     by_name = {c.benchmark: c for c in compared}
-    samples = [record.model_copy(update={"outcome": _outcome(record, by_name.get(
-        record.benchmark))}) for record in b.samples]
+    samples = [_held(record, by_name.get(record.benchmark)) for record in b.samples]
     summaries = []
     for summary in b.benchmarks:
         c = by_name.get(summary.benchmark)
@@ -285,8 +284,7 @@ def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
             continue
         gate = Gate(rows=list(c.rows.values()), missing=0, allowed=0)
         summaries.append(summary.model_copy(update={
-            "gate": gate, "baseline": "applied",
-            "failed_means": "regressed" if c.noise_known else summary.failed_means}))
+            "gate": gate, "baseline": "applied", "holds_items": c.noise_known}))
     report = b.model_copy(update={"benchmarks": summaries, "samples": samples,
                                   "gate_held": not any(c.worse for c in compared)})
     benches = {c.benchmark: registry.create(c.benchmark, b.settings) for c in compared}
@@ -296,6 +294,14 @@ def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
 
 
 _OUTCOME = {"regressed": "failed", "xfailed": "xfailed", "xpassed": "xpassed"}
+
+
+def _held(record: SampleRecord, compared: Compared | None) -> SampleRecord:
+    """A sample of B with the outcome and change the comparison with A gives it."""
+    found = compared.changes.get(record.nodeid) if compared is not None else None
+    change = found.kind if found is not None and compared is not None and \
+        compared.noise_known else None
+    return record.model_copy(update={"outcome": _outcome(record, compared), "change": change})
 
 
 def _outcome(record: SampleRecord, compared: Compared | None) -> Outcome:

@@ -438,10 +438,7 @@ def _rows_of(run: Run, wanted: set[str], audio: html.Audio) -> dict[str, str]:
             continue
         bench = benches.setdefault(record.benchmark,
                                    registry.create(record.benchmark, report.settings))
-        summary = run.benchmarks.get(record.benchmark)
-        rows[record.nodeid] = html.sample_row(
-            record, bench.view(record), audio,
-            summary is not None and summary.failed_means == "regressed")
+        rows[record.nodeid] = html.sample_row(record, bench.view(record), audio)
     return rows
 
 

@@ -12,6 +12,7 @@ from typing import Literal
 from pytest_audiobench.gate.paired import allowed_drop
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.numbers import fixed
+from pytest_audiobench.outcome.records import ItemChange
 
 Kind = Literal["regressed", "xfailed", "xpassed"]
 """Named as pytest reports each item, everywhere: failed (regressed), xfailed, xpassed."""
@@ -23,6 +24,46 @@ unchanged sample's first draws do so about one time in ten (docs/statistics.md).
 Draw = Callable[[int], tuple[list[float], list[float]] | None]
 """Fresh draws of round ``r`` (1, 2, ...): the baseline answer's and the new answer's
 scores, or None when none could be had."""
+
+
+@dataclass(frozen=True)
+class ItemDecision:
+    """What becomes of one item: its change (None: it passes) and why."""
+
+    kind: ItemChange | None
+    reason: str | None = None
+
+    @property
+    def fails(self) -> bool:
+        """The item fails its test (pytest's failed): a regression, or below the bar."""
+        return self.kind in ("regressed", "below the bar")
+
+    @property
+    def expected(self) -> bool:
+        """The item is marked xfail before its call (pytest's xfailed or xpassed)."""
+        return self.kind in ("xfailed", "xpassed")
+
+
+def item_decision(found: Change | None, shortfall: str | None,
+                  writing: bool) -> ItemDecision:
+    """The one place that decides what becomes of an item: its change against its baseline
+    line when it has one (``change``), else its bar (``shortfall``: how the benchmark says it
+    falls short, None when it clears it); a run that writes the baseline (``writing``) records
+    a sample under its bar as such, an xfail, not a failure."""
+    if found is not None:
+        return ItemDecision(found.kind, found.reason)
+    if shortfall is None:
+        return ItemDecision(None)
+    first = shortfall.splitlines()[0]
+    if writing:
+        return ItemDecision("xfailed", "under its bar, recorded so in the baseline this run "
+                                       f"writes: {first}")
+    return ItemDecision("below the bar", first)
+
+
+def unpaired(why: str) -> ItemDecision:
+    """An item whose baseline answer could not be graded again, ``why``: it cannot be held."""
+    return ItemDecision("unpaired", why)
 
 
 @dataclass(frozen=True)

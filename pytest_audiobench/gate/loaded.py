@@ -163,6 +163,13 @@ class LoadedBaseline:
             return [] if self.holds_items else [LIVE_ITEMS_BY_THE_BAR]
         return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
 
+    def unpaired(self, failed_again: str | None) -> str | None:
+        """Why a sample cannot be held against its baseline answer graded again by today's
+        judge, which the gate pairs it against: that grading failed (``failed_again``)."""
+        if failed_again is None or not self.rejudged:
+            return None
+        return _unpaired_words(self.rival is not None, failed_again)
+
     def change(self, nodeid: str, new: SampleLine | None, fails_now: bool,
                again: SampleLine | None = None,
                confirming: Confirming | None = None) -> Change | None:
@@ -185,6 +192,14 @@ class LoadedBaseline:
         """Let go of the lines' file."""
         if isinstance(self.lines, BaseLines):
             self.lines.close()
+
+
+def _unpaired_words(rival: bool, failed_again: str) -> str:
+    if rival:
+        return (f"head to head, the sample has no answer of the baseline model graded by "
+                f"the judge to pair against ({failed_again}); a resume asks it again")
+    return (f"today's judge could not grade the baseline's answer again, which the gate "
+            f"pairs this sample against ({failed_again}); a resume asks it again")
 
 
 def baseline_path(settings: Settings, benchmark: str, *, full_release: bool = False) -> Path:

@@ -11,6 +11,13 @@ from pytest_audiobench.config.names import AudioMode
 from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.transport.types import Completion, Usage
 
+ItemChange = Literal["regressed", "below the bar", "xfailed", "xpassed", "unpaired"]
+"""What the gate made of an item (``gate/items.item_decision``, kept in its record): regressed
+against its per-sample baseline line; below the bar, with no line to hold it against; xfailed
+(under its bar and not regressed, or recorded so by a run that writes its baseline); xpassed
+(under its bar in the baseline, clearing it now); unpaired (the baseline's answer it is held
+against could not be graded again: an error of the item)."""
+
 Outcome = Literal["passed", "failed", "error", "skipped", "not_run", "xfailed", "xpassed"]
 """``not_run``: stopped before it could be graded (the item shows as skipped). With a
 per-sample baseline, ``failed`` is a regression, ``xfailed`` a sample under its bar as
@@ -144,6 +151,8 @@ class SampleRecord(BaseModel):
     """One per answer; empty when grading failed."""
     message: str | None = None
     """Why the sample failed, errored or was skipped."""
+    change: ItemChange | None = None
+    """What the gate made of the item (``ItemChange``); None when it passed on its own."""
     rival: list[ModelAnswer] = []
     """Head to head (--audiobench-baseline-model): the live baseline model's answers, asked in
     this run, one per inference run as ``answers``; ``judged_again`` grades them."""

@@ -365,21 +365,21 @@ class Audio:
                 f'data-path="{escape(record.audio_path)}"></audio>')
 
 
-def _kind(record: SampleRecord, regressions: bool) -> str:
+def _kind(record: SampleRecord) -> str:
+    """How the page files a sample: its outcome, a regression told apart by the change the
+    gate kept in its record."""
     if record.outcome == "failed":
-        return "regressed" if regressions else "failed"
+        return "regressed" if record.change == "regressed" else "failed"
     return "not run" if record.outcome == "not_run" else record.outcome
 
 
 def _rows(page: Page, audio: Audio, rows: Mapping[str, TextIO]
           ) -> tuple[dict[str, int], set[tuple[str, str]]]:
     """Write every sample's row to the file of its kind; count the kinds, gather the tasks."""
-    summaries = {s.benchmark: s for s in page.report.benchmarks}
     counts = dict.fromkeys(KINDS, 0)
     tasks = set()
     for record in page.samples:
-        summary = summaries.get(record.benchmark)
-        kind = _kind(record, summary is not None and summary.failed_means == "regressed")
+        kind = _kind(record)
         counts[kind] += 1
         tasks.add((record.benchmark, record.task))
         bench = page.benchmarks.get(record.benchmark)
@@ -436,12 +436,11 @@ def audio_budget(path: Path, limit: int) -> tuple[Audio, Written]:
     return Audio(path.parent.resolve(), limit, written), written
 
 
-def sample_row(record: SampleRecord, view: SampleView, audio: Audio,
-               regressions: bool) -> str:
+def sample_row(record: SampleRecord, view: SampleView, audio: Audio) -> str:
     """A sample's row as the run page writes it, opening to its body and a player (its clip
     embedded, while the budget lasts, when its outcome needs attention); no baseline answer
-    beside it. ``regressions``: a failed sample regressed (a per-sample baseline's run)."""
-    kind = _kind(record, regressions)
+    beside it."""
+    kind = _kind(record)
     return _sample(record, kind, view, (None, None), audio, ("baseline", "this run"))
 
 

@@ -33,6 +33,9 @@ class Counts(BaseModel):
     is not measured, and not gated."""
     passed: int = 0
     failed: int = 0
+    regressed: int = 0
+    """Of ``failed``, the items that regressed against their per-sample baseline line (the
+    rest are below their bar); from each record's ``change``."""
     errors: int = 0
     skipped: int = 0
     not_run: int = 0
@@ -73,7 +76,10 @@ class BenchmarkSummary(BaseModel):
     release_notes: list[str] = []
     """What the release implies for the numbers (kept so that a merge of shards says it too)."""
     failed_means: str = "failed"
-    """What a failed item means here ("below the bar 5", "wrong")."""
+    """What an item below its bar means here ("below the bar 5", "wrong")."""
+    holds_items: bool = False
+    """Its items were held against per-sample baseline lines (or a live model): the summary
+    counts their regressions apart."""
     notes: list[str] = []
     """How the numbers were made (matcher, judge protocol, what is unavailable)."""
     counts: Counts
@@ -210,6 +216,7 @@ class Counting:
     def add(self, record: SampleRecord) -> None:
         counts = self.counts
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
+        counts.regressed += record.change == "regressed"
         counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
         counts.empty_answers += sum(answer.empty for answer in record.answers)
         counts.cut_answers += sum(answer.completion.cut for answer in record.answers)

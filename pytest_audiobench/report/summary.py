@@ -171,11 +171,11 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         exported = []
         unwritten.append(f"{name}: its export could not be written ({exc.strerror or exc})")
     notes = bench.notes(release) + exported + loaded.notes()
-    failed_means = "regressed" if loaded.holds_items else bench.failed_means()
     summary = BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=notes, headline=list(release.headline),
-        release_notes=list(release.notes), counts=counts, failed_means=failed_means,
+        release_notes=list(release.notes), counts=counts, failed_means=bench.failed_means(),
+        holds_items=loaded.holds_items,
         baseline_path=loaded.against if loaded.rival else str(decision.path),
         baseline_digest=loaded.digest,
         baseline=decision.status, gate=decision.gate,

@@ -166,7 +166,7 @@ def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
 def _footer(summary: BenchmarkSummary) -> list[str]:
     c = summary.counts
     lines = [*summary.notes,
-        f"samples: {c.selected} selected, {c.passed} passed, {c.failed} {summary.failed_means}"
+        f"samples: {c.selected} selected, {c.passed} passed, {_failed_items(summary)}"
         + (f", {c.xfailed} xfailed (under their bar, not regressed), {c.xpassed} xpassed "
            "(under their bar before, clearing it now)" if c.xfailed or c.xpassed else "")
         + f", {c.errors} errors, {c.skipped} skipped, {c.not_run} not run",
@@ -184,7 +184,7 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     if c.confirmed:
         lines.append(f"items: {c.confirmed} sample(s) whose first draws suggested a drop got "
                      f"{c.confirmation_rounds} round(s) of fresh draws before their item was "
-                     f"decided; {c.confirmed_failed} of them {summary.failed_means} (the metrics "
+                     f"decided; {c.confirmed_failed} of them regressed (the metrics "
                      "use the planned draws only)")
     lines += drift_lines(summary)
     if summary.baseline == "shard":
@@ -215,6 +215,15 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
                          + "; ".join(gate.reasons()))
         lines += _why_items_differ(summary)
     return [*lines, *summary.unwritten]
+
+
+def _failed_items(summary: BenchmarkSummary) -> str:
+    """The failed items: regressions apart when items were held against a baseline."""
+    c = summary.counts
+    below = f"{c.failed - c.regressed} {summary.failed_means}"
+    if not summary.holds_items:
+        return below
+    return f"{c.regressed} regressed" + (f", {below}" if c.failed > c.regressed else "")
 
 
 def _left_out(summary: BenchmarkSummary) -> str:
@@ -273,7 +282,7 @@ def verdict(report: RunReport) -> str:
         ("held against another judge's threshold", sum(r.verdict == "judge changed" for r in rows)),
     ) if n]
     told = len(rows) - sum(r.verdict in UNRESOLVED for r in rows)
-    regressed = sum(s.counts.failed for s in gated if s.failed_means == "regressed")
+    regressed = sum(s.counts.regressed for s in gated)
     extra = [f"{regressed} sample(s) regressed, too few to move a metric past its margin"
              ] if regressed else []
     ungated = [s.benchmark for s in summaries if s.gate is None]

@@ -18,7 +18,7 @@ import pytest
 from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
-from pytest_audiobench.gate.items import Change
+from pytest_audiobench.gate.items import Change, ItemDecision, item_decision, unpaired
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.report.html import baseline_side, item_extra
@@ -42,7 +42,9 @@ class ItemState:
     """How the benchmark says the sample falls short of its bar (its failure message), asked
     once when it is graded; None when it clears it."""
     change: Change | None = None
-    """Against the per-sample baseline: regressed, expected to fail, or improved."""
+    """Against the per-sample baseline: regressed, xfailed or xpassed, with both lines."""
+    decided: ItemDecision = field(default_factory=lambda: ItemDecision(None))
+    """What becomes of the item (``gate/items.item_decision``), kept in its record."""
     again: list[Verdict] = field(default_factory=list)
     again_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
@@ -54,7 +56,8 @@ class ItemState:
     def record(self, sample: Sample) -> SampleRecord:
         return sample.to_record(
             outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
-            message=self.message, rival=self.rival, judged_again=self.again,
+            message=self.message, change=self.decided.kind, rival=self.rival,
+            judged_again=self.again,
             judged_again_failed=self.again_failed,
             confirmation=self.confirmation[0], confirmation_of_baseline=self.confirmation[1],
             confirmation_failed=self.confirmation[2])
@@ -113,7 +116,7 @@ def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer
     says it falls short (below the bar, a wrong choice): with a per-sample baseline, a sample
     that fell short before too is an expected failure (marked so in its setup)."""
     state = request.node.stash[STATE_KEY]
-    if state.change is not None and state.change.kind == "regressed":
+    if state.decided.kind == "regressed" and state.change is not None:
         today = session_of(request.config).baselines[audiobench_sample.benchmark].rejudged
         pytest.fail(regression_report(audiobench_sample, state.change, today), pytrace=False)
     if state.shortfall is not None:
@@ -187,10 +190,11 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
     finally:
         worker.done(sample)
     state.again, state.again_failed, state.rival = graded.again, graded.again_failed, graded.rival
-    unpaired = session_of(request.config).unpaired(sample, graded.again_failed)
-    if unpaired is not None:
+    why = session_of(request.config).baselines[sample.benchmark].unpaired(graded.again_failed)
+    if why is not None:
         # Not scored: the gate could not pair it; its replies stay in the cache for a resume.
-        raise JudgeError(unpaired)
+        state.decided = unpaired(why)
+        raise JudgeError(why)
     verdicts = state.verdicts = graded.verdicts
     bench = worker.benchmarks[sample.benchmark]
     request.node.user_properties += bench.properties(verdicts)
@@ -199,15 +203,14 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
                                                               state.shortfall is not None)
     state.confirmation = (held.confirmation, held.confirmation_of_baseline,
                           held.confirmation_failed)
-    reason = state.change.reason if state.change is not None and \
-        state.change.kind != "regressed" else None
-    if reason is None and state.shortfall is not None and worker.settings.update_baseline:
-        reason = ("under its bar, recorded so in the baseline this run writes: "
-                  + state.shortfall.splitlines()[0])
-    if reason is not None:
+    state.decided = item_decision(state.change, state.shortfall,
+                                  worker.settings.update_baseline)
+    if state.decided.kind is not None:
+        request.node.user_properties.append(("audiobench_change", state.decided.kind))
+    if state.decided.expected:
         # Set before the call, where pytest reads xfail marks: the bar's failure is then
         # reported as xfailed, and a sample that clears it as XPASS.
-        request.node.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+        request.node.add_marker(pytest.mark.xfail(reason=state.decided.reason, strict=False))
     return verdicts
 
 

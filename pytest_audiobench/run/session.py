@@ -292,18 +292,6 @@ class AudiobenchSession:
                                 confirming)
         return found, fresh.record
 
-    def unpaired(self, sample: Sample, failed_again: str | None) -> str | None:
-        """Why the sample cannot be held against its baseline answer judged again by today's
-        judge, which its gate pairs against: that grading failed (``failed_again``)."""
-        baseline = self.baselines.get(sample.benchmark)
-        if failed_again is None or baseline is None or not baseline.rejudged:
-            return None
-        if baseline.rival is not None:
-            return (f"head to head, the sample has no answer of the baseline model graded by "
-                    f"the judge to pair against ({failed_again}); a resume asks it again")
-        return (f"today's judge could not grade the baseline's answer again, which the gate "
-                f"pairs this sample against ({failed_again}); a resume asks it again")
-
     def samples(self) -> list[Sample]:
         return [sample for release in self.releases().values() for sample in release.samples]
 
