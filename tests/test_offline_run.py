@@ -156,16 +156,16 @@ print(json.dumps({str(c): speech.transcribe(c.read_bytes()) for c in clips}))
 def test_the_cascade_hears_the_same_under_every_instruction_set_this_cpu_has(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # CTranslate2 takes the best instruction set the CPU has, and the main job's test holds
-    # its answers to the committed ones; here the plain one and AVX2 (the kernels of most CI
-    # machines) are forced, when this CPU has a better one, a subprocess each (CTranslate2
-    # reads CT2_FORCE_CPU_ISA once, when it is loaded), and every clip of the mini benchmark
-    # is transcribed as the best one transcribes it (the answers follow from the transcripts).
+    # its answers to the committed ones; here the plain kernels are forced, when this CPU has
+    # better ones, in a subprocess (CTranslate2 reads CT2_FORCE_CPU_ISA once, when it is
+    # loaded), and the mini AIR-Bench Chat's clips, most of them speech, are transcribed as
+    # the best kernels transcribe them (the answers follow from the transcripts).
     pytest.importorskip("faster_whisper", reason="the cascade needs the [cascade] extra")
     monkeypatch.setenv("CT2_VERBOSE", "1")
-    forced = [isa for isa in supported_isas()[:-1] if isa in ("GENERIC", "AVX2")]
+    forced = [isa for isa in supported_isas()[:-1] if isa == "GENERIC"]
     if not forced:
         pytest.skip("this CPU offers one instruction set only: nothing to compare")
-    mini = bundled("mini")
+    mini = bundled("mini", "air_bench_chat")
 
     def heard(isa: str | None) -> dict[str, str]:
         if isa is not None:
@@ -178,7 +178,7 @@ def test_the_cascade_hears_the_same_under_every_instruction_set_this_cpu_has(
         return said
 
     best = heard(None)
-    assert len(best) > 40 and any(best.values())
+    assert len(best) >= 20 and any(best.values())
     for isa in forced:
         got = heard(isa)
         assert {clip: text for clip, text in got.items() if text != best[clip]} == {}, isa
