@@ -10,7 +10,7 @@ gate and the reports.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -25,6 +25,20 @@ if TYPE_CHECKING:
     from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
     from pytest_audiobench.outcome.view import SampleView
     from pytest_audiobench.transport.endpoint import Endpoint
+
+
+def export(benchmarks: Mapping[str, Benchmark], records: Iterable[SampleRecord]
+           ) -> dict[str, tuple[list[str], str | None]]:
+    """Every benchmark's export written from ``records`` (``Benchmark.finish``), each with what
+    it says and why it could not be written (None when it was): for the session's end and the
+    merge, which write; the report only holds what this returns."""
+    done: dict[str, tuple[list[str], str | None]] = {}
+    for name, bench in benchmarks.items():
+        try:
+            done[name] = (bench.finish(r for r in records if r.benchmark == name), None)
+        except OSError as exc:
+            done[name] = ([], f"{name}: its export could not be written ({exc.strerror or exc})")
+    return done
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Benchmark, Release
+from pytest_audiobench.benchmarks.base import Benchmark, Release, export
 from pytest_audiobench.config import convert, declarations
 from pytest_audiobench.config.frozen import OwnSettings, UnreadSettings
 from pytest_audiobench.errors import AudiobenchError, MergeError
@@ -25,7 +25,12 @@ from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
-from pytest_audiobench.report.summary import baselines_unwritten, build_report, report_status
+from pytest_audiobench.report.summary import (
+    baselines_unwritten,
+    build_report,
+    exported,
+    report_status,
+)
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
 
@@ -94,6 +99,7 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     report, updates = build_report(settings, benches, releases, samples, sorted(selected),
                                    loaded, traffic, None, seconds=longest, left_out=left_out)
     report = baselines_unwritten(report, writing.apply(updates))
+    report = exported(report, export(benches, samples))
     # The shards' records are in memory already (each report was read whole): keep them.
     return Merged(report.model_copy(update={"samples": samples}), benches,
                   {name: baseline.lines for name, baseline in loaded.items()})

@@ -86,12 +86,11 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     summaries, updates = [], {}
     for name, bench in benchmarks.items():
         mine = folded[name]
-        own = (r for r in records if r.benchmark == name)
         counts = mine.counting.done().model_copy(update={
             "left_out": (left_out or {}).get(name, 0)})
         summary, decision = summarise(settings, bench, releases[name], counts,
                                       mine.tally, loaded[name], (identity, judges[name]),
-                                      pairings[name], own, assessed[name])
+                                      pairings[name], assessed[name])
         drift = None if not mine.asked_again or loaded[name].rival else judge_drift(
             bench.judged_metrics(releases[name]), bench.linear, loaded[name].lines, mine.again,
             mine.asked_again, settings.confidence)
@@ -153,24 +152,17 @@ def _fold_again(folded: _Folded, bench: Benchmark, record: SampleRecord) -> None
 def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,
               tally: Tally, loaded: LoadedBaseline,
               identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-              pairing: Pairing, records: Iterable[SampleRecord],
+              pairing: Pairing,
               assessed: Mapping[str, Assessed]) -> tuple[BenchmarkSummary, Decision]:
     """One benchmark's numbers and gate from its folded records, and the gate's decision;
-    ``identities``: what identified the model and the judge; ``records`` (its own) only for
-    what it exports."""
+    ``identities``: what identified the model and the judge."""
     name = bench.name
     per_run = [tally.metrics(run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, loaded,
                       identities, pairing, assessed, selected=counts.selected,
                       left_out=counts.left_out)
-    unwritten = []
-    try:
-        exported = bench.finish(records)
-    except OSError as exc:
-        exported = []
-        unwritten.append(f"{name}: its export could not be written ({exc.strerror or exc})")
-    notes = bench.notes(release) + exported + loaded.notes()
+    notes = bench.notes(release) + loaded.notes()
     summary = BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=notes, headline=list(release.headline),
@@ -178,9 +170,19 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         holds_items=loaded.holds_items,
         baseline_path=loaded.against if loaded.rival else str(decision.path),
         baseline_digest=loaded.digest,
-        baseline=decision.status, gate=decision.gate,
-        unwritten=unwritten)
+        baseline=decision.status, gate=decision.gate)
     return summary, decision
+
+
+def exported(report: RunReport, said: Mapping[str, tuple[list[str], str | None]]) -> RunReport:
+    """The report once each benchmark's exports were written (``benchmarks.base.export``,
+    called by the one who writes: the session, the merge): what they say among its notes,
+    what could not be written among what it was asked to write."""
+    summaries = [s if s.benchmark not in said else s.model_copy(update={
+        "notes": [*s.notes, *said[s.benchmark][0]],
+        "unwritten": [*s.unwritten, *([said[s.benchmark][1]] if said[s.benchmark][1] else [])]})
+        for s in report.benchmarks]
+    return report.model_copy(update={"benchmarks": summaries})
 
 
 def report_status(report: RunReport, status: int | pytest.ExitCode, foreign_failures: int = 0,

@@ -20,7 +20,7 @@ import pytest
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.asking import baseline_answer
-from pytest_audiobench.benchmarks.base import Release, judged_by, line_judged_again
+from pytest_audiobench.benchmarks.base import Release, export, judged_by, line_judged_again
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
@@ -38,6 +38,7 @@ from pytest_audiobench.report.model import RunInfo, RunReport
 from pytest_audiobench.report.summary import (
     baselines_unwritten,
     build_report,
+    exported,
     report_status,
 )
 from pytest_audiobench.report.terminal import render
@@ -368,6 +369,7 @@ class AudiobenchSession:
                                        self.collected.traffic, self._run_info(session, selected),
                                        self.started.seconds(), self._left_out(selected))
         report = baselines_unwritten(report, writing.apply(updates))
+        report = exported(report, export(self.benchmarks, ordered))
         self.report, settings = report, self.settings
         if not selected:
             # A run that asked nothing (its selection held no sample) leaves what an earlier
