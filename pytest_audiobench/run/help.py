@@ -2,8 +2,8 @@
 it reads, in pytest's own "Environment variables:" section.
 
 pytest writes that section from a fixed list and offers plugins no hook into it, so the
-terminal reporter's writer is wrapped for the one help call: our lines go in just before the
-blank line that ends the section. Should pytest ever write no such section, they come after
+writer it writes help with (``Config.get_terminal_writer``) is wrapped for the one help
+call: our lines go in just before the blank line that ends the section. Should pytest ever write no such section, they come after
 the help, under their own heading, rather than not at all.
 """
 
@@ -49,14 +49,17 @@ class ListedInHelp:
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: pytest.Config) -> None:
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter._tw.line = Inserting(reporter._tw.line, self.listed)
+        # The writer pytest's help writes with (Config.get_terminal_writer, public since
+        # pytest 7): no private name of the reporter is read.
+        if config.pluginmanager.get_plugin("terminalreporter") is not None:
+            writer = config.get_terminal_writer()
+            writer.line = Inserting(writer.line, self.listed)  # type: ignore[method-assign,assignment]
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
-        line = getattr(getattr(reporter, "_tw", None), "line", None)
+        if config.pluginmanager.get_plugin("terminalreporter") is None:
+            return
+        line = config.get_terminal_writer().line
         if isinstance(line, Inserting) and not line.done:
             line.write_heading_and_lines()
 
