@@ -3,8 +3,9 @@ it reads, in pytest's own "Environment variables:" section.
 
 pytest writes that section from a fixed list and offers plugins no hook into it, so the
 writer it writes help with (``Config.get_terminal_writer``) is wrapped for the one help
-call: our lines go in just before the blank line that ends the section. Should pytest ever write no such section, they come after
-the help, under their own heading, rather than not at all.
+call: our lines go in just before the blank line that ends the section. Should pytest ever
+write no such section, they come after the help, under their own heading, rather than not at
+all.
 """
 
 from __future__ import annotations
