@@ -23,9 +23,21 @@ if TYPE_CHECKING:
     from pytest_audiobench.outcome.records import ModelAnswer, Verdict
     from pytest_audiobench.run.session import AudiobenchSession
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_audiobench import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     catalog = registry.catalog()
     declarations.register(parser, options.groups(catalog), catalog)
+    pluginmanager.hook.pytest_audiobench_register.call_historic(
+        kwargs={}, result_callback=lambda specs: registry.register(specs, parser))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    registry.forget_added()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -40,6 +52,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, Any, Any]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "audiobench: a benchmark sample item of pytest-audiobench "
                             "(-m audiobench runs them without the repository's other tests)")
+    registry.refuse_bad()
     options.refuse_unknown_ini_keys(internals.unknown_ini_keys(config), registry.catalog())
     for warning in options.start_warnings(config, registry.catalog()):
         config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)

@@ -37,7 +37,7 @@ def test_the_team_block_holds_real_keys_with_values_their_flags_accept() -> None
         if option.switch:
             assert value is True, key
         else:
-            convert = option.converter(catalog)
+            convert = option.converter
             assert convert is not None and convert(str(value)) is not None, key
     # What the page says belongs on the command line is not in the file.
     assert not {"audiobench_model", "audiobench_api_url", "audiobench_model_revision",

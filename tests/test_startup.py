@@ -118,7 +118,8 @@ def test_an_unknown_task_name_lists_the_accepted_ones(run_bench: Any) -> None:
     run = run_bench("--audiobench-tasks", "speech_qa")
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR
     err = run.result.stderr.str()
-    assert "unknown task speech_qa" in err and "speech_QA, speech_dialogue_QA" in err
+    assert ("--audiobench-tasks speech_qa is not a task of --audiobench-benchmark "
+            "air_bench_chat; its tasks are: speech_QA, speech_dialogue_QA") in err
 
 
 def test_an_unknown_benchmark_is_a_usage_error(run_bench: Any) -> None:

@@ -1,6 +1,7 @@
-"""A benchmark from outside the plugin (``tests/toy``), installed as a package would install
-it, through the ``pytest_audiobench.benchmarks`` entry-point group, runs end to end: its own
-option, collection, inference, judging, the gate, the JSON report, shards and their merge."""
+"""A benchmark and a judge from outside the plugin (``tests/toy``) run end to end: its own
+option, collection, inference, judging, the gate, the JSON report. Registered from a conftest
+(``pytest_audiobench_register``, in process), and installed as a package would install them,
+through the entry-point groups (shards and their merge, which reads no conftest)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,21 @@ def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return site
 
 
+TOY_CONFTEST = """
+from tests.toy import JUDGE, SPEC
+
+
+def pytest_audiobench_register():
+    return [SPEC, JUDGE]
+"""
+
+
+@pytest.fixture
+def toy_conftest(pytester: pytest.Pytester) -> None:
+    """The toy benchmark and judge, registered by the repository's conftest."""
+    pytester.makeconftest(TOY_CONFTEST)
+
+
 @pytest.fixture
 def toy_data(tmp_path: Path) -> Path:
     root = tmp_path / "toy-release"
@@ -66,10 +82,13 @@ def answering(*wrong: str) -> Scripted:
     return script
 
 
-def toy_run(pytester: pytest.Pytester, servers: Servers, data: Path, *args: str
-            ) -> tuple[pytest.RunResult, dict[str, Any]]:
+def toy_run(pytester: pytest.Pytester, servers: Servers, data: Path, *args: str,
+            installed: bool = False) -> tuple[pytest.RunResult, dict[str, Any]]:
+    """A run of the toy: in this process (its conftest registers it), or ``installed`` in a
+    subprocess (its entry points do)."""
     report = pytester.path / "report.json"
-    result = pytester.runpytest_subprocess(
+    start = pytester.runpytest_subprocess if installed else pytester.runpytest
+    result = start(
         "-p", "no:cacheprovider", "--audiobench-model", MODEL,
         "--audiobench-api-url", servers.model.url, "--audiobench-judge-model", "judge-model",
         "--audiobench-judge-api-url", servers.judge.url, "--audiobench-benchmark", "toy",
@@ -87,7 +106,7 @@ def toy_servers(servers: Servers) -> Servers:
 
 
 def test_a_registered_benchmark_runs_with_its_own_option_and_writes_its_baseline(
-        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path,
+        pytester: pytest.Pytester, toy_conftest: None, toy_data: Path,
         toy_servers: Servers) -> None:
     result, report = toy_run(pytester, toy_servers, toy_data, "--audiobench-toy-prefix=Say:",
                              "--audiobench-update-baseline")
@@ -110,7 +129,7 @@ def test_a_registered_benchmark_runs_with_its_own_option_and_writes_its_baseline
 
 
 def test_a_registered_judge_provider_judges_in_process_with_its_own_option(
-        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path,
+        pytester: pytest.Pytester, toy_conftest: None, toy_data: Path,
         toy_servers: Servers) -> None:
     script = Scripted("no idea")
     for sample_id, _, question, answer in ITEMS:  # n1 in capitals, n2 wrong
@@ -123,10 +142,10 @@ def test_a_registered_judge_provider_judges_in_process_with_its_own_option(
             toy_servers.model.url, "--audiobench-judge-model", "toy-judge",
             "--audiobench-benchmark", "toy", f"--audiobench-data={toy_data}",
             f"--audiobench-report={report_path}", "--audiobench-no-cache")
-    lenient = pytester.runpytest_subprocess(*base)
+    lenient = pytester.runpytest(*base)
     outcomes = {s["sample_id"]: s["outcome"]
                 for s in json.loads(report_path.read_text("utf-8"))["samples"]}
-    strict = pytester.runpytest_subprocess(*base, "--audiobench-toy-judge-case")
+    strict = pytester.runpytest(*base, "--audiobench-toy-judge-case")
     strict_outcomes = {s["sample_id"]: s["outcome"]
                        for s in json.loads(report_path.read_text("utf-8"))["samples"]}
     assert lenient.ret == strict.ret == pytest.ExitCode.TESTS_FAILED
@@ -137,8 +156,8 @@ def test_a_registered_judge_provider_judges_in_process_with_its_own_option(
 
 
 def test_a_providers_option_for_another_judge_is_one_usage_error(
-        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path) -> None:
-    result = pytester.runpytest_subprocess(
+        pytester: pytest.Pytester, toy_conftest: None, toy_data: Path) -> None:
+    result = pytester.runpytest(
         "-p", "no:cacheprovider", "--audiobench-model", "random", "--audiobench-judge-model",
         "overlap", "--audiobench-benchmark", "toy", f"--audiobench-data={toy_data}",
         "--audiobench-toy-judge-case")
@@ -148,7 +167,7 @@ def test_a_providers_option_for_another_judge_is_one_usage_error(
 
 
 def test_a_registered_benchmark_is_gated_against_its_baseline(
-        pytester: pytest.Pytester, toy_installed: Path, toy_data: Path,
+        pytester: pytest.Pytester, toy_conftest: None, toy_data: Path,
         toy_servers: Servers) -> None:
     written, _ = toy_run(pytester, toy_servers, toy_data, "--audiobench-update-baseline")
     assert written.ret == pytest.ExitCode.OK, written.stdout.str()
@@ -163,12 +182,12 @@ def test_a_registered_benchmark_is_gated_against_its_baseline(
 def test_shards_of_a_registered_benchmark_merge_into_the_one_run(
         pytester: pytest.Pytester, toy_installed: Path, toy_data: Path,
         toy_servers: Servers) -> None:
-    _, single = toy_run(pytester, toy_servers, toy_data)
+    _, single = toy_run(pytester, toy_servers, toy_data, installed=True)
     paths = []
     for k, xdist in ((1, ()), (2, ("-n", "2"))):
         path = pytester.path / f"shard-{k}.json"
         result, _ = toy_run(pytester, toy_servers, toy_data, "--audiobench-shard", f"{k}/2",
-                            f"--audiobench-report={path}", *xdist)
+                            f"--audiobench-report={path}", *xdist, installed=True)
         assert result.ret == pytest.ExitCode.OK, result.stdout.str()
         paths.append(path)
     export = pytester.path / "answers.tsv"
@@ -202,3 +221,32 @@ def test_a_broken_registration_is_one_warning_and_leaves_the_other_benchmarks_ru
     assert asked.ret == pytest.ExitCode.USAGE_ERROR
     assert "argument --audiobench-benchmark: unknown benchmark toy; expected a comma-separated " \
            "list of: air_bench_chat, mmar, air_bench_foundation" in asked.stderr.str()
+
+
+def test_a_conftest_registers_under_xdist_too_and_leaves_no_trace_for_the_next_run(
+        pytester: pytest.Pytester, toy_conftest: None, toy_data: Path,
+        toy_servers: Servers) -> None:
+    result, report = toy_run(pytester, toy_servers, toy_data, "-n", "2")
+    result.assert_outcomes(passed=3, failed=1)
+    assert report["benchmarks"][0]["metrics"]["toy.accuracy"]["value"] == 75.0
+    # The registration ends with its start: another repository's run in this process knows
+    # no toy.
+    from pytest_audiobench.benchmarks import registry
+
+    assert "toy" not in registry.catalog().specs
+
+
+@pytest.mark.parametrize(("returned", "said"), [
+    ("SPEC", "pytest_audiobench_register returned BenchmarkSpec; expected a list"),
+    ("[SPEC, 'toy']", "pytest_audiobench_register returned a str; expected a BenchmarkSpec"),
+    ("[SPEC, SPEC]", "'toy' is registered twice"),
+])
+def test_a_bad_registration_is_one_usage_error(
+        pytester: pytest.Pytester, returned: str, said: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    pytester.makeconftest(f"from tests.toy import SPEC\n\n\ndef pytest_audiobench_register():\n"
+                          f"    return {returned}\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    assert said in result.stderr.str()

@@ -12,9 +12,16 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+import pytest
+
 from pytest_audiobench.builtin import registry as providers
-from pytest_audiobench.config import entry_points
-from pytest_audiobench.config.declarations import BenchmarkSpec, Catalog
+from pytest_audiobench.config import declarations, entry_points
+from pytest_audiobench.config.declarations import (
+    BenchmarkSpec,
+    Catalog,
+    OptionGroup,
+    ProviderSpec,
+)
 from pytest_audiobench.errors import RegistryError
 
 if TYPE_CHECKING:
@@ -28,13 +35,80 @@ BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
 
 
 @functools.cache
-def catalog() -> Catalog:
+def _installed() -> Catalog:
     """Every benchmark and provider this Python environment has, the built-in ones first. A
     registration that cannot be read is left out and said in ``problems``."""
     specs, problems = entry_points.registered(ENTRY_POINTS, BUILT_IN, BenchmarkSpec,
                                               lambda spec: spec.name)
     found, troubles = providers.specs()
     return Catalog.of(specs.values(), [*problems, *troubles], found.values())
+
+
+_ADDED: list[BenchmarkSpec | ProviderSpec] = []
+"""What this start's conftests and plugins added (``hookspecs.pytest_audiobench_register``),
+until the start ends (``forget_added``)."""
+
+
+def catalog() -> Catalog:
+    """Every benchmark and provider of this start: the installed ones, then those its
+    conftests and plugins added."""
+    base = _installed()
+    if not _ADDED:
+        return base
+    benchmarks = [s for s in _ADDED if isinstance(s, BenchmarkSpec)]
+    models = [s for s in _ADDED if isinstance(s, ProviderSpec)]
+    return Catalog.of([*base.specs.values(), *benchmarks], base.problems,
+                      [*base.providers.values(), *models])
+
+
+def add(specs: object, origin: str) -> list[type[OptionGroup]]:
+    """Add what a conftest or plugin (``origin``) registered; the option groups it brings,
+    for the parser. RegistryError, naming it, for anything but new specs."""
+    if not isinstance(specs, list | tuple):
+        raise RegistryError(f"{origin}: pytest_audiobench_register returned "
+                            f"{type(specs).__name__}; expected a list of BenchmarkSpec and "
+                            "ProviderSpec")
+    known = catalog()
+    for index, spec in enumerate(specs):
+        if not isinstance(spec, BenchmarkSpec | ProviderSpec):
+            raise RegistryError(f"{origin}: pytest_audiobench_register returned a "
+                                f"{type(spec).__name__}; expected a BenchmarkSpec or a "
+                                "ProviderSpec")
+        taken = known.specs if isinstance(spec, BenchmarkSpec) else known.providers
+        if spec.name in taken or any(s.name == spec.name and type(s) is type(spec)
+                                     for s in [*_ADDED, *specs[:index]]):
+            raise RegistryError(f"{origin}: {spec.name!r} is registered twice (it is "
+                                "already installed, or added by another conftest)")
+    _ADDED.extend(specs)
+    return [spec.options for spec in specs if spec.options is not None]
+
+
+def register(specs: object, parser: pytest.Parser) -> None:
+    """What a conftest or plugin registered (``hookspecs.pytest_audiobench_register``): in the
+    catalog, and its options in ``parser``. What is not specs is kept for ``refuse_bad``: a
+    start cannot stop cleanly while pytest loads the conftests."""
+    try:
+        groups = add(specs, "a conftest or plugin")
+    except RegistryError as exc:
+        _REFUSED.append(str(exc))
+        return
+    declarations.register(parser, groups, catalog())
+
+
+_REFUSED: list[str] = []
+
+
+def refuse_bad() -> None:
+    """A UsageError, in one line, for the first registration ``register`` could not take."""
+    if _REFUSED:
+        raise pytest.UsageError(_REFUSED[0])
+
+
+def forget_added() -> None:
+    """The start is over: what its conftests added is not the next one's (pytester runs several
+    in one process)."""
+    _ADDED.clear()
+    _REFUSED.clear()
 
 
 def create(name: str, settings: Settings) -> Benchmark:

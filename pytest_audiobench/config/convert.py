@@ -93,18 +93,24 @@ def choice(accepted: tuple[S, ...]) -> Callable[[str], S]:
     return convert
 
 
-def name_list(accepted: tuple[str, ...], what: str) -> Callable[[str], tuple[str, ...]]:
-    def convert(value: str) -> tuple[str, ...]:
-        names = tuple(part.strip() for part in value.split(",") if part.strip())
-        unknown = [name for name in names if name not in accepted]
-        if unknown or not names:
-            raise argparse.ArgumentTypeError(
-                f"unknown {what} {', '.join(unknown) or repr(value)}; "
-                f"expected a comma-separated list of: {', '.join(accepted)}"
-            )
-        return tuple(dict.fromkeys(names))
+def names(value: str) -> tuple[str, ...]:
+    """A comma-separated list of names, blanks and repeats dropped. Which names a run knows is
+    checked when the run's settings are resolved (``resolve.py``): a benchmark or a task may be
+    registered by a conftest, which pytest loads after it first reads the flags."""
+    found = tuple(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
+    if not found:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list of names, got "
+                                         f"{value!r}")
+    return found
 
-    return convert
+
+def unknown_names(given: tuple[str, ...], accepted: tuple[str, ...], what: str) -> str | None:
+    """Why ``given`` are not all names of ``accepted`` (each a ``what``), or None."""
+    unknown = [name for name in given if name not in accepted]
+    if not unknown:
+        return None
+    return (f"unknown {what} {', '.join(unknown)}; expected a comma-separated list of: "
+            f"{', '.join(accepted)}")
 
 
 def path(value: str) -> Path:

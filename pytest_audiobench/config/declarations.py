@@ -33,17 +33,15 @@ G = TypeVar("G", bound="OptionGroup")
 
 class Flag:
     """How an option is given: its help (``{default}`` is filled in), the converter of its
-    text (none: a switch, False unless given) and its metavar. A converter that checks names
-    known only to this start (the benchmarks, their tasks) comes from ``convert_for``."""
+    text (none: a switch, False unless given) and its metavar. A converter checks the text
+    alone: names a start knows (its benchmarks, their tasks) are checked when the settings are
+    resolved, once every conftest has registered what it adds."""
 
     def __init__(self, help: str, convert: Callable[[str], Any] | None = None,
-                 metavar: str | None = None, *,
-                 convert_for: Callable[[Catalog], Callable[[str], Any]] | None = None,
-                 merge_setting: str | None = None) -> None:
+                 metavar: str | None = None, *, merge_setting: str | None = None) -> None:
         self.help = help
         self.convert = convert
         self.metavar = metavar
-        self.convert_for = convert_for
         self.merge_setting = merge_setting
         """For an output written at the end of a run (an export): the benchmark setting it
         sets, so that ``audiobench-merge --<name> PATH`` writes it from the merged shards."""
@@ -67,14 +65,15 @@ class Declared:
 
     @property
     def switch(self) -> bool:
-        return self.how.convert is None and self.how.convert_for is None
+        return self.how.convert is None
 
     @property
     def merge_setting(self) -> str | None:
         return self.how.merge_setting
 
-    def converter(self, catalog: Catalog) -> Callable[[str], Any] | None:
-        return self.how.convert_for(catalog) if self.how.convert_for else self.how.convert
+    @property
+    def converter(self) -> Callable[[str], Any] | None:
+        return self.how.convert
 
     def described(self, catalog: Catalog) -> str:
         """The help text, ``{default}`` filled in where it names the default (else the
@@ -152,9 +151,9 @@ def build(group: type[G], given: Mapping[str, Any], here: Path) -> G:
     return group(values, given)
 
 
-def read(group: type[G], config: pytest.Config, catalog: Catalog) -> G:
+def read(group: type[G], config: pytest.Config) -> G:
     """Every option of ``group``: the flag, else the ini key, else the default."""
-    given = {option.attr: _given_value(config, option, catalog) for option in declared(group)}
+    given = {option.attr: _given_value(config, option) for option in declared(group)}
     return build(group, given, config.invocation_params.dir)
 
 
@@ -192,7 +191,7 @@ class ProviderOptions(OptionGroup):
         raise NotImplementedError
 
 
-def _given_value(config: pytest.Config, option: Declared, catalog: Catalog) -> Any:
+def _given_value(config: pytest.Config, option: Declared) -> Any:
     given = config.getoption(option.dest)
     if given is not None:
         return given
@@ -201,7 +200,7 @@ def _given_value(config: pytest.Config, option: Declared, catalog: Catalog) -> A
         return True if raw else None
     if raw in (None, "", []):
         return None
-    converter = option.converter(catalog)
+    converter = option.converter
     assert converter is not None  # not a switch
     try:
         return converter(str(raw))
@@ -219,7 +218,7 @@ def register(parser: pytest.Parser, groups: Iterable[type[OptionGroup]],
                             help=option.described(catalog))
             parser.addini(option.dest, option.described(catalog), type="bool", default=False)
         else:
-            group.addoption(option.flag, type=option.converter(catalog), default=None,
+            group.addoption(option.flag, type=option.converter, default=None,
                             dest=option.dest, metavar=option.how.metavar,
                             help=option.described(catalog))
             parser.addini(option.dest, option.described(catalog), default=None)
@@ -233,8 +232,9 @@ class BenchmarkSpec:
     """Its name in ``--audiobench-benchmark``, its node ids and its metric names."""
     tasks: tuple[str, ...]
     """Every task, known before the data is read so that ``--audiobench-tasks`` is checked."""
-    benchmark: str
-    """``module:Class`` of its ``Benchmark`` subclass, imported when a run selects it."""
+    benchmark: Any
+    """``module:Class`` of its ``Benchmark`` subclass, imported when a run selects it (a spec
+    registered from a conftest may give the class itself)."""
     options: type[BenchmarkOptions] | None = None
     """Its own ``--audiobench-*`` flags, resolved by the group's ``settings`` method."""
     sources: tuple[str, ...] = ()
@@ -258,9 +258,9 @@ class ProviderSpec:
 
     name: str
     role: Role
-    provider: str
+    provider: Any
     """``module:callable`` that makes it from a ``ProviderSetup``, imported when a run names
-    it; what it returns answers as a ``Provider``."""
+    it (or the callable itself, from a conftest); what it returns answers as a ``Provider``."""
     about: str
     """What it is, in a few words after its name (``seeded random choice``)."""
     options: type[ProviderOptions] | None = None

@@ -44,8 +44,11 @@ def spec_at(path: str, origin: str, group: str, kind: type[S]) -> S:
     return spec
 
 
-def load(path: str, what: str) -> Any:
-    """What ``module:attr`` names; RegistryError naming ``what`` when it cannot be loaded."""
+def load(path: Any, what: str) -> Any:
+    """What ``module:attr`` names (a spec registered from a conftest may give the object
+    itself); RegistryError naming ``what`` when it cannot be loaded."""
+    if not isinstance(path, str):
+        return path
     module, _, attr = path.partition(":")
     try:
         return getattr(importlib.import_module(module), attr)

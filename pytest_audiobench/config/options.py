@@ -6,7 +6,6 @@ Nothing else reads options."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,14 +16,6 @@ from pytest_audiobench.config.declarations import Catalog, Flag, OptionGroup, de
 from pytest_audiobench.config.names import AUDIO_MODES, REJUDGE, AudioMode, Rejudge
 from pytest_audiobench.config.prices import EXAMPLE as PRICE_EXAMPLE
 from pytest_audiobench.config.prices import Price, prices
-
-
-def _benchmarks(catalog: Catalog) -> Callable[[str], tuple[str, ...]]:
-    return convert.name_list(catalog.names, "benchmark")
-
-
-def _tasks(catalog: Catalog) -> Callable[[str], tuple[str, ...]]:
-    return convert.name_list(catalog.all_tasks, "task")
 
 
 class ModelOptions(OptionGroup):
@@ -136,7 +127,7 @@ class SourceOptions(OptionGroup):
 
     benchmark: Annotated[tuple[str, ...] | None, Flag(
         "benchmarks to run, comma-separated, of: {benchmarks} (default: {default_benchmarks})",
-        metavar="LIST", convert_for=_benchmarks)] = None
+        convert.names, "LIST")] = None
     data: Annotated[str | None, Flag(
         "release root of the benchmark data, 'mini' (the small benchmark bundled with the "
         "plugin, offline), or a download source of the benchmark (see its docs) into "
@@ -157,7 +148,7 @@ class AskOptions(OptionGroup):
         " baseline; the summary says when the baseline was written for another tag", str,
         "TAG")] = None
     tasks: Annotated[tuple[str, ...], Flag(
-        "only these tasks, comma-separated", metavar="LIST", convert_for=_tasks)] = ()
+        "only these tasks, comma-separated", convert.names, "LIST")] = ()
     limit: Annotated[int | None, Flag(
         "at most N samples per task, the same N on every run (the release's first ones)",
         convert.positive_int, "N")] = None

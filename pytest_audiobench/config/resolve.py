@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 
-from pytest_audiobench.config import declarations
+from pytest_audiobench.config import convert, declarations
 from pytest_audiobench.config.declarations import (
     BenchmarkOptions,
     Catalog,
@@ -81,7 +81,7 @@ class Given:
 
 def read_settings(config: pytest.Config, catalog: Catalog) -> Settings:
     """Read every option of the run (the core ones and each benchmark's) and resolve them."""
-    given = Given.of(catalog, lambda group: declarations.read(group, config, catalog))
+    given = Given.of(catalog, lambda group: declarations.read(group, config))
     here = config.invocation_params.dir
     # Not config.rootpath: pytest guesses it before plugin options are known, from path
     # arguments that may be our flags' values (pytest-dev/pytest#8846).
@@ -93,7 +93,8 @@ def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Set
     """Every option of the run into the frozen Settings. A data path is taken from ``here``
     (where pytest was invoked); the default baselines folder is ``project/baselines`` (the ini
     file's folder, else ``here``). Bad combinations are UsageErrors."""
-    benchmarks = given.source.benchmark or catalog.defaults
+    benchmarks = _known(given.source.benchmark, catalog.names, "benchmark",
+                        "--audiobench-benchmark") or catalog.defaults
     endpoint, provider = _model(given, catalog)
     settings = Settings(
         **given.kept_values(),
@@ -251,6 +252,16 @@ def _others_unused(given: Given, catalog: Catalog, role: Role, chosen: ProviderS
 
 _ROLE_FLAGS: dict[Role, str] = {"model": declarations.option(ModelOptions, "model").flag,
                                 "judge": declarations.option(JudgeOptions, "judge_model").flag}
+
+
+def _known(given: tuple[str, ...] | None, accepted: tuple[str, ...], what: str,
+           flag: str) -> tuple[str, ...] | None:
+    """``given``, when every name is one ``accepted`` has; else a UsageError naming the flag,
+    as argparse words a bad value."""
+    problem = None if given is None else convert.unknown_names(given, accepted, what)
+    if problem is not None:
+        raise pytest.UsageError(f"argument {flag}: {problem}")
+    return given
 
 
 def _tasks(tasks: tuple[str, ...], benchmarks: tuple[str, ...], catalog: Catalog) -> None:

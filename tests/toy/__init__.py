@@ -1,8 +1,9 @@
 """A toy benchmark and a toy judge, defined outside the plugin the way a third party would: a
-benchmark spec registered in the ``pytest_audiobench.benchmarks`` entry-point group, its own
-option, its own data layout, verdict type, judge protocol and metrics (``benchmark.py``); and
-a judge provider registered in ``pytest_audiobench.providers``, with an option of its own,
-that answers the toy's question in this process (``judge.py``)."""
+benchmark spec with its own option, its own data layout, verdict type, judge protocol and
+metrics (``benchmark.py``); and a judge provider with an option of its own, that answers the
+toy's question in this process (``judge.py``). The tests register both from a conftest
+(``pytest_audiobench_register``) and as a package would, in the ``pytest_audiobench.benchmarks``
+and ``pytest_audiobench.providers`` entry-point groups."""
 
 from __future__ import annotations
 
