@@ -21,7 +21,7 @@ from pytest_audiobench.run.stash import SESSION_KEY, session_of
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.outcome.records import ModelAnswer, Verdict
-    from pytest_audiobench.run.session import AudiobenchSession
+    from pytest_audiobench.run.session import Controller
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from pytest_audiobench import hookspecs
@@ -59,14 +59,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if not options.enabled(config):
         return
     from pytest_audiobench.config.resolve import read_settings
-    from pytest_audiobench.run.session import AudiobenchSession
+    from pytest_audiobench.run.session import Controller, session_for
 
-    audiobench = AudiobenchSession(config, read_settings(config, registry.catalog()))
+    audiobench = session_for(config, read_settings(config, registry.catalog()))
     config.stash[SESSION_KEY] = audiobench
-    if not hasattr(config, "workerinput"):
+    if isinstance(audiobench, Controller):
         config.pluginmanager.register(ControllerHooks(audiobench), "audiobench-controller")
-    if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(XdistHooks(), "audiobench-xdist")
+        if config.pluginmanager.hasplugin("xdist"):
+            config.pluginmanager.register(XdistHooks(audiobench), "audiobench-xdist")
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -127,7 +127,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         items.note_phase(item, report, call.excinfo)
         if call.when == "teardown":
             report.audiobench_in_flight = session_of(  # type: ignore[attr-defined]
-                item.config).worker.in_flight()
+                item.config).gear.in_flight()
     return report
 
 
@@ -176,7 +176,7 @@ def audiobench_verdicts(request: pytest.FixtureRequest, audiobench_sample: Sampl
 class ControllerHooks:
     """Where the reports of every item arrive: in a plain run, or on the xdist controller."""
 
-    def __init__(self, audiobench: AudiobenchSession) -> None:
+    def __init__(self, audiobench: Controller) -> None:
         self.audiobench = audiobench
         self.terminal: Any = None
 
@@ -207,19 +207,21 @@ class ControllerHooks:
 
 
 class XdistHooks:
-    """Hooks that exist only with pytest-xdist."""
+    """The controller's hooks that exist only with pytest-xdist."""
+
+    def __init__(self, audiobench: Controller) -> None:
+        self.audiobench = audiobench
 
     def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput.update(session_of(node.config).worker_input())
+        node.workerinput.update(self.audiobench.worker_input())
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         worker = node.workerinput.get("workerid", "a worker")
-        session_of(node.config).add_worker_output(worker, getattr(node, "workeroutput", {}))
+        self.audiobench.add_worker_output(worker, getattr(node, "workeroutput", {}))
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        audiobench = session_of(node.config)
-        if audiobench.collected.selected is None:
-            audiobench.expect(ids)
+        if self.audiobench.collected.selected is None:
+            self.audiobench.expect(ids)
 
 
 def _own_line(terminal: Any, writer: Any) -> Callable[[str], None]:

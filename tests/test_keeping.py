@@ -79,6 +79,7 @@ def test_passed_setup_and_teardown_reports_of_items_are_not_kept(
 HELD = """
 import gc, json, pytest
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.run.session import Controller
 from pytest_audiobench.run.stash import SESSION_KEY
 
 @pytest.hookimpl(tryfirst=True)
@@ -99,7 +100,7 @@ def pytest_sessionfinish(session):
     with open(f"held-{name}.json", "w") as f:
         json.dump({"held": held, "reports": len(reports),
                    "with_record": sum(hasattr(r, "audiobench_record") for r in reports),
-                   "spooled": len(run.collected.records) if run else 0}, f)
+                   "spooled": len(run.collected.records) if isinstance(run, Controller) else 0}, f)
 """
 
 

@@ -41,7 +41,7 @@ from pytest_audiobench.transport.types import Traffic
 GradeAgain = Callable[[Sequence[tuple[Sample, SampleLine]]], dict[str, Regraded]]
 """Today's judge on baseline answers, by node id (``Worker.grade_again``)."""
 Sent = Callable[[], Traffic]
-"""What this process's endpoints took so far (``Worker.traffic``): the ids the judge named."""
+"""What this process's endpoints took so far (``Gear.traffic``): the ids the judge named."""
 
 
 RunAhead = Callable[[Sequence[Sample]], dict[str, SampleRecord]]

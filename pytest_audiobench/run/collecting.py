@@ -1,7 +1,7 @@
-"""What the controller (or a run without xdist) gathers while the items run: the samples it
-expects, each one's record as its item sent it (kept on disk, ``spool.py``), the failures of
-other tests in the same session, the endpoints' traffic of every process that ran items, and
-the progress line that shows it."""
+"""What the controller (or a run without xdist) gathers while the items run: when it started,
+the samples it expects, each one's record as its item sent it (kept on disk, ``spool.py``),
+the failures of other tests in the same session, the endpoints' traffic of every process that
+ran items, and the progress line that shows it."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ class Collected:
     """The controller's side of the run while the items run (see the module)."""
 
     def __init__(self) -> None:
+        self.started = Started()
         self.records = RecordSpool()
         self.selected: list[str] | None = None
         """The sample items this run runs, once collection is over."""

@@ -1,15 +1,18 @@
-"""The one object a run keeps in ``config.stash``: the benchmarks, their data, the worker side,
-and, on the controller (or in a run without xdist), the records, the gate and the report.
+"""The one object a run keeps in ``config.stash``, in one of two roles.
 
-On an xdist worker it loads the samples from the data the controller located and runs the
-items' pipelines through its ``Worker``; on the controller it also checks the endpoints at the
-start, collects every sample's record from the test reports, and decides the gate once, at
-the end.
+Every process that runs items has an ``AudiobenchSession``: the benchmarks, their releases,
+the baselines as the run pairs against them, and the worker that asks and grades. On an xdist
+worker it is a ``WorkerSession``, built whole from the run plan the controller sent
+(``run/plan.py``). In a plain run, or on the xdist controller, it is the ``Controller``: it
+locates the data, checks the endpoints, decides what each gate pairs against and makes the
+plan; then it gathers every sample's record from the test reports and, at the end, decides the
+gate once and writes the reports.
 """
 
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -31,7 +34,7 @@ from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
 from pytest_audiobench.outcome.lines import JudgedBy
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, read_verdict
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
@@ -43,58 +46,45 @@ from pytest_audiobench.report.summary import (
 )
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.run.calibration import Calibrated, calibrate, head_to_head
-from pytest_audiobench.run.collecting import Collected, Started
+from pytest_audiobench.run.collecting import Collected
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.fresh import FreshDraws
+from pytest_audiobench.run.gear import Gear
 from pytest_audiobench.run.keeping import freeze_kept, unfreeze
+from pytest_audiobench.run.plan import RunPlan
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
 from pytest_audiobench.run.runs import RunBook, RunStart, model_identity
 from pytest_audiobench.run.shards import slice_of
-from pytest_audiobench.run.worker import Again, Regraded, Worker
+from pytest_audiobench.run.worker import Regraded, Rejudging, Worker
 from pytest_audiobench.transport.cache import ResponseCache
-from pytest_audiobench.transport.types import ModelIdentity, Traffic
+from pytest_audiobench.transport.types import Traffic
 
-_WORKER_ROOTS = "audiobench_roots"
-_DEADLINE = "audiobench_deadline"
-_SHARE = "audiobench_budget_share"
 _TRAFFIC = "audiobench_traffic"
-_RUN = "audiobench_run"
-_REUSE = "audiobench_reuse"
-_COMPARED = "audiobench_compared"
-_AHEAD = "audiobench_graded_ahead"
-_SPENT = "audiobench_spent"
-_DONE = "audiobench_done_ahead"
+"""The key of ``workeroutput`` under which a worker hands its endpoints' traffic back."""
 
 
-class AudiobenchSession:
+def session_for(config: pytest.Config, settings: Settings) -> AudiobenchSession:
+    """The session of this process's role: an xdist worker's, or the controller."""
+    return WorkerSession(config, settings) if hasattr(config, "workerinput") \
+        else Controller(config, settings)
+
+
+class AudiobenchSession(ABC):
+    """What every process that runs items keeps; ``start`` builds the rest."""
+
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
         self.benchmarks = {name: registry.create(name, settings) for name in settings.benchmarks}
-        self._worker: Worker | None = None
-        self.run: RunStart | None = None
-        """The run this session is (controller): its id, what it resumes or reuses."""
-        self.identity: ModelIdentity | None = None
         self._releases: Releases | None = None
+        self.baselines: dict[str, LoadedBaseline] = {}
+        """Per benchmark, its baseline and per-sample lines, loaded before any request, with
+        what its gate pairs against once decided."""
+        self._worker: Worker | None = None
         self._sharded: list[str] = []
         """The sample items a shard's split left to the other shards."""
-        self.baselines: dict[str, LoadedBaseline] = {}
-        """Per benchmark, its baseline and per-sample lines, loaded before any request."""
-        self.collected = Collected()
-        """What the controller gathers while the items run."""
-        self.report: RunReport | None = None
-        self.plan: DryRun | None = None
-        self.started = Started()
-        self.written: dict[str, bool] = {}
-        """The outputs of the end of the run, a line each, and whether each was written."""
         self._frozen = False
-        self._ahead: dict[str, Regraded] = {}
-        """Baseline answers today's judge graded before the items (``run/calibration.py``)."""
-        self._done: dict[str, SampleRecord] = {}
-        """Head to head: samples run whole before the items (``run/calibration.py``)."""
-
-    # -- start -------------------------------------------------------------------------
 
     @property
     def worker(self) -> Worker:
@@ -102,32 +92,134 @@ class AudiobenchSession:
         assert self._worker is not None, "the session has not started"
         return self._worker
 
+    @property
+    def gear(self) -> Gear:
+        return self.worker.gear
+
     def start(self) -> None:
-        """Locate (download) and validate the data; on the controller begin the run, check
-        the endpoints and record what identifies the model. What is loaded then lives to the
-        end of the session, out of the garbage collector's rescans (``run/keeping.py``)."""
-        workerinput: dict[str, Any] | None = getattr(self.config, "workerinput", None)
+        """Build what the role needs (``_start``); what is loaded then lives to the end of the
+        session, out of the garbage collector's rescans (``run/keeping.py``)."""
         try:
-            if workerinput is not None:
-                self._start_worker(workerinput)
-            else:
-                self._start_controller()
+            self._start()
         except AudiobenchError as exc:
             raise pytest.UsageError(str(exc)) from exc
         self._frozen = freeze_kept(self._frozen)
 
-    def _start_worker(self, workerinput: dict[str, Any]) -> None:
-        self._releases = Releases(self.settings, self.benchmarks, {
-            k: Path(v) for k, v in workerinput[_WORKER_ROOTS].items()})
-        self.baselines = load_all(self.settings, self._judged_by())
-        self._take_comparisons(workerinput[_COMPARED], workerinput[_AHEAD])
-        self._done = {nodeid: SampleRecord.model_validate_json(record)
-                      for nodeid, record in workerinput[_DONE].items()}
-        self._worker = self._make_worker(workerinput[_DEADLINE], workerinput[_SHARE],
-                                         workerinput[_RUN], workerinput[_REUSE],
-                                         tuple(workerinput[_SPENT]), self._done)
+    @abstractmethod
+    def _start(self) -> None: ...
 
-    def _start_controller(self) -> None:
+    def _made_worker(self, gear: Gear, plan: RunPlan) -> Worker:
+        """The worker of the items, judging as ``plan`` decided."""
+        return Worker(self.settings, self.benchmarks, gear,
+                      Rejudging(dict(self.baselines), plan.graded_ahead), plan.done_ahead)
+
+    def _judged_by(self) -> dict[str, JudgedBy]:
+        releases = self.releases()
+        return {name: judged_by(bench, releases[name]) for name, bench in self.benchmarks.items()}
+
+    def releases(self) -> dict[str, Release]:
+        """Every benchmark's release, its samples narrowed to the selected tasks and limit."""
+        assert self._releases is not None, "the session has not started"
+        return self._releases.loaded()
+
+    def change_of(self, sample: Sample, record: SampleRecord,
+                  fails_now: bool) -> tuple[Change | None, SampleRecord]:
+        """The sample's change against its per-sample baseline line, if it has one, a
+        suggested drop confirmed by fresh draws first; and the record with those draws."""
+        bench, baseline = self.benchmarks[sample.benchmark], self.baselines[sample.benchmark]
+        again = line_judged_again(bench, record) if baseline.rejudged else None
+        fresh = FreshDraws(self.worker, bench, sample, record, baseline)
+        confirming = Confirming(self.settings.confirm_draws, fresh.draw) \
+            if baseline.holds_items and len(record.answers) == 1 else None
+        found = baseline.change(sample.nodeid, bench.sample_line(record), fails_now, again,
+                                confirming)
+        return found, fresh.record
+
+    def samples(self) -> list[Sample]:
+        return [sample for release in self.releases().values() for sample in release.samples]
+
+    def shard(self, items: list[pytest.Item]) -> None:
+        """Keep slice K of N: every N-th sample item in node id order, from the K-th."""
+        if self.settings.shard is None:
+            return
+        keep = set(slice_of((item.nodeid for item in items
+                             if item.nodeid.startswith(ROOT_NODE + "::")), *self.settings.shard))
+        dropped = [i for i in items if i.nodeid.startswith(ROOT_NODE + "::")
+                   and i.nodeid not in keep]
+        self._sharded = [item.nodeid for item in dropped]
+        if dropped:
+            gone = set(dropped)
+            items[:] = [i for i in items if i not in gone]
+            self.config.hook.pytest_deselected(items=dropped)
+
+    def collection_done(self, items: list[pytest.Item]) -> None:
+        """Collection is over: every process that runs items keeps them out of the garbage
+        collector's rescans too."""
+        if not self.config.option.collectonly:
+            self._frozen = freeze_kept(self._frozen)
+
+    def finish(self, session: pytest.Session) -> None:
+        """The role's end (``_finish``); then close the endpoints and let go of the baseline
+        lines and the kept objects, whatever happened."""
+        try:
+            self._finish(session)
+        finally:
+            if self._worker is not None:
+                self.gear.close()
+            for baseline in self.baselines.values():
+                baseline.close()
+            if self._frozen:
+                unfreeze()
+                self._frozen = False
+
+    @abstractmethod
+    def _finish(self, session: pytest.Session) -> None: ...
+
+    def terminal_lines(self) -> list[str]:
+        """The summary's lines (only the controller has any)."""
+        return []
+
+
+class WorkerSession(AudiobenchSession):
+    """An xdist worker: it runs the items the controller gives it, as the plan says."""
+
+    def _start(self) -> None:
+        plan = RunPlan.received(self.config.workerinput)  # type: ignore[attr-defined]
+        self._releases = Releases(self.settings, self.benchmarks, plan.roots)
+        self.baselines = plan.decide(load_all(self.settings, self._judged_by()))
+        self._worker = self._made_worker(Gear(self.settings, plan), plan)
+
+    def _finish(self, session: pytest.Session) -> None:
+        """Hand the endpoints' traffic back to the controller."""
+        if self._worker is not None:
+            self.gear.close()
+            workeroutput: dict[str, Any] = self.config.workeroutput  # type: ignore[attr-defined]
+            workeroutput[_TRAFFIC] = self.gear.traffic().model_dump(mode="json")
+
+
+class Controller(AudiobenchSession):
+    """A plain run's one process, or the xdist controller."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        super().__init__(config, settings)
+        self.run: RunStart | None = None
+        """The run this is: its id, what it resumes or reuses."""
+        self.worker_plan: RunPlan | None = None
+        """What the workers are sent (``run/plan.py``), made at the start."""
+        self.collected = Collected()
+        """What the controller gathers while the items run."""
+        self.report: RunReport | None = None
+        self.would_send: DryRun | None = None
+        """A dry run's forecast of what the run would send."""
+        self.written: dict[str, bool] = {}
+        """The outputs of the end of the run, a line each, and whether each was written."""
+
+    # -- start -------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        """Locate (download) and validate the data, begin the run, check the endpoints and
+        record what identifies the model; decide what each gate pairs against; make the plan
+        the workers are sent."""
         settings = self.settings
         self._check_outputs()
         if settings.clear_cache:
@@ -140,18 +232,27 @@ class AudiobenchSession:
         self.baselines = load_all(settings, self._judged_by())
         self.run = self._runs.begin(settings)
         self._check_cache()
-        deadline = None if settings.deadline is None else time.time() + settings.deadline
-        self._worker = self._make_worker(deadline, 1, self.run.record.run_id, self.run.reused)
-        if self.config.option.collectonly:
-            return
-        if not settings.dry_run:
-            self.identity = model_identity(settings, served=self.worker.check())
-            self.run = self._runs.confirm(self.run, self.identity)
-        self._compare(send=not settings.dry_run)
-
-    def _judged_by(self) -> dict[str, JudgedBy]:
-        releases = self.releases()
-        return {name: judged_by(bench, releases[name]) for name, bench in self.benchmarks.items()}
+        cached = settings.cache
+        # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
+        plan = RunPlan(roots=self._releases.roots,
+                       run_id=self.run.record.run_id if cached else None,
+                       reuse=self.run.reused if cached else None,
+                       deadline_at=None if settings.deadline is None
+                       else time.time() + settings.deadline)
+        measure = self._runs.earlier(self.run.record) if settings.dry_run and cached else ()
+        gear = Gear(settings, plan, measure)
+        self._worker = deciding = self._made_worker(gear, plan)
+        if not self.config.option.collectonly:
+            if not settings.dry_run:
+                self.run = self._runs.confirm(
+                    self.run, model_identity(settings, served=gear.check()))
+            plan = self._compare(deciding, send=not settings.dry_run)
+            self.baselines = plan.decide(self.baselines)
+            self._worker = self._made_worker(gear, plan)
+        workers = getattr(self.config.option, "numprocesses", None)
+        self.worker_plan = plan.model_copy(update={
+            "budget_share": workers if isinstance(workers, int) and workers > 0 else 1,
+            "spent": gear.spent()})
 
     def _check_outputs(self) -> None:
         """Every file the run writes at its end can be written: found out before the first
@@ -167,7 +268,7 @@ class AudiobenchSession:
         found = [("--audiobench-report", settings.report),
                  ("--audiobench-html", settings.html)]
         junit = config.getoption("xmlpath", None)
-        if junit and not hasattr(config, "workerinput"):
+        if junit:
             found.append(("--junitxml", config.invocation_params.dir / junit))
         if settings.update_baseline and settings.shard is None:
             found += [("--audiobench-update-baseline", baseline_path(settings, name))
@@ -196,48 +297,34 @@ class AudiobenchSession:
     def _runs(self) -> RunBook:
         return RunBook(self.settings.cache_dir / "runs", keep=self.settings.cache)
 
-    def _make_worker(self, deadline_at: float | None, share: int, run_id: str,
-                     reuse: str | None, spent: tuple[int, int] = (0, 0),
-                     done: dict[str, SampleRecord] | None = None) -> Worker:
-        # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
-        cached = self.settings.cache
-        measure = self._runs.earlier(self.run.record) if (
-            self.settings.dry_run and cached and self.run is not None) else ()
-        return Worker(self.settings, self.benchmarks, deadline_at=deadline_at,
-                      budget_share=share, run=run_id if cached else None,
-                      reuse=reuse if cached else None, to_judge_again=self._to_judge_again,
-                      judge_afresh=lambda name: self.baselines[name].rejudged, spent=spent,
-                      done_ahead=done, measure=measure)
-
-    def _to_judge_again(self, sample: Sample) -> Again | None:
-        baseline = self.baselines.get(sample.benchmark)
-        line = None if baseline is None else baseline.to_judge_again(sample.nodeid)
-        return None if line is None else Again(line, self._ahead.get(sample.nodeid))
-
-    def _compare(self, send: bool) -> None:
+    def _compare(self, deciding: Worker, send: bool) -> RunPlan:
         """Decide, per benchmark, what its gate pairs against, before any item (a resume holds
-        to its run's decision); the answers graded to decide it serve the items. ``send``
-        False (a dry run): what needs no request."""
+        to its run's decision); the answers graded to decide it serve the items: the plan with
+        them. ``send`` False (a dry run): what needs no request."""
         assert self.run is not None
         kept, decided = self.run.record.comparisons, {}
+        graded: dict[str, Regraded] = {}
+        done: dict[str, SampleRecord] = {}
         for name, baseline in self.baselines.items():
             made = Calibrated(kept[name]) if name in kept else self._calibrate(
-                name, baseline, send)
+                deciding, name, baseline, send)
             if made is not None:
                 decided[name] = made.comparison
-                self.baselines[name] = baseline.decided(made.comparison)
-                self._ahead.update(made.graded)
-                self._done.update(made.done)
+                graded.update(made.graded)
+                done.update(made.done)
         if send and decided != kept:
             self.run = self._runs.decided(self.run, decided)
+        return self.gear.plan.model_copy(update={
+            "comparisons": decided, "graded_ahead": graded, "done_ahead": done})
 
-    def _calibrate(self, name: str, baseline: LoadedBaseline, send: bool) -> Calibrated | None:
-        bench, release, worker = self.benchmarks[name], self.releases()[name], self.worker
+    def _calibrate(self, deciding: Worker, name: str, baseline: LoadedBaseline,
+                   send: bool) -> Calibrated | None:
+        bench, release, worker = self.benchmarks[name], self.releases()[name], deciding
         if baseline.rival is not None:
             return head_to_head(self.settings, bench, release, baseline,
                                 worker.run_ahead if send else None)
         return calibrate(self.settings, bench, release, baseline,
-                         worker.grade_again if send else None, worker.traffic)
+                         worker.grade_again if send else None, self.gear.traffic)
 
     def _judged_if_drifted(self, sample: Sample) -> bool:
         """Whether a drift found by the calibration would have today's judge grade this
@@ -250,77 +337,20 @@ class AudiobenchSession:
         every = baseline.decided(JudgeComparison(rejudged=True, why="drifted"))
         return every.to_judge_again(sample.nodeid) is not None
 
-    def _take_comparisons(self, compared: dict[str, Any], ahead: dict[str, Any]) -> None:
-        """A worker's side of ``_compare``: the controller's decisions and gradings."""
-        for name, comparison in compared.items():
-            self.baselines[name] = self.baselines[name].decided(
-                JudgeComparison.model_validate(comparison))
-        self._ahead = {nodeid: ([read_verdict(v) for v in verdicts], failed)
-                       for nodeid, (verdicts, failed) in ahead.items()}
+    def worker_input(self) -> dict[str, str]:
+        """What a worker is sent: the plan, whole."""
+        assert self.worker_plan is not None, "the session has not started"
+        return self.worker_plan.sent()
 
-    def worker_input(self) -> dict[str, Any]:
-        """What a worker needs from the controller: the data roots, downloaded once."""
-        workers = getattr(self.config.option, "numprocesses", None)
-        run = self.run
-        assert run is not None, "the session has not started"
-        assert self._releases is not None
-        return {_WORKER_ROOTS: {name: str(path) for name, path in self._releases.roots.items()},
-                _DEADLINE: self.worker.deadline_at,
-                _SHARE: workers if isinstance(workers, int) and workers > 0 else 1,
-                _RUN: run.record.run_id, _REUSE: run.reused, _SPENT: self.worker.spent(),
-                _COMPARED: {name: baseline.comparison.model_dump(mode="json")
-                            for name, baseline in self.baselines.items()
-                            if baseline.comparison is not None},
-                _AHEAD: {nodeid: ([v.model_dump(mode="json") for v in verdicts], failed)
-                         for nodeid, (verdicts, failed) in self._ahead.items()},
-                _DONE: {nodeid: record.model_dump_json() for nodeid, record in self._done.items()}}
-
-    def releases(self) -> dict[str, Release]:
-        """Every benchmark's release, its samples narrowed to the selected tasks and limit."""
-        assert self._releases is not None, "the session has not started"
-        return self._releases.loaded()
-
-    def change_of(self, sample: Sample, record: SampleRecord,
-                  fails_now: bool) -> tuple[Change | None, SampleRecord]:
-        """The sample's change against its per-sample baseline line, if it has one, a
-        suggested drop confirmed by fresh draws first; and the record with those draws."""
-        bench, baseline = self.benchmarks[sample.benchmark], self.baselines[sample.benchmark]
-        again = line_judged_again(bench, record) if baseline.rejudged else None
-        fresh = FreshDraws(self.worker, bench, sample, record, baseline)
-        confirming = Confirming(self.settings.confirm_draws, fresh.draw) \
-            if baseline.holds_items and len(record.answers) == 1 else None
-        found = baseline.change(sample.nodeid, bench.sample_line(record), fails_now, again,
-                                confirming)
-        return found, fresh.record
-
-    def samples(self) -> list[Sample]:
-        return [sample for release in self.releases().values() for sample in release.samples]
-
-    # -- results (controller) ----------------------------------------------------------
-
-    def shard(self, items: list[pytest.Item]) -> None:
-        """Keep slice K of N: every N-th sample item in node id order, from the K-th."""
-        if self.settings.shard is None:
-            return
-        keep = set(slice_of((item.nodeid for item in items
-                             if item.nodeid.startswith(ROOT_NODE + "::")), *self.settings.shard))
-        dropped = [i for i in items if i.nodeid.startswith(ROOT_NODE + "::")
-                   and i.nodeid not in keep]
-        self._sharded = [item.nodeid for item in dropped]
-        if dropped:
-            gone = set(dropped)
-            items[:] = [i for i in items if i not in gone]
-            self.config.hook.pytest_deselected(items=dropped)
+    # -- results -----------------------------------------------------------------------
 
     def collection_done(self, items: list[pytest.Item]) -> None:
-        """Collection is over: the controller learns which samples to expect, and every
-        process that runs items keeps them out of the garbage collector's rescans too."""
-        if not hasattr(self.config, "workerinput"):
-            self.expect(item.nodeid for item in items)
-        if not self.config.option.collectonly:
-            self._frozen = freeze_kept(self._frozen)
+        """Collection is over: learn which samples to expect."""
+        self.expect(item.nodeid for item in items)
+        super().collection_done(items)
 
     def expect(self, nodeids: Iterable[str]) -> None:
+        """The sample items the run will report (xdist: as its workers collected them)."""
         self.collected.expect(nodeids)
 
     def add(self, record: str, process: object = None, in_flight: int | None = None) -> None:
@@ -338,36 +368,30 @@ class AudiobenchSession:
 
     def finish(self, session: pytest.Session) -> None:
         """Aggregate, gate, write the report and baselines, and set the exit status; then let
-        go of the records and the baseline lines, whatever happened."""
+        go of the records and the run's claim, whatever happened."""
         try:
-            self._finish(session)
+            super().finish(session)
         finally:
             self.collected.records.close()
-            for baseline in self.baselines.values():
-                baseline.close()
             if self.run is not None:
                 self.run.claim.release()
-            if self._frozen:
-                unfreeze()
-                self._frozen = False
 
     def _finish(self, session: pytest.Session) -> None:
         selected = self.collected.selected
-        controller = not hasattr(self.config, "workerinput") and selected is not None
-        if controller and self.settings.dry_run and not self.config.option.collectonly:
-            self._plan()
+        if selected is not None and self.settings.dry_run \
+                and not self.config.option.collectonly:
+            self._would_send()
         if self._worker is None:
             return  # the start failed: nothing ran
-        self.worker.close()
-        self._hand_over_traffic()
-        if (selected is None or not controller or self.config.option.collectonly
-                or self.settings.dry_run):
+        self.gear.close()
+        self.collected.traffic += self.gear.traffic()
+        if selected is None or self.config.option.collectonly or self.settings.dry_run:
             return
         ordered = self.collected.records.ordered(selected)
         report, updates = build_report(self.settings, self.benchmarks, self.releases(),
                                        ordered, selected, self.baselines,
                                        self.collected.traffic, self._run_info(session, selected),
-                                       self.started.seconds(), self._left_out(selected))
+                                       self.collected.started.seconds(), self._left_out(selected))
         report = baselines_unwritten(report, writing.apply(updates))
         report = exported(report, export(self.benchmarks, ordered))
         self.report, settings = report, self.settings
@@ -428,16 +452,18 @@ class AudiobenchSession:
         return RunInfo(id=self.run.record.run_id, resumed=self.run.resumed,
                        reused=self.run.reused, notes=notes,
                        finished=undone == 0 and session.exitstatus != pytest.ExitCode.INTERRUPTED,
-                       identity=self.identity, started=self.started.at)
+                       identity=self.run.record.identity,
+                       started=self.collected.started.at)
 
     def _unselected_ahead(self, selected: list[str]) -> list[str]:
         """Head to head: what the share run before the items cost outside the selection (it is
         picked before pytest's -k, -m or --deselect are known)."""
         chosen = set(selected)
-        outside = sum(nodeid not in chosen for nodeid in self._done)
+        done = self.worker_plan.done_ahead if self.worker_plan is not None else {}
+        outside = sum(nodeid not in chosen for nodeid in done)
         if not outside:
             return []
-        return [f"head to head: {outside} of the {len(self._done)} samples run before the items "
+        return [f"head to head: {outside} of the {len(done)} samples run before the items "
                 "to measure the judge's noise are outside this run's selection (-k, -m, "
                 "--deselect); --audiobench-tasks and --audiobench-limit narrow what is picked"]
 
@@ -449,36 +475,31 @@ class AudiobenchSession:
         else:
             self.collected.traffic += Traffic(missing=[worker])
 
-    def _hand_over_traffic(self) -> None:
-        workeroutput: dict[str, Any] | None = getattr(self.config, "workeroutput", None)
-        if workeroutput is not None:
-            workeroutput[_TRAFFIC] = self.worker.traffic().model_dump(mode="json")
-        else:
-            self.collected.traffic += self.worker.traffic()
-
-    def _plan(self) -> None:
+    def _would_send(self) -> None:
         from pytest_audiobench.run.dryrun import dry_run
 
         wanted = set(self.collected.selected or ())
         samples = [s for s in self.samples() if s.nodeid in wanted]
+
         def again(sample: Sample) -> ModelAnswer | None:
-            found = self._to_judge_again(sample)
+            found = self.worker.rejudging.again(sample)
             return None if found is None else baseline_answer(
                 sample, self.benchmarks[sample.benchmark].prompt(sample), found.line,
                 self.settings)
 
-        plan = dry_run(samples, self.benchmarks, self.worker.runtime(), again,
-                       self._judged_if_drifted, self.worker.rival())
+        planned = dry_run(samples, self.benchmarks, self.gear.runtime(), again,
+                          self._judged_if_drifted, self.gear.rival())
         held = any(baseline.holds_items for baseline in self.baselines.values())
-        self.plan = plan.model_copy(update={
+        self.would_send = planned.model_copy(update={
             "confirm_draws": self.settings.confirm_draws if held else 0})
         if self.settings.report is not None:
             with replacing(self.settings.report) as out:
-                out.write(self.plan.model_dump_json(indent=1))
+                out.write(self.would_send.model_dump_json(indent=1))
 
     def terminal_lines(self) -> list[str]:
-        if self.plan is not None:
-            return self.plan.lines()
+        """The summary's lines: the dry run's plan, or the report's."""
+        if self.would_send is not None:
+            return self.would_send.lines()
         if self.report is None:
             return []
         return render(self.report, self.config.option.verbose > 0, list(self.written))

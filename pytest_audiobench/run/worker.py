@@ -1,5 +1,6 @@
-"""The side of a run that asks and grades: the endpoints, the event loop, and every sample's
-pipeline (its answers, then their verdicts), started ahead of its item by the prefetch.
+"""The side of a run that asks and grades: every sample's pipeline (its answers, then their
+verdicts), started ahead of its item by the prefetch, asked with the process's gear
+(``run/gear.py``).
 
 Every process that runs items has one: an xdist worker, or the single process of a plain run.
 """
@@ -11,14 +12,14 @@ import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pytest
 
 from pytest_audiobench.benchmarks.asking import ask_model, baseline_answer
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.config.settings import EndpointSettings, ProviderChoice, Settings
+from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import (
     AudiobenchError,
     AudiobenchWarning,
@@ -26,15 +27,13 @@ from pytest_audiobench.errors import (
     JudgeError,
     NotRun,
 )
+from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.run.gear import Gear
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
-from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.engine import Engine, Pipeline
-from pytest_audiobench.transport.ledger import Ledger
-from pytest_audiobench.transport.pacing import Pacer
-from pytest_audiobench.transport.types import Provider, Traffic
 
 T = TypeVar("T")
 
@@ -75,119 +74,53 @@ Rivalled = tuple[list[ModelAnswer], str | None]
 """Head to head: the live baseline model's answers to a sample, or why there are none."""
 
 
-class Worker:
-    """Owns the engine and the endpoints of this process; both are made on first use."""
+@dataclass(frozen=True)
+class Rejudging:
+    """Which baseline answers today's judge grades again in this run, and which benchmarks'
+    judge replies must all be this run's own, as the controller decided them at the start
+    (``gate/drift.py``); with the gradings it had before the items (``run/calibration.py``)."""
 
-    def __init__(self, settings: Settings, benchmarks: Mapping[str, Benchmark], *,
-                 deadline_at: float | None, budget_share: int, run: str | None,
-                 reuse: str | None,
-                 to_judge_again: Callable[[Sample], Again | None] = lambda sample: None,
-                 judge_afresh: Callable[[str], bool] = lambda benchmark: False,
-                 spent: tuple[int, int] = (0, 0),
-                 done_ahead: Mapping[str, SampleRecord] | None = None,
-                 measure: tuple[str, ...] = ()) -> None:
+    baselines: Mapping[str, LoadedBaseline] = field(default_factory=dict)
+    graded: Mapping[str, Regraded] = field(default_factory=dict)
+
+    def again(self, sample: Sample) -> Again | None:
+        """The baseline's line whose answer today's judge grades again for ``sample``."""
+        baseline = self.baselines.get(sample.benchmark)
+        line = None if baseline is None else baseline.to_judge_again(sample.nodeid)
+        return None if line is None else Again(line, self.graded.get(sample.nodeid))
+
+    def afresh(self, benchmark: str) -> bool:
+        """Whether every judge reply of ``benchmark`` must be this run's own: the judge
+        changed, and an earlier run's cached reply would be the old judge's."""
+        baseline = self.baselines.get(benchmark)
+        return baseline is not None and baseline.rejudged
+
+
+class Worker:
+    """Every sample's pipeline, asked with this process's gear and judged as ``rejudging``
+    says; ``done_ahead`` holds the samples the controller ran whole before the items (head to
+    head: the share that measured the judge's noise), by node id: their items take these and
+    never ask again."""
+
+    def __init__(self, settings: Settings, benchmarks: Mapping[str, Benchmark], gear: Gear,
+                 rejudging: Rejudging, done_ahead: Mapping[str, SampleRecord]) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
-        self.deadline_at = deadline_at
-        """Wall-clock time after which no request is sent (the controller's, on a worker)."""
-        self._share = budget_share
-        self._spent = spent
-        """Requests and tokens the controller spent before the items (the calibration): the
-        budgets this process shares are what is left of them."""
-        self._runtime: Runtime | None = None
-        self._rival: Runtime | None = None
-        """Head to head: the live baseline model's endpoint, judged by the same judge."""
-        self._engine: Engine | None = None
+        self.gear = gear
+        self.rejudging = rejudging
+        self._done = dict(done_ahead)
         self._lookahead: Lookahead | None = None
-        self._ledger = Ledger()
-        self._run = run
-        """The run the model's answers belong to (None without the cache)."""
-        self._reuse = reuse
-        self._measure = measure
-        """A dry run's earlier runs, on whose answers it measures what its calls would cost."""
-        self._again = to_judge_again
-        """The baseline's answer today's judge grades again for a sample (``gate/drift.py``)."""
-        self._afresh = judge_afresh
-        """Whether a benchmark's every judge reply must be this run's own: the judge changed,
-        and an earlier run's cached reply would be the old judge's (``gate/drift.py``)."""
-        self._cache = (ResponseCache(settings.cache_dir / "responses") if settings.cache
-                       else None)
-        self._done = dict(done_ahead or {})
-        """Samples the controller ran whole before the items (head to head: the share that
-        measured the judge's noise), by node id: their items take these, never ask again."""
 
-    def _make_pacer(self) -> Pacer:
-        settings, (requests, tokens) = self.settings, self._spent
-        return Pacer(settings.concurrency, deadline=self.deadline_at,
-                     max_requests=self._share_of(settings.budget_requests, requests),
-                     max_tokens=self._share_of(settings.budget_tokens, tokens))
+    @property
+    def _engine(self) -> Engine | None:
+        return self.gear.engine
 
-    def _share_of(self, budget: int | None, spent: int) -> int | None:
-        """This process's part of what is left of a budget (at least one when any is left)."""
-        if budget is None:
-            return None
-        left = budget - spent
-        return max(1, left // self._share) if left > 0 else 0
-
-    def spent(self) -> tuple[int, int]:
-        """The requests and tokens this process has spent so far."""
-        pacer = self._engine.pacer if self._engine is not None else None
-        return (pacer.requests, pacer.tokens) if pacer is not None else (0, 0)
+    @property
+    def _rival(self) -> Runtime | None:
+        return self.gear.rival()
 
     def runtime(self) -> Runtime:
-        if self._runtime is None:
-            from pytest_audiobench.transport.endpoint import Endpoint
-
-            self._engine = Engine(self._make_pacer)
-            settings, judge = self.settings, self.settings.judge
-            self._runtime = Runtime(
-                settings, Endpoint(settings.endpoint, *self._gear(),
-                                   self._provider(settings.model_provider, settings.endpoint),
-                                   self._ledger, run=self._run, reuse=self._reuse,
-                                   measure=self._measure),
-                None if judge is None else Endpoint(
-                    judge.endpoint, *self._gear(),
-                    self._provider(judge.provider, judge.endpoint), self._ledger))
-            if settings.rival is not None:
-                self._rival = Runtime(settings, Endpoint(
-                    settings.rival, *self._gear(), ledger=self._ledger, run=self._run,
-                    reuse=self._reuse, measure=self._measure), self._runtime.judge)
-        return self._runtime
-
-    def rival(self) -> Runtime | None:
-        """Head to head: the live baseline model's endpoints (None otherwise)."""
-        self.runtime()
-        return self._rival
-
-    def _gear(self) -> tuple[Pacer, ResponseCache | None]:
-        assert self._engine is not None
-        return self._engine.pacer, self._cache
-
-    def _provider(self, choice: ProviderChoice | None,
-                  endpoint: EndpointSettings) -> Provider | None:
-        """The in-process model or judge ``choice`` names (None: a server answers); a served
-        model it asks shares this run's pacing, cache and ledger."""
-        if choice is None:
-            return None
-        from pytest_audiobench.benchmarks import registry
-        from pytest_audiobench.builtin.registry import make
-        from pytest_audiobench.transport.endpoint import Endpoint, ProviderSetup
-
-        served = None if choice.served is None else Endpoint(choice.served, *self._gear(),
-                                                               ledger=self._ledger)
-        spec = registry.catalog().providers[choice.name]
-        return make(spec, ProviderSetup(endpoint=endpoint, own=choice.own, served=served))
-
-    def check(self) -> dict[str, Any] | None:
-        """Fail fast when an endpoint is unreachable or does not serve its model; return what
-        the model's server says of it."""
-        runtime = self.runtime()
-        served = runtime.model.check()
-        if self._rival is not None:
-            self._rival.model.check()
-        if runtime.judge is not None:
-            runtime.judge.check()
-        return served
+        return self.gear.runtime()
 
     def pipeline(self, sample: Sample) -> Pipeline[list[ModelAnswer], Graded]:
         """Every run's answer, then every answer's verdict, each graded as soon as it lands;
@@ -199,12 +132,12 @@ class Worker:
         if ahead is not None:
             return self._engine.start(sample.nodeid, _given(list(ahead.answers)),
                                       lambda answers: _given(Graded.of(ahead))())
-        if self._afresh(sample.benchmark):
-            runtime = runtime.judging_afresh(self._run)
+        if self.rejudging.afresh(sample.benchmark):
+            runtime = runtime.judging_afresh(self.gear.run)
         bench = self.benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)
         runs = range(self.settings.runs)
-        again = self._again(sample)
+        again = self.rejudging.again(sample)
         rivalled: list[Rivalled] = []
 
         async def answer() -> list[ModelAnswer]:
@@ -308,7 +241,7 @@ class Worker:
         """Round ``draw`` of fresh judge draws on the sample's answer and on the baseline's
         (``base``, whole), by a judge whose replies are this run's own; waits for both."""
         bench = self.benchmarks[sample.benchmark]
-        runtime = self.runtime().for_sample(sample).judging_afresh(self._run)
+        runtime = self.runtime().for_sample(sample).judging_afresh(self.gear.run)
         old = baseline_answer(sample, bench.prompt(sample), base, self.settings)
         assert self._engine is not None
 
@@ -334,7 +267,7 @@ class Worker:
         is said, not scored."""
         bench = self.benchmarks[sample.benchmark]
         try:
-            return [await bench.grade(sample, answer, runtime.judging_afresh(self._run))], None
+            return [await bench.grade(sample, answer, runtime.judging_afresh(self.gear.run))], None
         except (JudgeError, EndpointError, NotRun) as exc:
             return [], f"{type(exc).__name__}: {exc}"
 
@@ -364,34 +297,6 @@ class Worker:
     def warn(sample: Sample, answers: list[ModelAnswer]) -> None:
         for message in dict.fromkeys(m for answer in answers for m in answer.warnings):
             warnings.warn(AudiobenchWarning(f"{sample.nodeid}: {message}"), stacklevel=2)
-
-    def traffic(self) -> Traffic:
-        """What this process's endpoints took, and the cache entries it could not read or
-        write."""
-        cache = self._cache
-        unreadable = cache.unreadable if cache is not None else []
-        return self._ledger.traffic().model_copy(update={
-            "cache_unreadable": len(unreadable),
-            "first_unreadable": str(unreadable[0]) if unreadable else None,
-            "cache_unwritable": cache.unwritable if cache is not None else 0,
-            "first_unwritable": cache.first_unwritable if cache is not None else None})
-
-    def in_flight(self) -> int:
-        return self._engine.pacer.in_flight if self._engine is not None else 0
-
-    def close(self) -> None:
-        """Close every endpoint, then stop the loop."""
-        if self._engine is None or self._runtime is None:
-            return
-        endpoints = self._runtime.endpoints() + ([] if self._rival is None
-                                                 else [self._rival.model])
-
-        async def close() -> None:
-            for endpoint in endpoints:
-                await endpoint.close()
-
-        self._engine.close(close)
-        self._engine = None
 
 
 def _given(value: T) -> Callable[[], Awaitable[T]]:
