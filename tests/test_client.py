@@ -13,8 +13,9 @@ import pytest
 
 from pytest_audiobench.config.settings import EndpointSettings, Headers, Sampling
 from pytest_audiobench.errors import EndpointError
-from pytest_audiobench.transport.endpoint import Endpoint, Unusable, _completion, api_key
+from pytest_audiobench.transport.endpoint import Endpoint
 from pytest_audiobench.transport.pacing import Pacer
+from pytest_audiobench.transport.served import Unusable, api_key, completion_of
 from pytest_audiobench.transport.types import Completion, Usage
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
@@ -108,34 +109,33 @@ def test_a_reply_without_choices_holds_no_completion() -> None:
     # with our message, not a KeyError, and are retried like a 500.
     for body in ({"choices": []}, {"object": "chat.completion"}, ["not", "an", "object"]):
         with pytest.raises(Unusable, match="without choices"):
-            _completion(body, 1)
+            completion_of(body)
     parts = {"content": [{"type": "text", "text": "in "}, {"type": "text", "text": "parts"}]}
-    odd = _completion({"choices": [{"message": parts, "finish_reason": 3}], "usage": None}, 2)
-    assert odd == Completion(text="in parts", finish_reason=None, attempts=2)
+    odd = completion_of({"choices": [{"message": parts, "finish_reason": 3}], "usage": None})
+    assert odd == Completion(text="in parts", finish_reason=None)
 
 
 def test_null_or_blank_content_is_read_as_an_empty_answer_with_why_it_ended() -> None:
-    null = _completion({"choices": [{"message": None, "finish_reason": 3}], "usage": None}, 2)
-    assert (null.text, null.empty, null.attempts) == ("", True, 2)
-    cut = _completion({"choices": [{"message": {"content": " "}, "finish_reason": "length"}]},
-                      1)
+    null = completion_of({"choices": [{"message": None, "finish_reason": 3}], "usage": None})
+    assert (null.text, null.empty) == ("", True)
+    cut = completion_of({"choices": [{"message": {"content": " "}, "finish_reason": "length"}]})
     assert cut.empty and cut.cut and cut.finish_reason == "length"
 
 
 @pytest.mark.parametrize("field", ["reasoning", "reasoning_content"])
 def test_the_reasoning_is_read_from_either_field_a_server_sends_it_in(field: str) -> None:
     message = {"content": "Answer: B", field: "the hum is low"}
-    read = _completion({"choices": [{"message": message, "finish_reason": "stop"}]}, 1)
+    read = completion_of({"choices": [{"message": message, "finish_reason": "stop"}]})
     assert (read.reasoning, read.thought, read.answer) == (
         "the hum is low", "the hum is low", "Answer: B")
 
 
 def test_reasoning_wins_over_reasoning_content_and_a_null_one_is_none() -> None:
     both = {"content": "B", "reasoning": "new", "reasoning_content": "old"}
-    assert _completion({"choices": [{"message": both}]}, 1).reasoning == "new"
+    assert completion_of({"choices": [{"message": both}]}).reasoning == "new"
     nulls = {"content": "B", "reasoning": None, "reasoning_content": "old"}
-    assert _completion({"choices": [{"message": nulls}]}, 1).reasoning == "old"
-    assert _completion({"choices": [{"message": {"content": "B"}}]}, 1).reasoning is None
+    assert completion_of({"choices": [{"message": nulls}]}).reasoning == "old"
+    assert completion_of({"choices": [{"message": {"content": "B"}}]}).reasoning is None
 
 
 def test_a_thought_with_no_answer_after_it_leaves_an_empty_answer_and_keeps_the_thought() -> None:
