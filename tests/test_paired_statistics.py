@@ -216,3 +216,34 @@ def test_an_interval_wholly_below_zero_but_inside_the_margin_reads_worse_within_
     level = {f"s{i}": line(f"s{i}", 4.9 if i == 0 else 5.1 if i == 1 else 5.0) for i in range(20)}
     even = paired(ONE_GROUP, base, level)
     assert even is not None and paired_row("m", assess(even, 1.0, 0.05)).verdict == "ok"
+
+
+class _Bench:
+    """What a benchmark tells the paired gate: one linear metric and its default margin."""
+
+    def linear(self, metric: str) -> Linear | None:
+        return Linear(value="v", by="g", weights={"a": 1.0}, low=0.0, high=10.0) \
+            if metric == "m" else None
+
+    def margin(self, metric: str) -> float:
+        return 0.5
+
+
+def _scored(sample: str, value: float) -> SampleLine:
+    return SampleLine(id=sample, cluster=sample, groups={"g": "a"}, values={"v": value},
+                      draws=[value], failed=False, answer_sha256="", answer="")
+
+
+def test_the_run_s_gate_and_audiobench_compare_pair_lines_with_one_rule() -> None:
+    from pytest_audiobench.gate.evaluation import Pairing, candidates
+
+    base = {s: _scored(s, 6.0) for s in ("1", "2")}
+    new = {"1": _scored("1", 5.0), "2": _scored("2", 4.0)}
+    default = Pairing.of(_Bench(), base, new, noise=0.25)
+    given = Pairing.of(_Bench(), base, new, noise=0.25, margins={"m": 2.0})
+    assert (default.margin("m"), given.margin("m"), given.margin("other")) == (0.5, 2.0, 0.5)
+    found = candidates(default, {"m": None, "not linear": None})
+    assert list(found) == ["m"]  # a metric the benchmark cannot make linear is not paired
+    assert found["m"].margin == 0.5 and candidates(given, {"m": None})["m"].margin == 2.0
+    paired = found["m"].paired
+    assert (paired.n, paired.baseline, paired.new) == (2, 6.0, 4.5)  # (5 + 4) / 2

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -88,9 +88,8 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
     lines = {name: (_lines(bench_a, a), _lines(bench_b, b))
              for name, (bench_a, bench_b) in sides.items()}
     # The judge's noise as the gate measures a baseline's: from the side held against (A).
-    noises = {name: noise_of(None, la.values()) for name, (la, _) in lines.items()}
-    pairings = {name: Pairing(base=lines[name][0], new=lines[name][1], linear=bench_b.linear,
-                              margin=_margin_of(bench_b, margins or {}), noise=noises[name])
+    pairings = {name: Pairing.of(bench_b, lines[name][0], lines[name][1],
+                                 noise_of(None, lines[name][0].values()), margins)
                 for name, (_, bench_b) in sides.items()}
     assessed = assess_all(pairings, {name: dict.fromkeys(chosen[name]) for name in sides},
                           confidence, gate_small)
@@ -99,7 +98,7 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
         lines_a, lines_b = lines[name]
         rows = {m: paired_row(m, a) for m, a in assessed[name].items()}
         every = [*lines_a.values(), *lines_b.values()]
-        noise = noises[name]
+        noise = pairings[name].noise
         changed = [change(lines_a[s], lines_b[s], lines_b[s].failed, noise, confidence)
                    for s in sorted(lines_a.keys() & lines_b.keys())]
         changes = {c.new.id: c for c in changed if c is not None}
@@ -207,11 +206,6 @@ def _check_known(chosen: Mapping[str, list[str]], metrics: Sequence[str] | None)
     if unknown:
         raise ReportError(f"--metrics: {', '.join(unknown)} is not a metric both runs measured "
                           "that can be compared paired (a mean of per-sample values)")
-
-
-def _margin_of(bench: Benchmark, margins: Mapping[str, float]) -> Callable[[str], float]:
-    """A metric's margin: from --margin, else the benchmark's default."""
-    return lambda metric: margins[metric] if metric in margins else bench.margin(metric)
 
 
 def _lines(bench: Benchmark, report: RunReport) -> dict[str, SampleLine]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -102,6 +102,15 @@ class Gate(BaseModel):
         return out
 
 
+class Pairs(Protocol):
+    """What a benchmark tells the paired gate: how it makes each metric from sample lines,
+    and each metric's default margin."""
+
+    def linear(self, metric: str) -> Linear | None: ...
+
+    def margin(self, metric: str) -> float: ...
+
+
 @dataclass(frozen=True)
 class Pairing:
     """What the paired gate needs of one benchmark: both runs' sample lines, how the benchmark
@@ -112,6 +121,16 @@ class Pairing:
     linear: Callable[[str], Linear | None]
     margin: Callable[[str], float]
     noise: float | None = None
+
+    @classmethod
+    def of(cls, bench: Pairs, base: Mapping[str, SampleLine], new: Mapping[str, SampleLine],
+           noise: float | None, margins: Mapping[str, float] | None = None) -> Pairing:
+        """``new`` held against ``base``, the run's and a baseline's or two reports', as
+        ``bench`` makes its metrics; ``noise`` is the judge's, measured on the side held
+        against; ``margins`` given replace the benchmark's defaults."""
+        given = dict(margins or {})
+        return cls(base, new, bench.linear, noise=noise, margin=lambda metric: given[metric]
+                   if metric in given else bench.margin(metric))
 
 
 def candidates(pairing: Pairing, limits: Mapping[str, Threshold | None]

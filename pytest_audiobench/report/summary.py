@@ -76,9 +76,9 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
         spans_of(releases[name].headline, benchmarks[name].linear))
         for name, baseline in loaded.items()}
     # Against the baseline's answers judged again today, when that was decided (drift.py).
-    pairings = {name: Pairing(base=folded[name].again if loaded[name].rejudged
-                              else loaded[name].lines, new=folded[name].lines or {},
-                              linear=bench.linear, margin=bench.margin, noise=loaded[name].noise)
+    pairings = {name: Pairing.of(bench, folded[name].again if loaded[name].rejudged
+                                 else loaded[name].lines, folded[name].lines or {},
+                                 loaded[name].noise)
                 for name, bench in benchmarks.items()}
     limits = {name: baseline.metrics for name, pairing in pairings.items()
               if (baseline := loaded[name].file) is not None and pairing.base}
