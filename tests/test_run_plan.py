@@ -23,7 +23,7 @@ def _plan() -> RunPlan:
     return RunPlan(roots={"air_bench_chat": Path("/data/chat")}, run_id="r1", reuse="r0",
                    deadline_at=1.5, budget_share=2, spent=(3, 400),
                    comparisons={"air_bench_chat": JudgeComparison(rejudged=True, why="drifted")},
-                   graded_ahead={NODE: ([ChatVerdict(passes=[], model_score=4.0)], None),
+                   judged_again_ahead={NODE: ([ChatVerdict(passes=[], model_score=4.0)], None),
                                  "audiobench::air_bench_chat::sound_QA::8": ([], "Timeout")},
                    done_ahead={NODE: record})
 
@@ -33,7 +33,7 @@ def test_a_worker_receives_the_plan_the_controller_sent_under_one_key() -> None:
     assert list(sent) == [RunPlan.KEY]
     received = RunPlan.received({"workerid": "gw0", **sent})
     assert received == _plan()
-    verdicts, failed = received.graded_ahead[NODE]
+    verdicts, failed = received.judged_again_ahead[NODE]
     assert type(verdicts[0]) is ChatVerdict and verdicts[0].model_score == 4.0
     assert failed is None
     assert type(received.done_ahead[NODE].verdicts[0]) is ChatVerdict
@@ -49,7 +49,7 @@ def test_the_plan_decides_only_the_benchmarks_it_names() -> None:
     assert decided["mmar"].comparison is None
 
 
-def test_rejudging_judges_afresh_where_the_judge_changed_and_always_head_to_head(
+def test_rejudging_asks_fresh_replies_where_the_judge_changed_and_always_head_to_head(
         tmp_path: Path) -> None:
     settings = make_settings(tmp_path, model="new", api_url="http://127.0.0.1:1/v1",
                              baseline_model="old", baseline_api_url="http://127.0.0.1:2/v1",
@@ -59,4 +59,4 @@ def test_rejudging_judges_afresh_where_the_judge_changed_and_always_head_to_head
     kept = _file_baseline().decided(JudgeComparison(rejudged=False, why="same judge"))
     rejudged = _file_baseline().decided(JudgeComparison(rejudged=True, why="drifted"))
     rejudging = Rejudging({"a": _file_baseline(), "b": kept, "c": rejudged, "d": rival})
-    assert [rejudging.afresh(name) for name in "abcde"] == [False, False, True, True, False]
+    assert [rejudging.fresh_replies(name) for name in "abcde"] == [False, False, True, True, False]

@@ -250,3 +250,20 @@ def test_a_bad_registration_is_one_usage_error(
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
     assert said in result.stderr.str()
+
+
+def test_a_benchmark_whose_class_states_another_name_than_its_spec_is_one_usage_error(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    pytester.makeconftest("from dataclasses import replace\nfrom tests.toy import SPEC\n\n\n"
+                          "def pytest_audiobench_register():\n"
+                          "    return [replace(SPEC, name='renamed')]\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audiobench-model", "m",
+                                           "--audiobench-api-url", "http://127.0.0.1:9/v1",
+                                           "--audiobench-judge-model", "j",
+                                           "--audiobench-judge-api-url", "http://127.0.0.1:9/v1",
+                                           "--audiobench-benchmark", "renamed",
+                                           "--audiobench-data", str(pytester.path))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    assert "benchmark 'renamed': tests.toy.benchmark:Toy states its name as 'toy'; set its " \
+           "class attribute name to the spec's" in result.stderr.str()

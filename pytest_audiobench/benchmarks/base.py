@@ -68,11 +68,11 @@ class Runtime:
         return Runtime(self.settings, self.model.scoped(sample.nodeid),
                        None if self.judge is None else self.judge.scoped(sample.nodeid))
 
-    def judging_afresh(self, run: str | None) -> Runtime:
-        """This runtime with a judge whose replies are ``run``'s own in the cache: today's
-        judge, never an earlier run's reply (the calibration of ``gate/drift.py``)."""
+    def with_fresh_replies(self, run_id: str | None) -> Runtime:
+        """This runtime with a judge whose replies are run ``run_id``'s own in the cache:
+        today's judge, never an earlier run's reply (the calibration of ``gate/drift.py``)."""
         return Runtime(self.settings, self.model,
-                       None if self.judge is None else self.judge.owned_by(run))
+                       None if self.judge is None else self.judge.owned_by(run_id))
 
     def judge_sampled(self, **sampling: Any) -> Endpoint | None:
         """The judge with these sampling settings changed (e.g. ``temperature=0, seed=42``);

@@ -126,4 +126,9 @@ def benchmark_class(name: str) -> type[Benchmark]:
     if not (isinstance(made, type) and issubclass(made, Benchmark)):
         raise RegistryError(f"benchmark {name!r}: {spec.benchmark} is not a subclass of "
                             "pytest_audiobench.Benchmark")
+    stated = getattr(made, "name", None)
+    if stated != name:
+        raise RegistryError(f"benchmark {name!r}: {spec.benchmark} states its name as "
+                            f"{stated!r}; set its class attribute name to the spec's, "
+                            "best from one constant both import")
     return made

@@ -23,13 +23,14 @@ class Sample:
     audio: Path
     question: str
     reference: str
-    context: str
-    """What the judge reads in place of the audio (AIR-Bench Chat's meta_info)."""
     record: Any = None
     """The benchmark's own typed record, for what the fields above do not carry."""
     subcategory: str = ""
     choices: tuple[str, ...] = ()
     """The options of a multiple-choice question (MMAR), in the release's order."""
+    context: str = ""
+    """What the judge reads in place of the audio (AIR-Bench Chat's meta_info); empty for a
+    benchmark whose judge reads none."""
 
     @property
     def nodeid(self) -> str:

@@ -163,26 +163,26 @@ class LoadedBaseline:
             return [] if self.holds_items else [LIVE_ITEMS_BY_THE_BAR]
         return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
 
-    def unpaired(self, failed_again: str | None) -> str | None:
+    def unpaired(self, judged_again_failed: str | None) -> str | None:
         """Why a sample cannot be held against its baseline answer graded again by today's
-        judge, which the gate pairs it against: that grading failed (``failed_again``)."""
-        if failed_again is None or not self.rejudged:
+        judge, which the gate pairs it against: that grading failed (``judged_again_failed``)."""
+        if judged_again_failed is None or not self.rejudged:
             return None
-        return _unpaired_words(self.rival is not None, failed_again)
+        return _unpaired_words(self.rival is not None, judged_again_failed)
 
     def change(self, nodeid: str, new: SampleLine | None, fails_now: bool,
-               again: SampleLine | None = None,
+               judged_again: SampleLine | None = None,
                confirming: Confirming | None = None) -> Change | None:
         """The sample's change against its line, if it has one (when every answer is judged
-        again: against ``again``, today's judge on the baseline's answer), a suggested drop
+        again: against ``judged_again``, today's judge on the baseline's answer), a suggested drop
         confirmed by fresh draws (``confirming``); a regression's carries the old answer and
         the replies it was held against, which its report shows."""
-        old = again if self.rejudged else self.lines.get(nodeid)
+        old = judged_again if self.rejudged else self.lines.get(nodeid)
         found = change(old, new, fails_now, self.noise, self.confidence, confirming)
         full = None if found is None or found.kind != "regressed" else whole(self.lines, nodeid)
         if found is not None and full is not None:
             # Its old answer from the file; the replies it was held against: today's when
-            # judged again (``again`` keeps them), else the file's.
+            # judged again (``judged_again`` keeps them), else the file's.
             replies = found.base.replies if self.rejudged else full.replies
             found = replace(found, base=found.base.model_copy(
                 update={"answer": full.answer, "replies": replies}))
@@ -194,12 +194,12 @@ class LoadedBaseline:
             self.lines.close()
 
 
-def _unpaired_words(rival: bool, failed_again: str) -> str:
+def _unpaired_words(rival: bool, judged_again_failed: str) -> str:
     if rival:
         return (f"head to head, the sample has no answer of the baseline model graded by "
-                f"the judge to pair against ({failed_again}); a resume asks it again")
+                f"the judge to pair against ({judged_again_failed}); a resume asks it again")
     return (f"today's judge could not grade the baseline's answer again, which the gate "
-            f"pairs this sample against ({failed_again}); a resume asks it again")
+            f"pairs this sample against ({judged_again_failed}); a resume asks it again")
 
 
 def baseline_path(settings: Settings, benchmark: str, *, full_release: bool = False) -> Path:

@@ -43,9 +43,9 @@ class _Folded:
     counting: Counting
     tally: Tally
     lines: dict[str, SampleLine] | None
-    again: dict[str, SampleLine] = field(default_factory=dict)
+    judged_again: dict[str, SampleLine] = field(default_factory=dict)
     """The baseline's answers today's judge graded again, as lines (``gate/drift.py``)."""
-    asked_again: int = 0
+    judged_again_asked: int = 0
     rival: Tally | None = None
     """Head to head: the live baseline model's numbers, folded from its side of the records."""
 
@@ -76,7 +76,7 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
         spans_of(releases[name].headline, benchmarks[name].linear))
         for name, baseline in loaded.items()}
     # Against the baseline's answers judged again today, when that was decided (drift.py).
-    pairings = {name: Pairing.of(bench, folded[name].again if loaded[name].rejudged
+    pairings = {name: Pairing.of(bench, folded[name].judged_again if loaded[name].rejudged
                                  else loaded[name].lines, folded[name].lines or {},
                                  loaded[name].noise)
                 for name, bench in benchmarks.items()}
@@ -91,9 +91,9 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
         summary, decision = summarise(settings, bench, releases[name], counts,
                                       mine.tally, loaded[name], (identity, judges[name]),
                                       pairings[name], assessed[name])
-        drift = None if not mine.asked_again or loaded[name].rival else judge_drift(
-            bench.judged_metrics(releases[name]), bench.linear, loaded[name].lines, mine.again,
-            mine.asked_again, settings.confidence)
+        drift = None if not mine.judged_again_asked or loaded[name].rival else judge_drift(
+            bench.judged_metrics(releases[name]), bench.linear, loaded[name].lines,
+            mine.judged_again, mine.judged_again_asked, settings.confidence)
         summary = summary.model_copy(update={"judge_drift": drift,
                                              "judge_comparison": loaded[name].comparison})
         summaries.append(summary)
@@ -143,10 +143,10 @@ def _fold_again(folded: _Folded, bench: Benchmark, record: SampleRecord) -> None
     again, as the line it makes (its numbers only)."""
     if not record.judged_again and record.judged_again_failed is None:
         return
-    folded.asked_again += 1
+    folded.judged_again_asked += 1
     line = line_judged_again(bench, record)
     if line is not None:
-        folded.again[line.id] = without_texts(line)
+        folded.judged_again[line.id] = without_texts(line)
 
 
 def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,

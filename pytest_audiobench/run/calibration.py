@@ -35,11 +35,11 @@ from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.run.shards import slice_of
-from pytest_audiobench.run.worker import Regraded
+from pytest_audiobench.run.worker import JudgedAgain
 from pytest_audiobench.transport.types import Traffic
 
-GradeAgain = Callable[[Sequence[tuple[Sample, SampleLine]]], dict[str, Regraded]]
-"""Today's judge on baseline answers, by node id (``Worker.grade_again``)."""
+JudgeAgain = Callable[[Sequence[tuple[Sample, SampleLine]]], dict[str, JudgedAgain]]
+"""Today's judge on baseline answers, by node id (``Worker.judge_again``)."""
 Sent = Callable[[], Traffic]
 """What this process's endpoints took so far (``Gear.traffic``): the ids the judge named."""
 
@@ -54,7 +54,7 @@ class Calibrated:
     head: the samples run whole to measure the judge's noise)."""
 
     comparison: JudgeComparison
-    graded: dict[str, Regraded] = field(default_factory=dict)
+    graded: dict[str, JudgedAgain] = field(default_factory=dict)
     done: dict[str, SampleRecord] = field(default_factory=dict)
 
 
@@ -85,9 +85,9 @@ def head_to_head(settings: Settings, bench: Benchmark, release: Release,
 
 
 def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: LoadedBaseline,
-              grade_again: GradeAgain | None, sent: Sent) -> Calibrated | None:
+              judge_again: JudgeAgain | None, sent: Sent) -> Calibrated | None:
     """What ``bench``'s gate pairs against; None when it has no judged per-sample lines, or
-    when only requests could tell and ``grade_again`` is None (a dry run sends nothing)."""
+    when only requests could tell and ``judge_again`` is None (a dry run sends nothing)."""
     today = judge_identity(settings, bench.judge_prompt())
     if today is None or not baseline.graded_by_a_judge:
         return None
@@ -96,11 +96,11 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
     if mode != "auto" or settings.shard is not None or (
             then is not None and other_judge(then.model, then, today.model, today)):
         return Calibrated(compare(mode, then, today))
-    if grade_again is None:
+    if judge_again is None:
         return None
     asked = [(sample, line) for sample in release.samples
              if (line := baseline.to_judge_again(sample.nodeid)) is not None]
-    graded = grade_again(asked)
+    graded = judge_again(asked)
     lines = {sample.nodeid: made for sample, line in asked
              if (made := _today(bench, sample, line, graded[sample.nodeid])) is not None}
     drift = judge_drift(bench.judged_metrics(release), bench.linear, baseline.lines, lines,
@@ -110,7 +110,7 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
 
 
 def _today(bench: Benchmark, sample: Sample, line: SampleLine,
-           graded: Regraded) -> SampleLine | None:
+           graded: JudgedAgain) -> SampleLine | None:
     """The baseline's answer as today's judge graded it, as a line (its numbers only)."""
     verdicts, _ = graded
     if not verdicts:

@@ -27,7 +27,7 @@ class DryRun(BaseModel):
     judge_cached: int = 0
     judged_again: int = 0
     """Baseline answers today's judge would grade again (``gate/drift.py``); their judge
-    calls are in ``judge_calls``, none of them cached (a run draws them afresh)."""
+    calls are in ``judge_calls``, none of them cached (a run asks them with fresh replies)."""
     judged_again_if_drifted: int = 0
     """Baseline answers today's judge would grade again besides, when the calibration shows
     that it drifted (--audiobench-rejudge-baseline auto): a dry run sends nothing to tell."""

@@ -35,8 +35,8 @@ class Gear:
                        else None)
 
     @property
-    def run(self) -> str | None:
-        """The inference run's id the model's answers belong to (None without the cache)."""
+    def run_id(self) -> str | None:
+        """The run the model's answers belong to (None without the cache)."""
         return self.plan.run_id
 
     def _make_pacer(self) -> Pacer:
@@ -66,14 +66,14 @@ class Gear:
             self._runtime = Runtime(
                 settings, Endpoint(settings.endpoint, *self._kit(),
                                    self._provider(settings.model_provider, settings.endpoint),
-                                   self._ledger, run=plan.run_id, reuse=plan.reuse,
+                                   self._ledger, run_id=plan.run_id, reuse=plan.reuse,
                                    measure=self._measure),
                 None if judge is None else Endpoint(
                     judge.endpoint, *self._kit(),
                     self._provider(judge.provider, judge.endpoint), self._ledger))
             if settings.rival is not None:
                 self._rival = Runtime(settings, Endpoint(
-                    settings.rival, *self._kit(), ledger=self._ledger, run=plan.run_id,
+                    settings.rival, *self._kit(), ledger=self._ledger, run_id=plan.run_id,
                     reuse=plan.reuse, measure=self._measure), self._runtime.judge)
         return self._runtime
 

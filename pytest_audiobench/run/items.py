@@ -45,8 +45,8 @@ class ItemState:
     """Against the per-sample baseline: regressed, xfailed or xpassed, with both lines."""
     decided: ItemDecision = field(default_factory=lambda: ItemDecision(None))
     """What becomes of the item (``gate/items.item_decision``), kept in its record."""
-    again: list[Verdict] = field(default_factory=list)
-    again_failed: str | None = None
+    judged_again: list[Verdict] = field(default_factory=list)
+    judged_again_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
     rival: list[ModelAnswer] = field(default_factory=list)
     """Head to head: the live baseline model's answers, which ``again`` grades."""
@@ -57,8 +57,8 @@ class ItemState:
         return sample.to_record(
             outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
             message=self.message, change=self.decided.kind, rival=self.rival,
-            judged_again=self.again,
-            judged_again_failed=self.again_failed,
+            judged_again=self.judged_again,
+            judged_again_failed=self.judged_again_failed,
             confirmation=self.confirmation[0], confirmation_of_baseline=self.confirmation[1],
             confirmation_failed=self.confirmation[2])
 
@@ -189,8 +189,10 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         pytest.skip(f"not run: {exc}")
     finally:
         worker.done(sample)
-    state.again, state.again_failed, state.rival = graded.again, graded.again_failed, graded.rival
-    why = session_of(request.config).baselines[sample.benchmark].unpaired(graded.again_failed)
+    state.judged_again, state.judged_again_failed = graded.judged_again, graded.judged_again_failed
+    state.rival = graded.rival
+    baseline = session_of(request.config).baselines[sample.benchmark]
+    why = baseline.unpaired(graded.judged_again_failed)
     if why is not None:
         # Not scored: the gate could not pair it; its replies stay in the cache for a resume.
         state.decided = unpaired(why)

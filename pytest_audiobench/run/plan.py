@@ -42,13 +42,13 @@ class RunPlan(BaseModel):
     """Requests and tokens spent before the items (the calibration)."""
     comparisons: dict[str, JudgeComparison] = {}
     """Per benchmark, what its gate pairs against, when that was decided."""
-    graded_ahead: dict[str, tuple[list[SerializeAsAny[Verdict]], str | None]] = {}
+    judged_again_ahead: dict[str, tuple[list[SerializeAsAny[Verdict]], str | None]] = {}
     """Baseline answers today's judge graded before the items, by node id: the verdicts, or
     why there are none."""
     done_ahead: dict[str, SampleRecord] = {}
     """Head to head: samples run whole before the items, by node id; their items take these."""
 
-    @field_validator("graded_ahead", mode="before")
+    @field_validator("judged_again_ahead", mode="before")
     @classmethod
     def _each_as_its_kind(cls, value: Any) -> Any:
         if not isinstance(value, Mapping):

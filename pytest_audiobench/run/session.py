@@ -56,7 +56,7 @@ from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
 from pytest_audiobench.run.runs import RunBook, RunStart, model_identity
 from pytest_audiobench.run.shards import slice_of
-from pytest_audiobench.run.worker import Regraded, Rejudging, Worker
+from pytest_audiobench.run.worker import JudgedAgain, Rejudging, Worker
 from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.types import Traffic
 
@@ -65,9 +65,13 @@ _TRAFFIC = "audiobench_traffic"
 
 
 def session_for(config: pytest.Config, settings: Settings) -> AudiobenchSession:
-    """The session of this process's role: an xdist worker's, or the controller."""
-    return WorkerSession(config, settings) if hasattr(config, "workerinput") \
-        else Controller(config, settings)
+    """The session of this process's role: an xdist worker's, or the controller; a benchmark
+    that cannot be built is one usage error."""
+    role = WorkerSession if hasattr(config, "workerinput") else Controller
+    try:
+        return role(config, settings)
+    except AudiobenchError as exc:
+        raise pytest.UsageError(str(exc)) from exc
 
 
 class AudiobenchSession(ABC):
@@ -111,7 +115,7 @@ class AudiobenchSession(ABC):
     def _made_worker(self, gear: Gear, plan: RunPlan) -> Worker:
         """The worker of the items, judging as ``plan`` decided."""
         return Worker(self.settings, self.benchmarks, gear,
-                      Rejudging(dict(self.baselines), plan.graded_ahead), plan.done_ahead)
+                      Rejudging(dict(self.baselines), plan.judged_again_ahead), plan.done_ahead)
 
     def _judged_by(self) -> dict[str, JudgedBy]:
         releases = self.releases()
@@ -202,8 +206,8 @@ class Controller(AudiobenchSession):
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         super().__init__(config, settings)
-        self.run: RunStart | None = None
-        """The run this is: its id, what it resumes or reuses."""
+        self.run_start: RunStart | None = None
+        """The run this is (an invocation): its id, what it resumes or reuses."""
         self.worker_plan: RunPlan | None = None
         """What the workers are sent (``run/plan.py``), made at the start."""
         self.collected = Collected()
@@ -230,22 +234,22 @@ class Controller(AudiobenchSession):
             for name, bench in self.benchmarks.items()})
         self.releases()
         self.baselines = load_all(settings, self._judged_by())
-        self.run = self._runs.begin(settings)
+        self.run_start = self._runs.begin(settings)
         self._check_cache()
         cached = settings.cache
         # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
         plan = RunPlan(roots=self._releases.roots,
-                       run_id=self.run.record.run_id if cached else None,
-                       reuse=self.run.reused if cached else None,
+                       run_id=self.run_start.record.run_id if cached else None,
+                       reuse=self.run_start.reused if cached else None,
                        deadline_at=None if settings.deadline is None
                        else time.time() + settings.deadline)
-        measure = self._runs.earlier(self.run.record) if settings.dry_run and cached else ()
+        measure = self._runs.earlier(self.run_start.record) if settings.dry_run and cached else ()
         gear = Gear(settings, plan, measure)
         self._worker = deciding = self._made_worker(gear, plan)
         if not self.config.option.collectonly:
             if not settings.dry_run:
-                self.run = self._runs.confirm(
-                    self.run, model_identity(settings, served=gear.check()))
+                self.run_start = self._runs.confirm(
+                    self.run_start, model_identity(settings, served=gear.check()))
             plan = self._compare(deciding, send=not settings.dry_run)
             self.baselines = plan.decide(self.baselines)
             self._worker = self._made_worker(gear, plan)
@@ -280,17 +284,17 @@ class Controller(AudiobenchSession):
     def _check_cache(self) -> None:
         """A cache folder that cannot be written is said at once: the run goes on, keeping
         its replies in memory, but nothing of it can be resumed or reused."""
-        assert self.run is not None
+        assert self.run_start is not None
         reason = cannot_write_in(self.settings.cache_dir / "responses") \
             if self.settings.cache else None
         if reason is not None:
             note = (f"cache: {self.settings.cache_dir} cannot be written ({reason}): replies are "
                     "kept in memory for this run only; it cannot be resumed or reused")
-            self.run = replace(self.run, notes=[*self.run.notes, note])
+            self.run_start = replace(self.run_start, notes=[*self.run_start.notes, note])
 
     def start_lines(self) -> list[str]:
         """What a person should know before the items run (an unwritable cache)."""
-        notes = self.run.notes if self.run is not None else []
+        notes = self.run_start.notes if self.run_start is not None else []
         return [f"audiobench: {note}" for note in notes if note.startswith("cache: ")]
 
     @property
@@ -301,9 +305,9 @@ class Controller(AudiobenchSession):
         """Decide, per benchmark, what its gate pairs against, before any item (a resume holds
         to its run's decision); the answers graded to decide it serve the items: the plan with
         them. ``send`` False (a dry run): what needs no request."""
-        assert self.run is not None
-        kept, decided = self.run.record.comparisons, {}
-        graded: dict[str, Regraded] = {}
+        assert self.run_start is not None
+        kept, decided = self.run_start.record.comparisons, {}
+        graded: dict[str, JudgedAgain] = {}
         done: dict[str, SampleRecord] = {}
         for name, baseline in self.baselines.items():
             made = Calibrated(kept[name]) if name in kept else self._calibrate(
@@ -313,9 +317,9 @@ class Controller(AudiobenchSession):
                 graded.update(made.graded)
                 done.update(made.done)
         if send and decided != kept:
-            self.run = self._runs.decided(self.run, decided)
+            self.run_start = self._runs.decided(self.run_start, decided)
         return self.gear.plan.model_copy(update={
-            "comparisons": decided, "graded_ahead": graded, "done_ahead": done})
+            "comparisons": decided, "judged_again_ahead": graded, "done_ahead": done})
 
     def _calibrate(self, deciding: Worker, name: str, baseline: LoadedBaseline,
                    send: bool) -> Calibrated | None:
@@ -324,7 +328,7 @@ class Controller(AudiobenchSession):
             return head_to_head(self.settings, bench, release, baseline,
                                 worker.run_ahead if send else None)
         return calibrate(self.settings, bench, release, baseline,
-                         worker.grade_again if send else None, self.gear.traffic)
+                         worker.judge_again if send else None, self.gear.traffic)
 
     def _judged_if_drifted(self, sample: Sample) -> bool:
         """Whether a drift found by the calibration would have today's judge grade this
@@ -373,8 +377,8 @@ class Controller(AudiobenchSession):
             super().finish(session)
         finally:
             self.collected.records.close()
-            if self.run is not None:
-                self.run.claim.release()
+            if self.run_start is not None:
+                self.run_start.claim.release()
 
     def _finish(self, session: pytest.Session) -> None:
         selected = self.collected.selected
@@ -413,10 +417,11 @@ class Controller(AudiobenchSession):
                                  {name: b.lines for name, b in self.baselines.items()})
             self._keep("HTML page", settings.html, lambda path: html.write(page, path))
         unwritten = sum(not done for done in self.written.values())
-        if (unwritten or any(s.unwritten for s in report.benchmarks)) and self.run is not None:
+        short = unwritten or any(s.unwritten for s in report.benchmarks)
+        if short and self.run_start is not None:
             # The run could not give what it was asked for: a resume continues it, its
             # answers served again, to write what is missing.
-            self._runs.end(self.run.record, self.collected.records.undone(selected), False)
+            self._runs.end(self.run_start.record, self.collected.records.undone(selected), False)
         session.exitstatus = report_status(self.report, session.exitstatus,
                                            self.collected.foreign_failures, unwritten)
 
@@ -443,16 +448,16 @@ class Controller(AudiobenchSession):
         """The run's id and what it took from others. Unless it was interrupted, its record
         says how many samples it left undone (errors, not run, no record): finished when
         none, else a resume asks for those."""
-        assert self.run is not None
-        notes = [*self.run.notes, *self._unselected_ahead(selected)]
+        assert self.run_start is not None
+        notes = [*self.run_start.notes, *self._unselected_ahead(selected)]
         undone = self.collected.records.undone(selected)
         if session.exitstatus != pytest.ExitCode.INTERRUPTED:
-            unsaved = self._runs.end(self.run.record, undone)
+            unsaved = self._runs.end(self.run_start.record, undone)
             notes += [unsaved] if unsaved else []
-        return RunInfo(id=self.run.record.run_id, resumed=self.run.resumed,
-                       reused=self.run.reused, notes=notes,
+        return RunInfo(id=self.run_start.record.run_id, resumed=self.run_start.resumed,
+                       reused=self.run_start.reused, notes=notes,
                        finished=undone == 0 and session.exitstatus != pytest.ExitCode.INTERRUPTED,
-                       identity=self.run.record.identity,
+                       identity=self.run_start.record.identity,
                        started=self.collected.started.at)
 
     def _unselected_ahead(self, selected: list[str]) -> list[str]:
@@ -482,7 +487,7 @@ class Controller(AudiobenchSession):
         samples = [s for s in self.samples() if s.nodeid in wanted]
 
         def again(sample: Sample) -> ModelAnswer | None:
-            found = self.worker.rejudging.again(sample)
+            found = self.worker.rejudging.to_judge_again(sample)
             return None if found is None else baseline_answer(
                 sample, self.benchmarks[sample.benchmark].prompt(sample), found.line,
                 self.settings)

@@ -38,17 +38,17 @@ from pytest_audiobench.transport.engine import Engine, Pipeline
 T = TypeVar("T")
 
 
-Regraded = tuple[list[Verdict], str | None]
+JudgedAgain = tuple[list[Verdict], str | None]
 """The baseline's answer graded again by today's judge: its verdict, or why there is none."""
 
 
 @dataclass(frozen=True)
-class Again:
+class ToJudgeAgain:
     """The baseline's line whose answer today's judge grades again for a sample, and that
     grading when it was had before the items (``run/calibration.py``)."""
 
     line: SampleLine
-    graded: Regraded | None = None
+    graded: JudgedAgain | None = None
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,11 @@ class Graded:
     """A sample's verdicts, one per answer, and the baseline's answer graded by today's judge
     when it was asked: a per-sample baseline's when the sample calibrates the judge, or head
     to head the live baseline model's (``rival``). Empty when not asked or it failed, with the
-    failure in ``again_failed``."""
+    failure in ``judged_again_failed``."""
 
     verdicts: list[Verdict]
-    again: list[Verdict] = field(default_factory=list)
-    again_failed: str | None = None
+    judged_again: list[Verdict] = field(default_factory=list)
+    judged_again_failed: str | None = None
     rival: list[ModelAnswer] = field(default_factory=list)
 
     @classmethod
@@ -81,15 +81,15 @@ class Rejudging:
     (``gate/drift.py``); with the gradings it had before the items (``run/calibration.py``)."""
 
     baselines: Mapping[str, LoadedBaseline] = field(default_factory=dict)
-    graded: Mapping[str, Regraded] = field(default_factory=dict)
+    graded: Mapping[str, JudgedAgain] = field(default_factory=dict)
 
-    def again(self, sample: Sample) -> Again | None:
+    def to_judge_again(self, sample: Sample) -> ToJudgeAgain | None:
         """The baseline's line whose answer today's judge grades again for ``sample``."""
         baseline = self.baselines.get(sample.benchmark)
         line = None if baseline is None else baseline.to_judge_again(sample.nodeid)
-        return None if line is None else Again(line, self.graded.get(sample.nodeid))
+        return None if line is None else ToJudgeAgain(line, self.graded.get(sample.nodeid))
 
-    def afresh(self, benchmark: str) -> bool:
+    def fresh_replies(self, benchmark: str) -> bool:
         """Whether every judge reply of ``benchmark`` must be this run's own: the judge
         changed, and an earlier run's cached reply would be the old judge's."""
         baseline = self.baselines.get(benchmark)
@@ -132,12 +132,12 @@ class Worker:
         if ahead is not None:
             return self._engine.start(sample.nodeid, _given(list(ahead.answers)),
                                       lambda answers: _given(Graded.of(ahead))())
-        if self.rejudging.afresh(sample.benchmark):
-            runtime = runtime.judging_afresh(self.gear.run)
+        if self.rejudging.fresh_replies(sample.benchmark):
+            runtime = runtime.with_fresh_replies(self.gear.run_id)
         bench = self.benchmarks[sample.benchmark]
         prompt = bench.prompt(sample)
         runs = range(self.settings.runs)
-        again = self.rejudging.again(sample)
+        again = self.rejudging.to_judge_again(sample)
         rivalled: list[Rivalled] = []
 
         async def answer() -> list[ModelAnswer]:
@@ -158,11 +158,11 @@ class Worker:
                 # The same requests: asked one after the other, the second is served from
                 # this run's cache instead of paid twice.
                 verdicts = await graded
-                regraded, failure = await self._grade_again(sample, again, runtime)
+                judged_again, failure = await self._judge_again(sample, again, runtime)
             else:
-                verdicts, (regraded, failure) = await asyncio.gather(
-                    graded, self._grade_again(sample, again, runtime))
-            return Graded(list(verdicts), regraded, failure)
+                verdicts, (judged_again, failure) = await asyncio.gather(
+                    graded, self._judge_again(sample, again, runtime))
+            return Graded(list(verdicts), judged_again, failure)
 
         return self._engine.start(sample.nodeid, answer, grade)
 
@@ -189,30 +189,31 @@ class Worker:
             return Graded(list(await graded), [], failure)
         if {a.text for a in answers} & {a.text for a in theirs}:
             verdicts = await graded  # the same requests: the second from this run's cache
-            regraded, failure = await self._every_afresh(sample, theirs, runtime)
+            judged_again, failure = await self._judge_every_again(sample, theirs, runtime)
         else:
-            verdicts, (regraded, failure) = await asyncio.gather(
-                graded, self._every_afresh(sample, theirs, runtime))
-        return Graded(list(verdicts), regraded, failure, rival=theirs)
+            verdicts, (judged_again, failure) = await asyncio.gather(
+                graded, self._judge_every_again(sample, theirs, runtime))
+        return Graded(list(verdicts), judged_again, failure, rival=theirs)
 
-    async def _every_afresh(self, sample: Sample, answers: list[ModelAnswer],
-                            runtime: Runtime) -> Regraded:
-        """Every one of ``answers`` graded afresh (``_graded_afresh``): all their verdicts, or
-        none and why when any could not be had."""
-        found = await asyncio.gather(*(self._graded_afresh(sample, a, runtime) for a in answers))
+    async def _judge_every_again(self, sample: Sample, answers: list[ModelAnswer],
+                            runtime: Runtime) -> JudgedAgain:
+        """Every one of ``answers`` judged again with fresh replies (``_judge_again_fresh``): all
+        their verdicts, or none and why when any could not be had."""
+        found = await asyncio.gather(*(self._judge_again_fresh(sample, a, runtime)
+                                       for a in answers))
         failed = next((why for _, why in found if why is not None), None)
         return ([v for verdicts, _ in found for v in verdicts], None) if failed is None \
             else ([], failed)
 
-    def grade_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, Regraded]:
+    def judge_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, JudgedAgain]:
         """Today's judge on these baseline answers, all at once, by node id (before the
         items: ``run/calibration.py``)."""
         runtime = self.runtime()
         assert self._engine is not None
 
-        async def every() -> list[Regraded]:
+        async def every() -> list[JudgedAgain]:
             return list(await asyncio.gather(*(
-                self._grade_again(sample, Again(line), runtime.for_sample(sample))
+                self._judge_again(sample, ToJudgeAgain(line), runtime.for_sample(sample))
                 for sample, line in asked)))
 
         found = self._engine.call(every())
@@ -232,7 +233,7 @@ class Worker:
                 continue
             done[sample.nodeid] = sample.to_record(
                 outcome="passed", answers=answers, verdicts=graded.verdicts,
-                judged_again=graded.again, judged_again_failed=graded.again_failed,
+                judged_again=graded.judged_again, judged_again_failed=graded.judged_again_failed,
                 rival=graded.rival)
         return done
 
@@ -241,7 +242,7 @@ class Worker:
         """Round ``draw`` of fresh judge draws on the sample's answer and on the baseline's
         (``base``, whole), by a judge whose replies are this run's own; waits for both."""
         bench = self.benchmarks[sample.benchmark]
-        runtime = self.runtime().for_sample(sample).judging_afresh(self.gear.run)
+        runtime = self.runtime().for_sample(sample).with_fresh_replies(self.gear.run_id)
         old = baseline_answer(sample, bench.prompt(sample), base, self.settings)
         assert self._engine is not None
 
@@ -252,22 +253,24 @@ class Worker:
 
         return self._engine.call(both())
 
-    async def _grade_again(self, sample: Sample, again: Again, runtime: Runtime) -> Regraded:
+    async def _judge_again(self, sample: Sample, again: ToJudgeAgain,
+                           runtime: Runtime) -> JudgedAgain:
         """The baseline's answer graded by today's judge, with replies of this run's own
         (never an earlier run's); a failure is said, not scored."""
         if again.graded is not None:
             return again.graded
         bench = self.benchmarks[sample.benchmark]
         old = baseline_answer(sample, bench.prompt(sample), again.line, self.settings)
-        return await self._graded_afresh(sample, old, runtime)
+        return await self._judge_again_fresh(sample, old, runtime)
 
-    async def _graded_afresh(self, sample: Sample, answer: ModelAnswer,
-                             runtime: Runtime) -> Regraded:
+    async def _judge_again_fresh(self, sample: Sample, answer: ModelAnswer,
+                             runtime: Runtime) -> JudgedAgain:
         """A baseline's answer graded by today's judge, its replies this run's own; a failure
         is said, not scored."""
         bench = self.benchmarks[sample.benchmark]
         try:
-            return [await bench.grade(sample, answer, runtime.judging_afresh(self.gear.run))], None
+            fresh = runtime.with_fresh_replies(self.gear.run_id)
+            return [await bench.grade(sample, answer, fresh)], None
         except (JudgeError, EndpointError, NotRun) as exc:
             return [], f"{type(exc).__name__}: {exc}"
 

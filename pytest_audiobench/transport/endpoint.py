@@ -57,7 +57,7 @@ class Endpoint:
     provider is given), at most the pacer's limit of requests in flight, each retried; or a
     provider that answers in this process, with the same response cache in front of it.
 
-    The model's endpoint is given the run its answers belong to (``run``): its cache entries
+    The model's endpoint is given the run its answers belong to (``run_id``): its cache entries
     are that run's, so another run never replays them unless it names the run in ``reuse``
     (or resumes it). A judge's endpoint has no run: its replies may serve any run whose request
     is the same in every input. ``scoped`` gives the view that one sample asks through, so that
@@ -66,7 +66,7 @@ class Endpoint:
 
     def __init__(self, settings: EndpointSettings, pacer: Pacer,
                  cache: ResponseCache | None = None, provider: Provider | None = None,
-                 ledger: Ledger | None = None, *, run: str | None = None,
+                 ledger: Ledger | None = None, *, run_id: str | None = None,
                  reuse: str | None = None, measure: tuple[str, ...] = ()) -> None:
         self.settings = settings
         self._pacer = pacer
@@ -81,7 +81,7 @@ class Endpoint:
         self._provider: Provider = provider
         self._owner = True
         """Closes the client and the in-process model; the views made from it do not."""
-        self._run = run
+        self._run_id = run_id
         self._reuse = reuse
         self._measure = measure
         """Earlier runs whose answers only measure tokens (a dry run's estimate): never served."""
@@ -102,11 +102,11 @@ class Endpoint:
         """The view one sample asks through: its requests are cached under its id."""
         return self._view(self.settings, sample)
 
-    def owned_by(self, run: str | None) -> Endpoint:
-        """The view whose replies belong to ``run`` in the cache (a resume of it reuses them,
-        no other run does): a judge asked to draw afresh in every run."""
+    def owned_by(self, run_id: str | None) -> Endpoint:
+        """The view whose replies belong to run ``run_id`` in the cache (a resume of it reuses them,
+        no other run does): a judge asked for fresh replies in every run."""
         view = self._view(self.settings, self._scope)
-        view._run, view._reuse = run, None
+        view._run_id, view._reuse = run_id, None
         return view
 
     async def close(self) -> None:
@@ -152,7 +152,7 @@ class Endpoint:
         if self._cache is None or self._reuse is None:
             return None
         earlier = self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
-                                                 cache_tag=cache_tag, run=self._reuse))
+                                                 cache_tag=cache_tag, run_id=self._reuse))
         if earlier is None:
             return None
         self._cache.put(key, earlier.model_copy(update={"cached": False}))
@@ -174,13 +174,13 @@ class Endpoint:
         counts in ``peeked`` for the tokens such a call takes, and is not served."""
         if self._cache is None:
             return None
-        runs = [self._run] + ([self._reuse] if self._reuse else [])
-        for run in [*runs, *self._measure]:
+        own = [self._run_id] + ([self._reuse] if self._reuse else [])
+        for run_id in [*own, *self._measure]:
             hit = self._cache.get(self.cache_key(messages, seed_offset, fingerprint=fingerprint,
-                                                 cache_tag=cache_tag, run=run))
+                                                 cache_tag=cache_tag, run_id=run_id))
             if hit is not None:
                 self._line.peeked.add(hit.usage)
-                return hit if run in runs else None
+                return hit if run_id in own else None
         return None
 
     @property
@@ -190,16 +190,16 @@ class Endpoint:
 
     def cache_key(self, messages: list[dict[str, Any]], seed_offset: int, *,
                   fingerprint: Mapping[str, Any] | None, cache_tag: str | None,
-                  run: str | None = None) -> str:
+                  run_id: str | None = None) -> str:
         """Everything a reply depends on: the endpoint (URL and model id), the sampling, which
         run or retry it is, the request, the sample asking, and for the model the run whose
-        answers these are (``run``, by default this endpoint's own)."""
+        answers these are (``run_id``, by default this endpoint's own)."""
         from pytest_audiobench.transport.cache import request_key
 
         key: dict[str, Any] = {"url": self.settings.url, "model": self.settings.model,
                                "sampling": self._sampling(seed_offset), "offset": seed_offset,
                                "tag": cache_tag, "request": fingerprint or messages,
-                               "sample": self._scope, "run": run or self._run}
+                               "sample": self._scope, "run": run_id or self._run_id}
         if self._served is None:
             key["in_process"] = self._provider.identity
         # Only when given: the keys of the replies asked without them stay as they were.

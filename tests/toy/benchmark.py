@@ -57,7 +57,7 @@ class Toy(Benchmark):
             raise DataError(f"--audiobench-data {root}: no readable toy.json ({exc})") from exc
         samples = [Sample(benchmark=NAME, id=item["id"], task=item["task"],
                           category=item["task"], audio=root / item["audio"],
-                          question=item["question"], reference=item["answer"], context="")
+                          question=item["question"], reference=item["answer"])
                    for item in items]
         return Release(samples, (f"{NAME}.accuracy",))
 

@@ -302,7 +302,7 @@ def _sample(root: Path, record: FoundationRecord) -> Sample:
     assert record.answer_letter is not None
     return Sample(benchmark=NAME, id=str(record.uniq_id), task=record.folder,
                   category=TASK_CATEGORY[record.task_name], audio=audio_path(root, record),
-                  question=record.question, reference=record.answer_gt, context="",
+                  question=record.question, reference=record.answer_gt,
                   record=record.answer_letter, choices=record.options,
                   subcategory=record.task_name)
 
