@@ -54,7 +54,7 @@ class Calibrated:
     head: the samples run whole to measure the judge's noise)."""
 
     comparison: JudgeComparison
-    graded: dict[str, JudgedAgain] = field(default_factory=dict)
+    judged_again: dict[str, JudgedAgain] = field(default_factory=dict)
     done: dict[str, SampleRecord] = field(default_factory=dict)
 
 

@@ -307,19 +307,19 @@ class Controller(AudiobenchSession):
         them. ``send`` False (a dry run): what needs no request."""
         assert self.run_start is not None
         kept, decided = self.run_start.record.comparisons, {}
-        graded: dict[str, JudgedAgain] = {}
+        judged_again: dict[str, JudgedAgain] = {}
         done: dict[str, SampleRecord] = {}
         for name, baseline in self.baselines.items():
             made = Calibrated(kept[name]) if name in kept else self._calibrate(
                 deciding, name, baseline, send)
             if made is not None:
                 decided[name] = made.comparison
-                graded.update(made.graded)
+                judged_again.update(made.judged_again)
                 done.update(made.done)
         if send and decided != kept:
             self.run_start = self._runs.decided(self.run_start, decided)
         return self.gear.plan.model_copy(update={
-            "comparisons": decided, "judged_again_ahead": graded, "done_ahead": done})
+            "comparisons": decided, "judged_again_ahead": judged_again, "done_ahead": done})
 
     def _calibrate(self, deciding: Worker, name: str, baseline: LoadedBaseline,
                    send: bool) -> Calibrated | None:

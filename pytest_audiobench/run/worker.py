@@ -48,7 +48,7 @@ class ToJudgeAgain:
     grading when it was had before the items (``run/calibration.py``)."""
 
     line: SampleLine
-    graded: JudgedAgain | None = None
+    judged_ahead: JudgedAgain | None = None
 
 
 @dataclass(frozen=True)
@@ -81,13 +81,14 @@ class Rejudging:
     (``gate/drift.py``); with the gradings it had before the items (``run/calibration.py``)."""
 
     baselines: Mapping[str, LoadedBaseline] = field(default_factory=dict)
-    graded: Mapping[str, JudgedAgain] = field(default_factory=dict)
+    judged_again_ahead: Mapping[str, JudgedAgain] = field(default_factory=dict)
 
     def to_judge_again(self, sample: Sample) -> ToJudgeAgain | None:
         """The baseline's line whose answer today's judge grades again for ``sample``."""
         baseline = self.baselines.get(sample.benchmark)
         line = None if baseline is None else baseline.to_judge_again(sample.nodeid)
-        return None if line is None else ToJudgeAgain(line, self.graded.get(sample.nodeid))
+        return None if line is None else ToJudgeAgain(
+            line, self.judged_again_ahead.get(sample.nodeid))
 
     def fresh_replies(self, benchmark: str) -> bool:
         """Whether every judge reply of ``benchmark`` must be this run's own: the judge
@@ -257,8 +258,8 @@ class Worker:
                            runtime: Runtime) -> JudgedAgain:
         """The baseline's answer graded by today's judge, with replies of this run's own
         (never an earlier run's); a failure is said, not scored."""
-        if again.graded is not None:
-            return again.graded
+        if again.judged_ahead is not None:
+            return again.judged_ahead
         bench = self.benchmarks[sample.benchmark]
         old = baseline_answer(sample, bench.prompt(sample), again.line, self.settings)
         return await self._judge_again_fresh(sample, old, runtime)
