@@ -1,13 +1,18 @@
-"""A release's meta file that is one JSON array of records (AIR-Bench's halves), read with
-one clear line for each way it can be wrong; each benchmark validates the records."""
+"""A release's meta file that is one JSON array of records (AIR-Bench's halves, MMAU), read
+with one clear line for each way it can be wrong, and the audio paths its records give; each
+benchmark validates the records."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from pytest_audiobench.errors import DataError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def read_json_array(root: Path, meta: Path, layout: str, expected: str) -> list[Any]:
@@ -29,3 +34,37 @@ def read_json_array(root: Path, meta: Path, layout: str, expected: str) -> list[
     if not raw:
         raise DataError(f"{path}: holds no records; expected {expected}")
     return raw
+
+
+def inside_root(value: str) -> PurePosixPath:
+    """A record's audio path ``value`` as a path under the release root, or ValueError saying
+    why it is not one."""
+    posix = PurePosixPath(value.replace("\\", "/"))
+    if posix.is_absolute() or PureWindowsPath(value).drive:
+        raise ValueError(f"{value!r} must be relative to the release root, not absolute")
+    if ".." in posix.parts:
+        raise ValueError(f"{value!r} must stay inside the release root (no '..')")
+    if not posix.parts or posix == PurePosixPath("."):
+        raise ValueError(f"{value!r} names no file")
+    return posix
+
+
+def validated(model: type[M], raw: Any, where: str, expected: str) -> M:
+    """``raw`` as a ``model`` record; DataError saying ``where`` it is (its file and place,
+    and its id when it has one), each field that is wrong, and what was ``expected``."""
+    if isinstance(raw, dict) and "id" in raw:
+        where += f" (id {raw['id']!r})"
+    if not isinstance(raw, dict):
+        raise DataError(f"{where}: found a JSON {type(raw).__name__}; {expected}")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        found = "; ".join(_problem(error) for error in exc.errors())
+        raise DataError(f"{where}: {found}; {expected}") from None
+
+
+def _problem(error: Any) -> str:
+    message = str(error["msg"]).removeprefix("Value error, ")
+    message = message[:1].lower() + message[1:]
+    field = ".".join(str(part) for part in error["loc"])
+    return f"{field}: {message}" if field else message

@@ -34,6 +34,7 @@ REFERENCE_DIR: Path = Path(os.environ.get(
     Path(__file__).resolve().parents[2].parent / "shared" / "reference"))
 CHAT_REFERENCE = REFERENCE_DIR / "airbench_chat" / "Chat_meta.json"
 MMAR_REFERENCE = REFERENCE_DIR / "mmar" / "MMAR-meta.jsonl"
+MMAU_REFERENCE = REFERENCE_DIR / "mmau" / "mmau-test-mini.json"
 
 # The fields of the older MMAR-meta.json release, in its order.
 MMAR_LEGACY_FIELDS: tuple[str, ...] = (
@@ -85,6 +86,12 @@ def load_chat_reference() -> list[dict[str, Any]]:
 def load_mmar_reference() -> list[dict[str, Any]]:
     """The 1,000 MMAR records (a fresh copy on every call)."""
     return [json.loads(line) for line in _read_text(MMAR_REFERENCE).splitlines() if line.strip()]
+
+
+def load_mmau_reference() -> list[dict[str, Any]]:
+    """The 1,000 MMAU test-mini records (a fresh copy on every call)."""
+    records: list[dict[str, Any]] = json.loads(_read_text(MMAU_REFERENCE))
+    return records
 
 
 def chat_records(n_per_task: int | None = None) -> list[dict[str, Any]]:

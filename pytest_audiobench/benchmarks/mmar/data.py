@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from pydantic import (
@@ -11,11 +11,11 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictStr,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
+from pytest_audiobench.benchmarks.metafile import inside_root, validated
 from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, MODALITY_COUNTS
 from pytest_audiobench.benchmarks.mmar.rubrics import Rubric
 from pytest_audiobench.errors import DataError
@@ -92,7 +92,7 @@ class MmarRecord(BaseModel):
     @field_validator("audio_path")
     @classmethod
     def _inside_the_release(cls, value: str) -> str:
-        _relative_audio_path(value)
+        inside_root(value)
         return value
 
     @field_validator("modality")
@@ -139,7 +139,7 @@ def read_mmar(root: Path) -> tuple[list[MmarRecord], bool]:
 def audio_path(root: Path, record: MmarRecord) -> Path:
     """Where ``record``'s audio lives: its ``audio_path`` under ``root`` (never derived from id)."""
     try:
-        return root.joinpath(*_relative_audio_path(record.audio_path).parts)
+        return root.joinpath(*inside_root(record.audio_path).parts)
     except ValueError as exc:
         raise DataError(f"{FLAG} {root}: record {record.id!r}: audio_path {exc}") from None
 
@@ -193,23 +193,7 @@ def _read_json_array(root: Path, meta: Path) -> list[Located]:
 
 
 def _record(root: Path, meta: Path, number: int, raw: Any) -> MmarRecord:
-    where = f"{FLAG} {root}: {meta} line {number}"
-    if isinstance(raw, dict) and "id" in raw:
-        where += f" (id {raw['id']!r})"
-    if not isinstance(raw, dict):
-        raise DataError(f"{where}: found a JSON {type(raw).__name__}; {_EXPECTED}")
-    try:
-        return MmarRecord.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(_problem(error) for error in exc.errors())
-        raise DataError(f"{where}: {problems}; {_EXPECTED}") from None
-
-
-def _problem(error: Any) -> str:
-    message = str(error["msg"]).removeprefix("Value error, ")
-    message = message[:1].lower() + message[1:]
-    field = ".".join(str(part) for part in error["loc"])
-    return f"{field}: {message}" if field else message
+    return validated(MmarRecord, raw, f"{FLAG} {root}: {meta} line {number}", _EXPECTED)
 
 
 def _read_text(root: Path, meta: Path) -> str:
@@ -261,15 +245,3 @@ def _missing(root: Path) -> str:
     return (f"{FLAG} {root}: neither {META_JSONL} nor {META_JSON} is there{hint}; expected the "
             f"MMAR release root, the folder that holds {META_JSONL} (or the older {META_JSON}) "
             "and the audio/ folder")
-
-
-def _relative_audio_path(value: str) -> PurePosixPath:
-    """``value`` as a path under the release root, or ValueError saying why it is not."""
-    posix = PurePosixPath(value.replace("\\", "/"))
-    if posix.is_absolute() or PureWindowsPath(value).drive:
-        raise ValueError(f"{value!r} must be relative to the release root, not absolute")
-    if ".." in posix.parts:
-        raise ValueError(f"{value!r} must stay inside the release root (no '..')")
-    if not posix.parts or posix == PurePosixPath("."):
-        raise ValueError(f"{value!r} names no file")
-    return posix
