@@ -97,7 +97,7 @@ def test_metrics_all_compares_every_paired_metric(
     assert compare.main([str(a), str(b), "--metrics", "air_bench_chat.music_QA.score",
                          "--gate-small"]) == 0
     assert "across 1 metrics" in capsys.readouterr().out
-    assert json.loads(b.read_text())["format"] == 3
+    assert json.loads(b.read_text())["format"] == 4
 
 
 def test_a_metric_that_cannot_be_compared_is_one_clear_line(
@@ -146,8 +146,40 @@ def test_files_that_are_not_reports_name_the_file(
     old = tmp_path / "old.json"
     old.write_text(json.dumps({**json.loads(a.read_text()), "format": 1}))
     assert compare.main([str(old), str(a)]) == 4
-    assert "a report of format 1; this audiobench-compare reads format 3" in (
+    assert "a report of format 1; this audiobench-compare reads formats 3 and 4" in (
         capsys.readouterr().err)
+
+
+def _as_format_3(report: dict[str, Any], live: str | None = None) -> dict[str, Any]:
+    """``report`` as format 3 wrote it: a summary's status under ``baseline``, and the file
+    (or, head to head, the ``live`` model it names in its judge comparison) under
+    ``baseline_path``."""
+    summaries = []
+    for summary in report["benchmarks"]:
+        old = {k: v for k, v in summary.items()
+               if k not in ("baseline_status", "baseline_file", "baseline_model")}
+        old["baseline"] = summary["baseline_status"]
+        old["baseline_path"] = live or summary["baseline_file"]
+        if live is not None:
+            old["judge_comparison"] = {"rejudged": True, "why": "head to head", "rival": live}
+        summaries.append(old)
+    return {**report, "format": 3, "benchmarks": summaries}
+
+
+def test_a_format_3_report_is_read_in_format_4_s_words(
+        two_checkpoints: tuple[Path, Path], tmp_path: Path) -> None:
+    from pytest_audiobench.report.reading import read_report
+
+    a, _ = two_checkpoints
+    now = json.loads(a.read_text())
+    old, live = tmp_path / "old.json", tmp_path / "live.json"
+    old.write_text(json.dumps(_as_format_3(now)))
+    live.write_text(json.dumps(_as_format_3(now, "rival-model at http://127.0.0.1:1/v1")))
+    assert read_report(old, "audiobench-history") == read_report(a, "audiobench-history")
+    summary = read_report(live, "audiobench-history").benchmarks[0]
+    assert (summary.baseline_model, summary.baseline_file) == (
+        "rival-model at http://127.0.0.1:1/v1", None)
+    assert summary.baseline_status == now["benchmarks"][0]["baseline_status"]
 
 
 def test_runs_on_different_data_share_no_sample_and_are_not_compared(

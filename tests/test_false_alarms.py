@@ -49,7 +49,7 @@ def _gated(pytester: pytest.Pytester, seed: int, baselines: Path, *xdist: str) -
     gated = _run(pytester, seed, baselines, f"--audiobench-report={report}", *xdist)
     assert gated.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert [s["baseline"] for s in data["benchmarks"]] == ["applied", "applied"]
+    assert [s["baseline_status"] for s in data["benchmarks"]] == ["applied", "applied"]
     assert _outside_the_range(data) == []
     return gated.ret != pytest.ExitCode.OK
 

@@ -421,7 +421,7 @@ def test_a_model_is_gated_against_a_published_leaderboard_column(
     run = run_bench(f"--audiobench-baselines={REPO_BASELINES}", "--audiobench-gate-against",
                     "qwen-audio-turbo", data=release, benchmark=NAME)
     summary = run.report["benchmarks"][0]
-    assert summary["baseline_path"] == str(REPO_BASELINES / NAME / "qwen-audio-turbo.json")
+    assert summary["baseline_file"] == str(REPO_BASELINES / NAME / "qwen-audio-turbo.json")
     rows = {row["metric"]: row for row in summary["gate"]["rows"]}
     assert len(rows) == 20 and rows[f"{NAME}.official.avg"]["threshold"] == 57.8
     assert {row["verdict"] for row in rows.values()} == ({"ok"} if held else {"below"})

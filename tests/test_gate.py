@@ -247,7 +247,7 @@ def test_a_model_is_gated_against_the_published_numbers_of_a_reference_model(
             f"--audiobench-baselines={REPO_BASELINES}", f"--audiobench-report={report}",
             "--audiobench-gate-against", "Qwen/Qwen2-Audio-7B-Instruct")
     summary = json.loads(report.read_text(encoding="utf-8"))["benchmarks"][0]
-    assert summary["baseline_path"] == str(
+    assert summary["baseline_file"] == str(
         REPO_BASELINES / "air_bench_chat" / "Qwen__Qwen2-Audio-7B-Instruct.json")
     assert summary["gate"]["judge_mismatch"] is None
     assert result.ret == (pytest.ExitCode.OK if held else pytest.ExitCode.TESTS_FAILED), \

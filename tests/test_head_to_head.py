@@ -58,8 +58,8 @@ def test_an_unchanged_model_holds_against_the_live_baseline_model(
     run = run_bench(*_against(rival), *xdist)
     assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()
     summary = run.report["benchmarks"][0]
-    assert summary["baseline"] == "applied"
-    assert summary["baseline_path"] == f"{RIVAL} at {rival.url}"
+    assert summary["baseline_status"] == "applied"
+    assert summary["baseline_model"] == f"{RIVAL} at {rival.url}"
     rows = {r["metric"]: r for r in summary["gate"]["rows"]}
     head = rows["air_bench_chat.average.score"]
     assert (head["test"], head["n"], head["difference"]) == ("paired", 16, pytest.approx(0.0))
@@ -168,7 +168,7 @@ def test_shards_and_their_merge_hold_against_the_live_baseline_model(
     rows = {r["metric"]: r for r in summary["gate"]["rows"]}
     head = rows["air_bench_chat.average.score"]
     assert (head["n"], head["difference"]) == (16, pytest.approx(-6 / 16))
-    assert summary["baseline_path"] == f"{RIVAL} at {rival.url}"
+    assert summary["baseline_model"] == f"{RIVAL} at {rival.url}"
     assert f"against {RIVAL} at {rival.url}" in done.stdout
 
 

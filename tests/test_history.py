@@ -100,7 +100,7 @@ def test_the_flip_counts_and_the_baseline_changes_of_real_runs(
         (node(small_records[2]), "xXxX", 3),
         (node(small_records[0]), "xxXF", 2)]
     summaries = [r.benchmarks["air_bench_chat"] for r in made.runs]
-    assert [s.baseline for s in summaries] == ["written", "applied", "written", "applied"]
+    assert [s.baseline_status for s in summaries] == ["written", "applied", "written", "applied"]
     # The first run had no baseline to digest: the second is marked because the first wrote
     # one; the third used the same file as the second, the fourth the one the third wrote.
     digests = [s.baseline_digest for s in summaries]
@@ -242,7 +242,7 @@ def test_the_samples_that_flipped_most_come_first() -> None:
 def _summary(path: str = "b.json", digest: str | None = None,
              status: BaselineStatus = "applied") -> BenchmarkSummary:
     return BenchmarkSummary(benchmark="x", metrics={}, headline=[], counts=Counts(selected=0),
-                            baseline_path=path, baseline_digest=digest, baseline=status)
+                            baseline_file=path, baseline_digest=digest, baseline_status=status)
 
 
 @pytest.mark.parametrize(("before", "after", "changed"), [

@@ -96,7 +96,7 @@ def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
     assert ("XFAIL audiobench::mmar::sound::mini-002 - under its bar as in the baseline: "
             "baseline 0, now 0") in stdout
     assert all(s["gate"]["judge_mismatch"] is None for s in run.report["benchmarks"])
-    assert [s["baseline"] for s in run.report["benchmarks"]] == ["applied"] * len(BENCHMARKS)
+    assert [s["baseline_status"] for s in run.report["benchmarks"]] == ["applied"] * len(BENCHMARKS)
     # A single choice answered by its option's text: the offline judge aligns it.
     assert said["audiobench::air_bench_foundation::Speech_Entity_Reconition_slurp::5"] == "Lisbon"
     assert outcomes["audiobench::air_bench_foundation::Speech_Entity_Reconition_slurp::5"] == \

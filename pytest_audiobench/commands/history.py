@@ -238,7 +238,7 @@ def baseline_changed(before: BenchmarkSummary, after: BenchmarkSummary) -> bool:
     ``before`` wrote a new baseline."""
     if before.baseline_digest is not None and after.baseline_digest is not None:
         return before.baseline_digest != after.baseline_digest
-    return before.baseline_path != after.baseline_path or before.baseline == "written"
+    return before.against != after.against or before.baseline_status == "written"
 
 
 def changes(runs: Sequence[Run], benchmark: str) -> list[bool]:
@@ -336,7 +336,7 @@ def _status(run: Run, benchmark: str, changed: bool) -> str:
     summary = run.benchmarks.get(benchmark)
     if summary is None:
         return "-"
-    return summary.baseline + (" *" if changed else "")
+    return summary.baseline_status + (" *" if changed else "")
 
 
 def _bench_gate(summary: BenchmarkSummary | None) -> str:

@@ -232,7 +232,7 @@ def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str],
                max_tokens: int | None) -> str:
     gate = summary.gate
     if gate is None:
-        state, verdict, reasons = "none", f"no gate ({summary.baseline})", []
+        state, verdict, reasons = "none", f"no gate ({summary.baseline_status})", []
     else:
         state = "held" if gate.held else "failed"
         verdict, reasons = f"gate {'held' if gate.held else 'FAILED'}", gate.reasons()

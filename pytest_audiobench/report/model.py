@@ -19,7 +19,7 @@ from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage
 
-FORMAT = 3
+FORMAT = 4
 """The JSON report's format; docs/report-format.md says what each one changed."""
 
 
@@ -83,11 +83,15 @@ class BenchmarkSummary(BaseModel):
     notes: list[str] = []
     """How the numbers were made (matcher, judge protocol, what is unavailable)."""
     counts: Counts
-    baseline_path: str
+    baseline_file: str | None = None
+    """The baseline file the gate held the run against, or wrote, or looked for; None head to
+    head."""
+    baseline_model: str | None = None
+    """Head to head, the live baseline model the gate held the run against ("NAME at URL")."""
     baseline_digest: str | None = None
     """A hash of the baseline file the gate used (``LoadedBaseline.digest``): tells a
     rewritten baseline from the one before; None without one."""
-    baseline: BaselineStatus
+    baseline_status: BaselineStatus
     gate: Gate | None = None
     judge_comparison: JudgeComparison | None = None
     """What the gate paired this run against, and why (``gate/drift.py``); None without a
@@ -98,6 +102,11 @@ class BenchmarkSummary(BaseModel):
     unwritten: list[str] = []
     """What the benchmark was asked to write at the end and could not (its baseline, its
     export), a line each: the run then exits 3, not the gate's 0 or 1."""
+
+    @property
+    def against(self) -> str:
+        """The baseline as the summary names it: the live model head to head, else its file."""
+        return self.baseline_model or self.baseline_file or ""
 
 
 class TokenUsage(BaseModel):

@@ -1,17 +1,21 @@
 """Reading a JSON report back (``audiobench-merge``, ``-compare`` and ``-history``): checked to
-be one of ours, of this format, with its benchmarks installed, so that its verdicts load as
-their own types."""
+be one of ours, of this format or the one before it (read in this one's layout), with its
+benchmarks installed, so that its verdicts load as their own types."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.errors import ReportError, problems
 from pytest_audiobench.report.model import FORMAT, RunReport
+
+READ = (3, FORMAT)
+"""The formats read: format 3's reports are read in format 4's layout (``_as_format_4``)."""
 
 
 def read_report(path: Path, tool: str) -> RunReport:
@@ -23,10 +27,12 @@ def read_report(path: Path, tool: str) -> RunReport:
         raise ReportError(f"{path}: cannot read it as JSON ({exc})") from exc
     if not isinstance(raw, dict) or raw.get("tool") != "pytest-audiobench":
         raise ReportError(f"{path}: not a pytest-audiobench JSON report")
-    if raw.get("format", 1) != FORMAT:
+    if raw.get("format", 1) not in READ:
         raise ReportError(f"{path}: a report of format {raw.get('format', 1)}; this {tool} "
-                          f"reads format {FORMAT}: write the reports with the same version of "
-                          "pytest-audiobench")
+                          f"reads formats {' and '.join(map(str, READ))}: write the reports "
+                          "with the same version of pytest-audiobench")
+    if raw["format"] == 3:
+        raw = _as_format_4(raw)
     names = raw.get("settings", {}).get("benchmarks", [])
     try:
         for name in names if isinstance(names, list) else []:
@@ -37,3 +43,23 @@ def read_report(path: Path, tool: str) -> RunReport:
     except ValidationError as exc:
         raise ReportError(f"{path}: not a pytest-audiobench JSON report "
                           f"({problems(exc, 'file')})") from exc
+
+
+def _as_format_4(raw: dict[str, Any]) -> dict[str, Any]:
+    """A format-3 report in format 4's layout: a summary's ``baseline`` is its
+    ``baseline_status``, and its ``baseline_path`` its ``baseline_model`` head to head (where
+    its judge comparison names the same live model), else its ``baseline_file``."""
+    summaries = []
+    for summary in raw.get("benchmarks", []):
+        if not isinstance(summary, dict):
+            summaries.append(summary)
+            continue
+        summary = dict(summary)
+        if "baseline" in summary:
+            summary["baseline_status"] = summary.pop("baseline")
+        path = summary.pop("baseline_path", None)
+        comparison = summary.get("judge_comparison")
+        live = isinstance(comparison, dict) and comparison.get("rival") == path
+        summary["baseline_model" if live else "baseline_file"] = path
+        summaries.append(summary)
+    return {**raw, "benchmarks": summaries, "format": FORMAT}

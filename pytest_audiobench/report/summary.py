@@ -168,9 +168,9 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         notes=notes, headline=list(release.headline),
         release_notes=list(release.notes), counts=counts, failed_means=bench.failed_means(),
         holds_items=loaded.holds_items,
-        baseline_path=loaded.against if loaded.rival else str(decision.path),
-        baseline_digest=loaded.digest,
-        baseline=decision.status, gate=decision.gate)
+        baseline_file=None if loaded.rival else str(decision.path),
+        baseline_model=loaded.against if loaded.rival else None,
+        baseline_digest=loaded.digest, baseline_status=decision.status, gate=decision.gate)
     return summary, decision
 
 
@@ -201,8 +201,8 @@ def baselines_unwritten(report: RunReport, failed: Mapping[str, str]) -> RunRepo
     if not failed:
         return report
     summaries = [s if s.benchmark not in failed else s.model_copy(update={
-        "baseline": "unwritten",
-        "unwritten": [f"gate: baseline NOT written to {s.baseline_path} ({failed[s.benchmark]})",
+        "baseline_status": "unwritten",
+        "unwritten": [f"gate: baseline NOT written to {s.against} ({failed[s.benchmark]})",
                       *s.unwritten]})
         for s in report.benchmarks]
     return report.model_copy(update={"benchmarks": summaries})

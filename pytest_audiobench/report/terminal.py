@@ -187,21 +187,21 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
                      f"decided; {c.confirmed_failed} of them regressed (the metrics "
                      "use the planned draws only)")
     lines += drift_lines(summary)
-    if summary.baseline == "shard":
+    if summary.baseline_status == "shard":
         lines.append("gate: this is a shard; audiobench-merge gates on the union of all shards")
-    elif summary.baseline == "unselected":
+    elif summary.baseline_status == "unselected":
         lines.append("gate: none of its samples was selected: nothing to hold against "
-                     f"{summary.baseline_path}")
-    elif summary.baseline == "missing":
-        lines.append(f"gate: no baseline at {summary.baseline_path}: no gate applied")
-    elif summary.baseline == "written":
-        lines.append(f"gate: baseline written to {summary.baseline_path}, from {c.selected} "
+                     f"{summary.against}")
+    elif summary.baseline_status == "missing":
+        lines.append(f"gate: no baseline at {summary.against}: no gate applied")
+    elif summary.baseline_status == "written":
+        lines.append(f"gate: baseline written to {summary.against}, from {c.selected} "
                      f"samples ({c.xfailed} of them under their bar, recorded so: xfailed)")
         lines += _one_draw(summary)
-    elif summary.baseline == "unwritten":
+    elif summary.baseline_status == "unwritten":
         pass  # said in its unwritten line
-    elif summary.baseline == "refused" and summary.gate is not None:
-        lines.append(f"gate: FAILED: baseline NOT written to {summary.baseline_path}: "
+    elif summary.baseline_status == "refused" and summary.gate is not None:
+        lines.append(f"gate: FAILED: baseline NOT written to {summary.against}: "
                      + "; ".join(summary.gate.reasons()))
     elif summary.gate is not None:
         gate = summary.gate
@@ -209,9 +209,9 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
             lines.append(f"gate: note: the baseline was written for {gate.other_model}")
         allowance = f"{gate.missing} without a score, {gate.allowed} allowed"
         if gate.held:
-            lines.append(f"gate: held ({allowance}) against {summary.baseline_path}")
+            lines.append(f"gate: held ({allowance}) against {summary.against}")
         else:
-            lines.append(f"gate: FAILED against {summary.baseline_path}: "
+            lines.append(f"gate: FAILED against {summary.against}: "
                          + "; ".join(gate.reasons()))
         lines += _why_items_differ(summary)
     return [*lines, *summary.unwritten]
@@ -261,13 +261,13 @@ def verdict(report: RunReport) -> str:
     if unwritten:
         return f"verdict: NOT DONE: {unwritten[0]}"
     failed = [f"{s.benchmark}: {'; '.join(s.gate.reasons()) or 'failed'}" for s in summaries
-              if s.gate is not None and (not s.gate.held or s.baseline == "refused")]
+              if s.gate is not None and (not s.gate.held or s.baseline_status == "refused")]
     if failed:
         more = f" (and {len(failed) - 1} more benchmark(s))" if len(failed) > 1 else ""
         return f"verdict: gate FAILED: {failed[0]}{more}"
-    if any(s.baseline == "shard" for s in summaries):
+    if any(s.baseline_status == "shard" for s in summaries):
         return "verdict: a shard: audiobench-merge gates the union of the shards"
-    written = [s.benchmark for s in summaries if s.baseline == "written"]
+    written = [s.benchmark for s in summaries if s.baseline_status == "written"]
     if written and len(written) == len(summaries):
         return f"verdict: baseline written for {', '.join(written)}: later runs are held to it"
     gated = [s for s in summaries if s.gate is not None]
@@ -296,7 +296,8 @@ def verdict(report: RunReport) -> str:
 def _why_not_gated(summaries: Sequence[BenchmarkSummary]) -> str:
     reasons = {"missing": "no baseline", "unselected": "no sample selected",
                "written": "baseline written"}
-    return "; ".join(f"{s.benchmark} {reasons.get(s.baseline, s.baseline)}" for s in summaries)
+    return "; ".join(f"{s.benchmark} {reasons.get(s.baseline_status, s.baseline_status)}"
+                     for s in summaries)
 
 
 def drift_lines(summary: BenchmarkSummary) -> list[str]:
