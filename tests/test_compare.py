@@ -151,9 +151,9 @@ def test_files_that_are_not_reports_name_the_file(
 
 
 def _as_format_3(report: dict[str, Any], live: str | None = None) -> dict[str, Any]:
-    """``report`` as format 3 wrote it: a summary's status under ``baseline``, and the file
-    (or, head to head, the ``live`` model it names in its judge comparison) under
-    ``baseline_path``."""
+    """``report`` as format 3 wrote it: a summary's status under ``baseline``, the file (or,
+    head to head, the ``live`` model its judge comparison names) under ``baseline_path``, and
+    the live baseline model's endpoint and answers under ``rival``."""
     summaries = []
     for summary in report["benchmarks"]:
         old = {k: v for k, v in summary.items()
@@ -163,7 +163,12 @@ def _as_format_3(report: dict[str, Any], live: str | None = None) -> dict[str, A
         if live is not None:
             old["judge_comparison"] = {"rejudged": True, "why": "head to head", "rival": live}
         summaries.append(old)
-    return {**report, "format": 3, "benchmarks": summaries}
+    settings = {("rival" if k == "baseline_endpoint" else k): v
+                for k, v in report["settings"].items()}
+    samples = [{("rival" if k == "baseline_answers" else k): v for k, v in record.items()}
+               for record in report["samples"]]
+    return {**report, "format": 3, "benchmarks": summaries, "settings": settings,
+            "samples": samples}
 
 
 def test_a_format_3_report_is_read_in_format_4_s_words(

@@ -192,7 +192,8 @@ def test_with_several_inference_runs_the_live_model_answers_as_often_as_the_mode
     head = rows["air_bench_chat.average.score"]
     assert (head["test"], head["n"], head["baseline"], head["value"]) == (
         "paired", 16, pytest.approx(8.0), pytest.approx(2.0))
-    assert all(len(s["rival"]) == len(s["judged_again"]) == 3 for s in run.report["samples"])
+    assert all(len(s["baseline_answers"]) == len(s["judged_again"]) == 3
+               for s in run.report["samples"])
     assert run.report["usage"]["model_requests"] == 2 * 16 * 3
 
 

@@ -248,7 +248,7 @@ def test_head_to_head_an_unchanged_model_holds_and_a_drop_on_30_percent_fails(
     assert summary["counts"]["failed"] <= 0.075 * len(RECORDS)
     # The judge's noise is measured on the quarter run before the items: about 0.9.
     comparison = summary["judge_comparison"]
-    assert comparison["rival"].startswith("prod at ")
+    assert comparison["baseline_model"].startswith("prod at ")
     assert 0.7 < comparison["noise"] < 1.1
     model.worse = keys(0.3, salt="live")
     judge.seed = 14

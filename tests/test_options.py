@@ -240,8 +240,8 @@ def test_settings_keep_the_kept_options_and_state_no_option_again() -> None:
     assert own & kept == set()
     # What settings.py writes is what the other options resolve into (a resolved option may
     # keep its name: the data per benchmark, the cache folder with its default).
-    assert own == {"model", "endpoint", "model_provider", "rival", "judge", "benchmarks",
-                   "benchmark_settings", "data", "cache_dir", "baselines_dir"}
+    assert own == {"model", "endpoint", "model_provider", "baseline_endpoint", "judge",
+                   "benchmarks", "benchmark_settings", "data", "cache_dir", "baselines_dir"}
     assert set(Settings.model_fields) == kept | own
     assert Settings.model_fields["runs"].default == 1  # the default is the option's
 
@@ -299,12 +299,13 @@ def test_a_head_to_head_baseline_model_is_a_served_model_asked_like_the_model(
             "temperature": 0.5, "seed": 3, "timeout": 9.0}
     settings = make_settings(tmp_path, **base, baseline_model="prod",
                              baseline_api_url="http://p/v1")
-    rival = settings.rival
-    assert rival is not None and (rival.model, rival.url) == ("prod", "http://p/v1")
-    assert rival.api_key_env == "AUDIOBENCH_BASELINE_API_KEY" and not rival.api_key_required
-    assert rival.sampling == settings.endpoint.sampling and rival.timeout == 9.0
-    assert make_settings(tmp_path, **base).rival is None
-    # Another run's answers are not this one's: the rival is part of what answers depend on.
+    live = settings.baseline_endpoint
+    assert live is not None and (live.model, live.url) == ("prod", "http://p/v1")
+    assert live.api_key_env == "AUDIOBENCH_BASELINE_API_KEY" and not live.api_key_required
+    assert live.sampling == settings.endpoint.sampling and live.timeout == 9.0
+    assert make_settings(tmp_path, **base).baseline_endpoint is None
+    # Another run's answers are not this one's: the baseline model is part of what answers
+    # depend on.
     from pytest_audiobench.run.runs import answer_fingerprint
 
     assert answer_fingerprint(settings) != answer_fingerprint(make_settings(tmp_path, **base))

@@ -54,9 +54,9 @@ def test_rejudging_asks_fresh_replies_where_the_judge_changed_and_always_head_to
     settings = make_settings(tmp_path, model="new", api_url="http://127.0.0.1:1/v1",
                              baseline_model="old", baseline_api_url="http://127.0.0.1:2/v1",
                              data="mini", judge_model="overlap")
-    assert settings.rival is not None
-    rival = LoadedBaseline.live(settings.rival, 0.95)
+    assert settings.baseline_endpoint is not None
+    live = LoadedBaseline.live(settings.baseline_endpoint, 0.95)
     kept = _file_baseline().decided(JudgeComparison(rejudged=False, why="same judge"))
     rejudged = _file_baseline().decided(JudgeComparison(rejudged=True, why="drifted"))
-    rejudging = Rejudging({"a": _file_baseline(), "b": kept, "c": rejudged, "d": rival})
+    rejudging = Rejudging({"a": _file_baseline(), "b": kept, "c": rejudged, "d": live})
     assert [rejudging.fresh_replies(name) for name in "abcde"] == [False, False, True, True, False]

@@ -64,7 +64,7 @@ def _answer(prompt: str, payload: AudioPayload, runtime: Runtime, run: int,
             f"clip is {payload.seconds:.1f} s, longer than --audiobench-max-audio-seconds "
             f"{settings.max_audio_seconds:g}: many audio models hear only the first 30 s"
         )
-    endpoint = runtime.model.settings  # the model's, or head to head the rival's
+    endpoint = runtime.model.settings  # the model's, or head to head the baseline model's
     request = RequestRecord(
         url=endpoint.url, model=endpoint.model, sampling=endpoint.sampling.drawn(run),
         audio_mode=settings.audio_mode, prompt=prompt, audio_format=payload.format,

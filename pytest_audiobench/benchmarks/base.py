@@ -248,7 +248,7 @@ def line_judged_again(bench: Benchmark, record: SampleRecord) -> SampleLine | No
     item's report takes the baseline file's)."""
     if not record.judged_again:
         return None
-    return line_graded(bench, record, record.judged_again, record.rival)
+    return line_graded(bench, record, record.judged_again, record.baseline_answers)
 
 
 def line_graded(bench: Benchmark, record: SampleRecord, verdicts: list[Verdict],

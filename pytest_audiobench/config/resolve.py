@@ -99,7 +99,7 @@ def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Set
     settings = Settings(
         **given.kept_values(),
         model=endpoint.model, endpoint=endpoint, model_provider=provider,
-        rival=_rival(given.model, endpoint, catalog),
+        baseline_endpoint=_baseline_endpoint(given.model, endpoint, catalog),
         data=_data(given.source.data, benchmarks, catalog, here),
         judge=_judge(given, endpoint, benchmarks, catalog),
         benchmarks=benchmarks,
@@ -200,7 +200,7 @@ def _key_required(options: OptionGroup, attr: str, url: str | None) -> bool:
         return parts.hostname != "localhost"
 
 
-def _rival(options: ModelOptions, endpoint: EndpointSettings,
+def _baseline_endpoint(options: ModelOptions, endpoint: EndpointSettings,
            catalog: Catalog) -> EndpointSettings | None:
     """The live baseline model of a head-to-head run: a served model, asked with the model's
     sampling and request limits at its own URL and key."""
@@ -347,11 +347,11 @@ def _combinations(settings: Settings) -> None:
     if settings.shard is not None and settings.update_baseline:
         raise pytest.UsageError("--audiobench-update-baseline cannot run on a shard: write the "
                                 "baseline from the merge (audiobench-merge --update-baseline)")
-    rival = settings.rival
-    if rival is not None and (settings.update_baseline or settings.gate_against):
+    live = settings.baseline_endpoint
+    if live is not None and (settings.update_baseline or settings.gate_against):
         other = ("--audiobench-update-baseline" if settings.update_baseline
                  else f"--audiobench-gate-against {settings.gate_against}")
-        raise pytest.UsageError(f"--audiobench-baseline-model {rival.model} holds the model "
+        raise pytest.UsageError(f"--audiobench-baseline-model {live.model} holds the model "
                                 f"against a live model, with no baseline file; {other} is "
                                 "about a baseline file: give one of them")
 

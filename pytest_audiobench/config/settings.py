@@ -130,7 +130,7 @@ class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, Out
     endpoint: EndpointSettings
     model_provider: ProviderChoice | None
     """Set when the model runs in this process; ``endpoint`` then names it only."""
-    rival: EndpointSettings | None = None
+    baseline_endpoint: EndpointSettings | None = None
     """The live baseline model the model is held against head to head
     (--audiobench-baseline-model): asked like the model, with its sampling and limits."""
     judge: JudgeSettings | None
@@ -159,8 +159,8 @@ class Settings(Frozen, AskOptions, CacheOptions, PacingOptions, GateOptions, Out
     def asked_models(self) -> dict[str, str]:
         """The model ids whose tokens the run counts, and their role: the model (as the summary
         names it), the live baseline model, the judge (one id may have two roles)."""
-        roles = [("model", self.model), ("baseline model", self.rival.model if self.rival
-                                         else None),
+        live = self.baseline_endpoint
+        roles = [("model", self.model), ("baseline model", live.model if live else None),
                  ("judge", self.judge.endpoint.model if self.judge else None)]
         asked: dict[str, str] = {}
         for role, name in roles:

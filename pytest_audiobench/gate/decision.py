@@ -89,7 +89,7 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
         return Decision("missing", path)
     # Judged again today: the thresholds the old judge set say nothing, its model id neither
     # (head to head, today's judge set them, on the live model's answers).
-    stale = loaded.judged.metrics if loaded.rejudged and loaded.rival is None else None
+    stale = loaded.judged.metrics if loaded.rejudged and loaded.baseline_endpoint is None else None
     return Decision("applied", path,
                     evaluate(current, metrics, missing, judge_model, settings.max_errors,
                              identity, assessed, stale, narrowed=left_out > 0, judge=judge))

@@ -100,7 +100,7 @@ class JudgeComparison(BaseModel):
 
     rejudged: bool
     why: str
-    rival: str | None = None
+    baseline_model: str | None = None
     """Head to head: the live baseline model ("NAME at URL") whose answers, judged in this
     run, the gate pairs against."""
     noise: float | None = None
@@ -111,8 +111,8 @@ class JudgeComparison(BaseModel):
         """The summary's line."""
         against = ("every baseline answer judged again by today's judge" if self.rejudged
                    else "the scores the baseline recorded")
-        if self.rival is not None:
-            against = f"{self.rival}, its answers judged by the same judge in this run"
+        if self.baseline_model is not None:
+            against = f"{self.baseline_model}, its answers judged by the same judge in this run"
         return f"judge: the gate pairs this run against {against}: {self.why}"
 
 

@@ -68,7 +68,7 @@ class LoadedBaseline:
     beside accuracy), and such a metric's threshold is the baseline's judge's."""
     comparison: JudgeComparison | None = None
     """What the gate holds this run against, once decided before the items (``drift.py``)."""
-    rival: EndpointSettings | None = None
+    baseline_endpoint: EndpointSettings | None = None
     """Head to head (--audiobench-baseline-model): the live baseline model that answers every
     sample in this run. There is no file and no line: every item pairs
     against its answer judged in the run, and ``noise`` is measured before the items
@@ -83,21 +83,23 @@ class LoadedBaseline:
                    judged or JudgedBy())
 
     @classmethod
-    def live(cls, rival: EndpointSettings, confidence: float,
+    def live(cls, endpoint: EndpointSettings, confidence: float,
              judged: JudgedBy | None = None) -> LoadedBaseline:
-        """The baseline of a head-to-head run: the live model ``rival``."""
-        return cls(Path(), None, {}, None, confidence, judged=judged or JudgedBy(), rival=rival)
+        """The baseline of a head-to-head run: the live model at ``endpoint``."""
+        return cls(Path(), None, {}, None, confidence, judged=judged or JudgedBy(),
+                   baseline_endpoint=endpoint)
 
     @property
     def against(self) -> str:
         """What the gate holds the run against, as the summary names it."""
-        return str(self.path) if self.rival is None else f"{self.rival.model} at {self.rival.url}"
+        live = self.baseline_endpoint
+        return str(self.path) if live is None else f"{live.model} at {live.url}"
 
     @property
     def digest(self) -> str | None:
         """What tells this baseline file from another (a rewritten one, another model's): a
         hash of its content; None without a file (none yet, or head to head)."""
-        if self.file is None or self.rival is not None:
+        if self.file is None or self.baseline_endpoint is not None:
             return None
         return hashlib.sha256(self.file.model_dump_json().encode("utf-8")).hexdigest()[:16]
 
@@ -114,13 +116,13 @@ class LoadedBaseline:
     def rejudged(self) -> bool:
         """Every baseline answer is judged in this run, and items and gate pair against those
         (head to head, always)."""
-        return self.rival is not None or (self.comparison is not None
+        return self.baseline_endpoint is not None or (self.comparison is not None
                                           and self.comparison.rejudged)
 
     def decided(self, comparison: JudgeComparison) -> LoadedBaseline:
         """This baseline once what the gate holds against is decided (head to head: with the
         judge's noise measured to decide it)."""
-        noise = comparison.noise if self.rival is not None else self.noise
+        noise = comparison.noise if self.baseline_endpoint is not None else self.noise
         return replace(self, comparison=comparison, noise=noise)
 
     def answered(self, settings: Settings, benchmark: str, metrics: Mapping[str, Metric],
@@ -129,10 +131,10 @@ class LoadedBaseline:
         """Head to head, once the run is over: the baseline the live model's ``metrics`` make,
         its thresholds theirs (as a baseline written from them would be, ``spans`` the widths
         of the metrics' ranges), held as a file's are; a file's baseline stays as it is."""
-        if self.rival is None:
+        if self.baseline_endpoint is None:
             return self
         judge_model = settings.judge.endpoint.model if settings.judge else None
-        file = from_run(benchmark, self.rival.model, judge_model, metrics, headline,
+        file = from_run(benchmark, self.baseline_endpoint.model, judge_model, metrics, headline,
                         settings.tolerance, None, settings.max_errors, None, self.noise, judge,
                         spans=spans)
         return replace(self, file=file)
@@ -153,13 +155,13 @@ class LoadedBaseline:
     def holds_items(self) -> bool:
         """Whether its items are held against their baseline lines (else against the bar);
         head to head, against the live model's answers once the judge's noise is known."""
-        if self.rival is not None:
+        if self.baseline_endpoint is not None:
             return self.noise is not None
         return bool(self.lines) and items_comparable(self.noise, self.lines.values())
 
     def notes(self) -> list[str]:
         """What the summary says of the items' gate."""
-        if self.rival is not None:
+        if self.baseline_endpoint is not None:
             return [] if self.holds_items else [LIVE_ITEMS_BY_THE_BAR]
         return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
 
@@ -168,7 +170,7 @@ class LoadedBaseline:
         judge, which the gate pairs it against: that grading failed (``judged_again_failed``)."""
         if judged_again_failed is None or not self.rejudged:
             return None
-        return _unpaired_words(self.rival is not None, judged_again_failed)
+        return _unpaired_words(self.baseline_endpoint is not None, judged_again_failed)
 
     def change(self, nodeid: str, new: SampleLine | None, fails_now: bool,
                judged_again: SampleLine | None = None,
@@ -194,8 +196,8 @@ class LoadedBaseline:
             self.lines.close()
 
 
-def _unpaired_words(rival: bool, judged_again_failed: str) -> str:
-    if rival:
+def _unpaired_words(live: bool, judged_again_failed: str) -> str:
+    if live:
         return (f"head to head, the sample has no answer of the baseline model graded by "
                 f"the judge to pair against ({judged_again_failed}); a resume asks it again")
     return (f"today's judge could not grade the baseline's answer again, which the gate "
@@ -225,8 +227,8 @@ def load_all(settings: Settings,
     to head: the live model, no file); ``benchmarks``: what a judge decides of each
     (``LoadedBaseline.judged``)."""
     loaded = {}
-    if settings.rival is not None:
-        return {name: LoadedBaseline.live(settings.rival, settings.confidence, judged)
+    if settings.baseline_endpoint is not None:
+        return {name: LoadedBaseline.live(settings.baseline_endpoint, settings.confidence, judged)
                 for name, judged in benchmarks.items()}
     for name, judged in benchmarks.items():
         path = baseline_path(settings, name)

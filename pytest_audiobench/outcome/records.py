@@ -153,13 +153,13 @@ class SampleRecord(BaseModel):
     """Why the sample failed, errored or was skipped."""
     change: ItemChange | None = None
     """What the gate made of the item (``ItemChange``); None when it passed on its own."""
-    rival: list[ModelAnswer] = []
+    baseline_answers: list[ModelAnswer] = []
     """Head to head (--audiobench-baseline-model): the live baseline model's answers, asked in
     this run, one per inference run as ``answers``; ``judged_again`` grades them."""
     judged_again: list[SerializeAsAny[Verdict]] = []
     """The baseline's answer graded by today's judge in this run: the per-sample baseline's
     recorded answer when the sample calibrates the judge (``gate/drift.py``; one verdict), or
-    the live baseline model's (``rival``; one per answer)."""
+    the live baseline model's (``baseline_answers``; one per answer)."""
     judged_again_failed: str | None = None
     """Why the baseline's answer could not be graded again (or, head to head, had)."""
     confirmation: list[SerializeAsAny[Verdict]] = []
@@ -170,14 +170,14 @@ class SampleRecord(BaseModel):
     confirmation_failed: str | None = None
     """Why a round could not be drawn (the item was then decided on the draws it had)."""
 
-    def rival_record(self) -> SampleRecord | None:
+    def baseline_model_record(self) -> SampleRecord | None:
         """Head to head, the live baseline model's side of the sample as a record of its own:
         its answer and today's judge's verdict on it; None when it has none."""
-        if not self.rival or not self.judged_again:
+        if not self.baseline_answers or not self.judged_again:
             return None
         return self.model_copy(update={
-            "outcome": "passed", "answers": self.rival, "verdicts": self.judged_again,
-            "rival": [], "judged_again": [], "confirmation": [],
+            "outcome": "passed", "answers": self.baseline_answers, "verdicts": self.judged_again,
+            "baseline_answers": [], "judged_again": [], "confirmation": [],
             "confirmation_of_baseline": []})
 
     @field_validator("verdicts", "judged_again", "confirmation", "confirmation_of_baseline",

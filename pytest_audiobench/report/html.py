@@ -197,7 +197,7 @@ def _what_it_took(report: RunReport) -> list[tuple[str, str]]:
 def _request_extras(settings: Settings) -> str:
     """What the requests carried beyond the sampling: each endpoint's extra body, and the
     names of its extra headers (never their values)."""
-    sides = [("model", settings.endpoint), ("baseline model", settings.rival),
+    sides = [("model", settings.endpoint), ("baseline model", settings.baseline_endpoint),
              ("judge", settings.judge.endpoint if settings.judge else None)]
     said = []
     for who, endpoint in sides:
@@ -394,7 +394,7 @@ def baseline_side(bench: Benchmark | None, record: SampleRecord,
                   lines: Mapping[str, SampleLine] | None) -> SampleLine | None:
     """What a sample's answer is set beside: head to head, the live baseline model's answer as
     the judge graded it in this run; else the per-sample baseline's line, whole."""
-    if record.rival:
+    if record.baseline_answers:
         return line_judged_again(bench, record) if bench is not None else None
     return whole(lines, record.nodeid) if lines is not None else None
 

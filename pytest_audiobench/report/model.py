@@ -137,8 +137,8 @@ class TokenUsage(BaseModel):
         asked = settings.asked_models()
         own = self.model - self.baseline_model
         sides = [(settings.model, self.model_sent, own),
-                 (settings.rival.model if settings.rival else None, self.baseline_model_sent,
-                  self.baseline_model),
+                 (settings.baseline_endpoint.model if settings.baseline_endpoint else None,
+                  self.baseline_model_sent, self.baseline_model),
                  (settings.judge.endpoint.model if settings.judge else None, self.judge_sent,
                   self.judge)]
         spent: dict[str, Spent] = {}
@@ -259,15 +259,15 @@ _COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped"
 
 def add_usage(total: TokenUsage, record: SampleRecord) -> None:
     """Add one record's tokens and requests to ``total`` (head to head, both models')."""
-    for answer in [*record.answers, *record.rival]:
+    for answer in [*record.answers, *record.baseline_answers]:
         total.model = total.model + answer.completion.usage
         total.model_requests += 1
         total.model_cached += answer.completion.cached
         total.model_reused += answer.completion.reused_from is not None
-    for answer in record.rival:
+    for answer in record.baseline_answers:
         total.baseline_model = total.baseline_model + answer.completion.usage
     total.model_sent = total.model_sent + _sent(record.answers)
-    total.baseline_model_sent = total.baseline_model_sent + _sent(record.rival)
+    total.baseline_model_sent = total.baseline_model_sent + _sent(record.baseline_answers)
     # The calibration and the confirmation cost too.
     for verdict in [*record.verdicts, *record.judged_again, *record.confirmation,
                     *record.confirmation_of_baseline]:

@@ -46,9 +46,11 @@ def read_report(path: Path, tool: str) -> RunReport:
 
 
 def _as_format_4(raw: dict[str, Any]) -> dict[str, Any]:
-    """A format-3 report in format 4's layout: a summary's ``baseline`` is its
+    """A format-3 report in format 4's layout. A summary's ``baseline`` is its
     ``baseline_status``, and its ``baseline_path`` its ``baseline_model`` head to head (where
-    its judge comparison names the same live model), else its ``baseline_file``."""
+    its judge comparison names the same live model), else its ``baseline_file``; the live
+    baseline model's ``rival`` is ``baseline_endpoint`` in the settings, ``baseline_answers``
+    in a sample record and ``baseline_model`` in a judge comparison."""
     summaries = []
     for summary in raw.get("benchmarks", []):
         if not isinstance(summary, dict):
@@ -61,5 +63,17 @@ def _as_format_4(raw: dict[str, Any]) -> dict[str, Any]:
         comparison = summary.get("judge_comparison")
         live = isinstance(comparison, dict) and comparison.get("rival") == path
         summary["baseline_model" if live else "baseline_file"] = path
+        if isinstance(comparison, dict):
+            summary["judge_comparison"] = _renamed(comparison, "rival", "baseline_model")
         summaries.append(summary)
-    return {**raw, "benchmarks": summaries, "format": FORMAT}
+    settings = raw.get("settings")
+    return {**raw, "format": FORMAT, "benchmarks": summaries,
+            "settings": _renamed(settings, "rival", "baseline_endpoint")
+            if isinstance(settings, dict) else settings,
+            "samples": [_renamed(record, "rival", "baseline_answers")
+                        if isinstance(record, dict) else record
+                        for record in raw.get("samples", [])]}
+
+
+def _renamed(raw: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    return {new if key == old else key: value for key, value in raw.items()}

@@ -46,7 +46,7 @@ class _Folded:
     judged_again: dict[str, SampleLine] = field(default_factory=dict)
     """The baseline's answers today's judge graded again, as lines (``gate/drift.py``)."""
     judged_again_asked: int = 0
-    rival: Tally | None = None
+    baseline_tally: Tally | None = None
     """Head to head: the live baseline model's numbers, folded from its side of the records."""
 
 
@@ -70,7 +70,8 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     judges = {name: judge_identity(settings, bench.judge_prompt(), traffic)
               for name, bench in benchmarks.items()}
     # Head to head, the live model's numbers make the baseline the gate holds against.
-    loaded = {name: baseline if (tally := folded[name].rival) is None else baseline.answered(
+    loaded = {name: baseline if (tally := folded[name].baseline_tally) is None
+              else baseline.answered(
         settings, name, combine_runs([tally.metrics(run) for run in range(settings.runs)]),
         releases[name].headline, judges[name],
         spans_of(releases[name].headline, benchmarks[name].linear))
@@ -91,7 +92,8 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
         summary, decision = summarise(settings, bench, releases[name], counts,
                                       mine.tally, loaded[name], (identity, judges[name]),
                                       pairings[name], assessed[name])
-        drift = None if not mine.judged_again_asked or loaded[name].rival else judge_drift(
+        live = loaded[name].baseline_endpoint
+        drift = None if not mine.judged_again_asked or live else judge_drift(
             bench.judged_metrics(releases[name]), bench.linear, loaded[name].lines,
             mine.judged_again, mine.judged_again_asked, settings.confidence)
         summary = summary.model_copy(update={"judge_drift": drift,
@@ -116,10 +118,10 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
     for name, bench in benchmarks.items():
         own = [n for n in selected if n.startswith(f"{ROOT_NODE}::{name}::")]
         # Sample lines serve a per-sample baseline or the one being written; else none.
-        live = loaded[name].rival is not None
+        live = loaded[name].baseline_endpoint is not None
         wanted = bool(loaded[name].lines) or settings.update_baseline or live
         folded[name] = _Folded(Counting(own), bench.tally(settings.runs), {} if wanted else None,
-                               rival=bench.tally(settings.runs) if live else None)
+                               baseline_tally=bench.tally(settings.runs) if live else None)
     total = TokenUsage()
     for record in records:
         mine = folded[record.benchmark]
@@ -132,9 +134,9 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
                 # Whole only for the baseline being written; the gate needs no texts.
                 mine.lines[line.id] = line if settings.update_baseline else without_texts(line)
         _fold_again(mine, benchmarks[record.benchmark], record)
-        theirs = record.rival_record() if mine.rival is not None else None
-        if mine.rival is not None and theirs is not None:
-            mine.rival.add(theirs)
+        theirs = record.baseline_model_record() if mine.baseline_tally is not None else None
+        if mine.baseline_tally is not None and theirs is not None:
+            mine.baseline_tally.add(theirs)
     return folded, total
 
 
@@ -168,8 +170,8 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         notes=notes, headline=list(release.headline),
         release_notes=list(release.notes), counts=counts, failed_means=bench.failed_means(),
         holds_items=loaded.holds_items,
-        baseline_file=None if loaded.rival else str(decision.path),
-        baseline_model=loaded.against if loaded.rival else None,
+        baseline_file=None if loaded.baseline_endpoint else str(decision.path),
+        baseline_model=loaded.against if loaded.baseline_endpoint else None,
         baseline_digest=loaded.digest, baseline_status=decision.status, gate=decision.gate)
     return summary, decision
 

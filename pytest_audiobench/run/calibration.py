@@ -64,7 +64,7 @@ def head_to_head(settings: Settings, bench: Benchmark, release: Release,
     judge's noise measured on the calibration share of the samples, run whole first (a
     shard's share of its own slice); None in a dry run (``run_ahead`` None), which sends
     nothing."""
-    assert baseline.rival is not None
+    assert baseline.baseline_endpoint is not None
     if run_ahead is None:
         return None
     nodeids = [sample.nodeid for sample in release.samples]
@@ -80,7 +80,7 @@ def head_to_head(settings: Settings, bench: Benchmark, release: Release,
     said = "unknown" if noise is None else fixed(noise)
     why = (f"head to head: both models answered every sample in this run; the judge's noise "
            f"{said}, measured on {len(done)} samples graded before the items")
-    return Calibrated(JudgeComparison(rejudged=True, why=why, rival=baseline.against,
+    return Calibrated(JudgeComparison(rejudged=True, why=why, baseline_model=baseline.against,
                                       noise=noise), done=done)
 
 

@@ -79,8 +79,8 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             runtime: Runtime,
             to_judge_again: Callable[[Sample], ModelAnswer | None] = lambda sample: None,
             if_drifted: Callable[[Sample], bool] = lambda sample: False,
-            rival: Runtime | None = None) -> DryRun:
-    """What a run of ``samples`` would send (``rival``: head to head, the live baseline
+            baseline: Runtime | None = None) -> DryRun:
+    """What a run of ``samples`` would send (``baseline``: head to head, the live baseline
     model's endpoints, asked as the model is)."""
     runs = runtime.settings.runs
     plan = DryRun(samples=len(samples), runs=runs)
@@ -96,8 +96,8 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             plan.judge_calls += calls
             plan.judge_upper_bound |= bound
         asked = [(scoped, run, False) for run in range(runs)]
-        if rival is not None:
-            asked += [(rival.for_sample(sample), run, True) for run in range(runs)]
+        if baseline is not None:
+            asked += [(baseline.for_sample(sample), run, True) for run in range(runs)]
         for endpoints, run, theirs in asked:
             try:
                 answer = cached_answer(sample, prompt, endpoints, run)
@@ -112,16 +112,17 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             plan.judge_calls += calls
             plan.judge_cached += cached
             plan.judge_upper_bound |= bound
-    plan.costs = estimate_lines(_planned(plan, runtime, rival), runtime.settings.price)
+    plan.costs = estimate_lines(_planned(plan, runtime, baseline), runtime.settings.price)
     return plan
 
 
-def _planned(plan: DryRun, runtime: Runtime, rival: Runtime | None) -> dict[str, Planned]:
+def _planned(plan: DryRun, runtime: Runtime,
+             baseline: Runtime | None) -> dict[str, Planned]:
     """Per model id, the calls the plan would send and the cached replies it looked at."""
     sides = [(runtime.model, plan.model_calls - plan.baseline_model_calls
               - (plan.model_cached - plan.baseline_model_cached), False)]
-    if rival is not None:
-        sides.append((rival.model, plan.baseline_model_calls - plan.baseline_model_cached,
+    if baseline is not None:
+        sides.append((baseline.model, plan.baseline_model_calls - plan.baseline_model_cached,
                       False))
     if runtime.judge is not None:
         sides.append((runtime.judge, plan.judge_calls - plan.judge_cached,

@@ -33,7 +33,7 @@ class FreshDraws:
         record = self.record
         if self._base is None:
             # Head to head, the live model's answer this run asked; else the file's.
-            self._base = line_judged_again(self.bench, record) if self.baseline.rival \
+            self._base = line_judged_again(self.bench, record) if self.baseline.baseline_endpoint \
                 else whole(self.baseline.lines, self.sample.nodeid)
         base = self._base
         if base is None or not base.answer or record.confirmation_failed is not None:

@@ -27,7 +27,7 @@ class Gear:
         self._measure = measure
         """A dry run's earlier runs, on whose answers it measures what its calls would cost."""
         self._runtime: Runtime | None = None
-        self._rival: Runtime | None = None
+        self._baseline_runtime: Runtime | None = None
         """Head to head: the live baseline model's endpoint, judged by the same judge."""
         self.engine: Engine | None = None
         self._ledger = Ledger()
@@ -71,16 +71,17 @@ class Gear:
                 None if judge is None else Endpoint(
                     judge.endpoint, *self._kit(),
                     self._provider(judge.provider, judge.endpoint), self._ledger))
-            if settings.rival is not None:
-                self._rival = Runtime(settings, Endpoint(
-                    settings.rival, *self._kit(), ledger=self._ledger, run_id=plan.run_id,
-                    reuse=plan.reuse, measure=self._measure), self._runtime.judge)
+            if settings.baseline_endpoint is not None:
+                self._baseline_runtime = Runtime(settings, Endpoint(
+                    settings.baseline_endpoint, *self._kit(), ledger=self._ledger,
+                    run_id=plan.run_id, reuse=plan.reuse, measure=self._measure),
+                    self._runtime.judge)
         return self._runtime
 
-    def rival(self) -> Runtime | None:
+    def baseline_runtime(self) -> Runtime | None:
         """Head to head: the live baseline model's endpoints (None otherwise)."""
         self.runtime()
-        return self._rival
+        return self._baseline_runtime
 
     def _kit(self) -> tuple[Pacer, ResponseCache | None]:
         assert self.engine is not None
@@ -106,8 +107,8 @@ class Gear:
         the model's server says of it."""
         runtime = self.runtime()
         served = runtime.model.check()
-        if self._rival is not None:
-            self._rival.model.check()
+        if self._baseline_runtime is not None:
+            self._baseline_runtime.model.check()
         if runtime.judge is not None:
             runtime.judge.check()
         return served
@@ -130,8 +131,8 @@ class Gear:
         """Close every endpoint, then stop the loop."""
         if self.engine is None or self._runtime is None:
             return
-        endpoints = self._runtime.endpoints() + ([] if self._rival is None
-                                                 else [self._rival.model])
+        endpoints = self._runtime.endpoints() + (
+            [] if self._baseline_runtime is None else [self._baseline_runtime.model])
 
         async def close() -> None:
             for endpoint in endpoints:

@@ -48,7 +48,7 @@ class ItemState:
     judged_again: list[Verdict] = field(default_factory=list)
     judged_again_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
-    rival: list[ModelAnswer] = field(default_factory=list)
+    baseline_answers: list[ModelAnswer] = field(default_factory=list)
     """Head to head: the live baseline model's answers, which ``again`` grades."""
     confirmation: tuple[list[Verdict], list[Verdict], str | None] = ([], [], None)
     """Fresh draws on the answer and the baseline's, and why a round failed (gate/items)."""
@@ -56,7 +56,7 @@ class ItemState:
     def record(self, sample: Sample) -> SampleRecord:
         return sample.to_record(
             outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
-            message=self.message, change=self.decided.kind, rival=self.rival,
+            message=self.message, change=self.decided.kind, baseline_answers=self.baseline_answers,
             judged_again=self.judged_again,
             judged_again_failed=self.judged_again_failed,
             confirmation=self.confirmation[0], confirmation_of_baseline=self.confirmation[1],
@@ -190,7 +190,7 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
     finally:
         worker.done(sample)
     state.judged_again, state.judged_again_failed = graded.judged_again, graded.judged_again_failed
-    state.rival = graded.rival
+    state.baseline_answers = graded.baseline_answers
     baseline = session_of(request.config).baselines[sample.benchmark]
     why = baseline.unpaired(graded.judged_again_failed)
     if why is not None:

@@ -82,9 +82,10 @@ def answer_fingerprint(settings: Settings) -> str:
     the live baseline model asked beside it."""
     parts = settings.model_dump(mode="json", include={
         "endpoint", "model_provider", "model_revision", "audio_mode", "benchmarks", "data",
-        "benchmark_settings", "runs", *(["rival"] if settings.rival else [])})
+        "benchmark_settings", "runs",
+        *(["baseline_endpoint"] if settings.baseline_endpoint else [])})
     for option in declarations.declared(RequestOptions):  # how, not what, is asked
-        for endpoint in ("endpoint", "rival"):
+        for endpoint in ("endpoint", "baseline_endpoint"):
             parts.get(endpoint, {}).pop(option.attr, None)
     text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -324,7 +324,7 @@ class Controller(AudiobenchSession):
     def _calibrate(self, deciding: Worker, name: str, baseline: LoadedBaseline,
                    send: bool) -> Calibrated | None:
         bench, release, worker = self.benchmarks[name], self.releases()[name], deciding
-        if baseline.rival is not None:
+        if baseline.baseline_endpoint is not None:
             return head_to_head(self.settings, bench, release, baseline,
                                 worker.run_ahead if send else None)
         return calibrate(self.settings, bench, release, baseline,
@@ -493,7 +493,7 @@ class Controller(AudiobenchSession):
                 self.settings)
 
         planned = dry_run(samples, self.benchmarks, self.gear.runtime(), again,
-                          self._judged_if_drifted, self.gear.rival())
+                          self._judged_if_drifted, self.gear.baseline_runtime())
         held = any(baseline.holds_items for baseline in self.baselines.values())
         self.would_send = planned.model_copy(update={
             "confirm_draws": self.settings.confirm_draws if held else 0})

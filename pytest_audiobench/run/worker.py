@@ -55,22 +55,22 @@ class ToJudgeAgain:
 class Graded:
     """A sample's verdicts, one per answer, and the baseline's answer graded by today's judge
     when it was asked: a per-sample baseline's when the sample calibrates the judge, or head
-    to head the live baseline model's (``rival``). Empty when not asked or it failed, with the
-    failure in ``judged_again_failed``."""
+    to head the live baseline model's (``baseline_answers``). Empty when not asked or it
+    failed, with the failure in ``judged_again_failed``."""
 
     verdicts: list[Verdict]
     judged_again: list[Verdict] = field(default_factory=list)
     judged_again_failed: str | None = None
-    rival: list[ModelAnswer] = field(default_factory=list)
+    baseline_answers: list[ModelAnswer] = field(default_factory=list)
 
     @classmethod
     def of(cls, record: SampleRecord) -> Graded:
         """What a record says was graded (a sample the controller ran before the items)."""
         return cls(list(record.verdicts), list(record.judged_again), record.judged_again_failed,
-                   list(record.rival))
+                   list(record.baseline_answers))
 
 
-Rivalled = tuple[list[ModelAnswer], str | None]
+BaselineAnswered = tuple[list[ModelAnswer], str | None]
 """Head to head: the live baseline model's answers to a sample, or why there are none."""
 
 
@@ -117,8 +117,8 @@ class Worker:
         return self.gear.engine
 
     @property
-    def _rival(self) -> Runtime | None:
-        return self.gear.rival()
+    def _baseline_runtime(self) -> Runtime | None:
+        return self.gear.baseline_runtime()
 
     def runtime(self) -> Runtime:
         return self.gear.runtime()
@@ -139,19 +139,21 @@ class Worker:
         prompt = bench.prompt(sample)
         runs = range(self.settings.runs)
         again = self.rejudging.to_judge_again(sample)
-        rivalled: list[Rivalled] = []
+        theirs_asked: list[BaselineAnswered] = []
 
         async def answer() -> list[ModelAnswer]:
             mine = asyncio.gather(*(ask_model(sample, prompt, runtime, r) for r in runs))
-            if self._rival is None:
+            if self._baseline_runtime is None:
                 return list(await mine)
-            answers, theirs = await asyncio.gather(mine, self._ask_rival(sample, prompt, runs))
-            rivalled.append(theirs)
+            answers, theirs = await asyncio.gather(
+                mine, self._ask_baseline_model(sample, prompt, runs))
+            theirs_asked.append(theirs)
             return list(answers)
 
         async def grade(answers: list[ModelAnswer]) -> Graded:
-            if rivalled:
-                return await self._against_rival(sample, answers, rivalled[0], runtime)
+            if theirs_asked:
+                return await self._against_baseline_model(sample, answers, theirs_asked[0],
+                                                          runtime)
             graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
             if again is None or not answers:
                 return Graded(list(await graded))
@@ -167,25 +169,27 @@ class Worker:
 
         return self._engine.start(sample.nodeid, answer, grade)
 
-    async def _ask_rival(self, sample: Sample, prompt: str, runs: range) -> Rivalled:
+    async def _ask_baseline_model(self, sample: Sample, prompt: str,
+                                  runs: range) -> BaselineAnswered:
         """Head to head: the live baseline model's answers, asked as the model is (once per
         inference run); a failure is said, not scored."""
-        assert self._rival is not None
-        rival = self._rival.for_sample(sample)
+        live = self._baseline_runtime
+        assert live is not None
+        baseline = live.for_sample(sample)
         try:
-            return list(await asyncio.gather(*(ask_model(sample, prompt, rival, r)
+            return list(await asyncio.gather(*(ask_model(sample, prompt, baseline, r)
                                                 for r in runs))), None
         except (EndpointError, NotRun) as exc:
-            return [], f"the baseline model {self._rival.model.settings.model} did not " \
-                         f"answer ({type(exc).__name__}: {exc})"
+            return [], f"the baseline model {live.model.settings.model} did not answer " \
+                       f"({type(exc).__name__}: {exc})"
 
-    async def _against_rival(self, sample: Sample, answers: list[ModelAnswer],
-                             rivalled: Rivalled, runtime: Runtime) -> Graded:
+    async def _against_baseline_model(self, sample: Sample, answers: list[ModelAnswer],
+                                      asked: BaselineAnswered, runtime: Runtime) -> Graded:
         """The answers' verdicts and, beside them, the live baseline model's answers graded by
         the same judge in this run (``runtime``'s, its replies this run's own)."""
         bench = self.benchmarks[sample.benchmark]
         graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
-        theirs, failure = rivalled
+        theirs, failure = asked
         if not theirs:
             return Graded(list(await graded), [], failure)
         if {a.text for a in answers} & {a.text for a in theirs}:
@@ -194,7 +198,7 @@ class Worker:
         else:
             verdicts, (judged_again, failure) = await asyncio.gather(
                 graded, self._judge_every_again(sample, theirs, runtime))
-        return Graded(list(verdicts), judged_again, failure, rival=theirs)
+        return Graded(list(verdicts), judged_again, failure, baseline_answers=theirs)
 
     async def _judge_every_again(self, sample: Sample, answers: list[ModelAnswer],
                             runtime: Runtime) -> JudgedAgain:
@@ -235,7 +239,7 @@ class Worker:
             done[sample.nodeid] = sample.to_record(
                 outcome="passed", answers=answers, verdicts=graded.verdicts,
                 judged_again=graded.judged_again, judged_again_failed=graded.judged_again_failed,
-                rival=graded.rival)
+                baseline_answers=graded.baseline_answers)
         return done
 
     def redraw(self, sample: Sample, answer: ModelAnswer, base: SampleLine,
