@@ -11,7 +11,9 @@ the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON
 of its judge calls), ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the ``Runtime``
 it asks through, ``ask_until_parsed`` for a judge (``fence_for`` and ``shown`` to show it a
 model's answer as data, cut when too long), ``Metric`` for its numbers (``Tally`` to fold them
-record by record), ``SampleLine`` and ``Linear`` for the paired gate, ``SampleView``,
+record by record), ``SampleLine`` and ``Linear`` for the paired gate (a multiple-choice
+benchmark makes them with ``choice_line`` and ``choice_linear``, ``percent`` its accuracies),
+``SampleView``,
 ``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own settings
 ``OwnSettings`` (``read_own`` reads them back), and the errors. A provider (a model or judge
 that answers in this process) needs, in its cheap spec module: ``ProviderSpec`` (registered in
@@ -43,6 +45,7 @@ from pytest_audiobench.errors import (
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
+    from pytest_audiobench.benchmarks.choice import choice_line, choice_linear, percent
     from pytest_audiobench.benchmarks.judging import ask_until_parsed, fence_for, shown
     from pytest_audiobench.benchmarks.metafile import read_json_array
     from pytest_audiobench.benchmarks.sample import Sample
@@ -71,6 +74,9 @@ _LAZY = {
     "Release": "pytest_audiobench.benchmarks.base",
     "Runtime": "pytest_audiobench.benchmarks.base",
     "Tally": "pytest_audiobench.benchmarks.base",
+    "choice_line": "pytest_audiobench.benchmarks.choice",
+    "choice_linear": "pytest_audiobench.benchmarks.choice",
+    "percent": "pytest_audiobench.benchmarks.choice",
     "ask_until_parsed": "pytest_audiobench.benchmarks.judging",
     "fence_for": "pytest_audiobench.benchmarks.judging",
     "shown": "pytest_audiobench.benchmarks.judging",
@@ -154,9 +160,12 @@ __all__ = [
     "Verdict",
     "__version__",
     "ask_until_parsed",
+    "choice_line",
+    "choice_linear",
     "convert",
     "fence_for",
     "fetch_dataset",
+    "percent",
     "read_json_array",
     "read_own",
     "shown",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,10 @@ from pytest_audiobench import (
     Settings,
     Tally,
     Verdict,
+    choice_line,
+    choice_linear,
     fetch_dataset,
+    percent,
     shown,
 )
 from pytest_audiobench.benchmarks.air_bench_foundation.data import (
@@ -73,6 +76,7 @@ ALIGN_TEMPERATURES = (1.0, 2.0)
 an item's temperature is fixed by a hash of its id, so every run asks it alike."""
 ALIGN_MAX_TOKENS = 1024
 _GROUPINGS = (("category", "category."), ("task", "task."), ("folder", "folder."))
+_ENDINGS = {"avg": "correct", "official.avg": "official", "strict.avg": "strict"}
 
 
 class FoundationSettings(OwnSettings):
@@ -208,30 +212,13 @@ class Foundation(Benchmark):
         graded = foundation_verdicts(record.verdicts)
         if not graded or not record.answers:
             return None
-        values = _values(graded)
-        answer = record.answers[0].text
-        return SampleLine(
-            id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
-            groups={"all": "all", "category": record.category, "task": record.subcategory,
-                    "folder": record.task},
-            values=values, runs=[_values([v]) for v in graded] if len(graded) > 1 else [],
-            draws=[100.0 * v.correct for v in graded], judged=self._align_decides,
-            failed=not all(v.correct for v in graded),
-            answer_sha256=hashlib.sha256(answer.encode("utf-8")).hexdigest(), answer=answer,
-            reasoning=record.answers[0].reasoning,
-            replies=[v.align.reply.text for v in graded if v.align is not None])
+        return choice_line(record, graded, _values,
+                           {"category": record.category, "task": record.subcategory,
+                            "folder": record.task}, judged=self._align_decides,
+                           replies=[v.align.reply.text for v in graded if v.align is not None])
 
     def linear(self, metric: str) -> Linear | None:
-        rest = metric.removeprefix(f"{NAME}.")
-        by, group = "all", "all"
-        for grouping, prefix in _GROUPINGS:
-            if rest.startswith(prefix):
-                by = grouping
-                group, rest = _split_group(metric, prefix)
-                break
-        value = {"avg": "correct", "official.avg": "official", "strict.avg": "strict"}.get(rest)
-        return None if value is None else Linear(value=value, by=by, weights={group: 1.0},
-                                                 low=0.0, high=100.0, binary=True)
+        return choice_linear(metric, NAME, _GROUPINGS, _ENDINGS)
 
     def margin(self, metric: str) -> float:
         return 1.0  # percentage points of accuracy
@@ -315,33 +302,17 @@ def _within(letter: str | None, options: Sequence[str]) -> str | None:
 def _values(graded: Sequence[FoundationVerdict]) -> dict[str, float]:
     """Percent right over the runs ``graded``: by the deciding matcher, by strict, and by
     official over the runs the official scorer counted (none: no official value)."""
-    values = {"correct": _percent(v.correct for v in graded),
-              "strict": _percent(v.strict == v.answer for v in graded)}
+    values = {"correct": percent(v.correct for v in graded),
+              "strict": percent(v.strict == v.answer for v in graded)}
     counted = [v for v in graded if v.official_counted]
     if counted:
-        values["official"] = _percent(v.official == v.answer for v in counted)
+        values["official"] = percent(v.official == v.answer for v in counted)
     if graded[0].matcher == "official":
         if counted:
             values["correct"] = values["official"]
         else:
             del values["correct"]
     return values
-
-
-def _percent(flags: Iterable[bool]) -> float:
-    seen = list(flags)
-    return 100.0 * sum(seen) / len(seen)
-
-
-def _split_group(metric: str, prefix: str) -> tuple[str, str]:
-    """``category.speech.official.avg`` -> ``("speech", "official.avg")``: a group's name
-    holds no dot but a folder's may (``common_voice_13.0_en``), so the known endings are
-    taken off the right."""
-    rest = metric.removeprefix(f"{NAME}.").removeprefix(prefix)
-    for ending in ("official.avg", "strict.avg", "avg"):
-        if rest.endswith("." + ending):
-            return rest[:-len(ending) - 1], ending
-    return rest, ""
 
 
 def _readings(verdict: FoundationVerdict) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
+from pytest_audiobench.benchmarks.choice import choice_line, choice_linear, percent
 from pytest_audiobench.benchmarks.matching import (
     MatchDecision,
     match_official,
@@ -36,13 +37,16 @@ from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, EndpointError, NotRun
-from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
+from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.outcome.view import Choice, Detail, SampleView
 from pytest_audiobench.transport.endpoint import Endpoint
 
 NO_RUBRICS = "Rubrics and CRS unavailable: this release (MMAR-meta.json) has no rubrics"
+_GROUPINGS = (("task", "modality."), ("category", "category."), ("subcategory", "subcategory."))
+_ENDINGS = {"avg": "correct", "official.avg": "official", "strict.avg": "strict",
+            "rubrics": "rubric"}
 
 
 class Mmar(Benchmark):
@@ -219,31 +223,14 @@ class Mmar(Benchmark):
         graded = mmar_verdicts(record.verdicts)
         if not graded or not record.answers:
             return None
-        values = _values(graded)
-        first = record.answers[0]
-        return SampleLine(
-            id=record.nodeid, cluster=first.request.audio_sha256,
-            groups={"all": "all", "task": record.task, "category": slug(record.category),
-                    "subcategory": slug(record.subcategory)},
-            values=values, runs=[_values([v]) for v in graded] if len(graded) > 1 else [],
-            draws=[100.0 * v.correct for v in graded],
-            failed=not all(v.correct for v in graded),
-            answer_sha256=text_sha256(first.text), answer=first.text, reasoning=first.reasoning)
+        return choice_line(record, graded, _values, {
+            "task": record.task, "category": slug(record.category),
+            "subcategory": slug(record.subcategory)})
 
     def linear(self, metric: str) -> Linear | None:
-        rest = metric.removeprefix(f"{NAME}.")
-        by, group = "all", "all"
-        for grouping, prefix in (("task", "modality."), ("category", "category."),
-                                 ("subcategory", "subcategory.")):
-            if rest.startswith(prefix):
-                by = grouping
-                group, _, rest = rest.removeprefix(prefix).partition(".")
-        value = {"avg": "correct", "official.avg": "official", "strict.avg": "strict",
-                 "rubrics": "rubric"}.get(rest)
         # Percent: an item right in every run is 100, wrong in every run 0; the rubric is a
         # judge's rating in between.
-        return None if value is None else Linear(value=value, by=by, weights={group: 1.0},
-                                                 low=0.0, high=100.0, binary=value != "rubric")
+        return choice_linear(metric, NAME, _GROUPINGS, _ENDINGS, rated={"rubric"})
 
     def margin(self, metric: str) -> float:
         return 1.0  # percentage points of accuracy, or of the rubric score
@@ -301,19 +288,14 @@ class MmarTally(Tally):
 def _values(graded: Sequence[MmarVerdict]) -> dict[str, float]:
     """A sample's per-sample values over the runs ``graded``: percent correct by each
     matcher, and the mean rubric rating of the runs rated."""
-    values = {"correct": _percent(v.correct for v in graded),
-              "official": _percent(v.official.correct for v in graded),
-              "strict": _percent(v.strict.correct for v in graded)}
+    values = {"correct": percent(v.correct for v in graded),
+              "official": percent(v.official.correct for v in graded),
+              "strict": percent(v.strict.correct for v in graded)}
     rated = [v.rubric.score for v in graded if v.rubric is not None and v.rubric.score
              is not None]
     if rated:
         values["rubric"] = 100 * sum(rated) / len(rated)
     return values
-
-
-def _percent(flags: Iterable[bool]) -> float:
-    seen = list(flags)
-    return 100.0 * sum(seen) / len(seen)
 
 
 def match_answer(record: MmarRecord, answer: ModelAnswer, matcher: Matcher) -> MmarVerdict:
