@@ -247,3 +247,16 @@ def test_runs_judged_at_another_temperature_are_not_compared_as_the_gate_would_n
     assert ("A was judged by judge-model, B by judge-model (sampling {'temperature': 1.0, "
             "'max_tokens': 1024} (today: {'temperature': 0.0, 'max_tokens': 1024})): their "
             "scores are not comparable") in result.stderr
+
+
+def test_the_compare_page_holds_b_against_a_as_an_applied_gate(
+        two_checkpoints: tuple[Path, Path]) -> None:
+    from pytest_audiobench.commands.compare import compare, compare_page
+    from pytest_audiobench.report.reading import read_report
+
+    a, b = (read_report(path, "audiobench-compare") for path in two_checkpoints)
+    page = compare_page(b, compare(a, b), 0, "B against A")
+    summary = page.report.benchmarks[0]
+    assert b.benchmarks[0].baseline_status != "applied"  # B's own run had no baseline
+    assert (summary.baseline_status, summary.holds_items) == ("applied", True)
+    assert summary.gate is not None and summary.gate.rows

@@ -278,7 +278,7 @@ def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
             continue
         gate = Gate(rows=list(c.rows.values()), missing=0, allowed=0)
         summaries.append(summary.model_copy(update={
-            "gate": gate, "baseline": "applied", "holds_items": c.noise_known}))
+            "gate": gate, "baseline_status": "applied", "holds_items": c.noise_known}))
     report = b.model_copy(update={"benchmarks": summaries, "samples": samples,
                                   "gate_held": not any(c.worse for c in compared)})
     benches = {c.benchmark: registry.create(c.benchmark, b.settings) for c in compared}
