@@ -94,6 +94,14 @@ def say(label: str, failed: int, runs: int, extra: str = "") -> None:
           f"upper bound {100 * upper(failed, runs):.1f} %){extra}", flush=True)
 
 
+def served_args(model_url: str, judge_url: str, data: Path) -> list[str]:
+    """The options of a run of the served model, graded by the served judge, on ``data``."""
+    return ["--audiobench-model", "audio-model", "--audiobench-api-url", model_url,
+            "--audiobench-judge-model", "judge-model", "--audiobench-judge-api-url", judge_url,
+            f"--audiobench-data={data}", "--audiobench-no-cache", "--audiobench-concurrency",
+            "32"]
+
+
 def mini(folder: Path, seeds: Sequence[int]) -> None:
     runner = Runner(folder)
     common = ["--audiobench-model", "random", "--audiobench-judge-model", "overlap",
@@ -120,10 +128,7 @@ def noisy(folder: Path, seeds: Sequence[int]) -> None:
             FakeOpenAIServer(judge, models=["judge-model"]) as judging, \
             FakeOpenAIServer(Model(), models=["prod"]) as live:
         runner = Runner(folder)
-        common = ["--audiobench-model", "audio-model", "--audiobench-api-url", served.url,
-                  "--audiobench-judge-model", "judge-model", "--audiobench-judge-api-url",
-                  judging.url, f"--audiobench-data={data}", "--audiobench-no-cache",
-                  "--audiobench-concurrency", "32"]
+        common = served_args(served.url, judging.url, data)
         runner.run(*common, "--audiobench-update-baseline")
         failed, items = 0, []
         for seed in seeds:
@@ -162,10 +167,7 @@ def full(folder: Path, seeds: Sequence[int]) -> None:
     with FakeOpenAIServer(model, models=["audio-model"]) as served, \
             FakeOpenAIServer(judge, models=["judge-model"]) as judging:
         runner = Runner(folder)
-        common = ["--audiobench-model", "audio-model", "--audiobench-api-url", served.url,
-                  "--audiobench-judge-model", "judge-model", "--audiobench-judge-api-url",
-                  judging.url, f"--audiobench-data={data}", "--audiobench-no-cache",
-                  "--audiobench-concurrency", "32"]
+        common = served_args(served.url, judging.url, data)
         runner.run(*common, "--audiobench-update-baseline")
         caught, unchanged, dropped = 0, [], []
         for seed in seeds:
