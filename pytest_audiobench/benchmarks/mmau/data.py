@@ -112,9 +112,8 @@ def audio_path(root: Path, record: MmauRecord) -> Path:
 
 
 def _record(meta: Path, index: int, raw: Any, split: str) -> MmauRecord:
-    where = f"{meta}: record {index}" + (f" (id {raw['id']!r})" if isinstance(raw, dict)
-                                          and "id" in raw else "")
     record = validated(MmauRecord, raw, f"{meta}: record {index}", _EXPECTED)
+    where = f"{meta}: record {index} (id {record.id!r})"
     if record.answer is None and split != "test":
         raise DataError(f"{where}: no answer; the {split} split has every answer ({_EXPECTED})")
     if record.answer is not None and record.answer not in record.choices:
