@@ -1,4 +1,4 @@
-"""pytest-audiobench: AIR-Bench and MMAR as a pytest release gate for audio-language models.
+"""pytest-audiobench: AIR-Bench, MMAR and MMAU as a pytest release gate for audio-language models.
 
 The package root is the public API a third-party benchmark or provider is written against
 (docs/extending.md shows both); every name in ``__all__`` is kept across minor releases, and
@@ -11,11 +11,13 @@ the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON
 of its judge calls), ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the ``Runtime``
 it asks through, ``ask_until_parsed`` for a judge (``fence_for`` and ``shown`` to show it a
 model's answer as data, cut when too long), ``Metric`` for its numbers (``Tally`` to fold them
-record by record), ``SampleLine`` and ``Linear`` for the paired gate (a multiple-choice
-benchmark makes them with ``choice_line`` and ``choice_linear``, ``percent`` its accuracies),
-``SampleView``,
-``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own settings
-``OwnSettings`` (``read_own`` reads them back), and the errors. A provider (a model or judge
+record by record), ``SampleLine`` and ``Linear`` for the paired gate (``choice_line`` and
+``choice_linear`` make them for a multiple-choice benchmark, ``percent`` its accuracies),
+``SampleView``, ``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own
+settings ``OwnSettings`` (``read_own`` reads them back), and the errors. A multiple-choice
+benchmark subclasses ``ChoiceBenchmark`` instead, with a ``MatchedVerdict`` (the official
+token-set rule and the strict one) or a ``ChoiceVerdict`` of its own, and gets the grading,
+numbers, gate lines, failure report, page and export from it. A provider (a model or judge
 that answers in this process) needs, in its cheap spec module: ``ProviderSpec`` (registered in
 the ``pytest_audiobench.providers`` entry-point group) and ``ProviderOptions`` for its own
 flags; in its module: the ``ProviderSetup`` it is built with, the ``Completion`` it answers
@@ -48,6 +50,11 @@ if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.choice import choice_line, choice_linear, percent
     from pytest_audiobench.benchmarks.judging import ask_until_parsed, fence_for, shown
     from pytest_audiobench.benchmarks.metafile import read_json_array
+    from pytest_audiobench.benchmarks.multiple_choice import (
+        ChoiceBenchmark,
+        ChoiceVerdict,
+        MatchedVerdict,
+    )
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config import convert
     from pytest_audiobench.config.declarations import (
@@ -81,6 +88,9 @@ _LAZY = {
     "fence_for": "pytest_audiobench.benchmarks.judging",
     "shown": "pytest_audiobench.benchmarks.judging",
     "read_json_array": "pytest_audiobench.benchmarks.metafile",
+    "ChoiceBenchmark": "pytest_audiobench.benchmarks.multiple_choice",
+    "ChoiceVerdict": "pytest_audiobench.benchmarks.multiple_choice",
+    "MatchedVerdict": "pytest_audiobench.benchmarks.multiple_choice",
     "Sample": "pytest_audiobench.benchmarks.sample",
     "BenchmarkOptions": "pytest_audiobench.config.declarations",
     "BenchmarkSpec": "pytest_audiobench.config.declarations",
@@ -131,6 +141,8 @@ __all__ = [
     "BenchmarkOptions",
     "BenchmarkSpec",
     "Choice",
+    "ChoiceBenchmark",
+    "ChoiceVerdict",
     "Completion",
     "DataError",
     "Detail",
@@ -140,6 +152,7 @@ __all__ = [
     "Flag",
     "JudgeError",
     "Linear",
+    "MatchedVerdict",
     "Metric",
     "ModelAnswer",
     "NotRun",

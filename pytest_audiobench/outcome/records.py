@@ -35,7 +35,9 @@ class Verdict(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        Verdict.kinds[cls.model_fields["kind"].default] = cls
+        kind = cls.model_fields["kind"].default
+        if isinstance(kind, str):  # a base shared by several kinds (ChoiceVerdict) names none
+            Verdict.kinds[kind] = cls
 
     @property
     def judge_failures(self) -> int:

@@ -18,28 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from pytest_audiobench import (
-    Benchmark,
-    Choice,
+    ChoiceBenchmark,
+    ChoiceVerdict,
     DataError,
-    Detail,
     DownloadError,
-    Linear,
-    Metric,
     ModelAnswer,
     OwnSettings,
     Release,
     Runtime,
     Sample,
-    SampleLine,
     SampleRecord,
-    SampleView,
     Settings,
-    Tally,
-    Verdict,
-    choice_line,
-    choice_linear,
     fetch_dataset,
-    percent,
     shown,
 )
 from pytest_audiobench.benchmarks.air_bench_foundation.data import (
@@ -59,24 +49,17 @@ from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
     TASKS,
     Matcher,
 )
-from pytest_audiobench.benchmarks.air_bench_foundation.metrics import FoundationScores
 from pytest_audiobench.benchmarks.air_bench_foundation.prompts import align_prompt, model_prompt
 from pytest_audiobench.benchmarks.air_bench_foundation.reading import (
     official_letter,
     strict_choice,
 )
-from pytest_audiobench.benchmarks.air_bench_foundation.verdict import (
-    Alignment,
-    FoundationVerdict,
-    foundation_verdicts,
-)
+from pytest_audiobench.benchmarks.air_bench_foundation.verdict import Alignment, FoundationVerdict
 
 ALIGN_TEMPERATURES = (1.0, 2.0)
 """The official script sends about half of the align requests at 2.0, the rest at 1.0; here
 an item's temperature is fixed by a hash of its id, so every run asks it alike."""
 ALIGN_MAX_TOKENS = 1024
-_GROUPINGS = (("category", "category."), ("task", "task."), ("folder", "folder."))
-_ENDINGS = {"avg": "correct", "official.avg": "official", "strict.avg": "strict"}
 
 
 class FoundationSettings(OwnSettings):
@@ -85,18 +68,27 @@ class FoundationSettings(OwnSettings):
     matcher: Matcher = "official"
 
 
-class Foundation(Benchmark):
-    """The AIR-Bench Foundation items; tasks are the 25 source folders."""
+class Foundation(ChoiceBenchmark):
+    """The AIR-Bench Foundation items; tasks are the 25 source folders. Numbers in percent,
+    pooled over items: per folder, per task (its folders pooled), per category and over every
+    item; with them the official scorer's failures (left out of its count) and the strict
+    matcher's unanswered replies (counted wrong)."""
 
     name = NAME
+    verdict = FoundationVerdict
+    groupings = (("category", "category."), ("task", "task."), ("folder", "folder."))
+    fallible = frozenset({"official"})
+    lettered = True
+    matcher: Matcher
 
     def __init__(self, settings: Settings) -> None:
-        super().__init__(settings)
-        self.own = settings.of(NAME, FoundationSettings)
+        own = settings.of(NAME, FoundationSettings)
         judge = settings.judge
+        matcher: Matcher = own.matcher if judge is not None else "strict"
+        super().__init__(settings, matcher)
+        self.own = own
         self.aligns = judge is not None
         """A judge is given, so the official align step runs."""
-        self.matcher: Matcher = self.own.matcher if self.aligns else "strict"
         self.sampled = judge is not None and not judge.offline
         """An LLM judge aligns, whose replies vary and may change (an offline one does not)."""
         self._align_decides = self.sampled and self.matcher == "official"
@@ -186,68 +178,19 @@ class Foundation(Benchmark):
         # An LLM align judge decides the official numbers; the strict ones need none.
         return release.headline if self._align_decides else ()
 
-    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
-        graded = foundation_verdicts(verdicts)
-        wrong = [v for v in graded if not v.correct]
-        if not wrong:
-            return None
-        runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
-        first = graded[0]
-        lines = [f"wrong answer{runs} ({self.matcher} matcher)",
-                 f"question: {sample.question}",
-                 *(f"  {letter}. {option}" for letter, option in zip(LETTERS, sample.choices,
-                                                                     strict=False)),
-                 f"correct: {first.answer}. {sample.reference}"]
-        for answer, verdict in zip(answers, graded, strict=True):
-            prefix = "" if len(graded) == 1 else f"run {answer.run} "
-            lines += [f"{prefix}answer: {answer.said()}", *_readings(verdict)]
-        lines.append(f"audio: {sample.audio}")
-        return "\n".join(lines)
+    def groups(self, record: SampleRecord) -> dict[str, str]:
+        # The record's task is its folder; its AIR-Bench task is the sub-category.
+        return {"category": record.category, "task": record.subcategory, "folder": record.task}
 
-    def tally(self, runs: int) -> Tally:
-        return FoundationTally(runs, self.matcher)
+    def decided_by_judge(self) -> bool:
+        return self._align_decides
 
-    def sample_line(self, record: SampleRecord) -> SampleLine | None:
-        graded = foundation_verdicts(record.verdicts)
-        if not graded or not record.answers:
-            return None
-        return choice_line(record, graded, _values,
-                           {"category": record.category, "task": record.subcategory,
-                            "folder": record.task}, judged=self._align_decides,
-                           replies=[v.align.reply.text for v in graded if v.align is not None])
-
-    def linear(self, metric: str) -> Linear | None:
-        return choice_linear(metric, NAME, _GROUPINGS, _ENDINGS)
-
-    def margin(self, metric: str) -> float:
-        return 1.0  # percentage points of accuracy
-
-    def failed_means(self) -> str:
-        return "wrong"
-
-    def view(self, record: SampleRecord) -> SampleView:
-        graded = foundation_verdicts(record.verdicts)
-        letters = LETTERS[:len(record.choices)]
-        correct = next((v.answer for v in graded), None)
-        chosen = None
-        if graded:
-            first = graded[0]
-            chosen = first.official if first.matcher == "official" else first.strict
-        choices = [Choice(text=f"{letter}. {option}",
-                          correct=letter == correct or (correct is None
-                                                        and option == record.reference),
-                          chosen=letter == chosen)
-                   for letter, option in zip(letters, record.choices, strict=True)]
-        if not graded:
-            return SampleView(choices=choices)
-        right = sum(v.correct for v in graded)
-        score = ("right" if right else "wrong") if len(graded) == 1 else \
-            f"right in {right} of {len(graded)} runs"
-        details = [Detail(label=f"{'' if len(graded) == 1 else f'run {i}, '}{label}", text=text)
-                   for i, verdict in enumerate(graded)
-                   for label, text in _detail_lines(verdict)]
-        return SampleView(score=score, choices=choices, details=details)
+    def question_lines(self, sample: Sample, first: ChoiceVerdict) -> list[str]:
+        assert isinstance(first, FoundationVerdict)
+        return [f"question: {sample.question}",
+                *(f"  {letter}. {option}" for letter, option in zip(LETTERS, sample.choices,
+                                                                    strict=False)),
+                f"correct: {first.answer}. {sample.reference}"]
 
     def notes(self, release: Release) -> list[str]:
         notes = [f"{self.matcher} matcher decides correctness ({NAME}.official.avg and "
@@ -267,21 +210,6 @@ class Foundation(Benchmark):
         return notes
 
 
-class FoundationTally(Tally):
-    """Each inference run's counts, folded record by record."""
-
-    def __init__(self, runs: int, matcher: str) -> None:
-        self._runs = [FoundationScores(matcher) for _ in range(runs)]
-
-    def add(self, record: SampleRecord) -> None:
-        for scores, verdict in zip(self._runs, foundation_verdicts(record.verdicts),
-                                   strict=False):
-            scores.add(record, verdict)
-
-    def metrics(self, run: int) -> dict[str, Metric]:
-        return self._runs[run].metrics()
-
-
 def _sample(root: Path, record: FoundationRecord) -> Sample:
     """The sample of ``record``; what it keeps of the record beyond the common fields is the
     correct option's letter (checked at load): 19,000 records held whole would cost about
@@ -297,34 +225,3 @@ def _sample(root: Path, record: FoundationRecord) -> Sample:
 def _within(letter: str | None, options: Sequence[str]) -> str | None:
     """A letter the official rules read, kept only when the item has that option."""
     return letter if letter is not None and letter in LETTERS[:len(options)] else None
-
-
-def _values(graded: Sequence[FoundationVerdict]) -> dict[str, float]:
-    """Percent right over the runs ``graded``: by the deciding matcher, by strict, and by
-    official over the runs the official scorer counted (none: no official value)."""
-    values = {"correct": percent(v.correct for v in graded),
-              "strict": percent(v.strict == v.answer for v in graded)}
-    counted = [v for v in graded if v.official_counted]
-    if counted:
-        values["official"] = percent(v.official == v.answer for v in counted)
-    if graded[0].matcher == "official":
-        if counted:
-            values["correct"] = values["official"]
-        else:
-            del values["correct"]
-    return values
-
-
-def _readings(verdict: FoundationVerdict) -> list[str]:
-    return [f"{label}: {text}" for label, text in _detail_lines(verdict)]
-
-
-def _detail_lines(verdict: FoundationVerdict) -> list[tuple[str, str]]:
-    strict = verdict.strict or "none"
-    lines = [("strict", f"{strict} ({verdict.strict_reason})")]
-    if verdict.align is None:
-        lines.append(("official", "not aligned (no judge)"))
-    else:
-        read = verdict.official or "none: the scorer's failure, left out of the count"
-        lines.append(("official", f"{read} (align judge replied {verdict.align.reply.text!r})"))
-    return lines

@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from pytest_audiobench import Completion, Usage, Verdict
-from pytest_audiobench.benchmarks.air_bench_foundation.facts import Matcher
+from pytest_audiobench import ChoiceVerdict, Completion, Detail, Usage
+from pytest_audiobench.benchmarks.air_bench_foundation.facts import LETTERS, Matcher
 
 
 class Alignment(BaseModel):
@@ -20,7 +20,7 @@ class Alignment(BaseModel):
     letter: str | None
 
 
-class FoundationVerdict(Verdict):
+class FoundationVerdict(ChoiceVerdict):
     """One answer's grading by both matchers; ``matcher`` decides."""
 
     kind: Literal["air_bench_foundation"] = "air_bench_foundation"
@@ -38,16 +38,32 @@ class FoundationVerdict(Verdict):
         return self.align.letter if self.align is not None else None
 
     @property
-    def official_counted(self) -> bool:
-        """Whether the official scorer counts it: aligned to a letter (its failures are left
-        out of the denominator)."""
-        return self.align is not None and self.align.letter is not None
+    def decisions(self) -> dict[str, bool | None]:
+        # The official scorer's failure (no letter read) is left out of its count.
+        decisions: dict[str, bool | None] = {"strict": self.strict == self.answer}
+        if self.align is not None:
+            decisions["official"] = None if self.official is None else \
+                self.official == self.answer
+        return decisions
+
+    def chosen(self, choices: Sequence[str]) -> int | None:
+        letter = self.official if self.matcher == "official" else self.strict
+        return None if letter is None else LETTERS.index(letter)
+
+    def counts(self) -> dict[str, int]:
+        return {"strict.unanswered": int(self.strict is None)}
+
+    def readings(self) -> list[Detail]:
+        lines = [Detail(label="strict", text=f"{self.strict or 'none'} ({self.strict_reason})")]
+        if self.align is None:
+            return [*lines, Detail(label="official", text="not aligned (no judge)")]
+        read = self.official or "none: the scorer's failure, left out of the count"
+        return [*lines, Detail(label="official",
+                               text=f"{read} (align judge replied {self.align.reply.text!r})")]
 
     @property
-    def correct(self) -> bool:
-        """Right by the deciding matcher (an official failure is not right)."""
-        chosen = self.official if self.matcher == "official" else self.strict
-        return chosen == self.answer
+    def judge_reply(self) -> str | None:
+        return self.align.reply.text if self.align is not None else None
 
     @property
     def judge_usage(self) -> Usage:
@@ -69,8 +85,3 @@ class FoundationVerdict(Verdict):
     @property
     def judge_failures(self) -> int:
         return int(self.align is not None and self.align.letter is None)
-
-
-def foundation_verdicts(verdicts: Sequence[object]) -> list[FoundationVerdict]:
-    """The Foundation verdicts among a record's verdicts."""
-    return [v for v in verdicts if isinstance(v, FoundationVerdict)]

@@ -7,21 +7,13 @@ rubric, and a wrong one scores 0 without a judge call, as the official scripts d
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import ClassVar
 
-from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
-from pytest_audiobench.benchmarks.choice import choice_line, choice_linear, percent
-from pytest_audiobench.benchmarks.matching import (
-    MatchDecision,
-    match_official,
-    match_strict,
-    split_reasoning,
-)
-from pytest_audiobench.benchmarks.mmar.choices import Matcher
+from pytest_audiobench.benchmarks.base import Release, Runtime
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
-from pytest_audiobench.benchmarks.mmar.export import export_submission
-from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME
+from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME, REASONING_LIMIT
 from pytest_audiobench.benchmarks.mmar.metrics import MmarScores, slug
 from pytest_audiobench.benchmarks.mmar.prompts import prompt_for
 from pytest_audiobench.benchmarks.mmar.rubrics import (
@@ -32,31 +24,33 @@ from pytest_audiobench.benchmarks.mmar.rubrics import (
     wrong_answer_verdict,
 )
 from pytest_audiobench.benchmarks.mmar.settings import MmarSettings
-from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict, mmar_verdicts
-from pytest_audiobench.benchmarks.reporting import text_field
+from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
+from pytest_audiobench.benchmarks.multiple_choice import ChoiceBenchmark, ChoiceScores
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, EndpointError, NotRun
-from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256
-from pytest_audiobench.outcome.metrics import Metric
+from pytest_audiobench.outcome.lines import protocol_sha256
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
-from pytest_audiobench.outcome.view import Choice, Detail, SampleView
 from pytest_audiobench.transport.endpoint import Endpoint
 
 NO_RUBRICS = "Rubrics and CRS unavailable: this release (MMAR-meta.json) has no rubrics"
-_GROUPINGS = (("task", "modality."), ("category", "category."), ("subcategory", "subcategory."))
-_ENDINGS = {"avg": "correct", "official.avg": "official", "strict.avg": "strict",
-            "rubrics": "rubric"}
 
 
-class Mmar(Benchmark):
+class Mmar(ChoiceBenchmark):
     """The 1,000 MMAR items; tasks are the seven modalities."""
 
     name = NAME
+    verdict = MmarVerdict
+    groupings = (("task", "modality."), ("category", "category."),
+                 ("subcategory", "subcategory."))
+    endings: ClassVar[Mapping[str, str]] = {**ChoiceBenchmark.endings, "rubrics": "rubric"}
+    ratings = frozenset({"rubric"})
+    export_flag, export_title = "--audiobench-export-mmar", "MMAR"
 
     def __init__(self, settings: Settings) -> None:
-        super().__init__(settings)
-        self.own = settings.of(NAME, MmarSettings)
+        own = settings.of(NAME, MmarSettings)
+        super().__init__(settings, own.matcher)
+        self.own = own
         judge = settings.judge
         self.max_answer_chars = judge.max_answer_chars if judge is not None else 0
         self.rated = judge is not None and not judge.offline
@@ -115,7 +109,7 @@ class Mmar(Benchmark):
             return 0, 0, False
         if answer is None:
             return raters, 0, True  # only a correct answer is rated
-        verdict = match_answer(record, answer, self.own.matcher)
+        verdict = self.verdict.read(answer, record.answer, record.choices, self.matcher)
         if not verdict.correct:
             return 0, 0, False  # a wrong answer scores 0 without a judge call
         messages, _ = rubric_messages(record.question, record.answer, record.thinking or "",
@@ -127,7 +121,8 @@ class Mmar(Benchmark):
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
         record: MmarRecord = sample.record
-        verdict = match_answer(record, answer, self.own.matcher)
+        verdict: MmarVerdict = self.verdict.read(answer, record.answer, record.choices,
+                                                 self.matcher)
         judge = self.rubric_judge(runtime)
         if judge is None or record.rubric is None:
             return verdict
@@ -148,92 +143,31 @@ class Mmar(Benchmark):
                                        reason=f"the rubric judge failed: {exc}")
         return verdict.model_copy(update={"rubric": rubric})
 
-    def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
-        graded = mmar_verdicts(verdicts)
-        wrong = [v for v in graded if not v.correct]
-        if not wrong:
-            return None
-        record: MmarRecord = sample.record
-        runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
-        lines = [
-            f"wrong answer{runs} ({self.own.matcher} matcher)",
-            text_field("question", record.question),
-            text_field("choices", " | ".join(record.choices)),
-            text_field("correct", record.answer),
-        ]
-        for answer, verdict in zip(answers, graded, strict=True):
-            prefix = "" if len(graded) == 1 else f"run {answer.run} "
-            lines += [
-                text_field(prefix + "answer", answer.said()),
-                text_field("extracted", verdict.prediction),
-                f"official:  {_decision(verdict.official)}",
-                f"strict:    {_decision(verdict.strict)}",
-            ]
-            if verdict.rubric is not None and verdict.rubric.raters:
-                lines += _rubric_lines(verdict.rubric)
-        lines.append(f"audio: {sample.audio}")
-        return "\n".join(lines)
+    def groups(self, record: SampleRecord) -> dict[str, str]:
+        return {"task": record.task, "category": slug(record.category),
+                "subcategory": slug(record.subcategory)}
 
     def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
-        graded = mmar_verdicts(verdicts)
-        props: list[tuple[str, object]] = [
-            ("audiobench_correct", " ".join(str(v.correct).lower() for v in graded)),
-            ("audiobench_prediction", " | ".join(v.prediction for v in graded)),
-        ]
+        graded: list[MmarVerdict] = self.graded(verdicts)
+        props = [*super().properties(verdicts),
+                 ("audiobench_prediction", " | ".join(v.prediction for v in graded))]
         rubric = [v.rubric.score for v in graded if v.rubric is not None]
         if rubric:
             props.append(("audiobench_rubric", " ".join(
                 "n/a" if s is None else f"{s:.3f}" for s in rubric)))
         return props
 
-    def tally(self, runs: int) -> Tally:
-        return MmarTally(runs)
+    def scores(self) -> ChoiceScores:
+        return MmarScores(self)
 
-    def view(self, record: SampleRecord) -> SampleView:
-        graded = mmar_verdicts(record.verdicts)
-        if not graded:
-            return SampleView(choices=[Choice(text=c, correct=c == record.reference)
-                                       for c in record.choices])
-        right = sum(v.correct for v in graded)
-        score = ("right" if right else "wrong") if len(graded) == 1 else \
-            f"right in {right} of {len(graded)} runs"
-        first = graded[0]
-        taken = (first.official if first.matcher == "official" else first.strict).extracted
-        choices = [Choice(text=c, correct=c == record.reference, chosen=c == taken)
-                   for c in record.choices]
-        details = []
-        for index, verdict in enumerate(graded):
-            run = "" if len(graded) == 1 else f"run {index}, "
-            details += [Detail(label=f"{run}extracted", text=verdict.prediction),
-                        Detail(label=f"{run}official", text=_decision(verdict.official)),
-                        Detail(label=f"{run}strict", text=_decision(verdict.strict))]
-            if verdict.reasoning:
-                details.append(Detail(label=f"{run}reasoning", text=verdict.reasoning,
-                                      folded=True))
-            if verdict.rubric is not None and verdict.rubric.raters:
-                details.append(Detail(label=f"{run}rubric",
-                                      text="\n".join(_rubric_lines(verdict.rubric))))
-        return SampleView(score=score, choices=choices, details=details)
-
-    def failed_means(self) -> str:
-        return "wrong"
-
-    def sample_line(self, record: SampleRecord) -> SampleLine | None:
-        graded = mmar_verdicts(record.verdicts)
-        if not graded or not record.answers:
-            return None
-        return choice_line(record, graded, _values, {
-            "task": record.task, "category": slug(record.category),
-            "subcategory": slug(record.subcategory)})
-
-    def linear(self, metric: str) -> Linear | None:
-        # Percent: an item right in every run is 100, wrong in every run 0; the rubric is a
-        # judge's rating in between.
-        return choice_linear(metric, NAME, _GROUPINGS, _ENDINGS, rated={"rubric"})
-
-    def margin(self, metric: str) -> float:
-        return 1.0  # percentage points of accuracy, or of the rubric score
+    def values(self, graded: Sequence[MmarVerdict]) -> dict[str, float]:
+        # The base's percent right by matcher, and the mean rubric rating of the runs rated.
+        values = super().values(graded)
+        rated = [v.rubric.score for v in graded if v.rubric is not None and v.rubric.score
+                 is not None]
+        if rated:
+            values["rubric"] = 100 * sum(rated) / len(rated)
+        return values
 
     def notes(self, release: Release) -> list[str]:
         own, judge = self.own, self.settings.judge
@@ -258,68 +192,11 @@ class Mmar(Benchmark):
                          "middle runs (paper protocol); each run is in the JSON report")
         return notes
 
-    def outputs(self) -> dict[str, Path]:
-        path = self.own.export_path
-        return {} if path is None else {"--audiobench-export-mmar": path}
+    def export_path(self) -> Path | None:
+        return self.own.export_path
 
-    def finish(self, records: Iterable[SampleRecord]) -> list[str]:
-        path = self.own.export_path
-        if path is None:
-            return []
-        written, empty = export_submission((r for r in records if r.benchmark == NAME), path)
-        return [f"MMAR submission: {written} lines written to {path}"
-                + (f" ({empty} without a prediction)" if empty else "")]
-
-
-class MmarTally(Tally):
-    """Each inference run's counts, folded record by record."""
-
-    def __init__(self, runs: int) -> None:
-        self._runs = [MmarScores() for _ in range(runs)]
-
-    def add(self, record: SampleRecord) -> None:
-        for scores, verdict in zip(self._runs, mmar_verdicts(record.verdicts), strict=False):
-            scores.add(record, verdict)
-
-    def metrics(self, run: int) -> dict[str, Metric]:
-        return self._runs[run].metrics()
-
-
-def _values(graded: Sequence[MmarVerdict]) -> dict[str, float]:
-    """A sample's per-sample values over the runs ``graded``: percent correct by each
-    matcher, and the mean rubric rating of the runs rated."""
-    values = {"correct": percent(v.correct for v in graded),
-              "official": percent(v.official.correct for v in graded),
-              "strict": percent(v.strict.correct for v in graded)}
-    rated = [v.rubric.score for v in graded if v.rubric is not None and v.rubric.score
-             is not None]
-    if rated:
-        values["rubric"] = 100 * sum(rated) / len(rated)
-    return values
-
-
-def match_answer(record: MmarRecord, answer: ModelAnswer, matcher: Matcher) -> MmarVerdict:
-    """Split the answer from its reasoning and match it with both matchers; ``matcher``
-    decides. An empty answer is wrong, as the official script has it."""
-    reasoning, prediction = split_reasoning(answer.text, answer.reasoning)
-    return MmarVerdict(matcher=matcher, reasoning=reasoning, prediction=prediction,
-                       official=match_official(prediction, record.answer, record.choices),
-                       strict=match_strict(prediction, record.answer, record.choices))
-
-
-def _decision(decision: MatchDecision) -> str:
-    verdict = "correct" if decision.correct else "wrong"
-    took = f", read as {decision.extracted!r}" if decision.extracted else ""
-    return f"{verdict}{took}: {decision.reason}"
-
-
-def _rubric_lines(rubric: RubricVerdict) -> list[str]:
-    lines = [f"rubric: {'n/a' if rubric.score is None else f'{rubric.score:.3f}'}"
-             + (f" ({rubric.reason})" if rubric.reason else "")]
-    for index, rater in enumerate(rubric.raters, 1):
-        if rater.scores is None:
-            lines.append(f"  rater {index}: no acceptable reply ({rater.problem})")
-            continue
-        lines.append(f"  rater {index}: {rater.score:.2f}")
-        lines += [f"    {s.name}: {s.score} - {s.justification}" for s in rater.scores]
-    return lines
+    def submission(self, record: SampleRecord, verdict: MmarVerdict | None) -> dict[str, str]:
+        # The challenge's line: thinking_prediction cut below its 10,000 characters.
+        thinking, answer = (verdict.reasoning, verdict.prediction) if verdict else ("", "")
+        return {"id": record.sample_id, "thinking_prediction": thinking[:REASONING_LIMIT - 1],
+                "answer_prediction": answer}

@@ -306,3 +306,16 @@ async def _rate(judge: Judge, messages: list[dict[str, Any]],
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def rubric_lines(rubric: RubricVerdict) -> list[str]:
+    """A rubric verdict as the failure report and the page show it: the score, each rater's."""
+    lines = [("n/a" if rubric.score is None else f"{rubric.score:.3f}")
+             + (f" ({rubric.reason})" if rubric.reason else "")]
+    for index, rater in enumerate(rubric.raters, 1):
+        if rater.scores is None:
+            lines.append(f"  rater {index}: no acceptable reply ({rater.problem})")
+            continue
+        lines.append(f"  rater {index}: {rater.score:.2f}")
+        lines += [f"    {s.name}: {s.score} - {s.justification}" for s in rater.scores]
+    return lines

@@ -2,31 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal
 
-from pytest_audiobench.benchmarks.matching import MatchDecision
-from pytest_audiobench.benchmarks.mmar.rubrics import RubricVerdict
-from pytest_audiobench.outcome.records import Verdict
+from pytest_audiobench.benchmarks.mmar.rubrics import RubricVerdict, rubric_lines
+from pytest_audiobench.benchmarks.multiple_choice import MatchedVerdict
+from pytest_audiobench.outcome.view import Detail
 from pytest_audiobench.transport.types import Usage
 
 
-class MmarVerdict(Verdict):
+class MmarVerdict(MatchedVerdict):
     """One answer's grading: what was extracted, both matchers' decisions, the rubric."""
 
     kind: Literal["mmar"] = "mmar"
     matcher: Literal["official", "strict"]
-    reasoning: str
-    prediction: str
-    """The final answer taken from the reply (the whole reply when it has no answer line)."""
-    official: MatchDecision
-    strict: MatchDecision
     rubric: RubricVerdict | None = None
     """None without a judge or without rubrics in the release."""
 
-    @property
-    def correct(self) -> bool:
-        return (self.official if self.matcher == "official" else self.strict).correct
+    def readings(self) -> list[Detail]:
+        rated = self.rubric is not None and self.rubric.raters
+        return super().readings() + ([Detail(label="rubric",
+                                             text="\n".join(rubric_lines(self.rubric)))]
+                                     if rated and self.rubric is not None else [])
 
     @property
     def judge_failures(self) -> int:
@@ -49,8 +45,3 @@ class MmarVerdict(Verdict):
     @property
     def judge_cached(self) -> int:
         return sum(r.cached for r in (self.rubric.raters if self.rubric else []))
-
-
-def mmar_verdicts(verdicts: Sequence[object]) -> list[MmarVerdict]:
-    """The MMAR verdicts among a record's verdicts."""
-    return [v for v in verdicts if isinstance(v, MmarVerdict)]
