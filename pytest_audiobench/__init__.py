@@ -6,7 +6,9 @@ nothing else is promised. A benchmark package needs, in its cheap spec module:
 ``BenchmarkSpec`` (registered in the ``pytest_audiobench.benchmarks`` entry-point group),
 ``BenchmarkOptions`` and ``Flag`` for its own flags, ``convert`` for their converters. In its
 benchmark module: ``Benchmark`` (its abstract methods are required, the rest have defaults),
-the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON array;
+the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON array,
+``validated`` checks a record against a pydantic model in one line, ``inside_root`` an audio
+path;
 ``fetch_dataset`` downloads from ModelScope), the ``Sample``, ``Verdict`` (with the ``Usage``
 of its judge calls), ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the ``Runtime``
 it asks through, ``ask_until_parsed`` for a judge (``fence_for`` and ``shown`` to show it a
@@ -17,7 +19,8 @@ record by record), ``SampleLine`` and ``Linear`` for the paired gate (``choice_l
 settings ``OwnSettings`` (``read_own`` reads them back), and the errors. A multiple-choice
 benchmark subclasses ``ChoiceBenchmark`` instead, with a ``MatchedVerdict`` (the official
 token-set rule and the strict one) or a ``ChoiceVerdict`` of its own, and gets the grading,
-numbers, gate lines, failure report, page and export from it. A provider (a model or judge
+numbers, gate lines, failure report, page and export from it; its spec offers the matchers
+by their names, ``MATCHERS``. A provider (a model or judge
 that answers in this process) needs, in its cheap spec module: ``ProviderSpec`` (registered in
 the ``pytest_audiobench.providers`` entry-point group) and ``ProviderOptions`` for its own
 flags; in its module: the ``ProviderSetup`` it is built with, the ``Completion`` it answers
@@ -48,8 +51,9 @@ from pytest_audiobench.errors import (
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
     from pytest_audiobench.benchmarks.choice import choice_line, choice_linear, percent
+    from pytest_audiobench.benchmarks.choice_names import MATCHERS
     from pytest_audiobench.benchmarks.judging import ask_until_parsed, fence_for, shown
-    from pytest_audiobench.benchmarks.metafile import read_json_array
+    from pytest_audiobench.benchmarks.metafile import inside_root, read_json_array, validated
     from pytest_audiobench.benchmarks.multiple_choice import (
         ChoiceBenchmark,
         ChoiceVerdict,
@@ -88,6 +92,9 @@ _LAZY = {
     "fence_for": "pytest_audiobench.benchmarks.judging",
     "shown": "pytest_audiobench.benchmarks.judging",
     "read_json_array": "pytest_audiobench.benchmarks.metafile",
+    "validated": "pytest_audiobench.benchmarks.metafile",
+    "inside_root": "pytest_audiobench.benchmarks.metafile",
+    "MATCHERS": "pytest_audiobench.benchmarks.choice_names",
     "ChoiceBenchmark": "pytest_audiobench.benchmarks.multiple_choice",
     "ChoiceVerdict": "pytest_audiobench.benchmarks.multiple_choice",
     "MatchedVerdict": "pytest_audiobench.benchmarks.multiple_choice",
@@ -133,6 +140,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "MATCHERS",
     "AudioError",
     "AudiobenchError",
     "AudiobenchWarning",
@@ -178,8 +186,10 @@ __all__ = [
     "convert",
     "fence_for",
     "fetch_dataset",
+    "inside_root",
     "percent",
     "read_json_array",
     "read_own",
     "shown",
+    "validated",
 ]

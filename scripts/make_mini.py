@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Write the bundled mini benchmark: AIR-Bench Chat, MMAR and AIR-Bench Foundation layouts with
-synthesized audio.
+"""Write the bundled mini benchmark: AIR-Bench Chat, MMAR, AIR-Bench Foundation and MMAU layouts
+with synthesized audio.
 
     python scripts/make_mini.py [--out DIR]
 
@@ -35,11 +35,12 @@ DEFAULT_OUT = REPO / "pytest_audiobench" / "data" / "mini"
 RATE = 16_000
 MIN_SECONDS = 1.5
 MAX_SECONDS = 4.0
-SIZE_LIMIT = 5_000_000
+SIZE_LIMIT = 6_000_000
 DATASET = "mini"
 SOURCE = "pytest-audiobench mini"
 # What the script owns inside --out: removed before writing, so no stale file survives.
-OWNED = ("air_bench_chat", "mmar", "air_bench_foundation", "MANIFEST.json", "README.md")
+OWNED = ("air_bench_chat", "mmar", "air_bench_foundation", "mmau", "MANIFEST.json",
+         "README.md")
 ESPEAK_MISSING = "espeak-ng not found: install it with apt-get install espeak-ng"
 
 
@@ -743,6 +744,66 @@ the real ones (the audio and the text are this project's, whatever the folder sa
 FLAC_TASKS = ("Audio_Grounding",)
 """Tasks whose records name a .wav the release stores as .flac (as the real one does)."""
 
+
+
+@dataclass(frozen=True)
+class MmauItem:
+    task: str
+    difficulty: str
+    category: str
+    sub_category: str
+    question: str
+    choices: tuple[str, ...]
+    answer: str
+    make: Maker
+
+
+MMAU: tuple[MmauItem, ...] = (
+    # speech
+    MmauItem("speech", "easy", "Information Extraction", "Conversational Fact Retrieval",
+             "What does the man want to drink?", ("tea", "coffee", "water"), "coffee",
+             dialogue(DRINK)),
+    MmauItem("speech", "medium", "Information Extraction", "Key highlight Extraction",
+             "Where did the woman say the car is parked?",
+             ("next to the library", "behind the station", "at the airport",
+              "in front of the bank"), "next to the library", dialogue(PARKING)),
+    MmauItem("speech", "medium", "Reasoning", "Counting",
+             "How many different people speak in the clip?", ("one", "two", "three", "four",
+                                                              "five"), "two", dialogue(WEEKEND)),
+    MmauItem("speech", "hard", "Reasoning", "Multi Speaker Role Mapping",
+             "Who asks the question in the conversation?", ("the woman", "the man"),
+             "the woman", dialogue(TRAIN)),
+    # sound
+    MmauItem("sound", "easy", "Information Extraction", "Sound-Based Event Recognition",
+             "How many beeps are heard?", ("two", "three", "four", "six"), "three",
+             lambda tts: beeps(3)),
+    MmauItem("sound", "medium", "Reasoning", "Acoustic Scene Reasoning",
+             "What weather is most likely outside?", ("rain", "snow", "fog"), "rain",
+             lambda tts: rain(2.5, seed=81)),
+    MmauItem("sound", "hard", "Reasoning", "Temporal Event Reasoning",
+             "Which beep differs from the others?", ("the first", "the last", "the second"),
+             "the last", lambda tts: beeps(4, odd=3, odd_freq=1800.0)),
+    MmauItem("sound", "medium", "Reasoning", "Acoustic Source Inference",
+             "What kind of signal is heard?", ("a steady hiss", "a ringing phone",
+                                               "a barking dog", "footsteps"), "a steady hiss",
+             lambda tts: white_noise(2.0, seed=82)),
+    # music
+    MmauItem("music", "easy", "Information Extraction", "Instrumentation",
+             "Which instrument keeps the rhythm?", ("a drum", "a violin", "a flute"), "a drum",
+             lambda tts: beat(110, 2.5)),
+    MmauItem("music", "medium", "Reasoning", "Harmony and Chord Progressions",
+             "How many chords are played?", ("two", "three", "four", "five"), "four",
+             lambda tts: progression([C_MAJOR, A_MINOR, (65, 69, 72), C_MAJOR], 0.6)),
+    MmauItem("music", "hard", "Reasoning", "Melodic Structure Interpretation",
+             "Does the melody rise or fall?", ("it rises", "it falls"), "it rises",
+             lambda tts: melody((60, 62, 64, 65, 67, 69, 71, 72), 0.25)),
+    MmauItem("music", "medium", "Reasoning", "Emotional Tone Interpretation",
+             "What mood does the music carry?", ("happy", "sad", "angry", "fearful"), "sad",
+             lambda tts: progression([A_MINOR, (53, 57, 60), (52, 55, 59), A_MINOR], 0.7)),
+)
+"""MMAU items in the published layout (``mmau-test-mini.json``, ``test-mini-audios/``): the
+three tasks, the three difficulties, two to five options; their text and audio are ours."""
+
 # --- records ----------------------------------------------------------------------------------
 
 def chat_record(index: int, item: ChatItem) -> dict[str, Any]:
@@ -770,6 +831,15 @@ def foundation_record(index: int, item: FoundationItem) -> dict[str, Any]:
     record.update({"answer_gt": item.answer, "task_name": item.task,
                    "dataset_name": FOUNDATION_DATASETS[item.task], "uniq_id": index})
     return record
+
+
+def mmau_record(index: int, item: MmauItem) -> dict[str, Any]:
+    ident = f"mini-{index:03d}"
+    return {"id": ident, "audio_id": f"./test-mini-audios/{ident}.wav",
+            "question": item.question, "choices": list(item.choices), "answer": item.answer,
+            "dataset": DATASET, "task": item.task, "split": "test-mini",
+            "category": item.category, "sub-category": item.sub_category,
+            "difficulty": item.difficulty}
 
 
 def rubric(item: MmarItem) -> list[dict[str, Any]]:
@@ -846,8 +916,15 @@ def build(out: Path) -> None:
         write_text(foundation_root / "Foundation_meta.json",
                    json.dumps(records, indent=2, ensure_ascii=False) + "\n")
 
+        mmau_root = out / "mmau"
+        records = [mmau_record(index, item) for index, item in enumerate(MMAU, start=1)]
+        for record, item in zip(records, MMAU, strict=True):
+            write_wav(mmau_root / record["audio_id"], item.make(tts))
+        write_text(mmau_root / "mmau-test-mini.json",
+                   json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+
         write_text(out / "README.md", README.format(chat=len(CHAT), mmar=len(MMAR),
-                                                    foundation=len(FOUNDATION)))
+                                                    foundation=len(FOUNDATION), mmau=len(MMAU)))
         write_text(out / "MANIFEST.json", json.dumps(
             {"espeak_ng": tts.version, "files": hashes(out)}, indent=2) + "\n")
     finally:
@@ -881,6 +958,9 @@ A tiny benchmark bundled with pytest-audiobench, in the release layouts the plug
   over speech, sound and music, with two, three and four options; the folders carry the real
   release's names, so the items' node ids are the real ones, but their text and audio are
   ours; the Audio_Grounding one names a `.wav` that is stored as `.flac`, as in the release.
+- `mmau/`: {mmau} MMAU test-mini records (`mmau-test-mini.json`, audio in
+  `test-mini-audios/`), four each of speech, sound and music, over the three difficulties,
+  with two to five options.
 
 `--audiobench-data mini` runs them all (or `air_bench_chat=mini`, ...) to try a model
 end to end in seconds. The numbers it gives say nothing about the real benchmarks.
@@ -893,7 +973,7 @@ by the script, and must be rewritten when the data changes.
 Everything here was written and synthesized by this project: the questions, answers,
 reasoning and rubrics were written for it, speech was synthesized with espeak-ng and every
 other sound (tones, chords, beats, noise) was generated with numpy from fixed seeds. It holds
-no text and no audio from the real AIR-Bench or MMAR releases. Every question can be answered
+no text and no audio from the real AIR-Bench, MMAR or MMAU releases. Every question can be answered
 from its clip; items without speech are expected to defeat a transcription-only model.
 
 All audio is 16 kHz mono 16-bit PCM, WAV (the one FLAC aside), 1.5 to 4 seconds long.
@@ -921,8 +1001,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out: Path = args.out
     build(out)
     size = total_size(out)
-    print(f"wrote {len(CHAT)} AIR-Bench Chat, {len(MMAR)} MMAR and {len(FOUNDATION)} AIR-Bench "
-          f"Foundation items to {out}: "
+    print(f"wrote {len(CHAT)} AIR-Bench Chat, {len(MMAR)} MMAR, {len(FOUNDATION)} AIR-Bench "
+          f"Foundation and {len(MMAU)} MMAU items to {out}: "
           f"{size:,} bytes ({size / 1e6:.2f} MB)")
     if size >= SIZE_LIMIT:
         print(f"error: {out} is over the {SIZE_LIMIT / 1e6:g} MB limit", file=sys.stderr)

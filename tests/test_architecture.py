@@ -14,9 +14,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "pytest_audiobench"
-BUILT_IN = ("air_bench_chat", "mmar", "air_bench_foundation")
-# A benchmark's name as code writes it: mmar, MMAR, air_bench_chat, AIR-Bench, AirBenchChat.
-NAMED = re.compile(r"(?<![a-z])(mmar|air[_-]?bench)(?![a-z])", re.IGNORECASE)
+BUILT_IN = ("air_bench_chat", "mmar", "air_bench_foundation", "mmau")
+# A benchmark's name as code writes it: mmar, MMAR, mmau, air_bench_chat, AIR-Bench, AirBenchChat.
+NAMED = re.compile(r"(?<![a-z])(mmar|mmau|air[_-]?bench)(?![a-z])", re.IGNORECASE)
 
 
 def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:

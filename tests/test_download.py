@@ -19,6 +19,7 @@ from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub import modelscope
 from pytest_audiobench.hub.modelscope import allow_patterns, resolve_endpoint
 from tests.fakes.modelscope_hub import FakeModelScopeHub
+from tests.fakes.serving import closed_port
 
 SPEECH_QA_FILES = [
     "Chat/speech_QA_iemocap/Ses01F_impro01_F000.wav",
@@ -61,13 +62,6 @@ def _modelscope_kept_home(isolated_modelscope: None) -> None:
 def hub(release: Path) -> Iterator[FakeModelScopeHub]:
     with FakeModelScopeHub({AIR_BENCH_CHAT_REPO: release}) as server:
         yield server
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def test_speech_qa_fetches_only_the_meta_file_and_the_speech_qa_folders(
@@ -192,7 +186,7 @@ def test_no_task_at_all_is_a_value_error(tmp_path: Path) -> None:
 def test_an_unreachable_hub_fails_fast_with_one_line_naming_what_where_and_the_fix(
     tmp_path: Path,
 ) -> None:
-    endpoint = f"http://127.0.0.1:{_closed_port()}"
+    endpoint = f"http://127.0.0.1:{closed_port()}"
     started = time.monotonic()
 
     with pytest.raises(DownloadError) as info:

@@ -7,9 +7,7 @@ import json
 import re
 import socket
 import tarfile
-import threading
 import time
-import wave
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -25,23 +23,15 @@ from pytest_audiobench.benchmarks.mmar.download import (
 from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub import huggingface
 from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
+from tests.fakes.datasets import tiny_wav
+from tests.fakes.filesystems import visible_names
 from tests.fakes.hf_hub import FakeHfHub
+from tests.fakes.serving import at_once, closed_port
 
 NAMES = ("a", "b", "c")
 
 
-def _wav(seed: int) -> bytes:
-    """A tiny, valid 16 kHz mono WAV file whose samples depend on `seed`."""
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(16000)
-        out.writeframes(bytes([seed % 256, 0]) * 160)
-    return buffer.getvalue()
-
-
-AUDIO = {f"{name}.wav": _wav(i) for i, name in enumerate(NAMES)}
+AUDIO = {f"{name}.wav": tiny_wav(i) for i, name in enumerate(NAMES)}
 
 
 def _meta_records() -> list[dict[str, object]]:
@@ -135,17 +125,6 @@ def hub(release: Path) -> Iterator[FakeHfHub]:
         yield server
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
-def _visible(root: Path) -> set[str]:
-    return {p.name for p in root.iterdir() if not p.name.startswith(".")}
-
-
 def _assert_one_line_with_the_fix(error: DownloadError, endpoint: str) -> None:
     message = str(error)
     assert "\n" not in message
@@ -164,7 +143,7 @@ def test_it_downloads_the_meta_file_and_the_archive_and_unpacks_the_audio_to_roo
 
     assert root == tmp_path / "cache" / "BoJack--MMAR"
     assert hub.downloaded == [MMAR_META, MMAR_ARCHIVE]
-    assert _visible(root) == {MMAR_META, "audio"}
+    assert visible_names(root) == {MMAR_META, "audio"}
     assert (root / MMAR_META).read_bytes() == (release / MMAR_META).read_bytes()
     assert {p.name: p.read_bytes() for p in (root / "audio").iterdir()} == AUDIO
     assert not any(p.name.startswith(".audio-partial-") for p in root.iterdir())
@@ -202,7 +181,7 @@ def test_a_changed_archive_on_the_hub_is_downloaded_and_unpacked_again(
     hub: FakeHfHub, release: Path, tmp_path: Path
 ) -> None:
     root = download_mmar(tmp_path / "cache", endpoint=hub.url)
-    _write_archive(release / MMAR_ARCHIVE, _audio_members("audio/", {"d.wav": _wav(9)}))
+    _write_archive(release / MMAR_ARCHIVE, _audio_members("audio/", {"d.wav": tiny_wav(9)}))
 
     again = download_mmar(tmp_path / "cache", endpoint=hub.url)
 
@@ -236,7 +215,7 @@ def test_without_mmar_meta_jsonl_the_legacy_mmar_meta_json_is_fetched(
 
     assert server.downloaded == [MMAR_LEGACY_META, MMAR_ARCHIVE]
     assert ("HEAD", f"/datasets/{MMAR_REPO}/resolve/main/{MMAR_META}") in server.requests
-    assert _visible(root) == {MMAR_LEGACY_META, "audio"}
+    assert visible_names(root) == {MMAR_LEGACY_META, "audio"}
     assert (root / MMAR_LEGACY_META).read_bytes() == (release / MMAR_LEGACY_META).read_bytes()
 
 
@@ -253,7 +232,7 @@ def test_when_the_repo_moves_to_the_jsonl_meta_file_the_legacy_copy_is_dropped(
 
         download_mmar(tmp_path / "cache", endpoint=server.url)
 
-    assert _visible(root) == {MMAR_META, "audio"}
+    assert visible_names(root) == {MMAR_META, "audio"}
 
 
 @pytest.mark.parametrize(
@@ -272,7 +251,7 @@ def test_the_folder_that_holds_the_wav_files_becomes_root_audio(
     with FakeHfHub({MMAR_REPO: release}) as server:
         root = download_mmar(tmp_path / "cache", endpoint=server.url)
 
-    assert _visible(root) == {MMAR_META, "audio"}
+    assert visible_names(root) == {MMAR_META, "audio"}
     assert {p.name: p.read_bytes() for p in (root / "audio").iterdir()} == AUDIO
 
 
@@ -289,22 +268,7 @@ def test_folder_members_in_the_archive_are_fine(release: Path, tmp_path: Path) -
 
 
 def test_concurrent_calls_both_return_the_complete_root(hub: FakeHfHub, tmp_path: Path) -> None:
-    results: list[Path] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            results.append(download_mmar(tmp_path / "cache", endpoint=hub.url))
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-
-    assert errors == []
+    results = at_once(lambda: download_mmar(tmp_path / "cache", endpoint=hub.url))
     assert len(results) == 2 and results[0] == results[1]
     assert {p.name for p in (results[0] / "audio").iterdir()} == set(AUDIO)
     assert hub.downloaded.count(MMAR_ARCHIVE) == 1
@@ -359,7 +323,7 @@ def test_an_unsafe_member_fails_the_download_and_nothing_is_written_outside(
     assert not (tmp_path / "evil").exists()
     assert [p for p in tmp_path.rglob("evil*")] == []
     root = tmp_path / "cache" / "BoJack--MMAR"
-    assert _visible(root) == set()  # no audio/ and no meta file: not a release root
+    assert visible_names(root) == set()  # no audio/ and no meta file: not a release root
     assert list(root.glob(".audio-partial-*")) == []
 
 
@@ -465,7 +429,7 @@ def test_a_repo_without_the_archive_is_an_unexpected_layout(release: Path, tmp_p
 def test_an_unreachable_endpoint_fails_fast_with_one_line_naming_what_where_and_the_fix(
     tmp_path: Path,
 ) -> None:
-    endpoint = f"http://127.0.0.1:{_closed_port()}"
+    endpoint = f"http://127.0.0.1:{closed_port()}"
     started = time.monotonic()
 
     with pytest.raises(DownloadError) as raised:
@@ -537,7 +501,7 @@ def test_with_hf_hub_offline_the_legacy_meta_file_is_found_in_the_cache(
 
         download_mmar(tmp_path / "cache", endpoint=server.url)
 
-    assert _visible(root) == {MMAR_LEGACY_META, "audio"}
+    assert visible_names(root) == {MMAR_LEGACY_META, "audio"}
 
 
 def test_with_hf_hub_offline_and_nothing_cached_the_error_says_so(

@@ -14,7 +14,7 @@ from pytest_audiobench.benchmarks.matching import (
     split_reasoning,
     tokens,
 )
-from pytest_audiobench.benchmarks.mmar.prompts import default_prompt, reasoning_prompt
+from pytest_audiobench.benchmarks.templates import default_prompt, reasoning_prompt
 from pytest_audiobench.transport.types import Completion, split_thought
 from tests.fakes.datasets import load_mmar_reference, reference_available
 

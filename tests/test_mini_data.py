@@ -26,14 +26,16 @@ from pytest_audiobench.benchmarks.mmar.data import (
     audio_path,
     read_mmar,
 )
+from pytest_audiobench.benchmarks.mmau import data as mmau
 
 REPO = Path(__file__).resolve().parents[1]
 MINI = REPO / "pytest_audiobench" / "data" / "mini"
 CHAT_ROOT = MINI / "air_bench_chat"
 MMAR_ROOT = MINI / "mmar"
 FOUNDATION_ROOT = MINI / "air_bench_foundation"
+MMAU_ROOT = MINI / "mmau"
 SCRIPT = REPO / "scripts" / "make_mini.py"
-SIZE_LIMIT = 5_000_000
+SIZE_LIMIT = 6_000_000
 CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
                "uniq_id"]
 MMAR_FIELDS = ["id", "audio_path", "question", "choices", "answer", "modality", "category",
@@ -73,6 +75,17 @@ def _mmar_clips() -> list[Path]:
 def _foundation_clips() -> list[Path]:
     return [foundation.audio_path(FOUNDATION_ROOT, r)
             for r in foundation.read_records(FOUNDATION_ROOT)]
+
+
+def _mmau_clips() -> list[Path]:
+    return [mmau.audio_path(MMAU_ROOT, r) for r in mmau.read_mmau(MMAU_ROOT, "test-mini")]
+
+
+def test_mmau_covers_its_three_tasks_and_difficulties_with_two_to_five_options() -> None:
+    records = mmau.read_mmau(MMAU_ROOT, "test-mini")
+    assert Counter(r.task for r in records) == {"speech": 4, "sound": 4, "music": 4}
+    assert {r.difficulty for r in records} == {"easy", "medium", "hard"}
+    assert {len(r.choices) for r in records} == {2, 3, 4, 5}
 
 
 def test_foundation_covers_the_three_categories_with_two_to_four_options_and_a_flac() -> None:
@@ -115,7 +128,7 @@ def test_mmar_covers_every_modality_and_layer_with_rubrics() -> None:
 
 
 def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
-    clips = _chat_clips() + _mmar_clips() + _foundation_clips()
+    clips = _chat_clips() + _mmar_clips() + _foundation_clips() + _mmau_clips()
     assert sorted(clips) == sorted([*MINI.rglob("*.wav"), *MINI.rglob("*.flac")])
     for clip in clips:
         info = sf.info(clip)
@@ -126,7 +139,7 @@ def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
         assert abs(data).max() > 0, clip
 
 
-def test_the_folder_stays_under_5_mb() -> None:
+def test_the_folder_stays_under_6_mb() -> None:
     size = sum(p.stat().st_size for p in MINI.rglob("*") if p.is_file())
     assert size < SIZE_LIMIT, f"{MINI} holds {size:,} bytes, over {SIZE_LIMIT:,}"
 

@@ -62,7 +62,8 @@ def test_its_two_first_lines_are_the_main_job_and_the_test_command_ci_runs() -> 
     packages, install_dev, tests = first.group(2).split(" && ")
     assert set(packages.split()[3:]) == {"espeak-ng", "chromium", "chromium-driver"}
     assert all(name in ci for name in ("espeak-ng", "chromium", "chromium-driver"))
-    assert install_dev == "pip install -e '.[dev,cascade]'" and "-e '.[dev,cascade]'" in ci
+    extras = "-e '.[dev,cascade,mmau]'"
+    assert install_dev == f"pip install {extras}" and extras in ci
     assert f"{tests}          # the README test command, verbatim" in ci
 
 

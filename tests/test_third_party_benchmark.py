@@ -5,6 +5,7 @@ through the entry-point groups (shards and their merge, which reads no conftest)
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -35,18 +36,19 @@ def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-benchmark\nVersion: 0.1\n",
                                    encoding="utf-8")
     (dist / "entry_points.txt").write_text(
-        "[pytest_audiobench.benchmarks]\ntoy = tests.toy:SPEC\n\n"
+        "[pytest_audiobench.benchmarks]\ntoy = tests.toy:SPEC\n"
+        "toy_choice = tests.toy:CHOICE_SPEC\n\n"
         "[pytest_audiobench.providers]\ntoy-judge = tests.toy:JUDGE\n", encoding="utf-8")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(REPO)]))
     return site
 
 
 TOY_CONFTEST = """
-from tests.toy import JUDGE, SPEC
+from tests.toy import CHOICE_SPEC, JUDGE, SPEC
 
 
 def pytest_audiobench_register():
-    return [SPEC, JUDGE]
+    return [SPEC, CHOICE_SPEC, JUDGE]
 """
 
 
@@ -83,15 +85,18 @@ def answering(*wrong: str) -> Scripted:
 
 
 def toy_run(pytester: pytest.Pytester, servers: Servers, data: Path, *args: str,
-            installed: bool = False) -> tuple[pytest.RunResult, dict[str, Any]]:
-    """A run of the toy: in this process (its conftest registers it), or ``installed`` in a
+            installed: bool = False, benchmark: str = "toy", judge: bool = True
+            ) -> tuple[pytest.RunResult, dict[str, Any]]:
+    """A run of the toy (or ``benchmark``, another of its folder; with the judge server unless
+    not ``judge``): in this process (its conftest registers it), or ``installed`` in a
     subprocess (its entry points do)."""
     report = pytester.path / "report.json"
     start = pytester.runpytest_subprocess if installed else pytester.runpytest
+    judged = ("--audiobench-judge-model", "judge-model", "--audiobench-judge-api-url",
+              servers.judge.url) if judge else ()
     result = start(
         "-p", "no:cacheprovider", "--audiobench-model", MODEL,
-        "--audiobench-api-url", servers.model.url, "--audiobench-judge-model", "judge-model",
-        "--audiobench-judge-api-url", servers.judge.url, "--audiobench-benchmark", "toy",
+        "--audiobench-api-url", servers.model.url, *judged, "--audiobench-benchmark", benchmark,
         f"--audiobench-data={data}", f"--audiobench-report={report}", "--audiobench-no-cache",
         *args)
     data_out = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
@@ -267,3 +272,113 @@ def test_a_benchmark_whose_class_states_another_name_than_its_spec_is_one_usage_
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
     assert "benchmark 'renamed': tests.toy.benchmark:Toy states its name as 'toy'; set its " \
            "class attribute name to the spec's" in result.stderr.str()
+
+
+CHOICE_ITEMS = [  # id, task, question, choices, answer, the model's reply
+    ("a1", "animals", "Which animal barks?", ["dog", "cat", "cow"], "dog", "The answer is dog."),
+    ("a2", "animals", "Which bird calls?", ["small bird", "big bird", "owl"], "big bird",
+     "a big bird, or maybe a small bird"),
+    ("i1", "instruments", "Which one is bowed?", ["piano", "violin", "flute"], "violin", "B"),
+    ("i2", "instruments", "Which one is plucked?", ["harp", "drum", "organ"], "harp", ""),
+]
+
+
+@pytest.fixture
+def choice_data(tmp_path: Path) -> Path:
+    root = tmp_path / "toy-choice-release"
+    root.mkdir()
+    items: list[dict[str, Any]] = [
+        {"id": i, "task": t, "audio": f"{i}.wav", "question": q, "choices": c, "answer": a}
+        for i, t, q, c, a, _ in CHOICE_ITEMS]
+    (root / "toy_choice.json").write_text(json.dumps(items), encoding="utf-8")
+    for item in items:
+        _write_audio(root / item["audio"], item["id"], 0.05, 16000)
+    return root
+
+
+@pytest.fixture
+def choice_servers(servers: Servers) -> Servers:
+    """A model that gives each toy_choice question its reply in ``CHOICE_ITEMS``."""
+    script = Scripted("no idea")
+    for _, _, question, _, _, reply in CHOICE_ITEMS:
+        script = script.when(contains=question, replies=reply)
+    servers.model.script = script
+    return servers
+
+
+def choice_run(pytester: pytest.Pytester, servers: Servers, data: Path,
+               *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    """A run of toy_choice, which needs no judge (its empty answer is asked again at once)."""
+    return toy_run(pytester, servers, data, "--audiobench-retry-wait=0", *args,
+                   benchmark="toy_choice", judge=False)
+
+
+def test_a_multiple_choice_benchmark_on_the_public_base_is_graded_counted_and_exported(
+        pytester: pytest.Pytester, toy_conftest: None, choice_data: Path,
+        choice_servers: Servers) -> None:
+    export = pytester.path / "predictions.jsonl"
+    result, report = choice_run(pytester, choice_servers, choice_data,
+                                f"--audiobench-toy-choice-export={export}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    samples = {s["sample_id"]: s for s in report["samples"]}
+    # a1 names the answer; a2 holds "small", a word of another option (the token-set rule);
+    # i1 is a bare letter, which only the strict rule reads; i2 is empty, wrong by both.
+    assert {i: s["outcome"] for i, s in samples.items()} == {
+        "a1": "passed", "a2": "failed", "i1": "failed", "i2": "failed"}
+    assert {i: (s["verdicts"][0]["official"]["correct"], s["verdicts"][0]["strict"]["correct"])
+            for i, s in samples.items()} == {"a1": (True, True), "a2": (False, False),
+                                             "i1": (False, True), "i2": (False, False)}
+    assert samples["a2"]["answers"][0]["request"]["prompt"] == \
+        "Which bird calls?\nOptions:\nsmall bird\nbig bird\nowl"
+    (bench,) = report["benchmarks"]
+    assert bench["headline"] == ["toy_choice.avg", "toy_choice.task.animals.avg",
+                                 "toy_choice.task.instruments.avg"]
+    # The official matcher decides: a1 of the four right; by the strict one, a1 and i1.
+    assert {name: (m["value"], m["n"]) for name, m in bench["metrics"].items()} == {
+        "toy_choice.avg": (25.0, 4), "toy_choice.official.avg": (25.0, 4),
+        "toy_choice.strict.avg": (50.0, 4),
+        "toy_choice.task.animals.avg": (50.0, 2),
+        "toy_choice.task.animals.official.avg": (50.0, 2),
+        "toy_choice.task.animals.strict.avg": (50.0, 2),
+        "toy_choice.task.instruments.avg": (0.0, 2),
+        "toy_choice.task.instruments.official.avg": (0.0, 2),
+        "toy_choice.task.instruments.strict.avg": (50.0, 2)}
+    assert samples["a2"]["message"] == "\n".join([
+        "wrong answer (official matcher)",
+        "question:  Which bird calls?",
+        "choices:   small bird | big bird | owl",
+        "correct:   big bird",
+        "answer:    a big bird, or maybe a small bird",
+        "extracted: a big bird, or maybe a small bird",
+        "official:  wrong: also contains 'small' from choice 'small bird'",
+        "strict:    wrong: also contains 'small' from choice 'small bird'",
+        f"audio: {choice_data / 'a2.wav'}"])
+    assert ("official:  wrong: the prediction has no word: an empty prediction is wrong"
+            in samples["i2"]["message"])
+    assert f"toy_choice submission: 4 lines written to {export}" in result.stdout.str()
+    assert [json.loads(line) for line in export.read_text("utf-8").splitlines()] == [
+        {"id": i, "prediction": reply} for i, _, _, _, _, reply in CHOICE_ITEMS]
+
+
+def test_a_multiple_choice_benchmarks_own_option_picks_the_matcher_that_decides(
+        pytester: pytest.Pytester, toy_conftest: None, choice_data: Path,
+        choice_servers: Servers) -> None:
+    result, report = choice_run(pytester, choice_servers, choice_data,
+                                "--audiobench-toy-choice-matcher=strict")
+    assert {s["sample_id"]: s["outcome"] for s in report["samples"]} == {
+        "a1": "passed", "a2": "failed", "i1": "passed", "i2": "failed"}
+    metrics = {name: m["value"] for name, m in report["benchmarks"][0]["metrics"].items()}
+    assert (metrics["toy_choice.avg"], metrics["toy_choice.official.avg"],
+            metrics["toy_choice.task.instruments.avg"]) == (50.0, 25.0, 50.0)
+    assert "wrong answer (strict matcher)" in result.stdout.str()
+
+
+def test_the_multiple_choice_toy_imports_nothing_but_the_package_root() -> None:
+    for module in ("choice.py", "__init__.py"):
+        tree = ast.parse((REPO / "tests" / "toy" / module).read_text(encoding="utf-8"))
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names} | {
+            node.module for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module}
+        assert {name for name in imported if name.split(".")[0] == "pytest_audiobench"} == {
+            "pytest_audiobench"}, module

@@ -51,6 +51,9 @@ class Release:
     """Metrics shown in the summary and written by --audiobench-update-baseline."""
     notes: tuple[str, ...] = ()
     """What this release implies for the numbers (e.g. a metric it cannot give)."""
+    withheld: bool = False
+    """The release withholds its answers (a test split): its samples are asked, not scored,
+    and it has no numbers and no gate."""
 
 
 class Runtime:

@@ -10,6 +10,7 @@ off the right.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
@@ -31,6 +32,11 @@ def percent(flags: Iterable[bool]) -> float:
     """The share of ``flags`` that are true, in percent."""
     seen = list(flags)
     return 100.0 * sum(seen) / len(seen)
+
+
+def slug(name: str) -> str:
+    """A group's name in metric names: 'Semantic Layer' -> 'semantic_layer'."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 def choice_line(record: SampleRecord, graded: Sequence[V],

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 ENTRY_POINTS = "pytest_audiobench.benchmarks"
 BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.mmar:SPEC",
-            "pytest_audiobench.benchmarks.air_bench_foundation:SPEC")
+            "pytest_audiobench.benchmarks.air_bench_foundation:SPEC",
+            "pytest_audiobench.benchmarks.mmau:SPEC")
 
 
 @functools.cache

@@ -77,7 +77,8 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     for name in benches:
         summary = next(b for _, r in reports for b in r.benchmarks if b.benchmark == name)
         # The data is not here: what it decided travels in every shard's report.
-        releases[name] = Release([], tuple(summary.headline), tuple(summary.release_notes))
+        releases[name] = Release([], tuple(summary.headline), tuple(summary.release_notes),
+                                 summary.withheld)
     samples = [s for _, r in reports for s in r.samples]
     selected = [n for _, r in reports for n in r.selected]
     order = {nodeid: index for index, nodeid in enumerate(sorted(selected))}

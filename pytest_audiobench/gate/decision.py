@@ -21,8 +21,9 @@ from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
 BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard",
-                         "unselected"]
-"""``unselected``: the run's selection held none of the benchmark's samples: nothing to gate."""
+                         "unselected", "unscored"]
+"""``unselected``: the run's selection held none of the benchmark's samples: nothing to gate.
+``unscored``: the release withholds its answers (a test split): nothing to measure."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +60,14 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            identities: tuple[ModelIdentity | None, JudgeIdentity | None],
            pairing: Pairing | None = None,
            assessed: Mapping[str, Assessed] | None = None, *, selected: int = 1,
-           left_out: int = 0) -> Decision:
+           left_out: int = 0, withheld: bool = False) -> Decision:
     """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
     --audiobench-update-baseline decide to write a new one, with this run's sample lines (and
     the old lines of samples this run did not score), when they would hold against it (a
     shard never gates: its merge does). ``identities``: the model's and the judge's.
     ``selected`` and ``left_out``: the benchmark's samples the run's selection took and left
-    out; what was not selected is not measured, and never fails the gate."""
+    out; what was not selected is not measured, and never fails the gate. ``withheld``: the
+    release has no answers to score (it is neither gated nor written as a baseline)."""
     path, current = loaded.path, loaded.file
     identity, judge = identities
     judge_model = settings.judge.endpoint.model if settings.judge else None
@@ -73,6 +75,8 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
         return Decision("shard", path)
     if not selected and left_out:
         return Decision("unselected", path)
+    if withheld:
+        return Decision("unscored", path)
     if settings.update_baseline:
         base, new = (pairing.base, pairing.new) if pairing else ({}, {})
         lines = {**base, **new}  # the old lines without their texts: the noise needs draws

@@ -6,7 +6,9 @@ cheap."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub.network import env, first_endpoint, short_reason
 
 HF_DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -100,3 +102,18 @@ def hf_reason(exc: BaseException, host: str | None) -> str:
             hint = " without the Hugging Face hub's error headers (is it a Hugging Face hub?)"
         return f"{asked} got HTTP {status}{hint}"
     return short_reason(cause, host=host)
+
+
+def uncached_error(what: str, hub: str, hub_cache: Path, fix: str, *, offline: bool,
+                   unreachable: BaseException | None) -> DownloadError | None:
+    """The one line for files the hub cache lacks when the hub could not be asked: it was
+    ``unreachable`` (the probe's error), or HF_HUB_OFFLINE is set; None when it could be."""
+    if unreachable is not None:
+        reason = short_reason(unreachable, host=urlsplit(hub).hostname)
+        return DownloadError(f"cannot download {what} from {hub}: {reason} (and the hub cache "
+                             f"{hub_cache} does not have the files); {fix}")
+    if offline:
+        return DownloadError(f"cannot download {what}: HF_HUB_OFFLINE is set and the hub cache "
+                             f"{hub_cache} does not have the files; unset HF_HUB_OFFLINE, or "
+                             f"{fix}")
+    return None

@@ -75,6 +75,8 @@ class BenchmarkSummary(BaseModel):
     """The metrics the summary shows (and a new baseline holds), as the data decided them."""
     release_notes: list[str] = []
     """What the release implies for the numbers (kept so that a merge of shards says it too)."""
+    withheld: bool = False
+    """The release withholds its answers (a test split): no numbers, no gate."""
     failed_means: str = "failed"
     """What an item below its bar means here ("below the bar 5", "wrong")."""
     holds_items: bool = False

@@ -163,12 +163,13 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, loaded,
                       identities, pairing, assessed, selected=counts.selected,
-                      left_out=counts.left_out)
+                      left_out=counts.left_out, withheld=release.withheld)
     notes = bench.notes(release) + loaded.notes()
     summary = BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
         notes=notes, headline=list(release.headline),
-        release_notes=list(release.notes), counts=counts, failed_means=bench.failed_means(),
+        release_notes=list(release.notes), withheld=release.withheld, counts=counts,
+        failed_means=bench.failed_means(),
         holds_items=loaded.holds_items,
         baseline_file=None if loaded.baseline_endpoint else str(decision.path),
         baseline_model=loaded.against if loaded.baseline_endpoint else None,

@@ -189,6 +189,9 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     lines += drift_lines(summary)
     if summary.baseline_status == "shard":
         lines.append("gate: this is a shard; audiobench-merge gates on the union of all shards")
+    elif summary.baseline_status == "unscored":
+        lines.append("gate: the release withholds its answers: nothing to hold against "
+                     f"{summary.against}")
     elif summary.baseline_status == "unselected":
         lines.append("gate: none of its samples was selected: nothing to hold against "
                      f"{summary.against}")
@@ -295,6 +298,7 @@ def verdict(report: RunReport) -> str:
 
 def _why_not_gated(summaries: Sequence[BenchmarkSummary]) -> str:
     reasons = {"missing": "no baseline", "unselected": "no sample selected",
+               "unscored": "answers withheld",
                "written": "baseline written"}
     return "; ".join(f"{s.benchmark} {reasons.get(s.baseline_status, s.baseline_status)}"
                      for s in summaries)

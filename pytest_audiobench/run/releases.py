@@ -34,5 +34,6 @@ class Releases:
                 self.whole[name] = len(release.samples)
                 chosen = select(release.samples, catalog.specs[name], settings.tasks,
                                 settings.limit)
-                self._loaded[name] = Release(chosen, release.headline, release.notes)
+                self._loaded[name] = Release(chosen, release.headline, release.notes,
+                                             release.withheld)
         return self._loaded

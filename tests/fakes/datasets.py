@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import wave
 import zlib
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
@@ -246,3 +247,29 @@ def build_air_bench_foundation(root: Path, records: Sequence[Mapping[str, Any]],
             _write_audio(target, target.relative_to(foundation).as_posix(), seconds,
                          sample_rate)
     return root
+
+
+def build_mmau(root: Path, records: Sequence[Mapping[str, Any]], *, split: str = "test-mini",
+               seconds: float = 0.05, sample_rate: int = 16000) -> Path:
+    """Write the MMAU release root as published: ``mmau-<split>.json`` and each record's
+    audio at its ``audio_id`` (a tone). Returns root."""
+    root.mkdir(parents=True, exist_ok=True)
+    text = json.dumps([dict(r) for r in records], indent=4, ensure_ascii=False)
+    (root / f"mmau-{split}.json").write_text(text, encoding="utf-8")
+    for record in records:
+        relative = str(record["audio_id"]).removeprefix("./")
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _write_audio(target, str(record["id"]), seconds, sample_rate)
+    return root
+
+
+def tiny_wav(seed: int) -> bytes:
+    """A tiny, valid 16 kHz mono WAV file whose samples depend on ``seed``."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(16000)
+        out.writeframes(bytes([seed % 256, 0]) * 160)
+    return buffer.getvalue()

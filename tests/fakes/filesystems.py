@@ -35,3 +35,8 @@ def run_with_tmpfs(folder: Path, options: str, argv: Sequence[str], *, cwd: Path
         ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
          options, str(folder), *argv],
         cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def visible_names(root: Path) -> set[str]:
+    """The names in ``root`` that are not hidden (dot files: locks, markers, partial files)."""
+    return {p.name for p in root.iterdir() if not p.name.startswith(".")}

@@ -3,10 +3,12 @@ cleanly, work as a context manager."""
 
 from __future__ import annotations
 
+import socket
 import threading
+from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 
 class ServedInThread:
@@ -62,3 +64,36 @@ class ServedInThread:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound once, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+T = TypeVar("T")
+
+
+def at_once(call: Callable[[], T], callers: int = 2) -> list[T]:
+    """What ``call`` returns in each of ``callers`` threads started together; the first error
+    any of them raised, raised here."""
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.append(call())
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(callers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    if errors:
+        raise errors[0]
+    return results

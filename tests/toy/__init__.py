@@ -1,9 +1,10 @@
 """A toy benchmark and a toy judge, defined outside the plugin the way a third party would: a
 benchmark spec with its own option, its own data layout, verdict type, judge protocol and
-metrics (``benchmark.py``); and a judge provider with an option of its own, that answers the
-toy's question in this process (``judge.py``). The tests register both from a conftest
-(``pytest_audiobench_register``) and as a package would, in the ``pytest_audiobench.benchmarks``
-and ``pytest_audiobench.providers`` entry-point groups."""
+metrics (``benchmark.py``); a multiple-choice benchmark on the public ``ChoiceBenchmark``, which
+states little more than its data and prompt (``choice.py``); and a judge provider with an
+option of its own, that answers the toy's question in this process (``judge.py``). The tests
+register them from a conftest (``pytest_audiobench_register``) and as a package would, in the
+``pytest_audiobench.benchmarks`` and ``pytest_audiobench.providers`` entry-point groups."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from pytest_audiobench import (
+    MATCHERS,
     BenchmarkOptions,
     BenchmarkSpec,
     Flag,
@@ -21,6 +23,7 @@ from pytest_audiobench import (
 
 if TYPE_CHECKING:
     from tests.toy.benchmark import ToySettings
+    from tests.toy.choice import ToyChoiceSettings
     from tests.toy.judge import ToyJudgeSettings
 
 NAME = "toy"
@@ -41,6 +44,30 @@ class ToyOptions(BenchmarkOptions):
 
 SPEC = BenchmarkSpec(name=NAME, tasks=TASKS, benchmark="tests.toy.benchmark:Toy",
                      options=ToyOptions, needs_judge=True, layout="the folder holding toy.json")
+
+
+CHOICE_NAME = "toy_choice"
+CHOICE_TASKS = ("animals", "instruments")
+CHOICE_LAYOUT = "the folder holding toy_choice.json"
+
+
+class ToyChoiceOptions(BenchmarkOptions):
+    toy_choice_matcher: Annotated[str, Flag(
+        "toy_choice matcher that decides: official or strict",
+        convert.choice(MATCHERS), "NAME")] = "official"
+    toy_choice_export: Annotated[Path | None, Flag(
+        "write the toy_choice predictions here (JSONL)", convert.path, "PATH",
+        merge_setting="export")] = None
+
+    def settings(self) -> ToyChoiceSettings:
+        from tests.toy.choice import ToyChoiceSettings
+
+        return ToyChoiceSettings(matcher=self.toy_choice_matcher, export=self.toy_choice_export)
+
+
+CHOICE_SPEC = BenchmarkSpec(name=CHOICE_NAME, tasks=CHOICE_TASKS,
+                            benchmark="tests.toy.choice:ToyChoice", options=ToyChoiceOptions,
+                            layout=CHOICE_LAYOUT)
 
 
 class ToyJudgeOptions(ProviderOptions):

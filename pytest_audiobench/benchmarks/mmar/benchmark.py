@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from pytest_audiobench.benchmarks.base import Release, Runtime
+from pytest_audiobench.benchmarks.choice import slug
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
 from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME, REASONING_LIMIT
-from pytest_audiobench.benchmarks.mmar.metrics import MmarScores, slug
-from pytest_audiobench.benchmarks.mmar.prompts import prompt_for
+from pytest_audiobench.benchmarks.mmar.metrics import MmarScores
 from pytest_audiobench.benchmarks.mmar.rubrics import (
     SYSTEM_PROMPT,
     RubricVerdict,
@@ -27,6 +27,7 @@ from pytest_audiobench.benchmarks.mmar.settings import MmarSettings
 from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
 from pytest_audiobench.benchmarks.multiple_choice import ChoiceBenchmark, ChoiceScores
 from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.benchmarks.templates import choice_prompt
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, EndpointError, NotRun
 from pytest_audiobench.outcome.lines import protocol_sha256
@@ -78,7 +79,8 @@ class Mmar(ChoiceBenchmark):
         return Release(samples, tuple(headline), (NO_RUBRICS,))
 
     def prompt(self, sample: Sample) -> str:
-        return prompt_for(sample.record, self.own.prompt, self.own.template)
+        return choice_prompt(sample.question, sample.choices, self.own.prompt,
+                             self.own.template)
 
     def judge_prompt(self) -> str | None:
         if not self.rated:

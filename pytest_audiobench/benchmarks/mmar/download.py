@@ -22,6 +22,7 @@ from pytest_audiobench.hub.huggingface import (
     hf_reason,
     is_missing,
     resolve_hf_endpoint,
+    uncached_error,
 )
 from pytest_audiobench.hub.network import fix_hint, short_reason
 
@@ -163,16 +164,10 @@ def _mmar_fetch_error(
 
     fix = fix_hint(hub, _MMAR_CONTENTS)
     host = urlsplit(hub).hostname
-    if unreachable is not None and is_missing(exc, local=True):
-        return DownloadError(
-            f"cannot download {what} from {hub}: {short_reason(unreachable, host=host)} "
-            f"(and the hub cache {hub_cache} does not have the files); {fix}"
-        )
-    if offline and is_missing(exc, local=True):
-        return DownloadError(
-            f"cannot download {what}: HF_HUB_OFFLINE is set and the hub cache {hub_cache} "
-            f"does not have the files; unset HF_HUB_OFFLINE, or {fix}"
-        )
+    uncached = uncached_error(what, hub, hub_cache, fix, offline=offline,
+                              unreachable=unreachable) if is_missing(exc, local=True) else None
+    if uncached is not None:
+        return uncached
     if isinstance(exc, RepositoryNotFoundError):
         status = getattr(getattr(exc, "response", None), "status_code", None) or 404
         return DownloadError(

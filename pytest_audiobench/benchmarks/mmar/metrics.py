@@ -3,8 +3,6 @@ with Rubrics and CRS beside them."""
 
 from __future__ import annotations
 
-import re
-
 from pytest_audiobench.benchmarks.mmar.rubrics import rubric_metrics
 from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
 from pytest_audiobench.benchmarks.multiple_choice import (
@@ -14,11 +12,6 @@ from pytest_audiobench.benchmarks.multiple_choice import (
 )
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
-
-
-def slug(name: str) -> str:
-    """'Semantic Layer' -> 'semantic_layer', for metric names."""
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 class MmarScores(ChoiceScores):

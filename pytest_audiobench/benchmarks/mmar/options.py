@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from pytest_audiobench.benchmarks.mmar.choices import (
+from pytest_audiobench.benchmarks.choice_names import (
     MATCHERS,
     PROMPT_STYLES,
     Matcher,
@@ -46,13 +46,14 @@ class MmarOptions(BenchmarkOptions):
         "(default: {default}, as officially)", convert.positive_int, "N")] = 20
 
     def settings(self) -> MmarSettings:
-        from pytest_audiobench.benchmarks.mmar.prompts import read_prompt_template
         from pytest_audiobench.benchmarks.mmar.settings import MmarSettings, RubricSettings
+        from pytest_audiobench.benchmarks.templates import CHOICE_PLACEHOLDERS, read_template
 
         template = self.mmar_template
         return MmarSettings(
             prompt=self.mmar_prompt, template_path=template,
-            template=read_prompt_template(template) if template else None,
+            template=read_template(template, "--audiobench-mmar-template",
+                                   CHOICE_PLACEHOLDERS) if template else None,
             matcher=self.matcher, export_path=self.export_mmar,
             rubric=RubricSettings(temperature=self.rubric_temperature, seed=self.rubric_seed,
                                   raters=self.rubric_raters, attempts=self.rubric_attempts))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.mmar.choices import Matcher, PromptStyle
-from pytest_audiobench.config.frozen import Frozen, OwnSettings
+from pytest_audiobench.benchmarks.choice_settings import ChoiceSettings
+from pytest_audiobench.config.frozen import Frozen
 
 
 class RubricSettings(Frozen):
@@ -18,16 +18,9 @@ class RubricSettings(Frozen):
     attempts: int
 
 
-class MmarSettings(OwnSettings):
+class MmarSettings(ChoiceSettings):
     """How MMAR is asked, matched, exported and rated."""
 
-    prompt: PromptStyle
-    template_path: Path | None
-    template: str | None
-    """The text of the user's template with {question} and {choices}, read once at the start;
-    it replaces ``prompt``."""
-    matcher: Matcher
-    """Which matcher decides correctness; both are always computed and reported."""
     export_path: Path | None
     """Where the challenge submission JSONL is written."""
     rubric: RubricSettings

@@ -1,0 +1,21 @@
+"""How a multiple-choice benchmark with the built-in prompts and matchers is asked and matched:
+the settings MMAR and MMAU share (their options resolve them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_audiobench.benchmarks.choice_names import Matcher, PromptStyle
+from pytest_audiobench.config.frozen import OwnSettings
+
+
+class ChoiceSettings(OwnSettings):
+    """The prompt, a user's template in its place, and the matcher that decides."""
+
+    prompt: PromptStyle
+    template_path: Path | None
+    template: str | None
+    """The text of the user's template with {question} and {choices}, read once at the start;
+    it replaces ``prompt``."""
+    matcher: Matcher
+    """Which matcher decides correctness; both are always computed and reported."""

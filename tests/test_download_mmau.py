@@ -1,0 +1,392 @@
+"""`download_mmau`: the real huggingface_hub download code against a local fake hub, and the
+conversion of the hub's parquet rows into the maintainers' published layout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
+import pytest
+
+from pytest_audiobench.benchmarks.mmau.data import read_mmau
+from pytest_audiobench.benchmarks.mmau.download import MMAU_REPOS, download_mmau
+from pytest_audiobench.errors import DownloadError
+from tests.fakes.datasets import tiny_wav
+from tests.fakes.filesystems import visible_names
+from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.serving import at_once, closed_port
+
+REPO = MMAU_REPOS["test-mini"]
+TEST_REPO = MMAU_REPOS["test"]
+# Two files, so the rows of both are read in the order of their names.
+FIRST = "data/test_mini-00000-of-00002.parquet"
+SECOND = "data/test_mini-00001-of-00002.parquet"
+CHOICES = ["(A) Man", "(B) Woman", "(C) Child", "(D) Robot"]
+# Served like the real hub serves parquet: LFS files, redirected to a CDN url.
+LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
+
+
+# The third is an MP3 stream named .wav, as some of MMAU's are: written as it is.
+AUDIO = {"q1": tiny_wav(1), "q2": tiny_wav(2), "q3": b"ID3\x04\x00\x00\x00\x00\x00\x00\xff\xfb" * 8}
+
+
+def _attributes(record_id: str, **changes: Any) -> dict[str, Any]:
+    attributes = {"id": record_id, "dataset": "AudioSet", "task": "sound", "split": "test-mini",
+                  "category": "Reasoning", "sub-category": "Acoustic Source Inference",
+                  "difficulty": "medium"}
+    return attributes | changes
+
+
+def _row(record_id: str, **changes: Any) -> dict[str, Any]:
+    row = {"instruction": f"Who speaks in {record_id}?", "choices": CHOICES,
+           "answer": "(B) Woman",
+           "context": {"bytes": AUDIO.get(record_id, tiny_wav(9)), "path": None},
+           "other_attributes": json.dumps(_attributes(record_id))}
+    return row | changes
+
+
+def _rows() -> list[dict[str, Any]]:
+    other = json.dumps(_attributes("q2", category=["Information Extraction"], task="speech"))
+    return [_row("q1"), _row("q2", other_attributes=other, answer="(D) Robot"), _row("q3")]
+
+
+def _published(record_id: str, **changes: Any) -> dict[str, Any]:
+    record = {"id": record_id, "audio_id": f"./test-mini-audios/{record_id}.wav",
+              "question": f"Who speaks in {record_id}?",
+              "choices": ["Man", "Woman", "Child", "Robot"], "answer": "Woman"}
+    attributes = {k: v for k, v in _attributes(record_id).items() if k != "id"}
+    return record | attributes | changes
+
+
+def _write_parquet(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(list(rows)), path)
+
+
+@pytest.fixture
+def release(tmp_path: Path) -> Path:
+    """A tiny MMAU-test-mini repo: three rows in two parquet files, and a README."""
+    repo = tmp_path / "remote" / "MMAU-test-mini"
+    rows = _rows()
+    _write_parquet(repo / FIRST, rows[:2])
+    _write_parquet(repo / SECOND, rows[2:])
+    (repo / "README.md").write_text("# MMAU test-mini\n", encoding="utf-8")
+    return repo
+
+
+@pytest.fixture(autouse=True)
+def isolated_hf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep huggingface_hub's cache, token and settings out of the real home directory: the
+    variables, and the copies huggingface_hub made of them at import."""
+    from huggingface_hub import constants
+
+    hf_home = tmp_path / "home" / ".cache" / "huggingface"
+    hf_home.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HOME", str(hf_home))
+    monkeypatch.setenv("HF_HUB_CACHE", str(hf_home / "hub"))
+    for name in ("HF_ENDPOINT", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH",
+                 "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in (("HF_HOME", hf_home), ("HF_HUB_CACHE", hf_home / "hub"),
+                        ("HF_TOKEN_PATH", hf_home / "token"),
+                        ("HF_STORED_TOKENS_PATH", hf_home / "stored_tokens"),
+                        ("HF_XET_CACHE", hf_home / "xet")):
+        monkeypatch.setattr(constants, name, str(value))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+
+
+@pytest.fixture
+def hub(release: Path) -> Iterator[FakeHfHub]:
+    with FakeHfHub({REPO: release}, lfs_patterns=LFS) as server:
+        yield server
+
+
+def _published_json(root: Path, name: str = "mmau-test-mini.json") -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = json.loads((root / name).read_text(encoding="utf-8"))
+    return records
+
+
+def _assert_one_line_naming(error: DownloadError, repo: str, endpoint: str) -> None:
+    message = str(error)
+    assert "\n" not in message
+    assert repo in message
+    assert endpoint in message
+    assert "--audiobench-data DIR" in message
+    assert error.__cause__ is not None
+
+
+# --- downloading and converting ---------------------------------------------------------------
+
+
+def test_it_converts_the_parquet_rows_into_the_published_layout(
+    hub: FakeHfHub, tmp_path: Path
+) -> None:
+    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+
+    assert root == tmp_path / "cache" / "gamma-lab-umd--MMAU-test-mini"
+    assert hub.downloaded == [FIRST, SECOND]
+    assert visible_names(root) == {"mmau-test-mini.json", "test-mini-audios"}
+    records = _published_json(root)
+    assert records == [
+        _published("q1"),
+        _published("q2", answer="Robot", task="speech", category=["Information Extraction"]),
+        _published("q3"),
+    ]
+    assert list(records[0]) == ["id", "audio_id", "question", "choices", "answer", "dataset",
+                                "task", "split", "category", "sub-category", "difficulty"]
+    assert {p.stem: p.read_bytes() for p in (root / "test-mini-audios").iterdir()} == AUDIO
+
+
+def test_read_mmau_reads_the_converted_root(hub: FakeHfHub, tmp_path: Path) -> None:
+    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+
+    records = read_mmau(root, "test-mini")
+
+    assert [(r.id, r.answer, r.category) for r in records] == [
+        ("q1", "Woman", "Reasoning"), ("q2", "Robot", "Information Extraction"),
+        ("q3", "Woman", "Reasoning")]
+
+
+def test_a_second_call_downloads_nothing_and_converts_nothing(
+    hub: FakeHfHub, tmp_path: Path
+) -> None:
+    first = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+    downloaded = hub.downloaded
+    sentinel = first / "test-mini-audios" / "added-after-converting.txt"
+    sentinel.write_text("still here", encoding="utf-8")
+    written = (first / "mmau-test-mini.json").stat().st_mtime_ns
+
+    second = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+
+    assert second == first
+    assert hub.downloaded == downloaded
+    assert sentinel.read_text(encoding="utf-8") == "still here"
+    assert (first / "mmau-test-mini.json").stat().st_mtime_ns == written
+
+
+def test_a_changed_parquet_file_is_downloaded_and_converted_again(
+    hub: FakeHfHub, release: Path, tmp_path: Path
+) -> None:
+    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+    _write_parquet(release / SECOND, [_row("q3", instruction="What is new?")])
+
+    again = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+
+    assert again == root
+    assert hub.downloaded == [FIRST, SECOND, SECOND]
+    assert _published_json(root)[2]["question"] == "What is new?"
+    assert [p.name for p in root.parent.iterdir() if "-partial-" in p.name or "-old-" in p.name] \
+        == []
+
+
+def test_a_deleted_root_is_converted_again_from_the_cache_without_a_download(
+    hub: FakeHfHub, tmp_path: Path
+) -> None:
+    import shutil
+
+    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+    shutil.rmtree(root)
+
+    download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+
+    assert hub.downloaded == [FIRST, SECOND]
+    assert len(_published_json(root)) == 3
+
+
+def test_the_test_split_writes_its_withheld_answers_as_empty(tmp_path: Path) -> None:
+    repo = tmp_path / "remote" / "MMAU-test"
+    other = json.dumps(_attributes("q2", split="test"))
+    _write_parquet(repo / "test.parquet",
+                   [_row("q1", answer=""), _row("q2", answer=None, other_attributes=other)])
+
+    with FakeHfHub({TEST_REPO: repo}, lfs_patterns=LFS) as server:
+        root = download_mmau(tmp_path / "cache", "test", endpoint=server.url)
+
+    assert root.name == "gamma-lab-umd--MMAU-test"
+    assert visible_names(root) == {"mmau-test.json", "test-audios"}
+    records = _published_json(root, "mmau-test.json")
+    assert [(r["audio_id"], r["answer"], r["choices"][0]) for r in records] == [
+        ("./test-audios/q1.wav", "", "Man"), ("./test-audios/q2.wav", "", "Man")]
+    assert [r.answer for r in read_mmau(root, "test")] == [None, None]
+
+
+@pytest.mark.parametrize(
+    ("choices", "answer"),
+    [
+        (["(A) Man", "(C) Woman"], "(A) Man"),
+        (["(A) Man", "Woman"], "(A) Man"),
+        (["(B) Man", "(A) Woman"], "(A) Woman"),
+        (["(A) Man", "(B) Woman"], "Woman"),
+        (["Man", "Woman"], "Woman"),
+    ],
+    ids=["other-letter", "one-unprefixed", "swapped", "answer-unprefixed", "none-prefixed"],
+)
+def test_the_prefixes_stay_unless_every_choice_has_its_own_letter(
+    release: Path, tmp_path: Path, choices: list[str], answer: str
+) -> None:
+    _write_parquet(release / SECOND, [_row("q3", choices=choices, answer=answer)])
+
+    with FakeHfHub({REPO: release}, lfs_patterns=LFS) as server:
+        root = download_mmau(tmp_path / "cache", "test-mini", endpoint=server.url)
+
+    record = _published_json(root)[2]
+    assert (record["choices"], record["answer"]) == (choices, answer)
+
+
+def test_concurrent_calls_both_return_the_complete_root(hub: FakeHfHub, tmp_path: Path) -> None:
+    results = at_once(lambda: download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url))
+    assert len(results) == 2 and results[0] == results[1]
+    assert len(read_mmau(results[0], "test-mini")) == 3
+
+
+# --- bad rows and missing pieces ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("row", "said"),
+    [
+        ({k: v for k, v in _row("q3").items() if k != "instruction"}, "no instruction"),
+        (_row("q3", other_attributes="{'id': 'q3'"), "other_attributes is not JSON"),
+        (_row("q3", other_attributes=json.dumps({"id": "../q3"})), "the id '../q3' in other"),
+        (_row("q3", context={"bytes": None, "path": None}), "context has no audio bytes"),
+        (_row("q3", other_attributes=json.dumps(_attributes("q1"))), "the id 'q1' is an earlier"),
+    ],
+    ids=["no-instruction", "bad-json", "unsafe-id", "no-audio", "id-twice"],
+)
+def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
+    release: Path, tmp_path: Path, row: dict[str, Any], said: str
+) -> None:
+    _write_parquet(release / SECOND, [_row("q4"), row])
+
+    with (
+        FakeHfHub({REPO: release}, lfs_patterns=LFS) as server,
+        pytest.raises(DownloadError) as raised,
+    ):
+        url = server.url
+        download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
+
+    _assert_one_line_naming(raised.value, REPO, url)
+    assert f"{SECOND}: row 2: {said}" in str(raised.value)
+    assert not (tmp_path / "cache" / "gamma-lab-umd--MMAU-test-mini").exists()
+
+
+def test_an_unreadable_parquet_file_is_named(release: Path, tmp_path: Path) -> None:
+    (release / SECOND).write_bytes(b"not parquet at all" * 10)
+
+    with (
+        FakeHfHub({REPO: release}, lfs_patterns=LFS) as server,
+        pytest.raises(DownloadError, match=f"{SECOND} .* is not a readable parquet file"),
+    ):
+        download_mmau(tmp_path / "cache", "test-mini", endpoint=server.url)
+
+
+def test_a_repo_without_parquet_files_is_an_unexpected_layout(
+    release: Path, tmp_path: Path
+) -> None:
+    (release / FIRST).unlink()
+    (release / SECOND).unlink()
+
+    with (
+        FakeHfHub({REPO: release}, lfs_patterns=LFS) as server,
+        pytest.raises(DownloadError, match="unexpected layout") as raised,
+    ):
+        url = server.url
+        download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
+
+    _assert_one_line_naming(raised.value, REPO, url)
+
+
+def test_a_dataset_missing_from_the_hub_is_named(tmp_path: Path) -> None:
+    with (
+        FakeHfHub({}) as server,
+        pytest.raises(DownloadError, match=f"has no dataset {REPO}") as raised,
+    ):
+        url = server.url
+        download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
+
+    _assert_one_line_naming(raised.value, REPO, url)
+
+
+def test_without_pyarrow_the_error_says_how_to_install_it(
+    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+
+    with pytest.raises(DownloadError) as raised:
+        download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+
+    _assert_one_line_naming(raised.value, REPO, hub.url)
+    assert "install it with pip install 'pytest-audiobench[mmau]'" in str(raised.value)
+    assert hub.requests == []
+
+
+def test_importing_the_module_imports_neither_huggingface_hub_nor_pyarrow() -> None:
+    code = ("import sys, pytest_audiobench.benchmarks.mmau.download; "
+            "print(sorted({'huggingface_hub', 'pyarrow'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# --- offline use ------------------------------------------------------------------------------
+
+
+def test_with_hf_hub_offline_and_nothing_cached_it_fails_at_once_naming_the_repo(
+    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+    with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set") as raised:
+        download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+
+    _assert_one_line_naming(raised.value, REPO, hub.url)
+    assert hub.requests == []
+
+
+def test_an_unreachable_hub_with_nothing_cached_fails_fast_naming_the_repo(
+    tmp_path: Path,
+) -> None:
+    endpoint = f"http://127.0.0.1:{closed_port()}"
+    started = time.monotonic()
+
+    with pytest.raises(DownloadError, match="Connection refused") as raised:
+        download_mmau(tmp_path / "cache", "test-mini", endpoint=endpoint)
+
+    assert time.monotonic() - started < 5
+    _assert_one_line_naming(raised.value, REPO, endpoint)
+
+
+def test_with_hf_hub_offline_a_cached_download_is_used_without_any_request(
+    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+    seen = len(hub.requests)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+    again = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
+
+    assert again == root
+    assert hub.requests[seen:] == []
+
+
+def test_an_unreachable_hub_is_no_problem_when_the_files_are_cached(
+    hub: FakeHfHub, tmp_path: Path
+) -> None:
+    url = hub.url
+    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
+    hub.stop()
+    import shutil
+
+    shutil.rmtree(root)  # converted again, offline, from the hub cache
+
+    again = download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
+
+    assert again == root
+    assert len(read_mmau(root, "test-mini")) == 3
