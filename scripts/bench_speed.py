@@ -81,6 +81,11 @@ FAILING_JUDGE_REPLY = "3 3"  # the model scores 3 in both orders, under the bar 
 # answer "A" (all right) or "B" (all wrong).
 FOUNDATION_PER_FOLDER = 76
 FOUNDATION_RIGHT, FOUNDATION_WRONG = "A", "B"
+# MMAU at scale: the test split's 9,000 questions against 900, made with answers (the real
+# test split withholds them) over its tasks and difficulties; every answer is the first
+# option, which the model names (all right) or the second (all wrong). No judge grades them.
+MMAU_SMALL = 900
+MMAU_OPTIONS = ("the first sound", "a second noise", "some third tone", "another fourth beat")
 # A run during which other processes used more than this share of one core is flagged.
 NOISE_SHARE = 0.1
 
@@ -679,9 +684,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"only the scale figures: AIR-Bench Chat's 2,200 against "
                              f"{SCALE_TIMES} x 2,200 samples, and AIR-Bench Foundation's "
                              f"{25 * FOUNDATION_PER_FOLDER:,} against {SCALE_TIMES} x as many, "
-                             "all passing and all failing, with and without xdist")
+                             f"MMAU's {MMAU_SMALL} against {SCALE_TIMES * MMAU_SMALL:,} (the "
+                             "test split's size), all passing and all failing, with and "
+                             "without xdist")
     parser.add_argument("--scale-benchmark", default="all",
-                        choices=["all", "air_bench_chat", "air_bench_foundation"],
+                        choices=["all", "air_bench_chat", "air_bench_foundation", "mmau"],
                         help="with --scale: only this benchmark (default all)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the data and the logs of every run (their folder is printed)")
@@ -809,6 +816,21 @@ def build_foundation(root: Path, times: int) -> Path:
                     "dataset_name": folder.removeprefix(task + "_"),
                     "uniq_id": copy * 1_000_000 + f * 10_000 + i})
     return build_air_bench_foundation(root, records, seconds=0.05)
+
+
+def build_mmau_scaled(root: Path, n: int) -> Path:
+    """``n`` made MMAU records in the published layout, tasks and difficulties in turn, two to
+    four options (each answer the first)."""
+    sys.path.insert(0, str(REPO))
+    from tests.fakes.datasets import build_mmau
+
+    records = [{"id": f"s{i:05d}", "audio_id": f"./test-mini-audios/s{i:05d}.wav",
+                "question": f"What is heard first in clip {i}?",
+                "choices": list(MMAU_OPTIONS[:2 + i % 3]), "answer": MMAU_OPTIONS[0],
+                "dataset": "made", "task": ("sound", "music", "speech")[i % 3],
+                "split": "test-mini", "category": "Reasoning", "sub-category": f"skill {i % 27}",
+                "difficulty": ("easy", "medium", "hard")[i % 3 - 1]} for i in range(n)]
+    return build_mmau(root, records, seconds=0.05)
 
 
 @dataclass
@@ -942,6 +964,12 @@ def scales(work: Path, which: str) -> list[Scale]:
         large = build_foundation(work / "foundation-scaled", SCALE_TIMES)
         out.append(Scale("air_bench_foundation", ((small, n), (large, n * SCALE_TIMES)),
                          (FOUNDATION_RIGHT,) * 2, (FOUNDATION_WRONG,) * 2))
+    if which in ("all", "mmau"):
+        n = MMAU_SMALL
+        small = build_mmau_scaled(work / "mmau", n)
+        large = build_mmau_scaled(work / "mmau-scaled", n * SCALE_TIMES)
+        out.append(Scale("mmau", ((small, n), (large, n * SCALE_TIMES)),
+                         (MMAU_OPTIONS[0], JUDGE_REPLY), (MMAU_OPTIONS[1], JUDGE_REPLY)))
     return out
 
 

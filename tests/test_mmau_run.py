@@ -175,6 +175,18 @@ def test_the_test_split_is_asked_and_written_with_no_numbers_and_no_gate(
     assert all(e["answer"] == "" and e["split"] == "test" for e in entries)
 
 
+def test_the_test_split_needs_no_baseline_where_one_is_required_and_writes_none(
+        run_bench: Any, mmau_servers: Servers, tmp_path: Path) -> None:
+    withheld = [{**r, "answer": "", "split": "test"} for r in RECORDS]
+    data = build_mmau(tmp_path / "test", withheld, split="test")
+    for flag in ("--audiobench-require-baseline", "--audiobench-update-baseline"):
+        run = _mmau(run_bench, data, "--audiobench-mmau-split=test", flag)
+        assert run.result.ret == 0, flag
+        summary = run.report["benchmarks"][0]
+        assert (summary["baseline_status"], summary["withheld"]) == ("unscored", True)
+    assert not (run.report_path.parent / "baselines" / "mmau").exists()
+
+
 @pytest.mark.slow
 def test_the_real_test_mini_metadata_scores_as_the_official_rule_does(
         run_bench: Any, servers: Servers, tmp_path: Path) -> None:

@@ -157,7 +157,6 @@ class ChoiceBenchmark(Benchmark):
     export_array: ClassVar[bool] = False
     """The submission is one JSON array (else one JSON object a line)."""
 
-
     def __init__(self, settings: Settings, matcher: str = "official") -> None:
         super().__init__(settings)
         self.matcher = matcher

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from pytest_audiobench.config.names import MINI, bundled
@@ -151,10 +152,12 @@ class LoadedBaseline:
         full = whole(self.lines, nodeid)
         return full if full is not None and full.answer else None
 
-    @property
+    @cached_property
     def holds_items(self) -> bool:
         """Whether its items are held against their baseline lines (else against the bar);
-        head to head, against the live model's answers once the judge's noise is known."""
+        head to head, against the live model's answers once the judge's noise is known.
+        Decided once: every item asks, and a rule-graded baseline's answer takes a look at
+        every line (a change of noise or lines is a new object, ``replace``)."""
         if self.baseline_endpoint is not None:
             return self.noise is not None
         return bool(self.lines) and items_comparable(self.noise, self.lines.values())
@@ -221,11 +224,12 @@ def baseline_path(settings: Settings, benchmark: str, *, full_release: bool = Fa
     return theirs
 
 
-def load_all(settings: Settings,
-             benchmarks: Mapping[str, JudgedBy]) -> dict[str, LoadedBaseline]:
+def load_all(settings: Settings, benchmarks: Mapping[str, JudgedBy],
+             withheld: Collection[str] = ()) -> dict[str, LoadedBaseline]:
     """Every benchmark's baseline and lines, read (and checked) once, before any request (head
     to head: the live model, no file); ``benchmarks``: what a judge decides of each
-    (``LoadedBaseline.judged``)."""
+    (``LoadedBaseline.judged``); ``withheld``: those whose release has no answers, which no
+    gate can need a baseline for."""
     loaded = {}
     if settings.baseline_endpoint is not None:
         return {name: LoadedBaseline.live(settings.baseline_endpoint, settings.confidence, judged)
@@ -233,7 +237,7 @@ def load_all(settings: Settings,
     for name, judged in benchmarks.items():
         path = baseline_path(settings, name)
         file = load(path)
-        if file is None:
+        if file is None and name not in withheld:
             asked_for(settings, name, path)
         loaded[name] = LoadedBaseline.of(path, file, load_samples(path),
                                          settings.confidence, settings.calibration_share, judged)

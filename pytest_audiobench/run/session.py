@@ -121,6 +121,11 @@ class AudiobenchSession(ABC):
         releases = self.releases()
         return {name: judged_by(bench, releases[name]) for name, bench in self.benchmarks.items()}
 
+    def _baselines(self) -> dict[str, LoadedBaseline]:
+        """Every benchmark's baseline, loaded once; a release without answers needs none."""
+        withheld = {name for name, release in self.releases().items() if release.withheld}
+        return load_all(self.settings, self._judged_by(), withheld)
+
     def releases(self) -> dict[str, Release]:
         """Every benchmark's release, its samples narrowed to the selected tasks and limit."""
         assert self._releases is not None, "the session has not started"
@@ -190,7 +195,7 @@ class WorkerSession(AudiobenchSession):
     def _start(self) -> None:
         plan = RunPlan.received(self.config.workerinput)  # type: ignore[attr-defined]
         self._releases = Releases(self.settings, self.benchmarks, plan.roots)
-        self.baselines = plan.decide(load_all(self.settings, self._judged_by()))
+        self.baselines = plan.decide(self._baselines())
         self._worker = self._made_worker(Gear(self.settings, plan), plan)
 
     def _finish(self, session: pytest.Session) -> None:
@@ -233,7 +238,7 @@ class Controller(AudiobenchSession):
             name: locate(bench, settings.data[name], catalog)
             for name, bench in self.benchmarks.items()})
         self.releases()
-        self.baselines = load_all(settings, self._judged_by())
+        self.baselines = self._baselines()
         self.run_start = self._runs.begin(settings)
         self._check_cache()
         cached = settings.cache
