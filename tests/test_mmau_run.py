@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.benchmarks.choice import slug
 from tests.conftest import Servers
 from tests.fakes.datasets import build_mmau, load_mmau_reference
 from tests.fakes.openai_server import ChatRequest
@@ -194,9 +195,11 @@ def test_the_real_test_mini_metadata_scores_as_the_official_rule_does(
     data = build_mmau(tmp_path / "mmau", records, seconds=0.01)
 
     def reply(index: int, record: dict[str, Any]) -> str:
-        # The answer, another option, nothing, or a twin where one exists.
-        others = [c for c in record["choices"] if c != record["answer"]]
-        return [record["answer"], others[0], "", others[-1]][index % 4]
+        # The answer, another option, both, or the last other option (a twin where one
+        # exists). An empty reply, wrong, is the hand table's: here each would be asked 5 times.
+        answer = record["answer"]
+        others = [c for c in record["choices"] if c != answer]
+        return [answer, others[0], f"{answer} or {others[0]}", others[-1]][index % 4]
 
     replies = {r["id"]: reply(i, r) for i, r in enumerate(records)}
     by_question: dict[str, list[str]] = defaultdict(list)
@@ -217,9 +220,11 @@ def test_the_real_test_mini_metadata_scores_as_the_official_rule_does(
     groups: dict[str, list[bool]] = defaultdict(list)
     for record in records:
         right = _official(replies[record["id"]], record["answer"], record["choices"])
-        for name in ("", f"task.{record['task']}.", f"difficulty.{record['difficulty']}."):
+        for name in ("", f"task.{record['task']}.", f"difficulty.{record['difficulty']}.",
+                     f"subcategory.{slug(record['sub-category'])}."):
             groups[name].append(right)
     for name, flags in groups.items():
         assert run.metrics[f"mmau.{name}avg"] == pytest.approx(100 * sum(flags) / len(flags))
+    assert len(groups) == 1 + 3 + 3 + 27
     summary = next(b for b in run.report["benchmarks"] if b["benchmark"] == "mmau")
     assert summary["counts"]["selected"] == 1000
