@@ -142,7 +142,11 @@ def test_the_installed_wheel_runs_the_main_job_from_an_empty_folder(
     empty.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
     env["XDG_CACHE_HOME"] = str(tmp_path / "xdg-cache")  # the README's line, as it is
-    ran = subprocess.run([str(installed), "-m", "pytest", *MAIN_JOB], cwd=empty,
+    # The first item of each task of the four: every bundled release and baseline is found
+    # and gates, in 32 of the 79 clips Whisper would hear (test_offline_run runs all of them,
+    # and checks every answer, in the repository).
+    ran = subprocess.run([str(installed), "-m", "pytest", *MAIN_JOB, "--audiobench-limit", "1"],
+                         cwd=empty,
                          capture_output=True, text=True, env=env, check=False)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
     held = [line for line in ran.stdout.splitlines() if line.startswith("gate: held (")]
