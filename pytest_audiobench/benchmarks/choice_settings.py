@@ -19,3 +19,8 @@ class ChoiceSettings(OwnSettings):
     it replaces ``prompt``."""
     matcher: Matcher
     """Which matcher decides correctness; both are always computed and reported."""
+
+    @property
+    def asked_with(self) -> str:
+        """The prompt as the summary's notes name it: the user's file, or the style."""
+        return f"prompt {self.template_path}" if self.template_path else f"{self.prompt} prompt"

@@ -173,9 +173,8 @@ class Mmar(ChoiceBenchmark):
 
     def notes(self, release: Release) -> list[str]:
         own, judge = self.own, self.settings.judge
-        prompt = f"prompt {own.template_path}" if own.template_path else f"{own.prompt} prompt"
         notes = [f"{own.matcher} matcher decides correctness (mmar.official.avg and "
-                 f"mmar.strict.avg give both); {prompt}"]
+                 f"mmar.strict.avg give both); {own.asked_with}"]
         if release.notes:
             notes += release.notes
         elif judge is None:

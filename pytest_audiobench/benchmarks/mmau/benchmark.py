@@ -76,10 +76,9 @@ class Mmau(ChoiceBenchmark):
 
     def notes(self, release: Release) -> list[str]:
         own = self.own
-        prompt = f"prompt {own.template_path}" if own.template_path else f"{own.prompt} prompt"
         notes = [f"{RELEASE} {own.split}; {own.matcher} matcher decides correctness "
                  f"({NAME}.official.avg and {NAME}.strict.avg give both; an empty reply is "
-                 f"wrong); {prompt}", *release.notes]
+                 f"wrong); {own.asked_with}", *release.notes]
         if self.settings.runs > 1:
             notes.append(f"{self.settings.runs} inference runs; numbers are the mean of the "
                          "middle runs; each run is in the JSON report")
