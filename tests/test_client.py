@@ -4,6 +4,7 @@ retries, Retry-After, timeouts, the in-flight limit, the API key, and the start-
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 import time
 from collections.abc import Iterator
@@ -14,9 +15,11 @@ import pytest
 from pytest_audiobench.config.settings import EndpointSettings, Headers, Sampling
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport.endpoint import Endpoint
+from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.pacing import Pacer
 from pytest_audiobench.transport.served import Unusable, api_key, completion_of
-from pytest_audiobench.transport.types import Completion, Usage
+from pytest_audiobench.transport.types import Completion, EndpointTraffic, Usage
+from tests.fakes.fault_proxy import Chooser, FaultProxy
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
 MODEL = "audio-model"
@@ -49,9 +52,9 @@ def script(server: FakeOpenAIServer, *replies: Reply | str) -> None:
 
 
 def complete(endpoint_settings: EndpointSettings, messages: list[dict[str, Any]] | None = None,
-             seed_offset: int = 0, limit: int = 4) -> Completion:
+             seed_offset: int = 0, limit: int = 4, ledger: Ledger | None = None) -> Completion:
     async def run() -> Completion:
-        endpoint = Endpoint(endpoint_settings, Pacer(limit))
+        endpoint = Endpoint(endpoint_settings, Pacer(limit), ledger=ledger)
         try:
             return await endpoint.complete(messages or HELLO, seed_offset=seed_offset)
         finally:
@@ -60,10 +63,16 @@ def complete(endpoint_settings: EndpointSettings, messages: list[dict[str, Any]]
     return asyncio.run(run())
 
 
-def failure(endpoint_settings: EndpointSettings) -> str:
+def failure(endpoint_settings: EndpointSettings, ledger: Ledger | None = None) -> str:
     with pytest.raises(EndpointError) as caught:
-        complete(endpoint_settings)
+        complete(endpoint_settings, ledger=ledger)
     return str(caught.value)
+
+
+def traffic(ledger: Ledger) -> EndpointTraffic:
+    """What the one endpoint asked through ``ledger`` counted: requests, retries, waits."""
+    (counted,) = ledger.traffic().endpoints.values()
+    return counted
 
 
 def free_port() -> int:
@@ -148,39 +157,100 @@ def test_a_thought_with_no_answer_after_it_leaves_an_empty_answer_and_keeps_the_
 # --- empty answers ------------------------------------------------------------------------
 
 
-def test_a_models_empty_answer_is_asked_again_then_is_its_answer(
+# The retry settings a run has by default: an empty answer must not cost them.
+PATIENT = {"retries": 4, "retry_wait": 1.0}
+
+
+def test_a_models_empty_answer_is_asked_again_once_at_once_then_is_its_answer(
         server: FakeOpenAIServer) -> None:
     script(server, Reply(None, usage={"prompt_tokens": 5, "completion_tokens": 1}))
-    completion = complete(settings(server.url))  # retries 2: asked three times
-    assert server.count() == 3
-    assert (completion.text, completion.empty, completion.attempts) == ("", True, 3)
-    # Every reply was paid for: their tokens are the answer's.
-    assert completion.usage == Usage(prompt_tokens=15, completion_tokens=3)
+    ledger = Ledger()
+    completion = complete(settings(server.url, **PATIENT), ledger=ledger)
+    assert server.count() == 2
+    assert (completion.text, completion.empty, completion.attempts) == ("", True, 2)
+    # Both replies were paid for: their tokens are the answer's.
+    assert completion.usage == Usage(prompt_tokens=10, completion_tokens=2)
+    counted = traffic(ledger)
+    assert (counted.requests, counted.received, counted.retries) == (2, 2, 1)
+    assert counted.waited_seconds == 0.0
+    assert counted.failures == {"empty answer": 1}  # the first, asked again; the last is given
 
 
-def test_an_empty_answer_that_clears_on_a_retry_is_the_retrys_answer(
+def test_an_empty_answer_that_clears_on_its_retry_is_the_retrys_answer_without_a_wait(
         server: FakeOpenAIServer) -> None:
     script(server, Reply(""), Reply("a dog"))
-    completion = complete(settings(server.url))
+    ledger = Ledger()
+    completion = complete(settings(server.url, **PATIENT), ledger=ledger)
     assert (completion.text, completion.attempts, server.count()) == ("a dog", 2, 2)
+    assert completion.usage == Usage(prompt_tokens=2, completion_tokens=2)
+    assert (traffic(ledger).retries, traffic(ledger).waited_seconds) == (1, 0.0)
+
+
+def test_an_empty_answer_after_a_failure_is_still_asked_again_only_once(
+        server: FakeOpenAIServer) -> None:
+    script(server, Reply(status=500), Reply(None))
+    ledger = Ledger()
+    completion = complete(settings(server.url, retries=4), ledger=ledger)
+    assert (completion.empty, completion.attempts, server.count()) == (True, 3, 3)
+    assert traffic(ledger).failures == {"HTTP 500": 1, "empty answer": 1}
+
+
+def then(fault: str) -> Chooser:
+    """The first request reaches the server; every later one gets ``fault`` instead."""
+    sent = itertools.count()
+    return lambda body: None if next(sent) == 0 else fault
+
+
+@pytest.mark.parametrize(("fault", "reason"), [
+    ("server_error", "HTTP 500"),
+    ("throttle", "HTTP 429"),
+    ("reset", "connection"),
+    ("truncate", "connection"),
+    ("invalid_json", "not JSON"),
+    ("empty_choices", "no choices"),
+])
+def test_an_empty_answer_whose_retry_fails_is_kept_as_the_answer_never_an_error(
+        server: FakeOpenAIServer, fault: str, reason: str) -> None:
+    script(server, Reply(None, usage={"prompt_tokens": 5, "completion_tokens": 1}))
+    ledger = Ledger()
+    with FaultProxy(server.url, then(fault)) as proxy:
+        completion = complete(settings(proxy.url, **PATIENT), ledger=ledger)
+        injected = proxy.injected[fault]
+    assert injected == 1  # one retry, and only one, although four were allowed
+    assert (completion.text, completion.empty, completion.attempts) == ("", True, 2)
+    assert completion.usage == Usage(prompt_tokens=5, completion_tokens=1)
+    counted = traffic(ledger)
+    assert (counted.requests, counted.retries, counted.waited_seconds) == (2, 1, 0.0)
+    assert counted.failures == {"empty answer": 1, reason: 1}
 
 
 def test_an_empty_answer_cut_at_the_token_limit_is_not_asked_again(
         server: FakeOpenAIServer) -> None:
     script(server, Reply(None, reasoning="on and on", finish_reason="length"))
-    completion = complete(settings(server.url, sampling=Sampling(max_tokens=8)))
-    assert server.count() == 1
+    ledger = Ledger()
+    completion = complete(settings(server.url, sampling=Sampling(max_tokens=8), **PATIENT),
+                          ledger=ledger)
+    assert (server.count(), completion.attempts) == (1, 1)
     assert completion.empty and completion.cut and completion.thought == "on and on"
+    assert (traffic(ledger).retries, traffic(ledger).failures) == (0, {})
 
 
-def test_a_judges_empty_reply_is_a_failure_of_the_judge(server: FakeOpenAIServer) -> None:
-    script(server, Reply(None, finish_reason="length"))
-    said = failure(settings(server.url, role="judge", sampling=Sampling(max_tokens=64)))
+@pytest.mark.parametrize(("finish_reason", "why"), [
+    ("length", ", finish_reason length: it used the whole token limit, max_tokens 64"),
+    ("stop", ""),
+])
+def test_a_judges_empty_reply_is_asked_again_after_a_wait_then_is_a_failure_of_the_judge(
+        server: FakeOpenAIServer, finish_reason: str, why: str) -> None:
+    script(server, Reply(None, finish_reason=finish_reason))
+    ledger = Ledger()
+    said = failure(settings(server.url, role="judge", sampling=Sampling(max_tokens=64),
+                            retry_wait=0.02), ledger)
     assert said == (f"the judge {MODEL} at {server.url} (--audiobench-judge-api-url) failed "
-                    "after 3 attempts: an empty answer "
-                    "(content null, finish_reason length: it used the whole token limit, "
-                    "max_tokens 64)")
+                    f"after 3 attempts: an empty answer (content null{why})")
     assert server.count() == 3
+    counted = traffic(ledger)
+    assert (counted.retries, counted.failures) == (2, {"empty answer": 3})
+    assert counted.waited_seconds > 0  # the judge's backoff, as for any failure of it
 
 
 def test_the_model_and_messages_are_sent_as_given(server: FakeOpenAIServer) -> None:

@@ -6,7 +6,10 @@ the whole request, and the deadline bounds the run."""
 
 from __future__ import annotations
 
+import json
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,9 +94,9 @@ def test_a_judge_whose_replies_are_empty_is_the_judges_error_not_a_score(
 def test_a_model_that_always_answers_empty_has_its_empty_answers_judged_not_errors(
         run_bench: Any, servers: Servers, proxy: FaultProxy, fault: str) -> None:
     proxy.choose = fault_proxy.always(fault, model=MODEL)
-    run = through(run_bench, proxy, "--audiobench-retries", "1")
+    run = through(run_bench, proxy)  # four retries allowed: an empty answer takes one
     run.result.assert_outcomes(passed=16)  # the scoring judge gives an empty answer 6
-    # Each asked twice (a glitch gets its retry), then judged in both orders as it was.
+    # Each asked twice (a glitch gets one retry), then judged in both orders as it was.
     assert proxy.injected[fault] == 32 and servers.judge.count() == 32
     for text in judged_answers(servers):
         shown = sorted(fenced_answers(text))
@@ -106,6 +109,40 @@ def test_a_model_that_always_answers_empty_has_its_empty_answers_judged_not_erro
     assert "Traceback" not in out
     traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {proxy.url}"]
     assert traffic["failures"] == {"empty answer": 16}  # the first asks, asked again
+    assert (traffic["retries"], traffic["waited_seconds"]) == (16, 0.0)  # at once
+
+
+def empty_then(fault: str) -> fault_proxy.Chooser:
+    """Each distinct request of the model: an empty answer (content null), then ``fault``."""
+    seen: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def choose(body: dict[str, Any]) -> str | None:
+        if body.get("model") != MODEL:
+            return None
+        key = json.dumps(body, sort_keys=True)
+        with lock:
+            seen[key] += 1
+            return "null_content" if seen[key] == 1 else fault
+
+    return choose
+
+
+@pytest.mark.parametrize(("fault", "reason"), [("server_error", "HTTP 500"),
+                                               ("invalid_json", "not JSON")])
+def test_an_empty_answer_whose_retry_fails_is_judged_as_given_not_an_error(
+        run_bench: Any, servers: Servers, proxy: FaultProxy, fault: str, reason: str) -> None:
+    proxy.choose = empty_then(fault)
+    run = through(run_bench, proxy)
+    run.result.assert_outcomes(passed=16)  # the scoring judge gives an empty answer 6
+    assert (proxy.injected["null_content"], proxy.injected[fault]) == (16, 16)
+    answers = [a for s in run.report["samples"] for a in s["answers"]]
+    assert all(a["empty"] and a["completion"]["attempts"] == 2 for a in answers)
+    counts = run.report["benchmarks"][0]["counts"]
+    assert (counts["empty_answers"], counts["errors"]) == (16, 0)
+    traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {proxy.url}"]
+    assert traffic["failures"] == {"empty answer": 16, reason: 16}
+    assert (traffic["requests"], traffic["retries"]) == (32, 16)
 
 
 def test_an_empty_answer_cut_by_the_token_limit_is_asked_once_and_says_so(

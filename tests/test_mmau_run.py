@@ -170,6 +170,9 @@ def test_the_test_split_is_asked_and_written_with_no_numbers_and_no_gate(
     out = run.result.stdout.str()
     assert "the answers are withheld, so there are no numbers and no gate" in out
     assert "gate: the release withholds its answers" in out
+    # Nothing is scored, so the note says so rather than how an empty reply would score.
+    assert "MMAU-v05.15.25 test; nothing is scored (the split withholds its answers)" in out
+    assert "an empty reply is wrong" not in out
     entries = json.loads(path.read_text(encoding="utf-8"))
     assert [e["model_output"] for e in entries] == [REPLIES[r["question"]].split(
         "Answer: ")[-1] for r in RECORDS]
@@ -196,7 +199,7 @@ def test_the_real_test_mini_metadata_scores_as_the_official_rule_does(
 
     def reply(index: int, record: dict[str, Any]) -> str:
         # The answer, another option, both, or the last other option (a twin where one
-        # exists). An empty reply, wrong, is the hand table's: here each would be asked 5 times.
+        # exists). An empty reply, wrong, is the hand table's: here each would be asked twice.
         answer = record["answer"]
         others = [c for c in record["choices"] if c != answer]
         return [answer, others[0], f"{answer} or {others[0]}", others[-1]][index % 4]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.config.frozen import OwnSettings
 from pytest_audiobench.config.settings import EndpointSettings
-from pytest_audiobench.errors import DeadlineReached, EndpointError
+from pytest_audiobench.errors import DeadlineReached, EndpointError, NotRun
 from pytest_audiobench.transport.ledger import Ledger, Peeked
 from pytest_audiobench.transport.served import (
     AttemptFailed,
@@ -213,62 +213,85 @@ class Endpoint:
         return self.settings.sampling.drawn(seed_offset).sent()
 
     async def _send(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
-        pacer, line = self._pacer, self._line
+        """Ask the server until it answers: a transient failure, and a judge's empty reply (no
+        grade can be read from it), again after a backoff while retries are left; a model's
+        empty answer again once, at once (``_asked_again``), unless the token limit cut it."""
         attempts = self.settings.retries + 1
         spent = Usage()  # every reply's tokens, an empty one asked again included
         for attempt in range(1, attempts + 1):
-            line.check()
             try:
-                async with pacer.slot():
-                    line.traffic.requests += 1
-                    completion = await self._attempt(messages, extra)
-            except StatusFailure as exc:
-                line.answered(exc.reason)
-                if exc.status == 429:
-                    line.traffic.throttled += 1
-                    await pacer.throttle()
-                if exc.status not in _RETRY_STATUS or attempt == attempts:
+                completion = await self._ask(messages, extra)
+            except AttemptFailed as exc:
+                if attempt == attempts or not _transient(exc):
                     raise self._failure(exc, attempt) from exc
-                await self._sleep(self._wait(attempt, exc.retry_after))
-            except Unusable as exc:  # an HTTP 200 that holds no answer
-                line.answered(exc.reason)
+                await self._sleep(self._wait(attempt, exc))
+                continue
+            spent = spent + completion.usage
+            got = completion.model_copy(update={"usage": spent, "attempts": attempt})
+            if completion.empty and self.settings.role == "judge":
+                self._line.answered("empty answer")
                 if attempt == attempts:
-                    raise self._failure(exc, attempt) from exc
+                    raise self._failure(self._judge_said_nothing(completion), attempt)
                 await self._sleep(self._wait(attempt, None))
-            except NoReply as exc:  # connection refused or dropped, timeout
-                line.connection_failed(str(exc), exc.reason)
-                line.check()
-                if attempt == attempts:
-                    raise self._failure(exc, attempt) from exc
-                await self._sleep(self._wait(attempt, None))
-            else:
-                await pacer.relax()
-                pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
-                spent = spent + completion.usage
-                if self._asks_again(completion, attempt, attempts):
-                    line.answered("empty answer")
-                    await self._sleep(self._wait(attempt, None))
-                    continue
-                line.answered()
-                return completion.model_copy(update={"usage": spent, "attempts": attempt})
+                continue
+            if completion.empty and not completion.cut and attempt < attempts:
+                self._line.answered("empty answer")
+                return await self._asked_again(messages, extra, got)
+            self._line.answered()
+            return got
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
-    def _asks_again(self, completion: Completion, attempt: int, attempts: int) -> bool:
-        """Whether an empty answer is asked again: while retries are left, unless the token
-        limit ended it (the same limit would end it again). A model's empty answer that stays
-        empty is its answer; a judge's is a failure of the judge (EndpointError)."""
-        if not completion.empty or (completion.cut and self.settings.role != "judge"):
-            return False
-        if attempt < attempts:
-            return True
-        if self.settings.role == "judge":
-            said = "null" if not completion.text else "empty"
-            cut = (f", finish_reason length: it used the whole token limit, max_tokens "
-                   f"{self.settings.sampling.max_tokens}" if completion.cut else "")
-            self._line.answered("empty answer")
-            raise self._failure(Unusable(f"an empty answer (content {said}{cut})",
-                                         "empty answer"), attempt)
-        return False
+    async def _ask(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
+        """One attempt under the in-flight limit, counted in the ledger and the pacing; a
+        failed one is counted (a lost connection told to the breaker) before it is raised."""
+        self._line.check()
+        try:
+            async with self._pacer.slot():
+                self._line.traffic.requests += 1
+                completion = await self._attempt(messages, extra)
+        except AttemptFailed as exc:
+            await self._counted(exc)
+            raise
+        await self._pacer.relax()
+        self._pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
+        return completion
+
+    async def _counted(self, exc: AttemptFailed) -> None:
+        if isinstance(exc, NoReply):  # connection refused or dropped, timeout
+            self._line.connection_failed(str(exc), exc.reason)
+            self._line.check()
+            return
+        self._line.answered(exc.reason)  # an error status, or an HTTP 200 that holds no answer
+        if isinstance(exc, StatusFailure) and exc.status == 429:
+            self._line.traffic.throttled += 1
+            await self._pacer.throttle()
+
+    async def _asked_again(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                           empty: Completion) -> Completion:
+        """A model's empty answer asked once more, at once, in case it was a glitch: a model
+        that ended at once at temperature 0 does so again, and a wait or more asks would only
+        cost. What came back whole is kept: the empty answer stands if the retry is empty too,
+        fails in any way, or may not be sent (the deadline, the budget, the breaker)."""
+        try:
+            self._line.check()
+            self._pacer.check()
+        except NotRun:
+            return empty
+        self._line.traffic.retries += 1
+        asked = empty.attempts + 1
+        try:
+            again = await self._ask(messages, extra)
+        except (AttemptFailed, NotRun):
+            return empty.model_copy(update={"attempts": asked})
+        self._line.answered()
+        return again.model_copy(update={"usage": empty.usage + again.usage, "attempts": asked})
+
+    def _judge_said_nothing(self, completion: Completion) -> Unusable:
+        """A judge's empty reply as a failure of the judge: no grade can be read from it."""
+        said = "null" if not completion.text else "empty"
+        cut = (f", finish_reason length: it used the whole token limit, max_tokens "
+               f"{self.settings.sampling.max_tokens}" if completion.cut else "")
+        return Unusable(f"an empty answer (content {said}{cut})", "empty answer")
 
     async def _attempt(self, messages: list[dict[str, Any]], extra: dict[str, Any]
                        ) -> Completion:
@@ -297,8 +320,8 @@ class Endpoint:
         self._line.traffic.retries += 1
         await self._line.sleep(seconds if left is None else max(0.0, min(seconds, left)))
 
-    def _wait(self, attempt: int, retry_after: str | None) -> float:
-        told = _parse_retry_after(retry_after)
+    def _wait(self, attempt: int, exc: AttemptFailed | None) -> float:
+        told = _parse_retry_after(exc.retry_after if isinstance(exc, StatusFailure) else None)
         if told is not None:
             return min(told, _BACKOFF_CAP)
         ceiling = min(_BACKOFF_CAP, self.settings.retry_wait * 2.0 ** (attempt - 1))
@@ -315,6 +338,11 @@ class Endpoint:
 
 _DEADLINE_PASSED = ("the run's deadline (--audiobench-deadline) has passed while the request "
                     "was in flight: it was abandoned")
+
+
+def _transient(exc: AttemptFailed) -> bool:
+    """Whether another attempt may succeed: a refusal or a bad request would be sent again."""
+    return not isinstance(exc, StatusFailure) or exc.status in _RETRY_STATUS
 
 
 def _parse_retry_after(value: str | None) -> float | None:

@@ -76,20 +76,26 @@ class Mmau(ChoiceBenchmark):
 
     def notes(self, release: Release) -> list[str]:
         own = self.own
-        notes = [f"{RELEASE} {own.split}; {own.matcher} matcher decides correctness "
-                 f"({NAME}.official.avg and {NAME}.strict.avg give both; an empty reply is "
-                 f"wrong); {own.asked_with}", *release.notes]
+        notes = [f"{RELEASE} {own.split}; {self._scored(release)}; {own.asked_with}",
+                 *release.notes]
         if self.settings.runs > 1:
             notes.append(f"{self.settings.runs} inference runs; numbers are the mean of the "
                          "middle runs; each run is in the JSON report")
         return notes
+
+    def _scored(self, release: Release) -> str:
+        """How the answers are scored: not at all on a split whose answers are withheld."""
+        if release.withheld:
+            return "nothing is scored (the split withholds its answers)"
+        return (f"{self.own.matcher} matcher decides correctness ({NAME}.official.avg and "
+                f"{NAME}.strict.avg give both; an empty reply is wrong)")
 
     def export_path(self) -> Path | None:
         return self.own.export_path
 
     def submission(self, record: SampleRecord, verdict: MmauVerdict | None) -> dict[str, Any]:
         # The split's record as published, the answer under both names the maintainers use;
-        # without one, neither key: their evaluator counts it as no prediction.
+        # without one, neither key: their evaluator skips the record, out of every denominator.
         entry = _published(record, self.own.split)
         if verdict is not None:
             entry["model_output"] = entry["model_prediction"] = verdict.prediction
