@@ -6,6 +6,7 @@ opens it in a real browser."""
 from __future__ import annotations
 
 import base64
+import os
 import re
 import urllib.parse
 from pathlib import Path
@@ -14,9 +15,14 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.commands import compare, merge
+from pytest_audiobench.outcome.records import Outcome, SampleRecord
+from pytest_audiobench.outcome.view import SampleView
+from pytest_audiobench.report import html
+from pytest_audiobench.report.model import RunReport, TokenUsage
 from tests.conftest import XDIST_MODES, Servers
 from tests.fakes.openai_server import Scripted
-from tests.pages import read_page
+from tests.pages import Page, read_page
+from tests.settings import make_settings
 from tests.test_per_sample_gate import answering
 
 
@@ -44,7 +50,7 @@ def test_the_page_holds_the_run_its_gate_and_every_sample(
         xdist: list[str]) -> None:
     run = gated(xdist=xdist)
     path = pytester.path / "out" / "page.html"
-    assert re.search(r"HTML report: .*page\.html \(2 clips embedded, 0\.0 MB; 14 linked\)",
+    assert re.search(r"HTML report: .*page\.html \(16 clips embedded, 0\.0 MB; 0 linked\)",
                      run.result.stdout.str())
     page = read_page(path)
     header = "".join(page.all("header")[0].text)
@@ -81,27 +87,31 @@ def test_the_page_holds_the_run_its_gate_and_every_sample(
     assert "<del>good</del>" in page.source and "<ins>poor</ins>" in page.source
 
 
-def test_attention_audio_is_embedded_and_the_rest_linked_beside_the_page(
+def test_every_clip_is_embedded_and_named_by_its_path_beside_the_page(
         gated: Any, pytester: pytest.Pytester, small_records: list[Any],
         chat_data: Path) -> None:
     gated()
     page = read_page(pytester.path / "out" / "page.html")
     samples = page.samples()
-    regressed = page.inside(samples[node(small_records[5])], "audio")[0]
-    media, data = regressed.attrs["src"].split(",", 1)
-    assert media == "data:audio/wav;base64"
-    original = Path(regressed.attrs["data-path"])
-    assert base64.b64decode(data) == original.read_bytes()
-    passed = page.inside(samples[node(small_records[1])], "audio")[0]
-    linked = (page.path.parent / urllib.parse.unquote(passed.attrs["src"])).resolve()
-    assert linked == Path(passed.attrs["data-path"]).resolve() and linked.is_file()
-    assert linked.is_relative_to(chat_data.resolve())
+    for which in (5, 1):  # regressed, and passed
+        audio = page.inside(samples[node(small_records[which])], "audio")[0]
+        media, data = audio.attrs["src"].split(",", 1)
+        assert media == "data:audio/wav;base64"
+        original = (page.path.parent / audio.attrs["data-path"]).resolve()
+        assert original.is_relative_to(chat_data.resolve())
+        assert base64.b64decode(data) == original.read_bytes()
 
 
-def test_a_zero_audio_budget_links_every_clip(gated: Any, pytester: pytest.Pytester) -> None:
+def test_a_zero_audio_budget_links_every_clip(gated: Any, pytester: pytest.Pytester,
+                                              small_records: list[Any], chat_data: Path) -> None:
     run = gated("--audiobench-html-audio-mb", "0")
     assert "(0 clips embedded, 0.0 MB; 16 linked)" in run.result.stdout.str()
-    assert "data:audio" not in (pytester.path / "out" / "page.html").read_text()
+    page = read_page(pytester.path / "out" / "page.html")
+    assert "data:audio" not in page.source
+    passed = page.inside(page.samples()[node(small_records[1])], "audio")[0]
+    assert passed.attrs["data-path"] == urllib.parse.unquote(passed.attrs["src"])
+    linked = (page.path.parent / passed.attrs["data-path"]).resolve()
+    assert linked.is_file() and linked.is_relative_to(chat_data.resolve())
 
 
 def test_nothing_on_the_page_comes_from_elsewhere(gated: Any, pytester: pytest.Pytester) -> None:
@@ -140,7 +150,8 @@ def test_a_missing_clip_is_said_on_the_page(run_bench: Any, pytester: pytest.Pyt
     page = read_page(pytester.path / "page.html")
     skipped = [e for e in page.all("details", "sample") if e.attrs["data-kind"] == "skipped"]
     assert len(skipped) == 1
-    assert f"audio not found: {gone}" in page.source
+    beside = Path(os.path.relpath(gone.resolve(), pytester.path.resolve())).as_posix()
+    assert f"audio not found: {beside}" in page.source
 
 
 def test_merged_shards_make_the_same_page(run_bench: Any, pytester: pytest.Pytester,
@@ -204,3 +215,120 @@ def test_an_mmar_row_marks_the_chosen_and_the_correct_option(pytester: pytest.Py
         assert "extracted" in text and "official" in text and "strict" in text
     bars = {g.attrs["data-metric"] for g in page.all("g", "row")}
     assert {"modality.speech.avg", "category.semantic_layer.avg"} <= bars
+
+
+# The page's audio, written from records made here: each clip is CLIP bytes, the page sits in
+# out/ and the clips in data/, both under the test's tmp folder (the runner's, as in CI).
+CLIP = 1000
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> RunReport:
+    settings = make_settings(tmp_path, model="m", api_url="http://127.0.0.1:9/v1", data="mini",
+                             judge_model="overlap")
+    return RunReport(settings=settings, benchmarks=[], usage=TokenUsage(), gate_held=True,
+                     samples=[])
+
+
+def made(tmp_path: Path, name: str, outcome: Outcome = "passed", regressed: bool = False,
+         question: str = "what is heard?", clip: bool = True) -> SampleRecord:
+    """Sample ``name`` with its clip in data/ (none there unless ``clip``)."""
+    audio = tmp_path / "data" / f"{name}.wav"
+    if clip:
+        audio.parent.mkdir(exist_ok=True)
+        audio.write_bytes(name.encode()[:1] * CLIP)
+    return SampleRecord(benchmark="b", sample_id=name, task="t", category="c",
+                        nodeid=f"b::t::{name}", outcome=outcome, audio_path=str(audio),
+                        change="regressed" if regressed else None, question=question)
+
+
+def written(report: RunReport, records: list[SampleRecord], budget: int,
+            tmp_path: Path) -> tuple[html.Written, Page]:
+    page = html.Page(report=report, samples=records, benchmarks={}, lines={},
+                     audio_limit=budget)
+    done = html.write(page, tmp_path / "out" / "page.html")
+    return done, read_page(done.path)
+
+
+def embedded(page: Page) -> list[str]:
+    """The samples whose clip the page embeds, in the page's order."""
+    return [nodeid.rsplit("::", 1)[-1] for nodeid, row in page.samples().items()
+            if any(a.attrs["src"].startswith("data:audio/") for a in page.inside(row, "audio"))]
+
+
+def test_a_passing_run_s_page_embeds_every_clip_its_budget_allows(
+        report: RunReport, tmp_path: Path) -> None:
+    records = [made(tmp_path, name) for name in ("p0", "p1", "p2", "p3")]
+    done, page = written(report, records, 4 * CLIP, tmp_path)
+    assert embedded(page) == ["p0", "p1", "p2", "p3"]
+    assert page.source.count('src="data:audio/wav;base64,') == 4
+    assert done.line() == f"HTML report: {done.path} (4 clips embedded, 0.0 MB; 0 linked)"
+
+
+@pytest.mark.parametrize(("clips", "expected"), [
+    (1, ["r3"]),  # the page's first row, though x1 came first in the records
+    (2, ["r3", "x1"]),  # exactly the attention clips: no other, skipped s2 on the page before x1
+    (3, ["r3", "s2", "x1"]),  # then the rest in the page's order: skipped before passed
+    (5, ["r3", "s2", "x1", "p0", "p4"]),
+])
+def test_the_clips_that_need_attention_take_the_budget_before_the_others(
+        report: RunReport, tmp_path: Path, clips: int, expected: list[str]) -> None:
+    records = [made(tmp_path, "p0"), made(tmp_path, "x1", "xpassed"),
+               made(tmp_path, "s2", "skipped"), made(tmp_path, "r3", "failed", regressed=True),
+               made(tmp_path, "p4")]
+    done, page = written(report, records, clips * CLIP, tmp_path)
+    assert [e.attrs["data-kind"] for e in page.all("details", "sample")] == [
+        "regressed", "skipped", "xpassed", "passed", "passed"]
+    assert embedded(page) == expected
+    assert (done.embedded, done.embedded_bytes, done.linked) == (
+        clips, clips * CLIP, len(records) - clips)
+
+
+def test_no_path_on_the_page_is_the_runner_s_own(report: RunReport, tmp_path: Path) -> None:
+    records = [made(tmp_path, "r0", "failed", regressed=True), made(tmp_path, "p1"),
+               made(tmp_path, "p2", clip=False)]
+    done, page = written(report, records, CLIP, tmp_path)
+    assert (done.embedded, done.linked, done.missing) == (1, 1, 1)
+    audio = page.all("audio")
+    assert [a.attrs["data-path"] for a in audio] == ["../data/r0.wav", "../data/p1.wav"]
+    assert not [a for a in audio if a.attrs["src"].startswith("/")]
+    assert audio[1].attrs["src"] == "../data/p1.wav"
+    assert str(tmp_path) not in page.source
+    assert "audio not found: ../data/p2.wav" in page.source
+
+
+def test_a_linked_clip_s_row_says_it_plays_only_beside_the_data(
+        report: RunReport, tmp_path: Path) -> None:
+    _, page = written(report, [made(tmp_path, "p0")], CLIP - 1, tmp_path)
+    row = "".join(page.samples()["b::t::p0"].text)
+    assert ("audio linked, not embedded (beyond the page's audio limit): it plays only beside "
+            "the data, at ../data/p0.wav") in row
+
+
+def test_a_sample_s_text_cannot_stand_in_for_a_player(report: RunReport, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not audio")
+    hostile = f'<audiobench-clip ["{secret}", 9]\n'
+    records = [made(tmp_path, "p0", question=hostile + "said"), made(tmp_path, "p1")]
+    done, page = written(report, records, 10 * CLIP, tmp_path)
+    assert (done.embedded, done.linked) == (2, 0)
+    assert len(page.all("audio")) == 2
+    assert base64.b64encode(b"not audio").decode() not in page.source
+    assert hostile in "".join(page.samples()["b::t::p0"].text)  # shown as text
+
+
+def test_history_s_rows_embed_any_outcome_s_clip_while_the_budget_lasts(
+        tmp_path: Path) -> None:
+    audio, done = html.audio_budget(tmp_path / "out" / "history.html", CLIP)
+    first = html.sample_row(made(tmp_path, "p0"), SampleView(), audio)
+    second = html.sample_row(made(tmp_path, "p1"), SampleView(), audio)
+    assert 'src="data:audio/wav;base64,' in first and 'data-path="../data/p0.wav"' in first
+    assert 'src="../data/p1.wav"' in second and "plays only beside the data" in second
+    assert done.line() == (f"HTML report: {tmp_path / 'out' / 'history.html'} "
+                           "(1 clips embedded, 0.0 MB; 1 linked)")
+
+
+def test_pytest_html_s_rows_link_their_clip_relative_to_its_report(tmp_path: Path) -> None:
+    extra = html.item_extra(made(tmp_path, "p0"), SampleView(), (None, None), tmp_path / "out")
+    assert 'src="../data/p0.wav" data-path="../data/p0.wav"' in extra
+    assert str(tmp_path) not in extra and "data:audio" not in extra

@@ -247,7 +247,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, metavar="PATH",
                         help="write B against A as one self-contained HTML page here")
     parser.add_argument("--html-audio-mb", type=convert.non_negative_float, default=20.0,
-                        metavar="MB", help="megabytes of audio the page embeds (default 20)")
+                        metavar="MB", help="megabytes of audio the page embeds, every clip "
+                                           "while they last (B's samples that need attention "
+                                           "first); a clip beyond them is linked relative to "
+                                           "the page (default 20)")
     args = parser.parse_args(argv)
     try:
         a = read_report(args.a, "audiobench-compare")

@@ -567,7 +567,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         metavar="PATH", help="write the history as one self-contained HTML "
                                              "page here (default audiobench-history.html)")
     parser.add_argument("--html-audio-mb", type=convert.non_negative_float, default=20.0,
-                        metavar="MB", help="megabytes of audio the page embeds (default 20)")
+                        metavar="MB", help="megabytes of audio the page embeds, each flipped "
+                                           "sample's clip while they last; a clip beyond them "
+                                           "is linked relative to the page (default 20)")
     args = parser.parse_args(argv)
     try:
         history = read_history(reports_in(args.reports))

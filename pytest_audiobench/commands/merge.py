@@ -168,7 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, metavar="PATH",
                         help="write the merged run as one self-contained HTML page here")
     parser.add_argument("--html-audio-mb", type=convert.non_negative_float, metavar="MB",
-                        help="megabytes of audio the page embeds (default: the shards' "
+                        help="megabytes of audio the page embeds, every clip while they last "
+                             "(those that need attention first); a clip beyond them is linked "
+                             "relative to the page (default: the shards' "
                              "--audiobench-html-audio-mb)")
     outputs = [option for spec in registry.catalog().specs.values() if spec.options
                for option in declarations.declared(spec.options)

@@ -262,8 +262,10 @@ class OutputOptions(OptionGroup):
         "write the run as one self-contained HTML page here (charts, every sample, its audio)",
         convert.path, "PATH")] = None
     html_audio_mb: Annotated[float, Flag(
-        "megabytes of audio the HTML page embeds, for the samples that need attention first; "
-        "the rest is linked by relative path", convert.non_negative_float, "MB")] = 20.0
+        "megabytes of audio the HTML page embeds: every clip while they last, those of the "
+        "samples that need attention first, then the rest in the page's order; a clip beyond "
+        "them is linked by a path relative to the page and plays only beside the data",
+        convert.non_negative_float, "MB")] = 20.0
 
 
 KEPT: tuple[type[OptionGroup], ...] = (AskOptions, CacheOptions, PacingOptions, GateOptions,

@@ -4,9 +4,12 @@ gate with its charts and table, and every sample, filterable, opening to its que
 answers side by side, the judge's replies and a player for its audio. ``audiobench-history``
 builds its page from the same parts (``document``, ``sample_row``, ``audio_budget``).
 
-Nothing on the page is fetched when it is viewed: styles, script and charts are inline, the
-audio of the samples that need attention is embedded up to a size limit, and the rest is
-linked by a path relative to the page.
+Nothing on the page is fetched when it is viewed: styles, script and charts are inline, and
+every clip is embedded while the page's audio limit lasts (``--audiobench-html-audio-mb``),
+first those of the samples that need attention, then the rest in the page's order, passing
+runs too: the page is a CI artifact, opened away from the runner. A clip beyond the limit is
+linked by a path relative to the page, and its row says it plays only beside the data; no
+path on the page is the runner's own.
 """
 
 from __future__ import annotations
@@ -15,10 +18,9 @@ import base64
 import difflib
 import json
 import os
-import shutil
 import tempfile
 import urllib.parse
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from html import escape
@@ -92,15 +94,19 @@ def run_page(report: RunReport, samples: Iterable[SampleRecord],
 
 def write(page: Page, path: Path) -> Written:
     """Write the page to ``path``; audio links are relative to its folder. The samples' rows
-    go to one temporary file per kind as the records come, and are copied into the page in
-    the kinds' order, so that no run's rows are all in memory at once."""
+    go to one temporary file per kind as the records come, each with a marker where its player
+    goes, and are copied into the page in the kinds' order, each marker then replaced by its
+    player: no run's rows are all in memory at once, and the clips of the samples that need
+    attention take the budget before any other (``_left_after_attention``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     written = Written(path=path)
-    audio = Audio(path.parent.resolve(), page.audio_limit, written)
+    folder = path.parent.resolve()
     with ExitStack() as stack:
         rows = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
                 for kind in KINDS}
-        counts, tasks = _rows(page, audio, rows)
+        counts, tasks = _rows(page, rows)
+        first = Audio(folder, page.audio_limit, written)
+        rest = Audio(folder, _left_after_attention(rows, page.audio_limit), written)
         head, tail = document(page.title)
         with replacing(path) as out:
             out.write(head + _header(page) + "".join(
@@ -109,8 +115,7 @@ def write(page: Page, path: Path) -> Written:
             out.write('<section class="samples"><h2>Samples</h2>' + _filters(counts, tasks)
                       + '<div id="rows">')
             for kind in KINDS:
-                rows[kind].seek(0)
-                shutil.copyfileobj(rows[kind], out)
+                _copy(rows[kind], out, first if kind in ATTENTION else rest)
             out.write("</div></section>" + tail)
     return written
 
@@ -335,34 +340,106 @@ def _top(summary: BenchmarkSummary) -> float:
 
 
 class Audio:
-    """Embeds clips while the page's audio budget lasts, links the rest (a page's players;
-    ``audio_budget`` makes one for a page built of these parts)."""
+    """A page's players: each clip embedded while the page's audio budget lasts, else linked by
+    its path relative to the page's folder (``audio_budget`` makes one for a page built of these
+    parts). No path it writes is the runner's own: the page is read away from the runner."""
 
-    def __init__(self, folder: Path, limit: int, written: Written) -> None:
+    def __init__(self, folder: Path, limit: int, written: Written,
+                 beyond: str = "beyond the page's audio limit") -> None:
         self.folder = folder
         self.left = limit
         self.written = written
+        self.beyond = beyond
+        """Why a clip is linked, as its row says."""
 
-    def player(self, record: SampleRecord, attention: bool) -> str:
+    def player(self, record: SampleRecord) -> str:
+        """The player of a sample's clip, embedded if it still fits."""
         path = Path(record.audio_path)
-        try:
-            size = path.stat().st_size
-        except OSError:
+        size = clip_size(path)
+        return self.play(path, size, self.take(size))
+
+    def take(self, size: int | None) -> bool:
+        """Whether a clip of ``size`` bytes still fits; one that does takes its share."""
+        if size is None or size > self.left:
+            return False
+        self.left -= size
+        return True
+
+    def play(self, path: Path, size: int | None, embed: bool) -> str:
+        """The player of the clip at ``path`` (``size`` None: not found), embedded or linked."""
+        relative = Path(os.path.relpath(path.resolve(), self.folder)).as_posix()
+        if size is None:
             self.written.missing += 1
-            return f'<p class="missing">audio not found: {escape(record.audio_path)}</p>'
-        media = _MEDIA.get(path.suffix.lower(), "audio/wav")
-        if attention and size <= self.left:
-            self.left -= size
+            return f'<p class="missing">audio not found: {escape(relative)}</p>'
+        if embed:
             self.written.embedded += 1
             self.written.embedded_bytes += size
+            media = _MEDIA.get(path.suffix.lower(), "audio/wav")
             data = base64.b64encode(path.read_bytes()).decode("ascii")
-            source = f"data:{media};base64,{data}"
+            source, note = f"data:{media};base64,{data}", ""
         else:
             self.written.linked += 1
-            relative = os.path.relpath(path.resolve(), self.folder)
-            source = urllib.parse.quote(Path(relative).as_posix())
+            source = urllib.parse.quote(relative)
+            note = (f'<p class="linked">audio linked, not embedded ({escape(self.beyond)}): it '
+                    f"plays only beside the data, at {escape(relative)}</p>")
         return (f'<audio controls preload="none" src="{escape(source)}" '
-                f'data-path="{escape(record.audio_path)}"></audio>')
+                f'data-path="{escape(relative)}"></audio>{note}')
+
+
+def clip_size(path: Path) -> int | None:
+    """The clip's size in bytes; None when it cannot be found."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+_DEFERRED = "<audiobench-clip "
+"""Where a row's player goes until the page is copied together; the clip's path and size
+follow as JSON, to the end of the line. No sample's text can make one: every text is escaped,
+and ``escape`` rewrites each ``<``."""
+
+
+def _deferred(record: SampleRecord) -> str:
+    """A marker for the player of a sample's clip, its size taken now, as the row is written."""
+    size = clip_size(Path(record.audio_path))
+    # JSON keeps a newline in the path escaped, so the marker ends its line.
+    return f"{_DEFERRED}{json.dumps([record.audio_path, size])}\n"
+
+
+def _markers(rows: TextIO) -> Iterator[tuple[str, tuple[Path, int | None] | None]]:
+    """The rows of one kind, line by line: each line's text before its marker, if any, and
+    the clip the marker holds (a line holds one at most, at its end)."""
+    rows.seek(0)
+    for line in rows:
+        text, marker, clip = line.partition(_DEFERRED)
+        if not marker:
+            yield text, None
+            continue
+        path, size = json.loads(clip)
+        yield text, (Path(path), size)
+
+
+def _left_after_attention(rows: Mapping[str, TextIO], limit: int) -> int:
+    """The budget the clips of the samples that need attention leave, each taking its share
+    in the page's order as it will when copied (their rows read twice rather than their sizes
+    kept: a run that fails whole keeps memory flat)."""
+    share = Audio(Path(), limit, Written(path=Path()))
+    for kind in KINDS:
+        if kind in ATTENTION:
+            for _, clip in _markers(rows[kind]):
+                if clip is not None:
+                    share.take(clip[1])
+    return share.left
+
+
+def _copy(rows: TextIO, out: TextIO, audio: Audio) -> None:
+    """Copy one kind's rows into the page, each marker replaced by its player."""
+    for text, clip in _markers(rows):
+        out.write(text)
+        if clip is not None:
+            path, size = clip
+            out.write(audio.play(path, size, audio.take(size)))
 
 
 def _kind(record: SampleRecord) -> str:
@@ -373,9 +450,9 @@ def _kind(record: SampleRecord) -> str:
     return "not run" if record.outcome == "not_run" else record.outcome
 
 
-def _rows(page: Page, audio: Audio, rows: Mapping[str, TextIO]
-          ) -> tuple[dict[str, int], set[tuple[str, str]]]:
-    """Write every sample's row to the file of its kind; count the kinds, gather the tasks."""
+def _rows(page: Page, rows: Mapping[str, TextIO]) -> tuple[dict[str, int], set[tuple[str, str]]]:
+    """Write every sample's row to the file of its kind, a marker where its player goes (the
+    budget is shared once every clip is known); count the kinds, gather the tasks."""
     counts = dict.fromkeys(KINDS, 0)
     tasks = set()
     for record in page.samples:
@@ -386,7 +463,8 @@ def _rows(page: Page, audio: Audio, rows: Mapping[str, TextIO]
         view = bench.view(record) if bench else SampleView()
         base = baseline_side(bench, record, page.lines.get(record.benchmark))
         now = bench.sample_line(record) if bench and base else None
-        rows[kind].write(_sample(record, kind, view, (base, now), audio, page.labels))
+        rows[kind].write(_sample(record, kind, view, (base, now), _deferred(record),
+                                 page.labels))
     return counts, tasks
 
 
@@ -413,7 +491,7 @@ def _filters(counts: Mapping[str, int], found: set[tuple[str, str]]) -> str:
 
 
 def _sample(record: SampleRecord, kind: str, view: SampleView,
-            pair: tuple[SampleLine | None, SampleLine | None], audio: Audio,
+            pair: tuple[SampleLine | None, SampleLine | None], player: str,
             labels: tuple[str, str]) -> str:
     answer = record.answers[0].said() if record.answers else ""
     summary = (f'<summary><span class="kind {escape(kind).replace(" ", "-")}">'
@@ -422,7 +500,7 @@ def _sample(record: SampleRecord, kind: str, view: SampleView,
                f"</span><span class=\"score\">{escape(view.score)}</span>"
                f"<span class=\"answer\">{_flags(record)}{escape(answer[:120])}</span>"
                "</summary>")
-    body = _body(record, view, pair, labels) + audio.player(record, kind in ATTENTION)
+    body = _body(record, view, pair, labels) + player
     return (f'<details class="sample" data-kind="{escape(kind)}" '
             f'data-nodeid="{escape(record.nodeid)}" '
             f'data-task="{escape(record.benchmark)}::{escape(record.task)}">{summary}'
@@ -438,10 +516,11 @@ def audio_budget(path: Path, limit: int) -> tuple[Audio, Written]:
 
 def sample_row(record: SampleRecord, view: SampleView, audio: Audio) -> str:
     """A sample's row as the run page writes it, opening to its body and a player (its clip
-    embedded, while the budget lasts, when its outcome needs attention); no baseline answer
-    beside it."""
+    embedded while the budget lasts, whatever its outcome, rows taking it in the order they
+    are made); no baseline answer beside it."""
     kind = _kind(record)
-    return _sample(record, kind, view, (None, None), audio, ("baseline", "this run"))
+    return _sample(record, kind, view, (None, None), audio.player(record),
+                   ("baseline", "this run"))
 
 
 def _body(record: SampleRecord, view: SampleView,
@@ -468,9 +547,9 @@ def item_extra(record: SampleRecord, view: SampleView,
                pair: tuple[SampleLine | None, SampleLine | None], folder: Path) -> str:
     """One sample's details for another report's row (pytest-html's extras): the same body
     as on our page, and a player linking its audio relative to ``folder``."""
-    audio = Audio(folder.resolve(), 0, Written(path=folder))
+    audio = Audio(folder.resolve(), 0, Written(path=folder), "pytest-html's report embeds none")
     return (f'<div class="audiobench-sample">{_body(record, view, pair, ("baseline", "this run"))}'
-            f"{audio.player(record, attention=False)}</div>")
+            f"{audio.player(record)}</div>")
 
 
 def _field(label: str, text: str, pre: bool = False) -> str:
