@@ -74,8 +74,10 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         return None
     settings = session_of(config).settings
     judge = f"judge {settings.judge.endpoint.model}" if settings.judge else "no judge"
+    workers = getattr(config.option, "numprocesses", None)
     return (f"audiobench: {','.join(settings.benchmarks)} on {settings.model} "
-            f"{located(settings.endpoint.url)}, {judge}")
+            f"{located(settings.endpoint.url, workers if isinstance(workers, int) else 0)}, "
+            f"{judge}")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -204,6 +206,10 @@ class ControllerHooks:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.audiobench.foreign_failure()
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # Ctrl-C, or the stop xdist raises for -x and --maxfail: the words say which.
+        self.audiobench.collected.interrupted = str(excinfo.value) or None
 
 
 class XdistHooks:

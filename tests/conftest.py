@@ -94,16 +94,21 @@ def _same_terminal_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BUILD_NUMBER", raising=False)
 
 
-LEAN = "-p no:html -p no:metadata"
+LEAN = "-p no:html -p no:metadata -p no:rerunfailures"
 """pytest-metadata reads the metadata of every installed distribution at each start (half a
 second), and pytest-html needs it: the runs the tests start load neither, unless a test is
-marked ``pytest_html``."""
+marked ``pytest_html``. Nor pytest-rerunfailures, unless a test asks for it: installed, it
+keeps every failed call's exception (and the frames under it) on its item, --reruns or not."""
 
 
 @pytest.fixture(autouse=True)
 def _lean_inner_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    if request.node.get_closest_marker("pytest_html") is None:
-        monkeypatch.setenv("PYTEST_ADDOPTS", LEAN)
+    if request.node.get_closest_marker("pytest_html") is not None:
+        return
+    if "pytester" in request.fixturenames:
+        # Pytester removes PYTEST_ADDOPTS when it is made: made first, it keeps this one.
+        request.getfixturevalue("pytester")
+    monkeypatch.setenv("PYTEST_ADDOPTS", LEAN)
 
 
 @dataclass
@@ -141,6 +146,14 @@ class Run:
     @property
     def report(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(self.report_path.read_text(encoding="utf-8"))
+        return data
+
+    @property
+    def partial(self) -> dict[str, Any]:
+        """The report of a run that is no release verdict (a rerun, stopped early), written
+        beside the whole run's."""
+        beside = self.report_path.with_name(f"{self.report_path.stem}.partial.json")
+        data: dict[str, Any] = json.loads(beside.read_text(encoding="utf-8"))
         return data
 
     @property

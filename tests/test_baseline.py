@@ -13,15 +13,24 @@ from pytest_audiobench.errors import BaselineError
 from pytest_audiobench.gate.baseline import (
     Baseline,
     Threshold,
+    check_samples,
     from_run,
     load,
     load_samples,
     path_for,
+    samples_path,
     whole,
 )
-from pytest_audiobench.gate.decision import exit_status
-from pytest_audiobench.gate.evaluation import Gate, GateRow, evaluate
+from pytest_audiobench.gate.decision import (
+    BaselineStatus,
+    Decided,
+    RunVerdict,
+    exit_status,
+    run_verdict,
+)
+from pytest_audiobench.gate.evaluation import Gate, GateRow, RowVerdict, evaluate
 from pytest_audiobench.gate.loaded import LoadedBaseline
+from pytest_audiobench.gate.scope import LastWhole, Scope
 from pytest_audiobench.gate.writing import write
 from pytest_audiobench.outcome.lines import SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
@@ -180,9 +189,9 @@ def test_a_baseline_number_written_as_another_json_type_is_rejected(tmp_path: Pa
 # --- evaluate ---------------------------------------------------------------------------------
 
 VERDICTS = [
-    pytest.param(7.5, "ok", id="above_the_threshold_is_ok"),
-    pytest.param(7.0, "ok", id="at_the_threshold_is_ok"),
-    pytest.param(6.8, "ok", id="exactly_threshold_minus_tolerance_is_ok"),
+    pytest.param(7.5, "above", id="above_the_threshold_is_above"),
+    pytest.param(7.0, "above", id="at_the_threshold_is_above"),
+    pytest.param(6.8, "above", id="exactly_threshold_minus_tolerance_is_above"),
     pytest.param(6.7999, "below", id="just_under_threshold_minus_tolerance_is_below"),
     pytest.param(0.0, "below", id="zero_is_below"),
 ]
@@ -192,13 +201,13 @@ VERDICTS = [
 def test_a_metric_is_held_against_threshold_minus_tolerance(value: float, verdict: str) -> None:
     gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), measured(speech=value), 0, JUDGE)
     assert [(row.metric, row.verdict) for row in gate.rows] == [(SPEECH, verdict)]
-    assert gate.held is (verdict == "ok")
+    assert gate.held is (verdict == "above")
 
 
-def test_a_float_sum_that_lands_a_hair_under_the_limit_is_still_ok() -> None:
+def test_a_float_sum_that_lands_a_hair_under_the_limit_is_still_above() -> None:
     # 6.93 - 0.1 is 6.829999999999999 in floats; a value of 6.83 must not fail on that.
     gate = evaluate(baseline({SPEECH: (6.93, 0.1)}), measured(speech=6.83), 0, JUDGE)
-    assert gate.rows[0].verdict == "ok"
+    assert gate.rows[0].verdict == "above"
 
 
 def test_a_gated_metric_this_run_did_not_measure_is_not_measured_and_fails() -> None:
@@ -364,7 +373,9 @@ def test_write_then_load_round_trips(tmp_path: Path) -> None:
     write(path, original)
     assert path.is_file()
     assert path.read_text(encoding="utf-8").endswith("}\n")
-    assert load(path) == original
+    loaded = load(path)
+    assert loaded is not None and loaded.written is not None  # stamped when written
+    assert loaded.model_copy(update={"written": None}) == original
 
 
 def test_write_replaces_an_existing_file(tmp_path: Path) -> None:
@@ -421,36 +432,94 @@ def test_a_baseline_s_digest_tells_a_rewritten_file_from_the_one_before() -> Non
     assert loaded(None).digest is None
 
 
-def _gate(held: bool) -> Gate:
-    row = GateRow(metric="m", value=1.0, threshold=1.0 if held else 2.0, tolerance=0.0,
-                  verdict="ok" if held else "below")
-    return Gate(rows=[row], missing=0, allowed=0)
+def _gate(*verdicts: RowVerdict) -> Gate:
+    rows = [GateRow(metric=f"m{i}", value=1.0, threshold=1.0, tolerance=0.0, verdict=v)
+            for i, v in enumerate(verdicts)]
+    return Gate(rows=rows, missing=0, allowed=0)
 
 
-@pytest.mark.parametrize(("gates", "status", "changes", "expected"), [
-    # Held everywhere: 0, even with failed samples; pytest's status when one is ungated.
-    ([True, True], ExitCode.TESTS_FAILED, {}, ExitCode.OK),
-    ([True, None], ExitCode.TESTS_FAILED, {}, ExitCode.TESTS_FAILED),
-    ([True, None], ExitCode.OK, {}, ExitCode.OK),
-    ([False, True], ExitCode.OK, {}, ExitCode.TESTS_FAILED),
-    ([True], ExitCode.TESTS_FAILED, {"fail_on_samples": True}, ExitCode.TESTS_FAILED),
+def _decided(*verdicts: RowVerdict, status: BaselineStatus = "applied", failed: int = 0,
+             regressed: int = 0, missing: int = 0) -> Decided:
+    gate = _gate(*verdicts) if verdicts else None
+    return Decided(status, gate, failed, regressed, missing)
+
+
+WHOLE, RERUN = Scope(), Scope(rerun="--lf: a rerun")
+STOPPED = Scope(stopped="stopping after 1 failures; 3 of 4 selected sample(s) not run")
+NARROWED = Scope(narrowed="-k left 2 of 4 out")
+LAST_HELD = LastWhole(run_id="r1", started="2026-12-03T10:00:00+00:00", held=True)
+LAST_FAILED = LAST_HELD.model_copy(update={"held": False})
+
+
+@pytest.mark.parametrize(("decided", "scope", "kind", "held"), [
+    # A whole run: the gate decides; samples that regressed do not fail a gate that held.
+    ([_decided("ok", "too small", regressed=3, failed=3)], WHOLE, "held", True),
+    ([_decided("ok"), _decided("regressed", regressed=1)], WHOLE, "failed", False),
+    ([_decided(status="refused")], WHOLE, "failed", False),
+    ([_decided("ok"), _decided(status="missing")], WHOLE, "ungated", True),
+    # It tested no metric: blind, its items decide (none failed: it holds).
+    ([_decided("too small", "not selected", regressed=2, failed=2)], WHOLE, "blind", False),
+    ([_decided("too small", "judge changed")], WHOLE, "blind", True),
+    # can't tell is tested in a whole run, and told nothing in a narrowed one.
+    ([_decided("can't tell", regressed=2, failed=2)], WHOLE, "held", True),
+    ([_decided("can't tell", regressed=2, failed=2)], NARROWED, "blind", False),
+    ([_decided("can't tell", "worse within margin", regressed=2, failed=2)], NARROWED, "held",
+     True),
+    # A rerun: its items, and the last whole run it cannot overturn.
+    ([_decided(status="partial", failed=1, regressed=1)], RERUN, "partial", False),
+    ([_decided(status="partial")], RERUN, "partial", True),
+    ([_decided(status="partial")], RERUN.model_copy(update={"last_whole": LAST_FAILED}),
+     "partial", False),
+    ([_decided(status="partial")], RERUN.model_copy(update={"last_whole": LAST_HELD}),
+     "partial", True),
+    ([_decided(status="partial", missing=1)], RERUN, "partial", False),
+    # Stopped early: never a pass.
+    ([_decided(status="partial")], STOPPED, "partial", False),
+    # A refused baseline fails before the scope says anything.
+    ([_decided(status="refused")], RERUN, "failed", False),
+])
+def test_one_function_decides_whether_the_run_held(
+        decided: list[Decided], scope: Scope, kind: str, held: bool) -> None:
+    assert run_verdict(decided, scope, sharded=False) == RunVerdict(kind, held)  # type: ignore[arg-type]
+
+
+def test_a_shard_never_decides() -> None:
+    failed = [_decided("regressed", regressed=4, failed=4)]
+    assert run_verdict(failed, STOPPED, sharded=True) == RunVerdict("shard", True)
+
+
+@pytest.mark.parametrize(("verdict", "status", "changes", "expected"), [
+    # Held: 0, even with failed samples; pytest's status when something is ungated.
+    (RunVerdict("held", True), ExitCode.TESTS_FAILED, {}, ExitCode.OK),
+    (RunVerdict("ungated", True), ExitCode.TESTS_FAILED, {}, ExitCode.TESTS_FAILED),
+    (RunVerdict("ungated", True), ExitCode.OK, {}, ExitCode.OK),
+    (RunVerdict("failed", False), ExitCode.OK, {}, ExitCode.TESTS_FAILED),
+    (RunVerdict("held", True), ExitCode.TESTS_FAILED, {"fail_on_samples": True},
+     ExitCode.TESTS_FAILED),
+    # A blind gate and a partial run that hold leave pytest's status as it is.
+    (RunVerdict("blind", True), ExitCode.OK, {}, ExitCode.OK),
+    (RunVerdict("blind", False), ExitCode.TESTS_FAILED, {}, ExitCode.TESTS_FAILED),
+    (RunVerdict("partial", True), ExitCode.OK, {}, ExitCode.OK),
+    (RunVerdict("partial", False), ExitCode.OK, {}, ExitCode.TESTS_FAILED),
     # Other tests failed; an output missing; an interruption; a shard.
-    ([True], ExitCode.OK, {"foreign": 1}, ExitCode.TESTS_FAILED),
-    ([False], ExitCode.OK, {"unwritten": 1}, ExitCode.INTERNAL_ERROR),
-    ([True], ExitCode.INTERRUPTED, {"unwritten": 1}, ExitCode.INTERRUPTED),
-    ([None], ExitCode.TESTS_FAILED, {"shard": (1, 2)}, ExitCode.OK),
-    ([None], ExitCode.OK, {"shard": (1, 2), "foreign": 2}, ExitCode.TESTS_FAILED),
+    (RunVerdict("held", True), ExitCode.OK, {"foreign": 1}, ExitCode.TESTS_FAILED),
+    (RunVerdict("failed", False), ExitCode.OK, {"unwritten": 1}, ExitCode.INTERNAL_ERROR),
+    (RunVerdict("partial", False), ExitCode.INTERRUPTED, {"unwritten": 1},
+     ExitCode.INTERRUPTED),
+    (RunVerdict("shard", True), ExitCode.TESTS_FAILED, {"shard": (1, 2)}, ExitCode.OK),
+    (RunVerdict("shard", True), ExitCode.OK, {"shard": (1, 2), "foreign": 2},
+     ExitCode.TESTS_FAILED),
 ])
 def test_the_exit_status_of_a_run_and_of_a_merge_is_one_rule(
-        gates: list[bool | None], status: ExitCode, changes: dict[str, Any],
+        verdict: RunVerdict, status: ExitCode, changes: dict[str, Any],
         expected: ExitCode, tmp_path: Path) -> None:
     shard = changes.get("shard")
     settings = make_settings(tmp_path, model="random", data="mini", judge_model="overlap",
                              shard=shard,
                              fail_on_samples=changes.get("fail_on_samples", False),
                              report=Path("r.json") if shard else None)
-    assert exit_status(settings, [None if g is None else _gate(g) for g in gates], status,
-                       changes.get("foreign", 0), changes.get("unwritten", 0)) == expected
+    assert exit_status(settings, verdict, status, changes.get("foreign", 0),
+                       changes.get("unwritten", 0)) == expected
 
 
 class _CountedLines(dict[str, SampleLine]):
@@ -473,3 +542,72 @@ def test_whether_items_hold_against_their_lines_is_decided_once_not_per_item() -
     assert _CountedLines.looked == 1
     judged = {k: v.model_copy(update={"judged": True}) for k, v in lines.items()}
     assert LoadedBaseline(Path("b.json"), None, judged, None, 0.95).holds_items is False
+
+
+# --- the per-sample file is part of the baseline ------------------------------------------------
+
+
+def _written_with_lines(tmp_path: Path) -> Path:
+    path = tmp_path / "air_bench_chat" / "m.json"
+    write(path, baseline({SPEECH: (7.0, 0.2)}),
+          [_line("a::1", "first answer"), _line("a::2", "second answer")])
+    return path
+
+
+def _checked(path: Path) -> None:
+    lines = load_samples(path)
+    try:
+        check_samples(path, load(path), lines)
+    finally:
+        lines.close()
+
+
+def test_a_baseline_written_with_lines_names_them_and_holds_with_them(tmp_path: Path) -> None:
+    path = _written_with_lines(tmp_path)
+    named = json.loads(path.read_text(encoding="utf-8"))["samples"]
+    assert (named["file"], named["lines"]) == ("m.samples.jsonl", 2)
+    assert len(named["sha256"]) == 16
+    _checked(path)  # whole: nothing to say
+
+
+def test_a_baseline_that_lost_its_per_sample_file_is_refused_naming_the_file(
+        tmp_path: Path) -> None:
+    path = _written_with_lines(tmp_path)
+    samples_path(path).unlink()
+    with pytest.raises(BaselineError) as raised:
+        _checked(path)
+    said = str(raised.value)
+    assert said.startswith(f"baseline {path}: its per-sample file {samples_path(path)} is "
+                           "missing: the baseline was written with it (2 lines)")
+    assert "never by its thresholds alone" in said and "\n" not in said
+
+
+def test_another_per_sample_file_beside_a_baseline_is_refused(tmp_path: Path) -> None:
+    path = _written_with_lines(tmp_path)
+    lines = samples_path(path)
+    lines.write_text(lines.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    with pytest.raises(BaselineError, match=r"holds 1 lines \(sha256 \w+\) where the baseline "
+                                            r"was written with 2 \(sha256 \w+\)"):
+        _checked(path)
+
+
+def test_a_checkout_that_turns_line_endings_into_crlf_keeps_the_file_whole(
+        tmp_path: Path) -> None:
+    path = _written_with_lines(tmp_path)
+    lines = samples_path(path)
+    lines.write_bytes(lines.read_bytes().replace(b"\n", b"\r\n"))
+    _checked(path)
+
+
+def test_a_baseline_that_names_no_per_sample_file_is_held_by_its_thresholds(
+        tmp_path: Path) -> None:
+    # A published baseline, or one a team wrote by hand: no file named, none expected.
+    path = write_json(tmp_path / "m.json", GOOD)
+    assert load(path) is not None and load(path).samples is None  # type: ignore[union-attr]
+    _checked(path)
+    # One written before the file was named in it still pairs with the lines beside it.
+    legacy = _written_with_lines(tmp_path / "legacy")
+    raw = json.loads(legacy.read_text(encoding="utf-8"))
+    del raw["samples"]
+    write_json(legacy, raw)
+    _checked(legacy)

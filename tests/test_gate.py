@@ -36,7 +36,8 @@ def test_the_gate_holds_and_exits_0_even_with_sample_failures(
     run = run_bench(xdist=xdist)
     run.result.assert_outcomes(passed=15, failed=1)
     assert run.result.ret == 0
-    assert "gate: held (0 without a score, 0 allowed)" in run.result.stdout.str()
+    assert ("gate: held by thresholds, not paired (0 without a score, 0 allowed)"
+            in run.result.stdout.str())
     assert run.report["gate_held"] is True
 
 
@@ -95,7 +96,8 @@ def test_a_metric_the_selection_left_without_a_sample_is_said_and_not_gated(
             "--audiobench-tasks, --audiobench-limit); not measured, so not gated: "
             "air_bench_chat.music.score") in out
     assert [line for line in out.splitlines() if line.startswith("verdict:")] == [(
-        "verdict: gate held on 1 of 2 metric(s) of air_bench_chat; 1 not selected")]
+        "verdict: gate held on 1 of 2 metric(s) of air_bench_chat; 1 not selected; held by "
+        "thresholds, not paired: air_bench_chat (no per-sample lines in the baseline)")]
     rows = {row["metric"]: row for row in run.report["benchmarks"][0]["gate"]["rows"]}
     assert rows["air_bench_chat.music.score"]["verdict"] == "not selected"
     assert run.report["benchmarks"][0]["counts"]["left_out"] == 14
@@ -254,7 +256,7 @@ def test_a_model_is_gated_against_the_published_numbers_of_a_reference_model(
         result.stdout.str()
     rows = {row["metric"]: row for row in summary["gate"]["rows"]}
     assert rows[AVERAGE]["threshold"] == 6.93
-    assert (rows[AVERAGE]["verdict"] == "ok") is held
+    assert (rows[AVERAGE]["verdict"] == "above") is held
 
 
 def test_gating_against_another_model_cannot_write_its_baseline(run_bench: Any) -> None:

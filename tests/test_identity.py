@@ -88,8 +88,8 @@ def test_resume_without_a_run_that_left_work_undone_starts_a_new_one_and_says_so
 def test_a_run_stopped_by_its_budget_is_resumed_paying_only_for_the_rest(
         run_bench: Any, servers: Servers) -> None:
     stopped = run_bench("--audiobench-budget-requests", "12", "--audiobench-concurrency", "1")
-    assert stopped.report["run"]["finished"] is False
-    stopped_id = stopped.report["run"]["id"]
+    assert stopped.partial["run"]["finished"] is False
+    stopped_id = stopped.partial["run"]["id"]
     asked = servers.model.count()
     resumed = run_bench("--audiobench-resume")
     resumed.result.assert_outcomes(passed=16)

@@ -50,7 +50,8 @@ def test_an_allowance_in_the_baseline_lets_known_missing_samples_hold(
     write_baseline(pytester.path, {AVERAGE: (7.5, 0.2)}, max_errors=1)
     run = run_bench(data=data)
     assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()
-    assert "gate: held (1 without a score, 1 allowed)" in run.result.stdout.str()
+    assert ("gate: held by thresholds, not paired (1 without a score, 1 allowed)"
+            in run.result.stdout.str())
 
 
 # --- an endpoint that dies ----------------------------------------------------------------------
@@ -84,7 +85,7 @@ def test_a_model_server_that_dies_mid_run_ends_the_run_in_one_line(
     # The default backoff: without the breaker every sample would wait 1+2+4+8 s.
     run = run_bench("--audiobench-retry-wait", "1", "--audiobench-concurrency", "2",
                     "--audiobench-max-connection-failures", "3", xdist=xdist)
-    outcomes = run.outcomes()
+    outcomes = {s["nodeid"]: s["outcome"] for s in run.partial["samples"]}
     assert sum(o == "passed" for o in outcomes.values()) <= 4
     assert sum(o == "not_run" for o in outcomes.values()) >= 10
     stdout = run.result.stdout.str()
@@ -92,7 +93,7 @@ def test_a_model_server_that_dies_mid_run_ends_the_run_in_one_line(
     assert len(stopped) == 1  # under xdist too: the workers' traffic is summed
     assert f"{MODEL} at {url} stopped answering (3 connection failures in a row" in stopped[0]
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED  # not run is not a score
-    traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {url}"]
+    traffic = run.partial["traffic"]["endpoints"][f"{MODEL} at {url}"]
     assert traffic["stopped"] is not None
     # The retries that were waiting when the breaker opened stopped waiting.
     assert traffic["waited_seconds"] < 15

@@ -29,10 +29,10 @@ def test_the_deadline_stops_new_requests_and_the_waiting_samples_are_not_run(
     started = time.monotonic()
     run = run_bench("--audiobench-deadline", "1", "--audiobench-concurrency", "2")
     assert time.monotonic() - started < 20
-    counts = run.report["benchmarks"][0]["counts"]
+    counts = run.partial["benchmarks"][0]["counts"]
     assert counts["not_run"] > 0 and counts["passed"] < 16 and counts["errors"] == 0
     assert all("deadline (--audiobench-deadline) has passed" in s["message"]
-               for s in run.report["samples"] if s["outcome"] == "not_run")
+               for s in run.partial["samples"] if s["outcome"] == "not_run")
     assert servers.model.count() < 16
 
 
@@ -44,12 +44,12 @@ def test_a_request_budget_stops_new_calls_and_reports_what_was_not_run(
                     xdist=xdist)
     sent = servers.model.count() + servers.judge.count()
     assert sent <= 12
-    counts = run.report["benchmarks"][0]["counts"]
+    counts = run.partial["benchmarks"][0]["counts"]
     assert counts["not_run"] > 0 and counts["passed"] + counts["not_run"] == 16
     assert "not run: request budget spent" in run.result.stdout.str() or counts["not_run"]
-    not_run = [s for s in run.report["samples"] if s["outcome"] == "not_run"]
+    not_run = [s for s in run.partial["samples"] if s["outcome"] == "not_run"]
     assert all("budget" in s["message"] for s in not_run)
-    assert run.result.ret == 0 or run.report["gate_held"] is True
+    assert run.result.ret == 0 or run.partial["gate_held"] is True
 
 
 def test_cached_replies_are_free_under_a_budget(run_bench: Any, servers: Servers) -> None:

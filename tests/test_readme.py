@@ -24,12 +24,17 @@ TEXT = README.read_text(encoding="utf-8")
 WORDS = 1200
 
 
+def _command(line: str) -> str:
+    """A command line without the comment that says what it is for."""
+    return line.split("  # ")[0]
+
+
 def _bash() -> list[list[str]]:
     """Every command line of the README's bash blocks, split into words at ``&&``."""
     found = []
     for block in re.findall(r"```bash\n(.*?)```", TEXT, re.S):
         for line in block.splitlines():
-            found += [shlex.split(part) for part in line.split("&&") if part.strip()]
+            found += [shlex.split(part) for part in _command(line).split("&&") if part.strip()]
     return found
 
 
@@ -55,11 +60,14 @@ def test_the_readme_is_a_short_landing_page() -> None:
 def test_its_two_first_lines_are_the_main_job_and_the_test_command_ci_runs() -> None:
     first = re.search(r"```bash\n(.*?)\n(.*?)\n```", TEXT)
     assert first is not None and TEXT.index(first.group(0)) < TEXT.index("\n## ")
-    install, main = first.group(1).split(" && ")
+    # Each says what it is: the plugin's main job, and the project's own tests.
+    assert first.group(1).endswith("  # the main job")
+    assert first.group(2).endswith("  # this project's own tests")
+    install, main = _command(first.group(1)).split(" && ")
     assert install == "pip install -e '.[cascade]'"
     assert shlex.split(main) == ["python", "-m", "pytest", *MAIN_JOB]
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    packages, install_dev, tests = first.group(2).split(" && ")
+    packages, install_dev, tests = _command(first.group(2)).split(" && ")
     assert set(packages.split()[3:]) == {"espeak-ng", "chromium", "chromium-driver"}
     assert all(name in ci for name in ("espeak-ng", "chromium", "chromium-driver"))
     extras = "-e '.[dev,cascade,mmau]'"

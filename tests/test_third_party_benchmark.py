@@ -180,7 +180,7 @@ def test_a_registered_benchmark_is_gated_against_its_baseline(
     result, report = toy_run(pytester, toy_servers, toy_data)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     assert report["gate_held"] is False
-    assert "gate: FAILED against" in result.stdout.str()
+    assert "gate: FAILED (by thresholds, not paired) against" in result.stdout.str()
     assert "toy.accuracy below (50.000 < 75 - 0.2)" in result.stdout.str()
 
 

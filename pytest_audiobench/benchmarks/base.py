@@ -41,6 +41,15 @@ def export(benchmarks: Mapping[str, Benchmark], records: Iterable[SampleRecord]
     return done
 
 
+def unexported(benchmarks: Mapping[str, Benchmark], why: str
+               ) -> dict[str, tuple[list[str], str | None]]:
+    """What a run that is no release verdict (``why``) says of the exports it does not write:
+    a partial submission never replaces a whole one."""
+    return {name: ([f"{flag} {path}: not written: {why} (--audiobench-partial-report replace "
+                    "writes it)" for flag, path in bench.outputs().items()], None)
+            for name, bench in benchmarks.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class Release:
     """A benchmark's data as loaded: every sample in the release's own order, and what the

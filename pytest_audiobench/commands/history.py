@@ -60,8 +60,9 @@ VERDICTS = {"worse within margin": "worse", "too small": "small", "not measured"
             "not selected": "unselected", "can't tell": "unclear", "judge changed": "judge"}
 """The gate's verdicts as a cell says them, short (the others as they are)."""
 LEGEND = ("ok, worse (within its margin), unclear (can't tell: a drop past the margin not "
-          "ruled out), small (too small to gate), unselected and judge (the judge changed) "
-          "hold; below, regressed and unmeasured fail; *: another baseline than the run before")
+          "ruled out), small (too small to gate), unselected, judge (the judge changed) and "
+          "above (its threshold, not paired) hold; below, regressed and unmeasured fail; *: "
+          "another baseline than the run before")
 CHARTS = ("Each headline metric per run, oldest left: the bar is the gate's interval where it "
           "paired the metric (the change's interval, set on the value), the dashed line a run "
           "held against another baseline than the run before; red: the gate failed on it.")

@@ -20,6 +20,7 @@ from pytest_audiobench.config.frozen import OwnSettings, UnreadSettings
 from pytest_audiobench.errors import AudiobenchError, MergeError
 from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.loaded import load_all
+from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.lines import JudgedBy, SampleLine
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
@@ -98,8 +99,13 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     # Every shard saw the same selection before its split: the first says what it left out.
     left_out = {name: next(b.counts.left_out for _, r in reports for b in r.benchmarks
                            if b.benchmark == name) for name in names}
+    # A merge is partial when a shard was: a rerun, or one stopped early.
+    scope = Scope()
+    for path, shard in reports:
+        scope = scope.joined(shard.scope, path.name)
     report, updates = build_report(settings, benches, releases, samples, sorted(selected),
-                                   loaded, traffic, None, seconds=longest, left_out=left_out)
+                                   loaded, traffic, None, seconds=longest, left_out=left_out,
+                                   scope=scope)
     report = baselines_unwritten(report, writing.apply(updates))
     report = exported(report, export(benches, samples))
     # The shards' records are in memory already (each report was read whole): keep them.

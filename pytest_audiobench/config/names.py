@@ -16,6 +16,10 @@ Rejudge = Literal["auto", "always", "never"]
 """--audiobench-rejudge-baseline: when every baseline answer is judged again (``gate/drift.py``)."""
 REJUDGE: tuple[Rejudge, ...] = ("auto", "always", "never")
 
+PartialReport = Literal["beside", "replace"]
+"""--audiobench-partial-report: where a run that is no release verdict writes its reports."""
+PARTIAL_REPORT: tuple[PartialReport, ...] = ("beside", "replace")
+
 IN_PROCESS = "in-process"
 """The endpoint URL recorded for a model or judge that answers in this process (a provider)."""
 
@@ -32,6 +36,12 @@ def bundled(*parts: str) -> Path:
     return Path(str(resources.files("pytest_audiobench").joinpath("data", *parts)))
 
 
-def located(url: str) -> str:
-    """Where a model or judge answers, as the summary, the page and the header say it."""
-    return "in this process" if url == IN_PROCESS else f"at {url}"
+def located(url: str, workers: int | None = 0) -> str:
+    """Where a model or judge answers, as the summary, the page and the header say it; one
+    that runs here runs in every process that runs items (``workers``: how many xdist workers
+    do, 0 none, None not known, as in a merge of shards)."""
+    if url != IN_PROCESS:
+        return f"at {url}"
+    if workers is None:
+        return "in the processes that ran the items"
+    return "in this process" if not workers else f"in each of the {workers} xdist workers"

@@ -13,7 +13,14 @@ import pytest
 
 from pytest_audiobench.config import convert
 from pytest_audiobench.config.declarations import Catalog, Flag, OptionGroup, declared, option
-from pytest_audiobench.config.names import AUDIO_MODES, REJUDGE, AudioMode, Rejudge
+from pytest_audiobench.config.names import (
+    AUDIO_MODES,
+    PARTIAL_REPORT,
+    REJUDGE,
+    AudioMode,
+    PartialReport,
+    Rejudge,
+)
 from pytest_audiobench.config.prices import EXAMPLE as PRICE_EXAMPLE
 from pytest_audiobench.config.prices import Price, prices
 
@@ -218,7 +225,11 @@ class GateOptions(OptionGroup):
         "gate against the baseline of this model instead of the evaluated model's own, e.g. a "
         "published reference model in the repository's baselines/", str, "MODEL")] = None
     update_baseline: Annotated[bool, Flag(
-        "write the baseline file from this run's metrics")] = False
+        "write the baseline file from this run's metrics; over an existing one, the run is "
+        "held against it first and the new file records what it replaced")] = False
+    update_if_held: Annotated[bool, Flag(
+        "with --audiobench-update-baseline, refuse to replace a baseline this run does not "
+        "hold against (for a job that updates baselines on a schedule)")] = False
     require_baseline: Annotated[bool, Flag("fail the run when no baseline file exists")] = False
     fail_on_samples: Annotated[bool, Flag(
         "fail the run when any sample fails, even if the gate holds")] = False
@@ -261,6 +272,12 @@ class OutputOptions(OptionGroup):
     html: Annotated[Path | None, Flag(
         "write the run as one self-contained HTML page here (charts, every sample, its audio)",
         convert.path, "PATH")] = None
+    partial_report: Annotated[PartialReport, Flag(
+        "where a run that is no release verdict (a rerun of earlier failures, --lf or --sw; "
+        "a run stopped early, -x, --maxfail, Ctrl-C, the deadline) writes its JSON report, "
+        "page and exports: beside the configured ones (REPORT.partial.json, PAGE.partial.html; "
+        "exports not written) or replace them", convert.choice(PARTIAL_REPORT),
+        "WHERE")] = "beside"
     html_audio_mb: Annotated[float, Flag(
         "megabytes of audio the HTML page embeds: every clip while they last, those of the "
         "samples that need attention first, then the rest in the page's order; a clip beyond "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -34,6 +35,44 @@ class Threshold(BaseModel):
     ``family.MIN_N``); below it, it is reported and not gated."""
 
 
+class SamplesFile(BaseModel):
+    """The per-sample file a baseline was written with: it is part of the baseline, and a
+    baseline that lost it is refused, never held by its thresholds alone."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    file: str
+    """Its name, beside the baseline file (``<model>.samples.jsonl``)."""
+    lines: int = Field(ge=0)
+    """How many sample lines it holds."""
+    sha256: str
+    """A hash of its lines (``lines_digest``): another file, or one cut short, is told apart."""
+
+
+class Replaced(BaseModel):
+    """The baseline a written one replaced, and how the run that wrote it did against it:
+    replacing a baseline is an informed act, recorded for the pull request that commits it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    model: str
+    revision: str | None = None
+    """The replaced baseline's model revision, when its run recorded one."""
+    written: str | None = None
+    """When the replaced baseline was written (UTC, ISO 8601), when it says."""
+    digest: str
+    """A hash of the replaced file's content (``Baseline.digest``)."""
+    held: bool
+    """Whether the run that wrote this baseline held against the one it replaced."""
+    reasons: list[str] = []
+    """Why it did not, a line per failed metric."""
+
+    @classmethod
+    def of(cls, old: Baseline, held: bool, reasons: list[str]) -> Replaced:
+        return cls(model=old.model, revision=old.identity.revision if old.identity else None,
+                   written=old.written, digest=old.digest(), held=held, reasons=reasons)
+
+
 class Baseline(BaseModel):
     """Per-metric thresholds of one model on one benchmark, and the judge they came from."""
 
@@ -56,6 +95,19 @@ class Baseline(BaseModel):
     """Selected samples that may be without a score (errors, skips for missing or empty audio,
     not run) before the gate fails."""
     metrics: dict[str, Threshold]
+    samples: SamplesFile | None = None
+    """The per-sample file written with it; None: it never had one (published numbers, a file
+    a team wrote by hand, or a baseline written before the file was recorded here), and
+    without a file beside it the run is held by thresholds, not paired."""
+    written: str | None = None
+    """When it was written (UTC, ISO 8601)."""
+    replaces: Replaced | None = None
+    """The baseline it replaced, when it replaced one."""
+
+    def digest(self) -> str:
+        """What tells this baseline's content from another's (a rewritten one, another
+        model's)."""
+        return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()[:16]
 
 
 def path_for(folder: Path, benchmark: str, model: str) -> Path:
@@ -85,11 +137,13 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
              names: tuple[str, ...], tolerance: float, previous: Baseline | None,
              allowed: int | None = None, identity: ModelIdentity | None = None,
              noise: float | None = None, judge: JudgeIdentity | None = None, *,
-             spans: Mapping[str, float] | None = None) -> Baseline:
+             spans: Mapping[str, float] | None = None,
+             replaces: Replaced | None = None) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
     tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given. A
     new metric's tolerance is ``tolerance`` (--audiobench-tolerance, in points of a 0-10 score)
-    scaled to its range, whose width ``spans`` gives where it is known."""
+    scaled to its range, whose width ``spans`` gives where it is known. ``replaces``: the
+    baseline it replaces, as the run held against it."""
     old = previous.metrics if previous else {}
     kept: dict[str, Threshold] = {}
     for name in dict.fromkeys((*names, *old)):
@@ -106,7 +160,8 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
     if allowed is None:
         allowed = previous.max_errors if previous else 0
     return Baseline(benchmark=benchmark, model=model, judge_model=judge_model, judge=judge,
-                    identity=identity, noise=noise, max_errors=allowed, metrics=kept)
+                    identity=identity, noise=noise, max_errors=allowed, metrics=kept,
+                    replaces=replaces)
 
 
 def _tolerance(name: str, points: float, span: float | None) -> float:
@@ -140,10 +195,13 @@ class BaseLines(Mapping[str, SampleLine]):
     it."""
 
     def __init__(self, light: dict[str, SampleLine], source: BinaryIO | None = None,
-                 places: Mapping[str, tuple[int, int]] | None = None) -> None:
+                 places: Mapping[str, tuple[int, int]] | None = None,
+                 digest: str | None = None) -> None:
         self._light = light
         self._source = source
         self._places = places or {}
+        self.digest = digest
+        """A hash of the file's lines (``LinesDigest``); None when there is no file."""
 
     def __getitem__(self, nodeid: str) -> SampleLine:
         return self._light[nodeid]
@@ -167,6 +225,43 @@ class BaseLines(Mapping[str, SampleLine]):
             return self._light[nodeid]
         offset, length = self._places[nodeid]
         return SampleLine.model_validate_json(os.pread(self._source.fileno(), length, offset))
+
+
+class LinesDigest:
+    """A hash of a per-sample file's lines as they are written and read, whatever their line
+    endings (a checkout may turn them into CRLF)."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self.count = 0
+
+    def add(self, raw: bytes) -> None:
+        self._hash.update(raw.rstrip(b"\r\n") + b"\n")
+        self.count += 1
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()[:16]
+
+
+def check_samples(path: Path, file: Baseline | None, lines: BaseLines) -> None:
+    """A baseline written with a per-sample file has that file beside it, whole: a lost or
+    foreign one is a BaselineError naming it, never a gate by thresholds alone."""
+    named = file.samples if file is not None else None
+    if named is None:
+        return
+    lines_path = samples_path(path)
+    again = "write the baseline again with --audiobench-update-baseline"
+    if lines.digest is None:
+        raise BaselineError(
+            f"baseline {path}: its per-sample file {lines_path} is missing: the baseline was "
+            f"written with it ({named.lines} lines) and is held paired against it, never by its "
+            "thresholds alone (a .gitignore that drops *.jsonl loses it); restore the file, or "
+            f"{again}")
+    if (len(lines), lines.digest) != (named.lines, named.sha256):
+        raise BaselineError(
+            f"baseline {path}: {lines_path} holds {len(lines)} lines (sha256 {lines.digest}) "
+            f"where the baseline was written with {named.lines} (sha256 {named.sha256}): it is "
+            f"not this baseline's per-sample file; restore the one written with it, or {again}")
 
 
 def whole(lines: Mapping[str, SampleLine], nodeid: str) -> SampleLine | None:
@@ -200,8 +295,10 @@ def _read_lines(lines_path: Path, source: BinaryIO) -> BaseLines:
     found: dict[str, SampleLine] = {}
     places = {}
     offset = 0
+    digest = LinesDigest()
     for number, raw in enumerate(source, start=1):
         if raw.strip():
+            digest.add(raw)
             try:
                 line = SampleLine.model_validate_json(raw)
             except ValidationError as exc:
@@ -213,4 +310,4 @@ def _read_lines(lines_path: Path, source: BinaryIO) -> BaseLines:
             found[line.id] = without_texts(line)
             places[line.id] = (offset, len(raw))
         offset += len(raw)
-    return BaseLines(found, source, places)
+    return BaseLines(found, source, places, digest.hexdigest())

@@ -13,17 +13,20 @@ import pytest
 
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import baseline as baselines
-from pytest_audiobench.gate.evaluation import Gate, Pairing, evaluate
+from pytest_audiobench.gate.evaluation import UNRESOLVED, Gate, Pairing, RowVerdict, evaluate
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import Assessed, judge_noise
+from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
 BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard",
-                         "unselected", "unscored"]
+                         "unselected", "unscored", "partial"]
 """``unselected``: the run's selection held none of the benchmark's samples: nothing to gate.
-``unscored``: the release withholds its answers (a test split): nothing to measure."""
+``unscored``: the release withholds its answers (a test split): nothing to measure.
+``partial``: a rerun of earlier failures or a run stopped early (``scope.py``): no metric is
+gated, only its items."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,11 @@ class Decision:
     gate: Gate | None = None
     update: BaselineUpdate | None = None
     """With ``written``: what to write, when the session ends."""
+    replaced: Gate | None = None
+    """With ``written`` or ``refused`` over an existing baseline: the run held against the
+    baseline it replaces (what the new file records, and the verdict says)."""
+    why: str | None = None
+    """With ``refused`` and no gate: why nothing was written."""
 
 
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
@@ -60,67 +68,172 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            identities: tuple[ModelIdentity | None, JudgeIdentity | None],
            pairing: Pairing | None = None,
            assessed: Mapping[str, Assessed] | None = None, *, selected: int = 1,
-           left_out: int = 0, withheld: bool = False) -> Decision:
+           left_out: int = 0, withheld: bool = False, partial: bool = False) -> Decision:
     """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
     --audiobench-update-baseline decide to write a new one, with this run's sample lines (and
     the old lines of samples this run did not score), when they would hold against it (a
-    shard never gates: its merge does). ``identities``: the model's and the judge's.
-    ``selected`` and ``left_out``: the benchmark's samples the run's selection took and left
-    out; what was not selected is not measured, and never fails the gate. ``withheld``: the
-    release has no answers to score (it is neither gated nor written as a baseline)."""
+    shard never gates: its merge does), holding the run against the baseline it replaces
+    first. ``identities``: the model's and the judge's. ``selected`` and ``left_out``: the
+    benchmark's samples the run's selection took and left out; what was not selected is not
+    measured, and never fails the gate. ``withheld``: the release has no answers to score (it
+    is neither gated nor written as a baseline). ``partial``: a rerun of earlier failures or a
+    run stopped early (``scope.py``): no metric is gated, and no baseline written."""
     path, current = loaded.path, loaded.file
-    identity, judge = identities
-    judge_model = settings.judge.endpoint.model if settings.judge else None
     if settings.shard is not None:
         return Decision("shard", path)
     if not selected and left_out:
         return Decision("unselected", path)
     if withheld:
         return Decision("unscored", path)
+    if partial and settings.update_baseline:
+        return Decision("refused", path, why=PARTIAL_WRITES_NONE)
+    if partial:
+        return Decision("partial" if current is not None else "missing", path)
+    held = None if current is None else _held(settings, current, metrics, missing, loaded,
+                                              identities, assessed, left_out)
     if settings.update_baseline:
-        base, new = (pairing.base, pairing.new) if pairing else ({}, {})
-        lines = {**base, **new}  # the old lines without their texts: the noise needs draws
-        spans = baselines.spans_of(headline, pairing.linear) if pairing else {}
-        fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
-                                   tuple(headline), settings.tolerance, current,
-                                   settings.max_errors, identity, judge_noise(lines.values()),
-                                   judge, spans=spans)
-        gate = evaluate(fresh, metrics, missing, judge_model)
-        if not gate.held:
-            return Decision("refused", path, gate)
-        return Decision("written", path, gate, BaselineUpdate(path, fresh, new, base))
-    if current is None:
-        return Decision("missing", path)
+        return _update(settings, benchmark, headline, metrics, missing, loaded, identities,
+                       pairing, held)
+    return Decision("missing", path) if held is None else Decision("applied", path, held)
+
+
+PARTIAL_WRITES_NONE = ("a rerun of earlier failures or a run stopped early is not a sample of "
+                       "the benchmark: it writes no baseline (run the whole selection)")
+
+
+def _held(settings: Settings, current: baselines.Baseline, metrics: Mapping[str, Metric],
+          missing: int, loaded: LoadedBaseline,
+          identities: tuple[ModelIdentity | None, JudgeIdentity | None],
+          assessed: Mapping[str, Assessed] | None, left_out: int) -> Gate:
+    """The run held against the baseline file ``current``."""
+    identity, judge = identities
+    judge_model = settings.judge.endpoint.model if settings.judge else None
     # Judged again today: the thresholds the old judge set say nothing, its model id neither
     # (head to head, today's judge set them, on the live model's answers).
     stale = loaded.judged.metrics if loaded.rejudged and loaded.baseline_endpoint is None else None
-    return Decision("applied", path,
-                    evaluate(current, metrics, missing, judge_model, settings.max_errors,
-                             identity, assessed, stale, narrowed=left_out > 0, judge=judge))
+    return evaluate(current, metrics, missing, judge_model, settings.max_errors, identity,
+                    assessed, stale, narrowed=left_out > 0, judge=judge)
 
 
-def exit_status(settings: Settings, gates: Sequence[Gate | None], status: int | pytest.ExitCode,
+def _update(settings: Settings, benchmark: str, headline: Sequence[str],
+            metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
+            identities: tuple[ModelIdentity | None, JudgeIdentity | None],
+            pairing: Pairing | None, replaced: Gate | None) -> Decision:
+    """Write a baseline from this run when the run holds against it; over an existing one
+    (``replaced``: the run held against it), record what it replaces, and refuse when it does
+    not hold against that one and --audiobench-update-if-held says so."""
+    path, current = loaded.path, loaded.file
+    identity, judge = identities
+    judge_model = settings.judge.endpoint.model if settings.judge else None
+    base, new = (pairing.base, pairing.new) if pairing else ({}, {})
+    lines = {**base, **new}  # the old lines without their texts: the noise needs draws
+    spans = baselines.spans_of(headline, pairing.linear) if pairing else {}
+    replaces = None if current is None or replaced is None else baselines.Replaced.of(
+        current, replaced.held, replaced.reasons())
+    fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
+                               tuple(headline), settings.tolerance, current,
+                               settings.max_errors, identity, judge_noise(lines.values()),
+                               judge, spans=spans, replaces=replaces)
+    gate = evaluate(fresh, metrics, missing, judge_model)
+    if not gate.held:
+        return Decision("refused", path, gate, replaced=replaced)
+    if replaced is not None and not replaced.held and settings.update_if_held:
+        return Decision("refused", path, replaced, replaced=replaced,
+                        why="it does not hold against the baseline it would replace "
+                            "(--audiobench-update-if-held)")
+    return Decision("written", path, gate, BaselineUpdate(path, fresh, new, base),
+                    replaced=replaced)
+
+
+VerdictKind = Literal["held", "failed", "blind", "partial", "shard", "ungated"]
+"""What the run's verdict is (``run_verdict``): ``held`` and ``failed``, the gate's decision;
+``blind``, no metric was tested (each too small to gate, not selected, or held against
+another judge's threshold; a selection narrowed by -k, -m, --deselect or paths: none was told,
+past can't tell), so the gate overrules no item and pytest's own status stands;
+``partial``, a rerun of earlier failures or a run stopped early (``scope.py``); ``shard``, one
+slice of a run, gated by its merge; ``ungated``, some benchmark had no gate (no baseline, no
+sample selected, no answers published)."""
+
+UNTESTED: frozenset[RowVerdict] = frozenset({"too small", "not selected", "judge changed"})
+"""The row verdicts of a metric the gate did not test at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """One benchmark as the run's verdict reads it: what became of its baseline, its gate,
+    and its items."""
+
+    status: BaselineStatus
+    gate: Gate | None
+    failed: int
+    """Items that failed: regressed against their baseline line, or below their bar."""
+    regressed: int
+    """Of ``failed``, those that regressed against their baseline line."""
+    missing: int
+    """Selected samples without a score (errors, skips, not run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunVerdict:
+    """The run's verdict, decided once (``run_verdict``): the exit status, the report's
+    ``gate_held``, the summary's last line and the page all read it."""
+
+    kind: VerdictKind
+    held: bool
+    """Whether the gate lets the run pass (pytest's own failures aside)."""
+
+
+def run_verdict(decided: Sequence[Decided], scope: Scope, sharded: bool) -> RunVerdict:
+    """The one place that decides whether the run held: a shard never decides; a gate that
+    failed, or a baseline refused, fails the run; a partial run passes only when none of its
+    items failed and nothing is missing (and, for a rerun, the last whole run held: a subset
+    drawn again cannot overturn it); a gate that tested no metric while samples regressed
+    does not overrule pytest's items (``blind``: they decide); else the gate held."""
+    if sharded:
+        return RunVerdict("shard", True)
+    if any(d.status == "refused" or (d.gate is not None and not d.gate.held) for d in decided):
+        return RunVerdict("failed", False)
+    if scope.partial and any(d.status == "partial" for d in decided):
+        clean = scope.stopped is None and not any(d.failed or d.missing for d in decided)
+        last = scope.last_whole
+        return RunVerdict("partial", clean and (last is None or last.held))
+    applied = [d.gate for d in decided if d.status == "applied" and d.gate is not None]
+    if applied and not vouches(applied, scope):
+        return RunVerdict("blind", not any(d.failed for d in decided))
+    if any(d.gate is None for d in decided):
+        return RunVerdict("ungated", True)
+    return RunVerdict("held", True)
+
+
+def vouches(gates: Sequence[Gate], scope: Scope) -> bool:
+    """Whether the gate said anything of the model: it tested a metric (a selection narrowed
+    by -k, -m, --deselect or paths: it told one, past can't tell); else it is blind, and the
+    items decide."""
+    silent = UNRESOLVED if scope.narrowed else UNTESTED
+    return any(row.verdict not in silent for gate in gates for row in gate.rows)
+
+
+def exit_status(settings: Settings, verdict: RunVerdict, status: int | pytest.ExitCode,
                 foreign_failures: int = 0, unwritten: int = 0) -> int | pytest.ExitCode:
-    """The exit status of a run, or of a merge of its shards, from what the gate decided per
-    benchmark (``gates``: None for a benchmark it did not gate) and the status pytest (or the
-    merge, from its samples) would give. The one place that decides it:
+    """The exit status of a run, or of a merge of its shards, from the run's ``verdict`` and
+    the status pytest (or the merge, from its samples) would give. The one place that
+    decides it:
 
     - pytest's own status stands for interruptions, usage errors and internal errors;
     - 3 (internal error) when an output it was asked for could not be written (``unwritten``:
       its report, page, baseline or export), whatever the gate said: a resume writes it;
     - a shard never gates: 0, or 1 when tests that are not samples failed;
-    - 1 when a gate failed, or other tests failed (``foreign_failures``);
-    - else 0 when every benchmark was gated and held, even if samples failed (unless
-      --audiobench-fail-on-samples); pytest's status when some benchmark was not gated."""
+    - 1 when the verdict does not hold, or other tests failed (``foreign_failures``);
+    - else 0 when the gate held, even if samples failed (unless --audiobench-fail-on-samples);
+      pytest's status when some benchmark was not gated, or the run was a partial one."""
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         return status
     if unwritten:
         return pytest.ExitCode.INTERNAL_ERROR
-    if settings.shard is not None:
+    if verdict.kind == "shard":
         return pytest.ExitCode.TESTS_FAILED if foreign_failures else pytest.ExitCode.OK
-    gated = [gate for gate in gates if gate is not None]
-    if not all(gate.held for gate in gated) or foreign_failures:
+    if not verdict.held or foreign_failures:
         return pytest.ExitCode.TESTS_FAILED
-    if settings.fail_on_samples or len(gated) < len(gates):
+    if settings.fail_on_samples or verdict.kind in ("ungated", "partial", "blind"):
         return status
     return pytest.ExitCode.OK

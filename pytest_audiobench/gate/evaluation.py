@@ -25,9 +25,12 @@ from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
 RowVerdict = Literal["ok", "worse within margin", "can't tell", "below", "regressed",
-                     "too small", "not measured", "not selected", "judge changed"]
+                     "too small", "not measured", "not selected", "judge changed", "above"]
+"""A paired metric's verdict, or a threshold's: ``above`` or ``below`` its threshold less its
+tolerance (``ok`` is said only of a paired metric whose interval rules a drop out)."""
 HOLDING: frozenset[RowVerdict] = frozenset({"ok", "worse within margin", "can't tell",
-                                            "too small", "not selected", "judge changed"})
+                                            "too small", "not selected", "judge changed",
+                                            "above"})
 """Verdicts the gate holds on: a metric measurably worse but not beyond its margin is said
 and held; one whose interval reaches past the margin while the exact tests find no
 regression cannot be told either way (held, and said: the run could not rule the drop out);
@@ -188,7 +191,7 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
         elif metric.value < limit.threshold - limit.tolerance - 1e-9:
             verdict = "below"
         else:
-            verdict = "ok"
+            verdict = "above"
         rows.append(GateRow(metric=name, value=metric.value if metric else None,
                             threshold=limit.threshold, tolerance=limit.tolerance,
                             verdict=verdict))

@@ -7,7 +7,6 @@ and a merge of shards read the same object.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -20,6 +19,7 @@ from pytest_audiobench.errors import BaselineError
 from pytest_audiobench.gate.baseline import (
     Baseline,
     BaseLines,
+    check_samples,
     from_run,
     load,
     load_samples,
@@ -102,7 +102,7 @@ class LoadedBaseline:
         hash of its content; None without a file (none yet, or head to head)."""
         if self.file is None or self.baseline_endpoint is not None:
             return None
-        return hashlib.sha256(self.file.model_dump_json().encode("utf-8")).hexdigest()[:16]
+        return self.file.digest()
 
     @property
     def graded_by_a_judge(self) -> bool:
@@ -239,9 +239,22 @@ def load_all(settings: Settings, benchmarks: Mapping[str, JudgedBy],
         file = load(path)
         if file is None and name not in withheld:
             asked_for(settings, name, path)
-        loaded[name] = LoadedBaseline.of(path, file, load_samples(path),
-                                         settings.confidence, settings.calibration_share, judged)
+        lines = load_samples(path)
+        if not settings.update_baseline:  # a run that replaces it may replace a broken one
+            held_whole(path, file, lines)
+        loaded[name] = LoadedBaseline.of(path, file, lines, settings.confidence,
+                                         settings.calibration_share, judged)
     return loaded
+
+
+def held_whole(path: Path, file: Baseline | None, lines: BaseLines) -> None:
+    """The baseline at ``path`` with the per-sample file it was written with; BaselineError
+    (the file closed) when that file is missing or another one."""
+    try:
+        check_samples(path, file, lines)
+    except BaselineError:
+        lines.close()
+        raise
 
 
 def asked_for(settings: Settings, benchmark: str, path: Path) -> None:

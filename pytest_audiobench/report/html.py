@@ -40,7 +40,7 @@ from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.outcome.view import Choice, SampleView
 from pytest_audiobench.report import charts
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
-from pytest_audiobench.report.terminal import answer_lines, drift_lines
+from pytest_audiobench.report.terminal import answer_lines, drift_lines, short_verdict
 
 KINDS = ("regressed", "failed", "error", "skipped", "not run", "xpassed", "xfailed", "passed")
 """A sample's outcome as the page names it, in the order its rows come."""
@@ -148,7 +148,7 @@ def _header(page: Page) -> str:
     report = page.report
     held = report.gate_held
     gated = any(s.gate is not None for s in report.benchmarks)
-    verdict = ("gate held" if held else "gate FAILED") if gated else "no gate applied"
+    verdict = short_verdict(report)
     return (f'<header><h1>{escape(page.title)}</h1><p class="verdict '
             f'{"held" if held or not gated else "failed"}" id="verdict">{escape(verdict)}</p>'
             f"<dl>{_pairs(_what_ran(report) + _what_it_took(report))}</dl></header>")
@@ -160,12 +160,13 @@ def _what_ran(report: RunReport) -> list[tuple[str, str]]:
     identity = report.run.identity if report.run else None
     served = ", ".join(f"{k} {v}" for k, v in (identity.served or {}).items()) \
         if identity else ""
-    judge = (f"{settings.judge.endpoint.model} {located(settings.judge.endpoint.url)}"
+    workers = report.run.workers if report.run else None
+    judge = (f"{settings.judge.endpoint.model} {located(settings.judge.endpoint.url, workers)}"
              if settings.judge else "none")
     sampling = _sampling("model", settings.endpoint.sampling) + (
         _sampling("; judge", settings.judge.endpoint.sampling) if settings.judge else "")
     return [
-        ("model", f"{settings.endpoint.model} {located(settings.endpoint.url)}"),
+        ("model", f"{settings.endpoint.model} {located(settings.endpoint.url, workers)}"),
         ("revision", (identity.revision or "") if identity else ""),
         ("serves", served),
         ("judge", judge),
@@ -310,7 +311,8 @@ def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
 def row_state(row: GateRow) -> charts.RowState:
     """How a page draws a gate's row: ok, worse (within its margin: held), small (reported,
     not gated) or failed (the alarm colour)."""
-    states: dict[str, charts.RowState] = {"ok": "ok", "worse within margin": "worse",
+    states: dict[str, charts.RowState] = {"ok": "ok", "above": "ok",
+                                          "worse within margin": "worse",
                                           "can't tell": "worse", "too small": "small",
                                           "not selected": "small", "judge changed": "small"}
     return states.get(row.verdict, "failed")

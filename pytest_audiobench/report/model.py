@@ -11,9 +11,10 @@ from pydantic import BaseModel
 from pytest_audiobench import __version__
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.files import replacing
-from pytest_audiobench.gate.decision import BaselineStatus
+from pytest_audiobench.gate.decision import BaselineStatus, RunVerdict, VerdictKind
 from pytest_audiobench.gate.drift import Drift, JudgeComparison
 from pytest_audiobench.gate.evaluation import Gate
+from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.cost import Cost, Spent, cost
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
@@ -95,6 +96,11 @@ class BenchmarkSummary(BaseModel):
     rewritten baseline from the one before; None without one."""
     baseline_status: BaselineStatus
     gate: Gate | None = None
+    replaced: Gate | None = None
+    """With ``written`` or ``refused`` over an existing baseline: this run held against the
+    baseline it replaces (or would have)."""
+    refused_why: str | None = None
+    """With ``refused`` and no gate: why no baseline was written (a partial run)."""
     judge_comparison: JudgeComparison | None = None
     """What the gate paired this run against, and why (``gate/drift.py``); None without a
     judged per-sample baseline."""
@@ -172,6 +178,8 @@ class RunInfo(BaseModel):
     """What identifies the model: URL, id, revision, and what its server says of it."""
     started: str | None = None
     """When the run started, in UTC (ISO 8601)."""
+    workers: int = 0
+    """The xdist workers that ran its items (0: the run's one process)."""
 
 
 class RunReport(BaseModel):
@@ -191,12 +199,25 @@ class RunReport(BaseModel):
     """Per endpoint: attempts, retries, 429 replies, time waited, and a stop if any; the cache
     entries that could not be read."""
     gate_held: bool
+    """Whether the gate lets the run pass (``gate.decision.run_verdict``)."""
+    verdict: VerdictKind | None = None
+    """What the verdict is (``gate.decision.VerdictKind``); None in a report written before
+    it was recorded, where ``gate_held`` says it all."""
+    scope: Scope = Scope()
+    """Whether the run measured the benchmark whole: a rerun of earlier failures and a run
+    stopped early are no release verdict (``gate/scope.py``)."""
     selected: list[str] = []
     """Node ids of every selected sample; those without a record did not run."""
     seconds: float | None = None
     """Wall-clock seconds from the start of the run to its report (a merge: the longest
     shard's)."""
     samples: list[SampleRecord]
+
+    @property
+    def run_verdict(self) -> RunVerdict:
+        """The verdict as decided (a report without its kind: held or failed)."""
+        kind = self.verdict or ("held" if self.gate_held else "failed")
+        return RunVerdict(kind, self.gate_held)
 
     def write(self, path: Path, samples: Iterable[SampleRecord] | None = None) -> None:
         """Write the report as JSON with ``samples`` (by default its own), one record at a time:

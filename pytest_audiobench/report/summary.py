@@ -15,11 +15,19 @@ from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally, line_ju
 from pytest_audiobench.benchmarks.sample import ROOT_NODE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import spans_of
-from pytest_audiobench.gate.decision import BaselineUpdate, Decision, decide, exit_status
+from pytest_audiobench.gate.decision import (
+    BaselineUpdate,
+    Decided,
+    Decision,
+    decide,
+    exit_status,
+    run_verdict,
+)
 from pytest_audiobench.gate.drift import judge_drift, judge_identity
 from pytest_audiobench.gate.evaluation import Pairing, assess_all
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.paired import Assessed
+from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import combine_runs
 from pytest_audiobench.outcome.records import SampleRecord
@@ -54,7 +62,7 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                  releases: Mapping[str, Release], records: Iterable[SampleRecord],
                  selected: Sequence[str], loaded: Mapping[str, LoadedBaseline],
                  traffic: Traffic, run: RunInfo | None, seconds: float | None = None,
-                 left_out: Mapping[str, int] | None = None
+                 left_out: Mapping[str, int] | None = None, scope: Scope | None = None
                  ) -> tuple[RunReport, dict[str, BaselineUpdate]]:
     """The report of ``records`` out of the ``selected`` node ids (missing ones did not run).
     With per-sample baseline lines, the metrics the benchmarks can pair are gated paired; all
@@ -64,7 +72,9 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     stream from disk; the report holds none of them (``RunReport.write`` takes them). With the
     report come the baselines the gate decided to write, which the caller writes
     (``gate.writing.apply``) and says with ``baselines_unwritten`` when it cannot.
-    ``left_out``: per benchmark, the release's samples the run's selection left out."""
+    ``left_out``: per benchmark, the release's samples the run's selection left out.
+    ``scope``: whether the run measured the benchmark whole (``gate/scope.py``)."""
+    scope = scope or Scope()
     identity = run.identity if run is not None else None
     folded, total = _fold(settings, benchmarks, records, selected, loaded)
     judges = {name: judge_identity(settings, bench.judge_prompt(), traffic)
@@ -91,7 +101,7 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
             "left_out": (left_out or {}).get(name, 0)})
         summary, decision = summarise(settings, bench, releases[name], counts,
                                       mine.tally, loaded[name], (identity, judges[name]),
-                                      pairings[name], assessed[name])
+                                      pairings[name], assessed[name], scope.partial)
         live = loaded[name].baseline_endpoint
         drift = None if not mine.judged_again_asked or live else judge_drift(
             bench.judged_metrics(releases[name]), bench.linear, loaded[name].lines,
@@ -101,11 +111,14 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
         summaries.append(summary)
         if decision.update is not None:
             updates[name] = decision.update
-    held = all(s.gate is None or s.gate.held for s in summaries)
+    verdict = run_verdict([Decided(s.baseline_status, s.gate, s.counts.failed,
+                                   s.counts.regressed, s.counts.missing) for s in summaries],
+                          scope, settings.shard is not None)
     protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
     report = RunReport(settings=settings, run=run, benchmarks=summaries,
                        judge_protocol=protocol, usage=total.priced(settings), traffic=traffic,
-                       gate_held=held, selected=list(selected), samples=[], seconds=seconds)
+                       gate_held=verdict.held, verdict=verdict.kind, scope=scope,
+                       selected=list(selected), samples=[], seconds=seconds)
     return report, updates
 
 
@@ -154,16 +167,17 @@ def _fold_again(folded: _Folded, bench: Benchmark, record: SampleRecord) -> None
 def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Counts,
               tally: Tally, loaded: LoadedBaseline,
               identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-              pairing: Pairing,
-              assessed: Mapping[str, Assessed]) -> tuple[BenchmarkSummary, Decision]:
+              pairing: Pairing, assessed: Mapping[str, Assessed],
+              partial: bool = False) -> tuple[BenchmarkSummary, Decision]:
     """One benchmark's numbers and gate from its folded records, and the gate's decision;
-    ``identities``: what identified the model and the judge."""
+    ``identities``: what identified the model and the judge; ``partial``: the run is a rerun
+    of earlier failures or stopped early."""
     name = bench.name
     per_run = [tally.metrics(run) for run in range(settings.runs)]
     metrics = combine_runs(per_run)
     decision = decide(settings, name, release.headline, metrics, counts.missing, loaded,
                       identities, pairing, assessed, selected=counts.selected,
-                      left_out=counts.left_out, withheld=release.withheld)
+                      left_out=counts.left_out, withheld=release.withheld, partial=partial)
     notes = bench.notes(release) + loaded.notes()
     summary = BenchmarkSummary(
         benchmark=name, metrics=metrics, runs=per_run if len(per_run) > 1 else [],
@@ -173,7 +187,8 @@ def summarise(settings: Settings, bench: Benchmark, release: Release, counts: Co
         holds_items=loaded.holds_items,
         baseline_file=None if loaded.baseline_endpoint else str(decision.path),
         baseline_model=loaded.against if loaded.baseline_endpoint else None,
-        baseline_digest=loaded.digest, baseline_status=decision.status, gate=decision.gate)
+        baseline_digest=loaded.digest, baseline_status=decision.status, gate=decision.gate,
+        replaced=decision.replaced, refused_why=decision.why)
     return summary, decision
 
 
@@ -194,8 +209,7 @@ def report_status(report: RunReport, status: int | pytest.ExitCode, foreign_fail
     and the outputs it was asked for and could not write (``unwritten``, beside those its
     benchmarks say) (``gate.decision.exit_status``)."""
     missing = unwritten + sum(len(summary.unwritten) for summary in report.benchmarks)
-    return exit_status(report.settings, [summary.gate for summary in report.benchmarks], status,
-                       foreign_failures, missing)
+    return exit_status(report.settings, report.run_verdict, status, foreign_failures, missing)
 
 
 def baselines_unwritten(report: RunReport, failed: Mapping[str, str]) -> RunReport:

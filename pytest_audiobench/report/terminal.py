@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pytest_audiobench.config.names import located
-from pytest_audiobench.gate.evaluation import UNRESOLVED, GateRow, paired_notes, some
+from pytest_audiobench.gate.evaluation import UNRESOLVED, Gate, GateRow, paired_notes, some
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.numbers import fixed, signed
 from pytest_audiobench.report.model import BenchmarkSummary, Counts, RunReport
@@ -30,12 +30,14 @@ def render(report: RunReport, verbose: bool = False, written: Sequence[str] = ()
         said = ", ".join([f"temperature {judge.endpoint.sampling.temperature:g}", *protocol])
         described = f"judge {judge.endpoint.model} ({said})"
     revision = f" (revision {settings.model_revision})" if settings.model_revision else ""
-    lines = [f"model {settings.model}{revision} {located(settings.endpoint.url)}{runs}; "
+    workers = report.run.workers if report.run is not None else None
+    lines = [f"model {settings.model}{revision} {located(settings.endpoint.url, workers)}{runs}; "
              f"{described}"]
     if report.run is not None:
         lines += [f"run: {note}" for note in report.run.notes]
     for summary in report.benchmarks:
-        lines += ["", *_table(summary, verbose), *_footer(summary),
+        table = [] if summary.baseline_status == "partial" else _table(summary, verbose)
+        lines += ["", *table, *_footer(summary),
                   *answer_lines(summary.counts, settings.endpoint.sampling.max_tokens)]
     u = report.usage
     reused = ""
@@ -144,7 +146,7 @@ def paired_table(names: Sequence[str], gated: Mapping[str, GateRow],
                         and row.high is not None else " [n/a]")
             rows.append((name, str(row.n), _or(row.baseline, "n/a"), _or(row.value, "n/a"),
                          f"{signed(row.difference)}{interval}", f"{row.margin:g}",
-                         _or(row.detectable, "-"), row.verdict))
+                         _or(row.detectable, "-"), row_verdict(row)))
         else:
             rows.append((name, str(metric.n) if metric else "-",
                          f"{fixed(row.threshold)} ± {row.tolerance:g}" if row else "-",
@@ -171,7 +173,9 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
            "(under their bar before, clearing it now)" if c.xfailed or c.xpassed else "")
         + f", {c.errors} errors, {c.skipped} skipped, {c.not_run} not run",
     ]
-    if c.left_out:
+    if c.left_out and summary.baseline_status == "partial":
+        lines.append(f"selection: {c.left_out} of its samples left out")
+    elif c.left_out:
         lines.append(_left_out(summary))
     if c.missing_by_task:
         lines.append("without a score: " + "; ".join(
@@ -197,27 +201,54 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
                      f"{summary.against}")
     elif summary.baseline_status == "missing":
         lines.append(f"gate: no baseline at {summary.against}: no gate applied")
+    elif summary.baseline_status == "partial":
+        lines.append(f"gate: no metric held against {summary.against}: this run is no "
+                     "release verdict (the last line says why); its items were held against "
+                     "their baseline lines")
     elif summary.baseline_status == "written":
         lines.append(f"gate: baseline written to {summary.against}, from {c.selected} "
                      f"samples ({c.xfailed} of them under their bar, recorded so: xfailed)")
-        lines += _one_draw(summary)
+        lines += [*_replaced(summary), *_one_draw(summary)]
     elif summary.baseline_status == "unwritten":
         pass  # said in its unwritten line
-    elif summary.baseline_status == "refused" and summary.gate is not None:
-        lines.append(f"gate: FAILED: baseline NOT written to {summary.against}: "
-                     + "; ".join(summary.gate.reasons()))
+    elif summary.baseline_status == "refused":
+        why = summary.refused_why or "; ".join(summary.gate.reasons() if summary.gate else [])
+        lines += [f"gate: FAILED: baseline NOT written to {summary.against}: {why}",
+                  *_replaced(summary)]
     elif summary.gate is not None:
         gate = summary.gate
         if gate.other_model:
             lines.append(f"gate: note: the baseline was written for {gate.other_model}")
         allowance = f"{gate.missing} without a score, {gate.allowed} allowed"
+        mode = "" if paired(gate) else " by thresholds, not paired"
         if gate.held:
-            lines.append(f"gate: held ({allowance}) against {summary.against}")
+            lines.append(f"gate: held{mode} ({allowance}) against {summary.against}")
         else:
-            lines.append(f"gate: FAILED against {summary.against}: "
-                         + "; ".join(gate.reasons()))
+            lines.append(f"gate: FAILED{mode and f' ({mode.strip()})'} against "
+                         f"{summary.against}: " + "; ".join(gate.reasons()))
         lines += _why_items_differ(summary)
     return [*lines, *summary.unwritten]
+
+
+def paired(gate: Gate) -> bool:
+    """Whether any metric was held paired (else every one by its threshold: a baseline with
+    no per-sample lines)."""
+    return any(row.test == "paired" for row in gate.rows)
+
+
+def _replaced(summary: BenchmarkSummary) -> list[str]:
+    """What a written (or refused) baseline replaces, and how this run did against it."""
+    gate = summary.replaced
+    return [] if gate is None else [f"gate: against the baseline it replaces, {against(gate)}"]
+
+
+def against(gate: Gate) -> str:
+    """How a run did against a baseline, in a clause."""
+    if not gate.held:
+        return "this run FAILED: " + "; ".join(gate.reasons())
+    rows = gate.rows
+    told = sum(row.verdict not in UNRESOLVED for row in rows)
+    return f"this run held on {told} of {len(rows)} metric(s)"
 
 
 def _failed_items(summary: BenchmarkSummary) -> str:
@@ -263,37 +294,144 @@ def verdict(report: RunReport) -> str:
     unwritten = [line for s in summaries for line in s.unwritten]
     if unwritten:
         return f"verdict: NOT DONE: {unwritten[0]}"
-    failed = [f"{s.benchmark}: {'; '.join(s.gate.reasons()) or 'failed'}" for s in summaries
-              if s.gate is not None and (not s.gate.held or s.baseline_status == "refused")]
+    kind = report.run_verdict.kind
+    if kind == "partial":
+        return _partial(report)
+    failed = [f"{s.benchmark}: {_failure(s)}" for s in summaries
+              if s.baseline_status == "refused" or (s.gate is not None and not s.gate.held)]
     if failed:
         more = f" (and {len(failed) - 1} more benchmark(s))" if len(failed) > 1 else ""
         return f"verdict: gate FAILED: {failed[0]}{more}"
-    if any(s.baseline_status == "shard" for s in summaries):
-        return "verdict: a shard: audiobench-merge gates the union of the shards"
+    if kind == "shard":
+        return ("verdict: a shard, no release verdict: audiobench-merge gates the union of the "
+                f"shards{_regressed(summaries)}")
     written = [s.benchmark for s in summaries if s.baseline_status == "written"]
     if written and len(written) == len(summaries):
-        return f"verdict: baseline written for {', '.join(written)}: later runs are held to it"
+        return (f"verdict: baseline written for {', '.join(written)}: later runs are held to it"
+                + "".join(f"; {s.benchmark}: against the one it replaces, {against(s.replaced)}"
+                          for s in summaries if s.replaced is not None))
     gated = [s for s in summaries if s.gate is not None]
     if not gated:
         return f"verdict: not gated: {_why_not_gated(summaries)}"
     rows = [row for s in gated if s.gate is not None for row in s.gate.rows]
-    said = [f"{n} {what}" for what, n in (
+    if kind == "blind":
+        return _blind(report, rows)
+    told = len(rows) - sum(r.verdict in UNRESOLVED for r in rows)
+    extra = _items_beside(summaries, rows)
+    ungated = [s.benchmark for s in summaries if s.gate is None]
+    if ungated:
+        extra.append(f"not gated: {', '.join(ungated)}")
+    thresholds = [s.benchmark for s in gated if s.gate is not None and not paired(s.gate)]
+    if thresholds:
+        extra.append(f"held by thresholds, not paired: {', '.join(thresholds)} (no per-sample "
+                     "lines in the baseline)")
+    return (f"verdict: gate held on {told} of {len(rows)} metric(s) of "
+            f"{', '.join(s.benchmark for s in gated)}"
+            + "".join(f"; {part}" for part in [*_unresolved(rows), *extra]))
+
+
+def short_verdict(report: RunReport) -> str:
+    """The verdict in a few words, for a page's header."""
+    kind = report.run_verdict.kind
+    gated = any(s.gate is not None for s in report.benchmarks)
+    if kind == "partial":
+        return f"no release verdict ({report.scope.words()})"
+    if kind == "blind":
+        return "gate blind: it tested no metric, and samples regressed"
+    if kind == "shard":
+        return "a shard: its merge gates"
+    if not gated:
+        return "no gate applied"
+    return "gate held" if report.gate_held else "gate FAILED"
+
+
+def _blind(report: RunReport, rows: Sequence[GateRow]) -> str:
+    """A gate that said nothing of the model: why, and what its items did, which decide."""
+    narrowed = report.scope.narrowed
+    what = "told no metric, past can't tell" if narrowed else "tested no metric"
+    failed = sum(s.counts.failed for s in report.benchmarks)
+    regressed = sum(s.counts.regressed for s in report.benchmarks)
+    items = (f"{failed} item(s) failed ({regressed} regressed), and they fail the run"
+             if failed else "none failed")
+    where = f"; {narrowed} (--audiobench-tasks and --audiobench-limit narrow the configured " \
+            "selection itself)" if narrowed else ""
+    return (f"verdict: gate {'blind' if report.gate_held else 'BLIND'}: it {what} ("
+            + ", ".join(_unresolved(rows)) + f"){where}: its items decide, as in any pytest run: "
+            + items)
+
+
+def _failure(summary: BenchmarkSummary) -> str:
+    if summary.baseline_status == "refused" and summary.refused_why:
+        return f"baseline NOT written: {summary.refused_why}"
+    gate = summary.gate
+    mode = "" if gate is None or paired(gate) else "held by thresholds, not paired: "
+    return mode + ("; ".join(gate.reasons() if gate else []) or "failed")
+
+
+def _partial(report: RunReport) -> str:
+    """A rerun's or an early stop's verdict: what it was, what its items did, and, for a
+    rerun, the whole run it cannot overturn."""
+    scope = report.scope
+    failed = sum(s.counts.failed for s in report.benchmarks)
+    missing = sum(s.counts.missing for s in report.benchmarks)
+    said = [f"{failed} item(s) failed" if failed else "no item failed"]
+    if missing and scope.stopped is None:
+        said.append(f"{missing} sample(s) without a score")
+    if scope.rerun is not None:
+        last = scope.last_whole
+        said.append("no whole run of these settings is on record (the cache keeps them)"
+                    if last is None else last.words()
+                    + ("" if last.held else ": a rerun cannot overturn it; run the whole "
+                       "selection again"))
+    passes = "passes on its items" if report.gate_held else "FAILED"
+    return f"verdict: NO RELEASE VERDICT ({passes}): {scope.words()}; " + "; ".join(said)
+
+
+def _unresolved(rows: Sequence[GateRow]) -> list[str]:
+    """The metrics the gate could not tell, counted by why."""
+    return [f"{n} {what}" for what, n in (
         ("can't tell (a drop past the margin not ruled out)",
          sum(r.verdict == "can't tell" for r in rows)),
         ("too small to gate", sum(r.verdict == "too small" for r in rows)),
         ("not selected", sum(r.verdict == "not selected" for r in rows)),
         ("held against another judge's threshold", sum(r.verdict == "judge changed" for r in rows)),
     ) if n]
-    told = len(rows) - sum(r.verdict in UNRESOLVED for r in rows)
-    regressed = sum(s.counts.regressed for s in gated)
-    extra = [f"{regressed} sample(s) regressed, too few to move a metric past its margin"
-             ] if regressed else []
-    ungated = [s.benchmark for s in summaries if s.gate is None]
-    if ungated:
-        extra.append(f"not gated: {', '.join(ungated)}")
-    return (f"verdict: gate held on {told} of {len(rows)} metric(s) of "
-            f"{', '.join(s.benchmark for s in gated)}"
-            + "".join(f"; {part}" for part in [*said, *extra]))
+
+
+def _regressed(summaries: Sequence[BenchmarkSummary]) -> str:
+    regressed = sum(s.counts.regressed for s in summaries)
+    return f"; {regressed} sample(s) regressed" if regressed else ""
+
+
+def _items_beside(summaries: Sequence[BenchmarkSummary], rows: Sequence[GateRow]) -> list[str]:
+    """What the regressed items mean beside a gate that held: no gated metric moved past its
+    margin, or, in so many words, which ungated ones show a drop past theirs."""
+    regressed = sum(s.counts.regressed for s in summaries)
+    shown = dropped_ungated(rows)
+    if shown:
+        return [f"{regressed} sample(s) regressed; {len(shown)} metric(s) too small to gate show "
+                f"a drop past their margin: {some(shown)} (--audiobench-gate-small gates them)"]
+    if regressed:
+        return [f"{regressed} sample(s) regressed, no gated metric moved past its margin"]
+    return []
+
+
+def dropped_ungated(rows: Sequence[GateRow]) -> list[str]:
+    """The metrics left ungated by a rule of size whose interval still lies wholly past the
+    margin: a drop the data resolves, said as such."""
+    return [r.metric for r in rows if r.verdict == "too small" and r.high is not None
+            and r.margin is not None and r.high < -r.margin]
+
+
+def row_verdict(row: GateRow) -> str:
+    """A paired row's verdict as its cell says it: a metric too small to gate with the rule
+    that left it ungated and, when its interval lies past the margin, that it dropped."""
+    if row.verdict != "too small":
+        return row.verdict
+    rule = (f"n {row.n} < {row.min_n}" if row.n is not None and row.min_n is not None
+            and row.n < row.min_n else "too few to tell from chance")
+    dropped = row.high is not None and row.margin is not None and row.high < -row.margin
+    return f"too small ({rule}{'; dropped past the margin' if dropped else ''})"
 
 
 def _why_not_gated(summaries: Sequence[BenchmarkSummary]) -> str:
@@ -342,10 +480,13 @@ def _why_items_differ(summary: BenchmarkSummary) -> list[str]:
     gate = summary.gate
     if gate is None or not any(row.test == "paired" for row in gate.rows):
         return []
-    regressed = summary.counts.failed
+    regressed = summary.counts.regressed
     if gate.held and regressed:
+        shown = dropped_ungated(gate.rows)
+        beside = (f"; {some(shown)} too small to gate show a drop past the margin"
+                  if shown else "")
         return [f"why: the gate held although {regressed} sample(s) regressed: their drops move "
-                "no gated metric beyond its margin at this confidence."]
+                f"no gated metric beyond its margin at this confidence{beside}."]
     if not gate.held and not regressed and gate.missing <= gate.allowed:
         return ["why: the gate failed although no sample regressed on its own: many small "
                 "drops, each too small to fail its item, add up to a metric's drop beyond its "

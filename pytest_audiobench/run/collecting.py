@@ -42,6 +42,12 @@ class Collected:
         self.traffic = Traffic()
         """What the endpoints took, summed over the processes that ran items."""
         self.progress: Progress | None = None
+        self.rerun: str | None = None
+        """Why the selection was made from earlier outcomes (``scoping.rerun_of``), if it was."""
+        self.interrupted: str | None = None
+        """What pytest said when the run was interrupted (Ctrl-C, xdist's stop)."""
+        self.first_not_run: str | None = None
+        """Why the first sample that was not run was not (the deadline, a budget)."""
 
     def expect(self, nodeids: Iterable[str]) -> None:
         self.selected = [n for n in nodeids if n.startswith(ROOT_NODE + "::")]
@@ -51,6 +57,8 @@ class Collected:
     def add(self, record: str, process: object = None, in_flight: int | None = None) -> None:
         """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it)."""
         data: dict[str, Any] = self.records.add(record)
+        if data["outcome"] == "not_run" and self.first_not_run is None:
+            self.first_not_run = data.get("message")
         if self.progress is not None:
             cached = sum(bool(a["completion"]["cached"]) for a in data["answers"])
             self.progress.record(data["outcome"], cached, process, in_flight)

@@ -8,6 +8,7 @@ fails is an error in setup, a poor answer is a failure, and an empty audio file 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,12 @@ from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
 
 STATE_KEY = pytest.StashKey["ItemState"]()
+SCORED_KEY = pytest.StashKey["ItemState"]()
+"""A failed item's state, kept for the next attempt when pytest-rerunfailures runs it again
+(``--reruns``): a sample scored once is not asked again. Its replies are the model's answer
+and the judge's grading; asking again until an attempt passes would keep the best of several
+draws, which flatters the model (the same bias as drawing again only where the first draws
+looked low). Only an attempt that scored nothing (an error) is asked again."""
 
 
 @dataclass
@@ -52,6 +59,15 @@ class ItemState:
     """Head to head: the live baseline model's answers, which ``again`` grades."""
     confirmation: tuple[list[Verdict], list[Verdict], str | None] = ([], [], None)
     """Fresh draws on the answer and the baseline's, and why a round failed (gate/items)."""
+
+    def replayed(self) -> ItemState:
+        """This attempt's scoring, for the next attempt of the same item: the same answers,
+        verdicts and decision, its phases still to run."""
+        return ItemState(answers=self.answers, verdicts=self.verdicts, shortfall=self.shortfall,
+                         change=self.change, decided=self.decided,
+                         judged_again=self.judged_again,
+                         judged_again_failed=self.judged_again_failed,
+                         baseline_answers=self.baseline_answers, confirmation=self.confirmation)
 
     def record(self, sample: Sample) -> SampleRecord:
         return sample.to_record(
@@ -158,6 +174,10 @@ def sample_of(request: pytest.FixtureRequest) -> Sample:
 
 def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnswer]:
     worker = session_of(request.config).worker
+    scored: ItemState | None = request.node.stash.get(SCORED_KEY, None)
+    if scored is not None:
+        request.node.stash[STATE_KEY] = scored.replayed()
+        return scored.answers
     state = request.node.stash.setdefault(STATE_KEY, ItemState())
     if worker.settings.dry_run:
         pytest.skip("dry run: nothing is sent")
@@ -178,6 +198,8 @@ def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnsw
 def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]:
     worker = session_of(request.config).worker
     state = request.node.stash.setdefault(STATE_KEY, ItemState())
+    if request.node.stash.get(SCORED_KEY, None) is not None:
+        return _replayed(request, sample, state)
     try:
         graded = worker.wait(worker.pipeline(sample).grade)
     except JudgeError as exc:
@@ -216,6 +238,19 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
     return verdicts
 
 
+def _replayed(request: pytest.FixtureRequest, sample: Sample, state: ItemState
+              ) -> list[Verdict]:
+    """The verdicts of an attempt that scored the sample already, as that attempt had them."""
+    bench = session_of(request.config).worker.benchmarks[sample.benchmark]
+    request.node.user_properties += bench.properties(state.verdicts)
+    if state.decided.kind is not None:
+        request.node.user_properties.append(("audiobench_change", state.decided.kind))
+    if state.decided.expected:
+        request.node.add_marker(pytest.mark.xfail(reason=state.decided.reason or "",
+                                                  strict=False))
+    return state.verdicts
+
+
 def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> None:
     """Fold one phase's report into the item's record; attach it to the teardown report."""
     sample = item.stash.get(SAMPLE_KEY, None)
@@ -240,8 +275,28 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
         report.audiobench_record = record.model_dump_json()  # type: ignore[attr-defined]
         _html_extra(item, report, record)
         # pytest keeps every item to the end of the run; its answers and verdicts now travel
-        # in the record, so the item need not hold them as well.
+        # in the record, so the item need not hold them as well (unless pytest-rerunfailures,
+        # which counts an item's attempts, may run a failed one again).
+        if state.outcome == "failed" and may_run_again(item):
+            item.stash[SCORED_KEY] = state
+        elif SCORED_KEY in item.stash:
+            del item.stash[SCORED_KEY]
         del item.stash[STATE_KEY]
+
+
+def may_run_again(item: pytest.Item) -> bool:
+    """Whether pytest-rerunfailures runs this item again when it fails: --reruns (or its ini
+    key), --force-reruns, or a ``flaky`` mark."""
+    config = item.config
+    if not config.pluginmanager.hasplugin("rerunfailures"):
+        return False
+    if item.get_closest_marker("flaky") is not None:
+        return True
+    given = config.getoption("force_reruns", None) or config.getoption("reruns", None)
+    if given is None:
+        with contextlib.suppress(TypeError, ValueError):
+            given = int(config.getini("reruns"))
+    return bool(given)
 
 
 def _html_extra(item: pytest.Item, report: pytest.TestReport, record: SampleRecord) -> None:

@@ -28,6 +28,7 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.drift import JudgeComparison
+from pytest_audiobench.gate.scope import LastWhole
 from pytest_audiobench.transport.types import ModelIdentity
 
 
@@ -49,6 +50,9 @@ class RunRecord(BaseModel):
     comparisons: dict[str, JudgeComparison] = {}
     """Per benchmark, what its gate pairs against (``gate/drift.py``), decided before its
     first item: a resume holds to it."""
+    held: bool | None = None
+    """A whole run's verdict once it ended (``gate/scope.py``): whether its gate held; None
+    for a partial run (a rerun, stopped early), a shard, or one that has not ended."""
 
 
 class Claim:
@@ -209,12 +213,25 @@ class RunBook:
         notes = [*start.notes, unsaved] if unsaved else start.notes
         return RunStart(record, start.resumed, start.reused, notes, start.claim)
 
-    def end(self, record: RunRecord, undone: int, written: bool = True) -> str | None:
+    def end(self, record: RunRecord, undone: int, written: bool = True,
+            held: bool | None = None) -> str | None:
         """Record how the run ended: finished when it left nothing undone and wrote what it
-        was asked to, else a resume continues it (paying for what is undone only). What
-        could not be kept, in one line."""
+        was asked to, else a resume continues it (paying for what is undone only); a whole
+        run's verdict (``held``; None for a partial run, which has none). What could not be
+        kept, in one line."""
         finished = undone == 0 and written
-        return self.save(record.model_copy(update={"finished": finished, "undone": undone}))
+        return self.save(record.model_copy(update={"finished": finished, "undone": undone,
+                                                   "held": held}))
+
+    def last_whole(self, record: RunRecord) -> LastWhole | None:
+        """The latest other run of ``record``'s settings that ended whole with a verdict: what
+        a rerun of its failures is held to."""
+        whole = [r for r in self.records() if r.fingerprint == record.fingerprint
+                 and r.run_id != record.run_id and r.held is not None]
+        if not whole:
+            return None
+        last = whole[-1]
+        return LastWhole(run_id=last.run_id, started=last.started, held=bool(last.held))
 
     def _named(self, wanted: str, record: RunRecord, earlier: list[RunRecord]) -> RunRecord:
         others = [r for r in earlier if r.run_id != record.run_id]

@@ -23,7 +23,13 @@ import pytest
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.asking import baseline_answer
-from pytest_audiobench.benchmarks.base import Release, export, judged_by, line_judged_again
+from pytest_audiobench.benchmarks.base import (
+    Release,
+    export,
+    judged_by,
+    line_judged_again,
+    unexported,
+)
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.config.settings import Settings
@@ -33,6 +39,7 @@ from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
+from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.lines import JudgedBy
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.report import html
@@ -55,6 +62,7 @@ from pytest_audiobench.run.plan import RunPlan
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
 from pytest_audiobench.run.runs import RunBook, RunStart, model_identity
+from pytest_audiobench.run.scoping import beside, rerun_of, stopped_by
 from pytest_audiobench.run.shards import slice_of
 from pytest_audiobench.run.worker import JudgedAgain, Rejudging, Worker
 from pytest_audiobench.transport.cache import ResponseCache
@@ -258,10 +266,13 @@ class Controller(AudiobenchSession):
             plan = self._compare(deciding, send=not settings.dry_run)
             self.baselines = plan.decide(self.baselines)
             self._worker = self._made_worker(gear, plan)
-        workers = getattr(self.config.option, "numprocesses", None)
         self.worker_plan = plan.model_copy(update={
-            "budget_share": workers if isinstance(workers, int) and workers > 0 else 1,
-            "spent": gear.spent()})
+            "budget_share": max(1, self._workers()), "spent": gear.spent()})
+
+    def _workers(self) -> int:
+        """How many xdist workers run the items (0: this process runs them)."""
+        workers = getattr(self.config.option, "numprocesses", None)
+        return workers if isinstance(workers, int) and workers > 0 else 0
 
     def _check_outputs(self) -> None:
         """Every file the run writes at its end can be written: found out before the first
@@ -359,8 +370,11 @@ class Controller(AudiobenchSession):
         super().collection_done(items)
 
     def expect(self, nodeids: Iterable[str]) -> None:
-        """The sample items the run will report (xdist: as its workers collected them)."""
+        """The sample items the run will report (xdist: as its workers collected them), and
+        whether earlier outcomes chose them (--lf, --sw)."""
         self.collected.expect(nodeids)
+        known = {sample.nodeid for sample in self.samples()}
+        self.collected.rerun = rerun_of(self.config, self.collected.selected or [], known)
 
     def add(self, record: str, process: object = None, in_flight: int | None = None) -> None:
         """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it)."""
@@ -397,12 +411,16 @@ class Controller(AudiobenchSession):
         if selected is None or self.config.option.collectonly or self.settings.dry_run:
             return
         ordered = self.collected.records.ordered(selected)
+        scope = self._scope(session, selected)
         report, updates = build_report(self.settings, self.benchmarks, self.releases(),
                                        ordered, selected, self.baselines,
                                        self.collected.traffic, self._run_info(session, selected),
-                                       self.collected.started.seconds(), self._left_out(selected))
+                                       self.collected.started.seconds(), self._left_out(selected),
+                                       scope)
         report = baselines_unwritten(report, writing.apply(updates))
-        report = exported(report, export(self.benchmarks, ordered))
+        aside = scope.partial and self.settings.partial_report == "beside"
+        report = exported(report, unexported(self.benchmarks, scope.words()) if aside
+                          else export(self.benchmarks, ordered))
         self.report, settings = report, self.settings
         if not selected:
             # A run that asked nothing (its selection held no sample) leaves what an earlier
@@ -414,21 +432,53 @@ class Controller(AudiobenchSession):
             if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
                 session.exitstatus = pytest.ExitCode.OK
             return
-        if settings.report is not None:
-            self._keep("JSON report", settings.report,
-                       lambda path: report.write(path, ordered))
-        if settings.html is not None:
-            page = html.run_page(self.report, ordered, self.benchmarks,
-                                 {name: b.lines for name, b in self.baselines.items()})
-            self._keep("HTML page", settings.html, lambda path: html.write(page, path))
+        self._write_outputs(report, ordered, aside)
         unwritten = sum(not done for done in self.written.values())
         short = unwritten or any(s.unwritten for s in report.benchmarks)
-        if short and self.run_start is not None:
-            # The run could not give what it was asked for: a resume continues it, its
-            # answers served again, to write what is missing.
-            self._runs.end(self.run_start.record, self.collected.records.undone(selected), False)
+        if self.run_start is not None and session.exitstatus != pytest.ExitCode.INTERRUPTED:
+            # Short of what it was asked for, a resume continues it, its answers served
+            # again, to write what is missing; a whole run's verdict is what a rerun of its
+            # failures is held to.
+            whole = not scope.partial and settings.shard is None
+            self._runs.end(self.run_start.record, self.collected.records.undone(selected),
+                           not short, report.gate_held if whole else None)
         session.exitstatus = report_status(self.report, session.exitstatus,
                                            self.collected.foreign_failures, unwritten)
+
+    def _scope(self, session: pytest.Session, selected: list[str]) -> Scope:
+        """What part of the benchmark this run measured (``gate/scope.py``)."""
+        records, collected = self.collected.records, self.collected
+        stopped = stopped_by(session, collected.interrupted, records.not_run(selected),
+                             len(selected), collected.first_not_run)
+        last = self._runs.last_whole(self.run_start.record) \
+            if collected.rerun and self.run_start is not None else None
+        configured = [sample.nodeid for sample in self.samples()]
+        if self.settings.shard is not None:  # under xdist the workers split it, not here
+            configured = slice_of(configured, *self.settings.shard)
+        out = len(configured) - len(selected)
+        narrowed = (f"-k, -m, --deselect or paths left {out} of the {len(configured)} "
+                    "configured samples out") if out > 0 and not collected.rerun else None
+        return Scope(rerun=collected.rerun, stopped=stopped, last_whole=last, narrowed=narrowed)
+
+    def _write_outputs(self, report: RunReport, ordered: Iterable[SampleRecord],
+                       aside: bool) -> None:
+        """The JSON report and the page; a partial run's beside the configured ones (``aside``),
+        which stay as the last whole run left them."""
+        settings = self.settings
+        where = {what: path if path is None or not aside else beside(path)
+                 for what, path in (("JSON report", settings.report),
+                                    ("HTML page", settings.html))}
+        report_path, page_path = where["JSON report"], where["HTML page"]
+        if report_path is not None:
+            self._keep("JSON report", report_path, lambda path: report.write(path, ordered))
+        if page_path is not None:
+            page = html.run_page(report, ordered, self.benchmarks,
+                                 {name: b.lines for name, b in self.baselines.items()})
+            self._keep("HTML page", page_path, lambda path: html.write(page, path))
+        kept = [str(path) for path in (settings.report, settings.html) if path is not None]
+        if aside and kept:
+            self.written[f"partial run: {' and '.join(kept)} left as the last whole run wrote "
+                         "them (--audiobench-partial-report replace writes over them)"] = True
 
     def _left_out(self, selected: list[str]) -> dict[str, int]:
         """Per benchmark, the release's samples the run's selection left out (a shard's split
@@ -463,7 +513,8 @@ class Controller(AudiobenchSession):
                        reused=self.run_start.reused, notes=notes,
                        finished=undone == 0 and session.exitstatus != pytest.ExitCode.INTERRUPTED,
                        identity=self.run_start.record.identity,
-                       started=self.collected.started.at)
+                       started=self.collected.started.at,
+                       workers=self._workers())
 
     def _unselected_ahead(self, selected: list[str]) -> list[str]:
         """Head to head: what the share run before the items cost outside the selection (it is

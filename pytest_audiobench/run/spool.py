@@ -26,6 +26,7 @@ class RecordSpool:
         self._end = 0
         self._places: dict[str, tuple[int, int]] = {}
         self._undone: set[str] = set()
+        self._not_run: set[str] = set()
 
     def add(self, line: str) -> dict[str, Any]:
         """Keep one record (``SampleRecord`` as JSON); returns it as plain data."""
@@ -40,6 +41,10 @@ class RecordSpool:
             self._undone.add(nodeid)
         else:
             self._undone.discard(nodeid)
+        if data["outcome"] == "not_run":
+            self._not_run.add(nodeid)
+        else:
+            self._not_run.discard(nodeid)
         return data
 
     @property
@@ -59,6 +64,10 @@ class RecordSpool:
         """How many of ``nodeids`` a resume would ask again: those with no record, an error,
         or not run."""
         return sum(nodeid not in self._places or nodeid in self._undone for nodeid in nodeids)
+
+    def not_run(self, nodeids: Iterable[str]) -> int:
+        """How many of ``nodeids`` did not run: no record, or a record that says so."""
+        return sum(nodeid not in self._places or nodeid in self._not_run for nodeid in nodeids)
 
     def get(self, nodeid: str) -> SampleRecord:
         """The record of ``nodeid`` (KeyError when it has none)."""

@@ -163,7 +163,8 @@ class Endpoint:
         if self._served is not None:
             return await self._send(messages, extra)
         # No slot of the in-flight limit: it limits requests to servers, and a cascade's own
-        # request to its text model takes one.
+        # request to its text model takes one. The deadline bounds it all the same.
+        self._pacer.check_deadline()
         return await self._provider.answer(messages, extra, fingerprint)
 
     def cached(self, messages: list[dict[str, Any]], seed_offset: int = 0, *,

@@ -62,11 +62,21 @@ class Engine:
         self._pipelines.pop(key, None)
 
     def close(self, cleanup: Callable[[], Coroutine[Any, Any, None]] | None = None) -> None:
+        """Stop the loop: the pipelines still running (a run stopped early, -x or a deadline,
+        had started the next items') are cancelled first, then ``cleanup`` runs."""
+        self.call(_cancel_pending())
         if cleanup is not None:
             self.call(cleanup())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
         self._loop.close()
+
+
+async def _cancel_pending() -> None:
+    pending = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
 
 
 async def _on_loop(make: Callable[[], T]) -> T:

@@ -37,16 +37,21 @@ class Pacer:
 
     def check(self) -> None:
         """Raise when no further request may be sent."""
-        left = self.remaining()
-        if left is not None and left <= 0:
-            raise DeadlineReached("the run's deadline (--audiobench-deadline) has passed: no "
-                                  "further request is sent")
+        self.check_deadline()
         if self.max_requests is not None and self.requests >= self.max_requests:
             raise BudgetExhausted(f"request budget spent ({self.requests} of "
                                   f"--audiobench-budget-requests {self.max_requests})")
         if self.max_tokens is not None and self.tokens >= self.max_tokens:
             raise BudgetExhausted(f"token budget spent ({self.tokens} of "
                                   f"--audiobench-budget-tokens {self.max_tokens})")
+
+    def check_deadline(self) -> None:
+        """Raise when the run's deadline has passed: nothing more is asked, of a server or of
+        a model that runs here (the budgets count what is paid, the deadline all)."""
+        left = self.remaining()
+        if left is not None and left <= 0:
+            raise DeadlineReached("the run's deadline (--audiobench-deadline) has passed: no "
+                                  "further request is sent")
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
