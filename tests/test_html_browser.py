@@ -95,10 +95,15 @@ def loaded(browser: Any, audio: Any) -> tuple[int, float, int | None]:
     return ready, duration, error
 
 
-@pytest.mark.parametrize("which", [5, 1], ids=["embedded", "linked"])
-def test_the_audio_loads_and_plays(page: Any, small_records: list[Any], which: int) -> None:
+@pytest.mark.parametrize("budget", [None, "0"], ids=["embedded", "linked"])
+def test_the_audio_loads_and_plays(page: Any, small_records: list[Any], budget: str | None,
+                                   run_bench: Any, pytester: pytest.Pytester) -> None:
+    if budget is not None:  # every clip within the default budget is embedded: none left
+        run_bench("--audiobench-html=out/page.html", "--audiobench-html-audio-mb", budget)
+        page.get((pytester.path / "out" / "page.html").as_uri())
+        assert "audio linked, not embedded" in page.page_source
     row = page.find_element("css selector",
-                            f'details[data-nodeid="{node(small_records[which])}"]')
+                            f'details[data-nodeid="{node(small_records[1])}"]')
     row.find_element("tag name", "summary").click()
     audio = row.find_element("tag name", "audio")
     ready, duration, error = loaded(page, audio)
