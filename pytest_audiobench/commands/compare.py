@@ -36,6 +36,7 @@ from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
 from pytest_audiobench.report.terminal import paired_table
 from pytest_audiobench.transport.types import JudgeIdentity
+from pytest_audiobench.untrusted import one_line
 
 ALL = "all"
 
@@ -265,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         page = compare_page(b, compared, int(args.html_audio_mb * 2**20),
                             f"B ({args.b.name}) against A ({args.a.name})")
         lines.append(html.write(page, args.html).line())
-    print("\n".join(lines))
+    print("\n".join(one_line(line) for line in lines))
     return 1 if any(c.worse for c in compared) else 0
 
 

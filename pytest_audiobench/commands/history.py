@@ -27,7 +27,6 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from html import escape
 from pathlib import Path
 from typing import get_args
 
@@ -40,9 +39,10 @@ from pytest_audiobench.gate.evaluation import GateRow
 from pytest_audiobench.outcome.numbers import fixed, signed
 from pytest_audiobench.outcome.records import Outcome, SampleRecord
 from pytest_audiobench.report import charts, html
-from pytest_audiobench.report.html import Written
+from pytest_audiobench.report.html import Written, escape
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
 from pytest_audiobench.report.reading import read_report
+from pytest_audiobench.untrusted import one_line
 
 PROG = "audiobench-history"
 ORDER = ("oldest first, by the run's start time (UTC); a report without one (a merge of "
@@ -581,7 +581,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 4
     if written is None:
         return 3
-    print("\n".join([*lines, written.line()]))
+    print("\n".join(one_line(line) for line in [*lines, written.line()]))
     return 0
 
 

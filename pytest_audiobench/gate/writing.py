@@ -15,6 +15,7 @@ from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import Baseline, LinesDigest, SamplesFile, samples_path
 from pytest_audiobench.gate.decision import BaselineUpdate
 from pytest_audiobench.outcome.lines import SampleLine
+from pytest_audiobench.untrusted import json_safe
 
 
 def apply(updates: Mapping[str, BaselineUpdate]) -> dict[str, str]:
@@ -40,7 +41,7 @@ def write(path: Path, baseline: Baseline, lines: Iterable[SampleLine] = ()) -> N
     stamped = baseline.model_copy(update={
         "samples": named, "written": datetime.now(UTC).isoformat(timespec="seconds")})
     with replacing(path) as out:
-        out.write(stamped.model_dump_json(indent=2, exclude_none=True) + "\n")
+        out.write(json_safe(stamped.model_dump_json(indent=2, exclude_none=True)) + "\n")
 
 
 def _write_lines(path: Path, lines: Iterable[SampleLine]) -> SamplesFile | None:
@@ -54,7 +55,8 @@ def _write_lines(path: Path, lines: Iterable[SampleLine]) -> SamplesFile | None:
         for line in itertools.chain([first], given):
             # A line without reasoning writes none: the files of models that give none stay
             # as they were.
-            text = line.model_dump_json(exclude=None if line.reasoning else {"reasoning"})
+            text = json_safe(line.model_dump_json(
+                exclude=None if line.reasoning else {"reasoning"}))
             digest.add(text.encode("utf-8"))
             out.write(text + "\n")
     return SamplesFile(file=path.name, lines=digest.count, sha256=digest.hexdigest())

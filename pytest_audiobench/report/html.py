@@ -23,7 +23,7 @@ import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
-from html import escape
+from html import escape as html_escape
 from importlib import resources
 from pathlib import Path
 from typing import TextIO
@@ -41,6 +41,15 @@ from pytest_audiobench.outcome.view import Choice, SampleView
 from pytest_audiobench.report import charts
 from pytest_audiobench.report.model import BenchmarkSummary, RunReport
 from pytest_audiobench.report.terminal import answer_lines, drift_lines, short_verdict
+from pytest_audiobench.untrusted import clipped, visible
+
+
+def escape(text: str, quote: bool = True) -> str:
+    """``text`` for the page: HTML-escaped, and every character that could hide, reorder or
+    garble what follows shown as an escape (``untrusted.visible``), so that a NUL, a vertical
+    tab or a bidirectional override in an answer is seen, not obeyed."""
+    return html_escape(visible(text), quote)
+
 
 KINDS = ("regressed", "failed", "error", "skipped", "not run", "xpassed", "xfailed", "passed")
 """A sample's outcome as the page names it, in the order its rows come."""
@@ -558,7 +567,8 @@ def _field(label: str, text: str, pre: bool = False) -> str:
     if not text:
         return ""
     tag = "pre" if pre else "p"
-    return f'<div class="field"><h4>{escape(label)}</h4><{tag}>{escape(text)}</{tag}></div>'
+    return (f'<div class="field"><h4>{escape(label)}</h4><{tag}>{escape(clipped(text))}'
+            f"</{tag}></div>")
 
 
 def _folded(label: str, text: str) -> str:
@@ -566,7 +576,7 @@ def _folded(label: str, text: str) -> str:
     if not text:
         return ""
     return (f'<details class="field folded"><summary><h4>{escape(label)}</h4> '
-            f"({len(text):,} characters)</summary><pre>{escape(text)}</pre></details>")
+            f"({len(text):,} characters)</summary><pre>{escape(clipped(text))}</pre></details>")
 
 
 def _flags(record: SampleRecord) -> str:
@@ -609,8 +619,9 @@ def _answers(answer: str, pair: tuple[SampleLine | None, SampleLine | None],
 
 
 def _marked(old: str, new: str) -> tuple[str, str]:
-    """Both answers with the words only one of them has marked (deleted, inserted)."""
-    a, b = old.split(), new.split()
+    """Both answers with the words only one of them has marked (deleted, inserted); each cut
+    at ``untrusted.SHOWN_CHARS`` first (a page's size is the samples', not a model's)."""
+    a, b = clipped(old).split(), clipped(new).split()
     left: list[str] = []
     right: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -19,6 +21,7 @@ from pytest_audiobench.outcome.cost import Cost, Spent, cost
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage
+from pytest_audiobench.untrusted import SHOWN_CHARS, clipped, json_safe
 
 FORMAT = 4
 """The JSON report's format; docs/report-format.md says what each one changed."""
@@ -223,7 +226,7 @@ class RunReport(BaseModel):
         """Write the report as JSON with ``samples`` (by default its own), one record at a time:
         the bytes of ``model_dump_json(indent=1)`` of the report holding them, and a run's
         records never all in memory. The file appears only once it is whole."""
-        head = self.model_copy(update={"samples": []}).model_dump_json(indent=1)
+        head = json_safe(self.model_copy(update={"samples": []}).model_dump_json(indent=1))
         empty = '"samples": []\n}'
         assert head.endswith(empty), "samples must be the report's last field"
         with replacing(path) as out:
@@ -231,9 +234,32 @@ class RunReport(BaseModel):
             opened = False
             for record in self.samples if samples is None else samples:
                 out.write(",\n" if opened else "[\n")
-                out.write(textwrap.indent(record.model_dump_json(indent=1), "  "))
+                out.write(textwrap.indent(bounded_json(record), "  "))
                 opened = True
             out.write("\n ]\n}\n" if opened else "[]\n}\n")
+
+
+def bounded_json(record: SampleRecord) -> str:
+    """The record as the report writes it: ``model_dump_json(indent=1)``, each of its texts
+    (an answer, a reasoning, a judge's reply) cut at ``untrusted.SHOWN_CHARS`` with its whole
+    length and hash said, so that what a model chose to send does not set the report's size.
+    A record with no text that long (a record shorter than the limit has none) is written as
+    it is; in either, every character JSON lets through raw that could steer a terminal is
+    written as its escape (``untrusted.json_safe``)."""
+    text = record.model_dump_json(indent=1)
+    if len(text) > SHOWN_CHARS:
+        text = json.dumps(_bounded(record.model_dump(mode="json")), indent=1, ensure_ascii=False)
+    return json_safe(text)
+
+
+def _bounded(value: Any) -> Any:
+    if isinstance(value, str):
+        return clipped(value)
+    if isinstance(value, list):
+        return [_bounded(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _bounded(item) for key, item in value.items()}
+    return value
 
 
 class Counting:

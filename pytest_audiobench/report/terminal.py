@@ -11,12 +11,13 @@ from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.numbers import fixed, signed
 from pytest_audiobench.report.model import BenchmarkSummary, Counts, RunReport
 from pytest_audiobench.transport.types import EndpointTraffic, Traffic
+from pytest_audiobench.untrusted import one_line
 
 
 def render(report: RunReport, verbose: bool = False, written: Sequence[str] = ()) -> list[str]:
     """The terminal summary: per benchmark a table of metric, n, value, baseline, delta and
     verdict, then the counts and the gate's decision, the files ``written``, and last the
-    run's verdict in one line."""
+    run's verdict in one line; no line holds a raw control character (``untrusted``)."""
     settings = report.settings
     judge = settings.judge
     runs = f", {settings.runs} runs per sample" if settings.runs > 1 else ""
@@ -54,7 +55,9 @@ def render(report: RunReport, verbose: bool = False, written: Sequence[str] = ()
     if u.cost is not None:
         lines.append(u.cost.line())
     lines += _traffic(report.traffic)
-    return [*lines, *written, "", verdict(report)]
+    # A line can quote a server (a model id its replies named, the weights it lists, why it
+    # stopped): each line is shown on its own line, its characters visible.
+    return [one_line(line) for line in [*lines, *written, "", verdict(report)]]
 
 
 def answer_lines(counts: Counts, max_tokens: int | None) -> list[str]:

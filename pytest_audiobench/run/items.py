@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.benchmarks.reporting import text_field
+from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
 from pytest_audiobench.gate.items import Change, ItemDecision, item_decision, unpaired
@@ -26,6 +26,7 @@ from pytest_audiobench.report.html import baseline_side, item_extra
 from pytest_audiobench.run.internals import fixture_info
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
+from pytest_audiobench.untrusted import clipped, visible
 
 STATE_KEY = pytest.StashKey["ItemState"]()
 SCORED_KEY = pytest.StashKey["ItemState"]()
@@ -160,7 +161,9 @@ def _graded(when: str, line: SampleLine) -> list[str]:
     label = f"{when}:".ljust(5)
     if not line.replies:
         return [f"score {label} {scores}"]
-    return [f"judge {label} {' | '.join(repr(r) for r in line.replies)} -> {scores}"]
+    # repr shows every control character and keeps a reply on its line; a long one is cut.
+    replies = " | ".join(repr(clipped(r, SHOWN)) for r in line.replies)
+    return [f"judge {label} {replies} -> {scores}"]
 
 
 def sample_of(request: pytest.FixtureRequest) -> Sample:
@@ -221,7 +224,7 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         raise JudgeError(why)
     verdicts = state.verdicts = graded.verdicts
     bench = worker.benchmarks[sample.benchmark]
-    request.node.user_properties += bench.properties(verdicts)
+    request.node.user_properties += junit_properties(bench.properties(verdicts))
     state.shortfall = bench.failure(sample, state.answers, verdicts)
     state.change, held = session_of(request.config).change_of(sample, state.record(sample),
                                                               state.shortfall is not None)
@@ -242,13 +245,21 @@ def _replayed(request: pytest.FixtureRequest, sample: Sample, state: ItemState
               ) -> list[Verdict]:
     """The verdicts of an attempt that scored the sample already, as that attempt had them."""
     bench = session_of(request.config).worker.benchmarks[sample.benchmark]
-    request.node.user_properties += bench.properties(state.verdicts)
+    request.node.user_properties += junit_properties(bench.properties(state.verdicts))
     if state.decided.kind is not None:
         request.node.user_properties.append(("audiobench_change", state.decided.kind))
     if state.decided.expected:
         request.node.add_marker(pytest.mark.xfail(reason=state.decided.reason or "",
                                                   strict=False))
     return state.verdicts
+
+
+def junit_properties(properties: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    """A sample's --junitxml properties with each text made visible and cut at
+    ``untrusted.SHOWN_CHARS``: a model's answer sets neither the file's size nor what a CI
+    page shows."""
+    return [(name, clipped(visible(value)) if isinstance(value, str) else value)
+            for name, value in properties]
 
 
 def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> None:
@@ -267,7 +278,9 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
         state.outcome = "failed" if report.when == "call" else "error"
         state.message = _message(excinfo)
         if excinfo is not None and isinstance(excinfo.value, AudiobenchError):
-            # Our errors say all there is to say; the engine's traceback would bury it.
+            # Our errors say all there is to say; the engine's traceback would bury it. What a
+            # server said in one (an error body) is shown, never sent to the terminal raw.
+            state.message = visible(state.message)
             report.longrepr = state.message
     if report.when == "teardown":
         record = state.record(sample)

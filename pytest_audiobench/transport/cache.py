@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_audiobench.transport.types import Completion
+from pytest_audiobench.untrusted import json_safe
 
 _VERSION = 2  # bump when the key's recipe changes, so old entries are never misread
 
@@ -73,7 +74,9 @@ class ResponseCache:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(completion.model_dump_json())
+                # What a server sent stays whole; only its characters that JSON lets
+                # through raw are escaped (``untrusted.json_safe``).
+                handle.write(json_safe(completion.model_dump_json()))
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

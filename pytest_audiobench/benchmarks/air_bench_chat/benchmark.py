@@ -18,7 +18,7 @@ from pytest_audiobench.benchmarks.air_bench_chat.judge import (
 from pytest_audiobench.benchmarks.air_bench_chat.scoring import CATEGORIES, ChatScores
 from pytest_audiobench.benchmarks.air_bench_chat.settings import ChatSettings
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
-from pytest_audiobench.benchmarks.reporting import text_field
+from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
 from pytest_audiobench.config.settings import Settings
@@ -27,6 +27,7 @@ from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256,
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.outcome.view import Detail, SampleView
+from pytest_audiobench.untrusted import clipped
 
 
 class AirBenchChat(Benchmark):
@@ -255,7 +256,8 @@ def _mean_scores(verdicts: Sequence[ChatVerdict]) -> tuple[float | None, float |
 def _pass_line(judged: PassVerdict) -> str:
     who = ("reference is Assistant 1" if judged.order == "reference_first"
            else "model is Assistant 1")
-    replies = " | ".join(repr(out) for out in judged.outputs)
+    # repr keeps a reply on its line with every control character shown; a long one is cut.
+    replies = " | ".join(repr(clipped(out, SHOWN)) for out in judged.outputs)
     if not judged.parsed:
         return f"judge ({who}): no parseable reply: {replies}"
     return (f"judge ({who}): {replies} -> model {judged.model_score}, "
