@@ -159,9 +159,10 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
             kept[name] = old[name]
     if allowed is None:
         allowed = previous.max_errors if previous else 0
+    # Only what the gate reads of the model's identity: a baseline is a file teams commit.
     return Baseline(benchmark=benchmark, model=model, judge_model=judge_model, judge=judge,
-                    identity=identity, noise=noise, max_errors=allowed, metrics=kept,
-                    replaces=replaces)
+                    identity=identity.kept() if identity is not None else None, noise=noise,
+                    max_errors=allowed, metrics=kept, replaces=replaces)
 
 
 def _tolerance(name: str, points: float, span: float | None) -> float:

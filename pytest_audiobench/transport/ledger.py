@@ -8,7 +8,14 @@ import asyncio
 import time
 
 from pytest_audiobench.errors import EndpointDown
-from pytest_audiobench.transport.types import EndpointTraffic, Traffic, Usage, endpoint_label
+from pytest_audiobench.transport.types import (
+    OTHER_IDS,
+    SERVED_IDS,
+    EndpointTraffic,
+    Traffic,
+    Usage,
+    endpoint_label,
+)
 
 
 class Peeked:
@@ -50,9 +57,14 @@ class Line:
             self._failed(failure)
 
     def named(self, model: object) -> None:
-        """A reply with an answer named the model that gave it (a string, when it did)."""
-        if isinstance(model, str) and model:
-            self.traffic.served[model] = self.traffic.served.get(model, 0) + 1
+        """A reply with an answer named the model that gave it (a string, when it did): by
+        name while fewer than ``SERVED_IDS`` ids are, else under ``OTHER_IDS``."""
+        if not isinstance(model, str) or not model:
+            return
+        served = self.traffic.served
+        if model not in served and len(served) - (OTHER_IDS in served) >= SERVED_IDS:
+            model = OTHER_IDS
+        served[model] = served.get(model, 0) + 1
 
     def _failed(self, reason: str) -> None:
         self.traffic.failures[reason] = self.traffic.failures.get(reason, 0) + 1

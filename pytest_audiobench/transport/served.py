@@ -6,11 +6,17 @@ The one place that talks HTTP. One ``answer`` is one attempt; the ``Endpoint`` i
 an attempt's failures apart by the exceptions here: an HTTP error status, a 200 that holds no
 answer, no reply at all. The client's own retries are off, so that every attempt is counted
 and ``Retry-After`` is honoured by the endpoint.
+
+Everything a server sends is untrusted, and this is where it comes in: every text kept from a
+reply or the models listing has each code point that is not text (a lone surrogate) replaced
+by U+FFFD and every key redacted (``secrets.py``), the texts a server writes freely beside the
+answer are cut short, and a body past ``REPLY_LIMIT`` is refused before it is read whole.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -23,9 +29,20 @@ from pytest_audiobench.transport import secrets
 from pytest_audiobench.transport.types import Completion, Usage
 
 if TYPE_CHECKING:
+    import httpx2
     import openai
 
 REFUSED = frozenset({401, 403})
+REPLY_LIMIT = 8 * 2**20
+"""The most bytes of a reply's body that are read (decoded, as JSON is read): far above any
+real completion (a reasoning model's longest is well under 1 MB). A longer one is a failure
+of the endpoint ("too large"), like a body that is not JSON, and its rest is never read."""
+_FINISH_CHARS = 40
+"""The most characters of a finish reason kept: the real ones are a word."""
+_ID_CHARS = 256
+"""The most characters of a model id a reply names that are kept: a path of weights fits."""
+_NOT_TEXT = re.compile(r"[\ud800-\udfff]")
+"""A lone surrogate: JSON's ``"\\ud800"`` decodes to one, and no file can hold it."""
 _NO_KEY = "EMPTY"
 """Sent when no key is set: servers without auth accept any, the SDK insists on one."""
 
@@ -109,7 +126,9 @@ class ServedModel:
 
     def listed(self) -> dict[str, Any] | None:
         """Fail fast when the server is unreachable or does not serve the model; return what
-        it says of the model (its ``/models`` entry), None when it lists none."""
+        it says of the model (its ``/models`` entry, every text in it kept as text and
+        redacted: the run's identity, written into the reports and the run records), None
+        when it lists none."""
         import openai
 
         client = openai.OpenAI(base_url=self.settings.url, api_key=self._key, max_retries=1,
@@ -132,9 +151,10 @@ class ServedModel:
             raise EndpointError(
                 f"{self.settings.named}: that server does not serve {self.settings.model!r}; "
                 "it serves: "
-                + secrets.redact(", ".join(list(served)[:20]))
+                + _kept(", ".join(list(served)[:20]))[0]
             )
-        return served.get(self.settings.model)
+        entry = served.get(self.settings.model)
+        return None if entry is None else _kept_entry(entry)
 
     async def answer(self, messages: list[dict[str, Any]], options: dict[str, Any],
                      fingerprint: Mapping[str, Any] | None, *,
@@ -143,24 +163,42 @@ class ServedModel:
         the reply read as a completion; an ``AttemptFailed`` when it gives none."""
         response = await self._post(messages, options, timeout or self.settings.timeout)
         completion = completion_of(response)
-        self._named(response.get("model"))
+        self._named(_model_id(response.get("model")))
         return completion
 
     async def _post(self, messages: list[dict[str, Any]], options: dict[str, Any],
                     timeout: float) -> Any:
+        """The reply's body as decoded JSON; an ``AttemptFailed`` when there is none."""
+        body = await self._body(messages, options, timeout)
+        try:
+            return json.loads(body)
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise Unusable("a reply that is not JSON", "not JSON") from exc
+
+    async def _body(self, messages: list[dict[str, Any]], options: dict[str, Any],
+                    timeout: float) -> bytes:
         # The client's own POST rather than ``chat.completions.create``: the same request,
         # auth, timeout and error classes, without the SDK's walk over every message part to
         # transform params (our messages are plain JSON already) and without building its
-        # pydantic models of the reply; ``cast_to=object`` hands back the decoded JSON.
+        # pydantic models of the reply. The raw-response header set to "stream" is what the
+        # SDK's ``with_streaming_response`` sends (a private name of the SDK, held by
+        # tests/test_internals.py): with ``cast_to`` the response class of its HTTP library
+        # (httpx2, its fork of httpx), the response comes back with its body unread, which
+        # ``_read`` reads up to ``REPLY_LIMIT``. An error status is raised as before: the SDK
+        # reads that body itself, whole, in either mode.
+        import httpx2
         import openai
+        from openai._constants import RAW_RESPONSE_HEADER
 
         try:
-            return await self._async_client().post(
-                "/chat/completions", cast_to=object,
+            response = await self._async_client().post(
+                "/chat/completions", cast_to=httpx2.Response,
                 body={**self.settings.extra_body, "model": self.settings.model,
                       "messages": messages, **options},
-                options={"timeout": timeout, "security": {"bearer_auth": True}},
+                options={"timeout": timeout, "security": {"bearer_auth": True},
+                         "headers": {RAW_RESPONSE_HEADER: "stream"}},
             )
+            return await _read(response)
         except openai.APIStatusError as exc:
             refused = self._refused(f"a request for {self.settings.model}", exc) \
                 if exc.status_code in REFUSED else None
@@ -175,8 +213,6 @@ class ServedModel:
             raise NoReply(short(exc), "timeout") from exc
         except openai.APIError as exc:  # connection refused or dropped
             raise NoReply(short(exc), "connection") from exc
-        except ValueError as exc:  # the body of a 2xx reply is not JSON
-            raise Unusable("a reply that is not JSON", "not JSON") from exc
 
     def _async_client(self) -> openai.AsyncOpenAI:
         if self._client is None:
@@ -214,6 +250,36 @@ def _aiohttp_client(timeout: float) -> Any:
     return openai.DefaultAioHttpClient(timeout=timeout)
 
 
+async def _read(response: httpx2.Response) -> bytes:
+    """The body of ``response``; a read that fails raises the SDK's error, as when the SDK
+    read the body itself."""
+    import httpx2
+    import openai
+
+    try:
+        return await _bounded(response)
+    except httpx2.TimeoutException as exc:
+        raise openai.APITimeoutError(request=response.request) from exc
+    except httpx2.RequestError as exc:
+        raise openai.APIConnectionError(request=response.request) from exc
+
+
+async def _bounded(response: httpx2.Response) -> bytes:
+    """The body of ``response``, read as it comes (decoded, so a compressed body counts as
+    what it holds), then closed; ``Unusable`` past ``REPLY_LIMIT`` bytes, the rest unread."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > REPLY_LIMIT:
+                raise Unusable(f"a reply of more than {REPLY_LIMIT // 2**20} MB", "too large")
+            chunks.append(chunk)
+    finally:
+        await response.aclose()
+    return b"".join(chunks)
+
+
 def _dropped(exc: BaseException) -> bool:
     """Whether a timeout error really stands for a connection that was refused or dropped:
     an aiohttp connection error that is not one of its timeouts, somewhere in the causes."""
@@ -236,22 +302,56 @@ def completion_of(response: Any) -> Completion:
         raise Unusable("a completion without choices", "no choices")
     choice = _mapping(choices[0])
     message = _mapping(choice.get("message"))
-    finish = choice.get("finish_reason")
-    text = _text(message.get("content"))
+    text, in_text = _kept(_text(message.get("content")))
     # vLLM's reasoning parsers since late 2025; older vLLM, DeepSeek and others.
-    reasoning = _text(message.get("reasoning")) or _text(message.get("reasoning_content"))
-    usage = Usage()
-    reported = response.get("usage")
-    if isinstance(reported, dict):
-        details = _mapping(reported.get("prompt_tokens_details"))
-        usage = Usage(
-            prompt_tokens=_count(reported.get("prompt_tokens")),
-            completion_tokens=_count(reported.get("completion_tokens")),
-            audio_tokens=_count(details.get("audio_tokens")),
-        )
-    return Completion(text=secrets.redact(text),
-                      reasoning=secrets.redact(reasoning) if reasoning else None,
-                      finish_reason=finish if isinstance(finish, str) else None, usage=usage)
+    reasoning, in_reasoning = _kept(_text(message.get("reasoning"))
+                                    or _text(message.get("reasoning_content")))
+    sent = choice.get("finish_reason")
+    finish, in_finish = _kept(sent) if isinstance(sent, str) else (None, 0)
+    return Completion(text=text, reasoning=reasoning or None,
+                      finish_reason=None if finish is None else finish[:_FINISH_CHARS],
+                      usage=_usage(response.get("usage")),
+                      replaced=in_text + in_reasoning + in_finish)
+
+
+def _usage(reported: object) -> Usage:
+    """The reply's token counts, 0 for any it did not report as a count."""
+    if not isinstance(reported, dict):
+        return Usage()
+    details = _mapping(reported.get("prompt_tokens_details"))
+    return Usage(prompt_tokens=_count(reported.get("prompt_tokens")),
+                 completion_tokens=_count(reported.get("completion_tokens")),
+                 audio_tokens=_count(details.get("audio_tokens")))
+
+
+def _kept(text: str) -> tuple[str, int]:
+    """``text`` from a server as it may be kept, and how many of its code points were not
+    text: each lone surrogate replaced by U+FFFD (a file, the cache's among them, cannot hold
+    one), then every key redacted."""
+    valid, replaced = _NOT_TEXT.subn("\ufffd", text)
+    return secrets.redact(valid), replaced
+
+
+def _kept_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """The server's ``/models`` entry with every text in it kept as ``_kept`` keeps one, at
+    any depth, names and values alike (``root``, ``owned_by``, ``parent``, any field)."""
+    return {_kept(str(name))[0]: _kept_value(value) for name, value in entry.items()}
+
+
+def _kept_value(value: object) -> object:
+    if isinstance(value, str):
+        return _kept(value)[0]
+    if isinstance(value, dict):
+        return _kept_entry(value)
+    if isinstance(value, list):
+        return [_kept_value(item) for item in value]
+    return value
+
+
+def _model_id(model: object) -> str | None:
+    """The model id a reply named, kept as text, redacted and cut short; None when it named
+    none."""
+    return _kept(model)[0][:_ID_CHARS] if isinstance(model, str) else None
 
 
 def _text(content: object) -> str:
@@ -282,4 +382,4 @@ def _said(exc: Exception) -> str:
     """The first line of what ``exc`` says, redacted, without the SDK's ``Error code: 401 -``
     (the status is said once, by the caller)."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return secrets.redact(re.sub(r"^Error code: \d+ - ", "", text))
+    return _kept(re.sub(r"^Error code: \d+ - ", "", text))[0]

@@ -65,6 +65,10 @@ class Completion(BaseModel):
     """Served from the response cache: no request was sent this time."""
     reused_from: str | None = None
     """The earlier run whose answer this is (``--audiobench-reuse``), when it is one."""
+    replaced: int = 0
+    """Code points the server sent that are not text (a lone surrogate, which JSON's
+    ``"\\ud800"`` decodes to), each replaced by U+FFFD in the text, the reasoning and the
+    finish reason: no file can hold one, and the record says how many there were."""
 
     @property
     def answer(self) -> str:
@@ -128,7 +132,8 @@ class EndpointTraffic(BaseModel):
     """Replies of HTTP 429 (each halved the in-flight limit)."""
     failures: dict[str, int] = {}
     """Attempts that gave no answer, by reason: ``HTTP <status>``, ``timeout``, ``connection``
-    (refused or dropped), ``not JSON``, ``no choices``, ``empty answer``."""
+    (refused or dropped), ``not JSON``, ``too large`` (a body past the served model's
+    ``REPLY_LIMIT``), ``no choices``, ``empty answer``."""
     waited_seconds: float = 0.0
     """Seconds slept before retries (backoff and Retry-After)."""
     connection_failures: int = 0
@@ -136,7 +141,8 @@ class EndpointTraffic(BaseModel):
     """Why no further request was sent to it (consecutive connection failures), if so."""
     served: dict[str, int] = {}
     """The model ids its replies named (a completion's ``model``), each with its count: what an
-    alias such as ``gpt-4o`` stood for in this run."""
+    alias such as ``gpt-4o`` stood for in this run. At most ``SERVED_IDS`` by name, the most
+    named, the others counted together under ``OTHER_IDS``."""
 
     def __add__(self, other: EndpointTraffic) -> EndpointTraffic:
         return EndpointTraffic(
@@ -145,7 +151,28 @@ class EndpointTraffic(BaseModel):
             failures=_summed(self.failures, other.failures),
             waited_seconds=self.waited_seconds + other.waited_seconds,
             connection_failures=self.connection_failures + other.connection_failures,
-            stopped=self.stopped or other.stopped, served=_summed(self.served, other.served))
+            stopped=self.stopped or other.stopped,
+            served=bounded(_summed(self.served, other.served)))
+
+
+SERVED_IDS = 20
+"""The most model ids a traffic counts by name: an alias stands for one or two, and a server
+that names a new id in every reply must not grow the reports with them."""
+OTHER_IDS = "(other ids)"
+"""Where the replies that named an id past the first ``SERVED_IDS`` are counted."""
+
+
+def bounded(served: Mapping[str, int]) -> dict[str, int]:
+    """``served`` with at most ``SERVED_IDS`` ids by name, the most named (ties by name), the
+    others' counts under ``OTHER_IDS``."""
+    if len(served) - (OTHER_IDS in served) <= SERVED_IDS:
+        return dict(served)
+    named = sorted((model for model in served if model != OTHER_IDS),
+                   key=lambda model: (-served[model], model))
+    kept = {model: served[model] for model in named[:SERVED_IDS]}
+    kept[OTHER_IDS] = served.get(OTHER_IDS, 0) + sum(served[model]
+                                                     for model in named[SERVED_IDS:])
+    return kept
 
 
 def _summed(one: Mapping[str, int], other: Mapping[str, int]) -> dict[str, int]:
@@ -210,6 +237,13 @@ class ModelIdentity(BaseModel):
     def weights(self) -> str | None:
         root = (self.served or {}).get("root")
         return root if isinstance(root, str) else None
+
+    def kept(self) -> ModelIdentity:
+        """This identity as a baseline keeps it: of what the server said, only the weights
+        (``root``, which ``differs_from`` reads); the fields a server writes freely
+        (``owned_by``, ``parent``, anything else) stay out of a file teams commit."""
+        weights = self.weights
+        return self.model_copy(update={"served": None if weights is None else {"root": weights}})
 
     def differs_from(self, other: ModelIdentity) -> str | None:
         """How ``other`` (a baseline's, an earlier run's) names another model than this one,

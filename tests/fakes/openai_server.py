@@ -33,7 +33,11 @@ AUDIO_PART_TYPES = frozenset({"input_audio", "audio_url"})
 class Reply:
     """What the server answers to one chat request. ``content`` None is sent as JSON null;
     ``reasoning`` goes into the message under ``reasoning_field`` (vLLM's reasoning parsers
-    since late 2025 write ``reasoning``, older ones and DeepSeek ``reasoning_content``)."""
+    since late 2025 write ``reasoning``, older ones and DeepSeek ``reasoning_content``).
+    ``model`` is the id the completion names (else the server's ``served_as``, else the one
+    asked for). ``body``, when given, is sent instead of a completion, ``repeat`` times over
+    (the same bytes object each time, so a body of hundreds of megabytes costs the server
+    none), with the status and headers."""
 
     content: str | None = ""
     status: int = 200
@@ -44,6 +48,9 @@ class Reply:
     reasoning: str | None = None
     reasoning_field: str = "reasoning"
     finish_reason: str = "stop"
+    model: str | None = None
+    body: bytes | None = None
+    repeat: int = 1
 
 
 @dataclass(frozen=True)
@@ -281,6 +288,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
+    def _send_raw(self, status: int, body: bytes, repeat: int,
+                  headers: Mapping[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body) * repeat))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for _ in range(repeat):
+            self.wfile.write(body)
+        self.wfile.flush()
+
     def _drop(self) -> None:
         self.close_connection = True
         # shutdown() makes the client see EOF at once instead of a half-open socket.
@@ -380,6 +399,9 @@ class FakeOpenAIServer(ServedInThread):
         if reply.drop or self._stopping.is_set():
             handler._drop()
             return
+        if reply.body is not None:
+            handler._send_raw(reply.status, reply.body, reply.repeat, reply.headers)
+            return
         if reply.status != 200:
             message = reply.content or _phrase(reply.status)
             handler._send_json(reply.status, _error_body(reply.status, message), reply.headers)
@@ -408,7 +430,7 @@ class FakeOpenAIServer(ServedInThread):
             "id": f"chatcmpl-fake-{next(self._ids)}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": self.served_as or request.model,
+            "model": reply.model or self.served_as or request.model,
             "choices": [
                 {
                     "index": 0,
