@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import hashlib
 import random
+import shutil
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import Servers, fenced_answers
+from tests.conftest import JUDGE, MODEL, Servers, fenced_answers
 from tests.fakes.datasets import build_air_bench_chat
 from tests.fakes.made_records import many_chat_records
-from tests.fakes.openai_server import ChatRequest
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer
 
 RECORDS = many_chat_records(25)  # 200 samples over the 8 tasks, some sharing a clip
 NOISE = (-2, -1, 0, 1, 2)
@@ -42,13 +44,14 @@ class NoisyJudge:
     def __init__(self) -> None:
         self.seed = 0
         self.shift = 0
-        self._asked: Counter[str] = Counter()
+        self.asked: Counter[str] = Counter()
+        """How often each prompt was asked: its next request is its next draw."""
         self._lock = threading.Lock()
 
     def __call__(self, request: ChatRequest) -> str:
         with self._lock:
-            self._asked[request.text] += 1
-            nth = self._asked[request.text]
+            self.asked[request.text] += 1
+            nth = self.asked[request.text]
         rng = random.Random(f"{self.seed}|{nth}|{request.text}")
         first, second = fenced_answers(request.text)
         scores = [min(10, max(0, true_score(a) + self.shift + rng.choices(NOISE, WEIGHTS)[0]))
@@ -76,12 +79,48 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_air_bench_chat(tmp_path_factory.mktemp("noisy"), RECORDS)
 
 
+@pytest.fixture(scope="module")
+def servers() -> Iterator[Servers]:
+    """The model and judge servers of the whole module, as conftest's are of one test: the
+    baseline below is written once, and it names their URLs (the judge's is part of the
+    judge's identity), so every run held against it meets the same two."""
+    model = FakeOpenAIServer(Model(), models=[MODEL])
+    judge = FakeOpenAIServer(NoisyJudge(), models=[JUDGE])
+    with model, judge:
+        yield Servers(model, judge)
+
+
 @pytest.fixture
 def noisy(servers: Servers) -> tuple[Model, NoisyJudge]:
     model, judge = Model(), NoisyJudge()
     servers.model.script = model
     servers.judge.script = judge
     return model, judge
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The unchanged model's baseline, once it is written: its folder and the judge's count
+    of each prompt after writing it."""
+    return {"folder": tmp_path_factory.mktemp("noisy-baseline") / "baselines"}
+
+
+@pytest.fixture
+def baseline(run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge],
+             pytester: pytest.Pytester, written: dict[str, Any]) -> None:
+    """The baseline of the unchanged model under the judge's seed 0, as if this test had
+    written it with its own run: the module's first test that asks writes it, the others get
+    its files and the judge's count of each prompt (the draws after it are the same). Every
+    such run writes the same baseline: the same answers, graded by a new judge of seed 0."""
+    _, judge = noisy
+    if "asked" not in written:
+        run = noisy_run(run_bench, data, "--audiobench-update-baseline")
+        assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()[-2000:]
+        shutil.copytree(pytester.path / "baselines", written["folder"])
+        written["asked"] = Counter(judge.asked)
+        return
+    shutil.copytree(written["folder"], pytester.path / "baselines")
+    judge.asked.update(written["asked"])
 
 
 def keys(fraction: float, salt: str, records: list[dict[str, Any]] = RECORDS) -> set[str]:
@@ -98,12 +137,10 @@ def noisy_run(run_bench: Any, data: Path, *args: str) -> Any:
 
 
 def test_an_unchanged_model_holds_under_a_noisy_judge_and_few_items_fail(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge]) -> None:
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], baseline: None) -> None:
     # One run of a fixed seed; the rate over many is scripts/bench_plugin_rates.py's (the
     # gate fails about 1 run in 20 at most, items about 2 % of the samples).
     _, judge = noisy
-    written = noisy_run(run_bench, data, "--audiobench-update-baseline")
-    assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()[-2000:]
     judge.seed = 1
     run = noisy_run(run_bench, data)
     assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()[-2000:]
@@ -111,9 +148,9 @@ def test_an_unchanged_model_holds_under_a_noisy_judge_and_few_items_fail(
 
 
 def test_a_drop_of_2_points_on_30_percent_of_the_samples_fails(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge]) -> None:
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge],
+        baseline: None) -> None:
     model, judge = noisy
-    noisy_run(run_bench, data, "--audiobench-update-baseline")
     model.worse = keys(0.3, salt="1")
     judge.seed = 1
     run = noisy_run(run_bench, data)
@@ -124,9 +161,9 @@ def test_a_drop_of_2_points_on_30_percent_of_the_samples_fails(
 
 
 def test_a_judge_one_point_harsher_leaves_an_unchanged_model_passing_and_says_so(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], servers: Servers) -> None:
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], servers: Servers,
+        baseline: None) -> None:
     _, judge = noisy
-    noisy_run(run_bench, data, "--audiobench-update-baseline")
     judge.seed, judge.shift = 5, -1
     run = noisy_run(run_bench, data)
     assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()[-3000:]
@@ -141,9 +178,9 @@ def test_a_judge_one_point_harsher_leaves_an_unchanged_model_passing_and_says_so
 
 
 def test_a_lenient_judge_does_not_hide_a_drop_of_2_points_on_30_percent(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge]) -> None:
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge],
+        baseline: None) -> None:
     model, judge = noisy
-    noisy_run(run_bench, data, "--audiobench-update-baseline")
     model.worse = keys(0.3, salt="lenient")
     judge.seed, judge.shift = 6, 1
     run = noisy_run(run_bench, data)
@@ -159,9 +196,9 @@ def test_a_lenient_judge_does_not_hide_a_drop_of_2_points_on_30_percent(
 
 
 def test_a_steady_judge_costs_a_quarter_more_judge_requests_at_most(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], servers: Servers) -> None:
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], servers: Servers,
+        baseline: None) -> None:
     _, judge = noisy
-    noisy_run(run_bench, data, "--audiobench-update-baseline")
     judge.seed = 8
     before = servers.judge.count()
     bare = noisy_run(run_bench, data, "--audiobench-calibration-share=0")
@@ -173,9 +210,9 @@ def test_a_steady_judge_costs_a_quarter_more_judge_requests_at_most(
 
 
 def test_fresh_draws_decide_items_and_never_move_the_metrics(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], servers: Servers) -> None:
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge], servers: Servers,
+        baseline: None) -> None:
     model, _ = noisy
-    noisy_run(run_bench, data, "--audiobench-update-baseline")
     model.worse = keys(0.1, salt="fresh")
     reports, out = {}, ""
     for rounds in ("0", "2"):
@@ -206,9 +243,9 @@ def test_fresh_draws_decide_items_and_never_move_the_metrics(
 
 
 def test_items_name_the_samples_that_dropped_and_spare_the_rest(
-        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge]) -> None:
+        run_bench: Any, data: Path, noisy: tuple[Model, NoisyJudge],
+        baseline: None) -> None:
     model, judge = noisy
-    noisy_run(run_bench, data, "--audiobench-update-baseline")
     model.worse = keys(0.1, salt="items")
     judge.seed = 7
     run = noisy_run(run_bench, data)

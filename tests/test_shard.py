@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +28,23 @@ def uneven(servers: Servers, small_records: list[Any]) -> None:
         contains=small_records[9]["question"], replies="a poor answer")
 
 
-def _shards(run_bench: Any, pytester: pytest.Pytester, n: int) -> list[Path]:
-    paths = []
-    for k in range(1, n + 1):
-        path = pytester.path / f"shard-{k}.json"
-        xdist = ["-n2"] if k == 2 else []
-        run = run_bench("--audiobench-shard", f"{k}/{n}", f"--audiobench-report={path}",
-                        xdist=xdist)
-        assert run.result.ret == 0, run.result.stdout.str()  # the merge gates, not the shard
-        assert "audiobench-merge gates on the union" in run.result.stdout.str()
-        paths.append(path)
-    return paths
+def _shard(run_bench: Any, pytester: pytest.Pytester, k: int, n: int,
+           xdist: Sequence[str] = ()) -> Path:
+    path = pytester.path / f"shard-{k}.json"
+    run = run_bench("--audiobench-shard", f"{k}/{n}", f"--audiobench-report={path}",
+                    xdist=xdist)
+    assert run.result.ret == 0, run.result.stdout.str()  # the merge gates, not the shard
+    assert "audiobench-merge gates on the union" in run.result.stdout.str()
+    return path
+
+
+def _shards(run_bench: Any, pytester: pytest.Pytester, n: int, *,
+            xdist: bool = True) -> list[Path]:
+    """The ``n`` shards' reports, the second run under xdist unless not ``xdist``: the tests
+    of what a merge gates and refuses take shards of plain runs (each xdist run starts two
+    workers, seconds of the suite), and those of what a merge equals take one of each."""
+    return [_shard(run_bench, pytester, k, n, ["-n2"] if xdist and k == 2 else [])
+            for k in range(1, n + 1)]
 
 
 def test_shards_split_the_samples_without_overlap_and_the_merge_equals_one_run(
@@ -63,7 +70,7 @@ def test_shards_split_the_samples_without_overlap_and_the_merge_equals_one_run(
 
 def test_the_merge_gates_like_a_single_run(run_bench: Any, pytester: pytest.Pytester,
                                            uneven: None) -> None:
-    paths = _shards(run_bench, pytester, 2)
+    paths = _shards(run_bench, pytester, 2, xdist=False)
     write_baseline(pytester.path, {"air_bench_chat.average.score": (7.0, 0.1)})
     held = _merge(*paths, cwd=pytester.path)
     assert held.returncode == 0 and "gate: held" in held.stdout
@@ -74,14 +81,14 @@ def test_the_merge_gates_like_a_single_run(run_bench: Any, pytester: pytest.Pyte
 
 def test_the_merge_refuses_reports_that_are_not_one_runs_shards(
         run_bench: Any, pytester: pytest.Pytester) -> None:
-    paths = _shards(run_bench, pytester, 2)
-    missing = _merge(paths[0], cwd=pytester.path)
+    first = _shard(run_bench, pytester, 1, 2)  # its second shard is the one run below
+    missing = _merge(first, cwd=pytester.path)
     assert missing.returncode == 4
     assert "expected shards 1..2 once each, got [1]" in missing.stderr
     other = pytester.path / "other.json"
     run_bench("--audiobench-shard", "2/2", f"--audiobench-report={other}",
               "--audiobench-temperature", "0.5")
-    mixed = _merge(paths[0], other, cwd=pytester.path)
+    mixed = _merge(first, other, cwd=pytester.path)
     assert mixed.returncode == 4 and "ran with other settings" in mixed.stderr
     assert "endpoint" in mixed.stderr
 
@@ -139,7 +146,7 @@ def test_a_merge_whose_baseline_cannot_be_written_exits_as_such_a_run_does(
         run_bench: Any, pytester: pytest.Pytester) -> None:
     # One rule for both (gate/decision.exit_status): the output asked for is missing, so 3,
     # not the gate's 0 (a merge said 0 here before).
-    paths = _shards(run_bench, pytester, 2)
+    paths = _shards(run_bench, pytester, 2, xdist=False)
     (pytester.path / "blocker").write_text("a file where a folder must go", encoding="utf-8")
     merged = _merge(*paths, "--update-baseline", "--baselines", pytester.path / "blocker" / "b",
                     cwd=pytester.path)
