@@ -128,8 +128,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
         items.note_phase(item, report, call.excinfo)
         if call.when == "teardown":
-            report.audiobench_in_flight = session_of(  # type: ignore[attr-defined]
-                item.config).gear.in_flight()
+            gear = session_of(item.config).gear
+            report.audiobench_in_flight = gear.in_flight()  # type: ignore[attr-defined]
+            report.audiobench_away = gear.away()  # type: ignore[attr-defined]
     return report
 
 
@@ -193,11 +194,17 @@ class ControllerHooks:
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "audiobench_record", None)
+        settled = getattr(report, "audiobench_settled", None)
         if record is not None:
             self.audiobench.add(record, getattr(report, "node", None),
-                         getattr(report, "audiobench_in_flight", None))
+                                getattr(report, "audiobench_in_flight", None),
+                                getattr(report, "audiobench_away", None))
             # pytest keeps every report to the end; the record now lives in the session.
             del report.audiobench_record
+        elif settled is not None:
+            self.audiobench.settle(settled, getattr(report, "node", None),
+                                   getattr(report, "audiobench_in_flight", None),
+                                   getattr(report, "audiobench_away", None))
         elif report.failed and not report.nodeid.startswith("audiobench::"):
             self.audiobench.foreign_failure()
         if report.passed and report.when != "call" and report.nodeid.startswith("audiobench::"):
@@ -228,6 +235,17 @@ class XdistHooks:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if self.audiobench.collected.selected is None:
             self.audiobench.expect(ids)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport,
+                               sched: Any) -> None:
+        """A sample whose worker died under it has a record all the same, an error that says
+        so: it rides on the failed report xdist logs next. Last, so that a plugin which runs
+        the item again (its report then no failure) goes first."""
+        if report.outcome == "failed":
+            record = self.audiobench.crashed(crashitem, str(report.longrepr))
+            if record is not None:
+                report.audiobench_record = record  # type: ignore[attr-defined]
 
 
 def _own_line(terminal: Any, writer: Any) -> Callable[[str], None]:

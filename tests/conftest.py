@@ -94,11 +94,14 @@ def _same_terminal_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BUILD_NUMBER", raising=False)
 
 
-LEAN = "-p no:html -p no:metadata -p no:rerunfailures"
+LEAN = "-p no:html -p no:metadata -p no:rerunfailures -p no:syrupy -p no:anyio"
 """pytest-metadata reads the metadata of every installed distribution at each start (half a
 second), and pytest-html needs it: the runs the tests start load neither, unless a test is
 marked ``pytest_html``. Nor pytest-rerunfailures, unless a test asks for it: installed, it
-keeps every failed call's exception (and the frames under it) on its item, --reruns or not."""
+keeps every failed call's exception (and the frames under it) on its item, --reruns or not.
+Nor syrupy and anyio's plugin, which no run a test starts uses: importing them (anyio's
+imports trio) takes 0.45 s of CPU in every process that starts pytest, each xdist worker and
+subprocess of the runs the tests start, a few hundred of them in the suite."""
 
 
 @pytest.fixture(autouse=True)

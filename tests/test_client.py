@@ -39,9 +39,11 @@ def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def settings(url: str, **changes: Any) -> EndpointSettings:
+    # No outage is waited out here (a refused request fails after its retries, as it did):
+    # tests/test_outage.py waits them out.
     base: dict[str, Any] = {"url": url, "model": MODEL, "api_key_env": KEY_ENV,
                             "api_key_required": False, "retries": 2, "retry_wait": 0.0,
-                            "max_connection_failures": 10,
+                            "max_connection_failures": 10, "outage_wait": 0.0,
                             "timeout": 5.0, "sampling": Sampling()}
     return EndpointSettings(**(base | changes))
 

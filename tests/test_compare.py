@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_audiobench.commands import compare
-from tests.conftest import Servers
-from tests.fakes.openai_server import Scripted
+from tests.conftest import JUDGE, MODEL, ScoringJudge, Servers
+from tests.fakes.openai_server import FakeOpenAIServer, Scripted
 from tests.test_noisy_judge import WORSE, Model, NoisyJudge, keys, noisy_run
 
 
@@ -33,16 +35,56 @@ def _run_to(run_bench: Any, pytester: pytest.Pytester, name: str, *args: str,
     return path
 
 
+@pytest.fixture(scope="module")
+def servers() -> Iterator[Servers]:
+    """The model and judge servers of the whole module, as conftest's are of one test: the
+    two checkpoints below are run once, and a report names its judge's URL (compare holds
+    the whole judge identities against each other), so every run compared with them meets
+    the same two."""
+    model = FakeOpenAIServer(Scripted("a good answer"), models=[MODEL])
+    judge = FakeOpenAIServer(ScoringJudge(), models=[JUDGE])
+    with model, judge:
+        yield Servers(model, judge)
+
+
+@pytest.fixture(autouse=True)
+def _scripted_as_conftest_does(servers: Servers) -> None:
+    """Each test's servers answer as a new pair of conftest's does until the test says
+    otherwise."""
+    servers.model.script = Scripted("a good answer")
+    servers.judge.script = ScoringJudge()
+
+
+@pytest.fixture(scope="module")
+def _checkpoints_made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The folder of the two checkpoints' reports and cache, once they were run."""
+    return {}
+
+
 @pytest.fixture
 def two_checkpoints(run_bench: Any, pytester: pytest.Pytester, servers: Servers,
-                    small_records: list[Any]) -> tuple[Path, Path]:
-    """A answers every question well (8 of 10); B answers 6 of the 16 poorly (2 of 10)."""
+                    small_records: list[Any], _checkpoints_made: dict[str, Path],
+                    tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A answers every question well (8 of 10); B answers 6 of the 16 poorly (2 of 10). Run
+    by the module's first test that asks; the others get their reports, and the cache the
+    runs left, in their own folder."""
+    made = _checkpoints_made.get("folder")
+    if made is not None:
+        for name in ("a.json", "b.json"):
+            shutil.copy2(made / name, pytester.path / name)
+        shutil.copytree(made / "cache", pytester.path / "cache")
+        return pytester.path / "a.json", pytester.path / "b.json"
     a = _run_to(run_bench, pytester, "a.json")
     poor = Scripted("a good answer")
     for record in small_records[:6]:
         poor.when(contains=record["question"], replies="a poor answer")
     servers.model.script = poor
-    return a, _run_to(run_bench, pytester, "b.json")
+    b = _run_to(run_bench, pytester, "b.json")
+    made = _checkpoints_made["folder"] = tmp_path_factory.mktemp("checkpoints")
+    for name in ("a.json", "b.json"):
+        shutil.copy2(pytester.path / name, made / name)
+    shutil.copytree(pytester.path / "cache", made / "cache")
+    return a, b
 
 
 def test_a_worse_checkpoint_exits_1_and_the_table_names_what_dropped(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,10 +46,25 @@ def four_runs(run_bench: Any, pytester: pytest.Pytester, servers: Servers,
     return paths
 
 
+@pytest.fixture(scope="module")
+def _made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The folder of the four runs' reports, once the module's first test made them."""
+    return {}
+
+
 @pytest.fixture
 def runs(run_bench: Any, pytester: pytest.Pytester, servers: Servers,
-         small_records: list[Any]) -> list[Path]:
-    return four_runs(run_bench, pytester, servers, small_records)
+         small_records: list[Any], _made: dict[str, Path],
+         tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The four runs of ``POOR``, in this test's ``runs/``: run by the module's first test
+    that asks, copied for the others (they read reports only, and one rewrites its copies)."""
+    if "runs" not in _made:
+        paths = four_runs(run_bench, pytester, servers, small_records)
+        _made["runs"] = tmp_path_factory.mktemp("history") / "runs"
+        shutil.copytree(paths[0].parent, _made["runs"])
+        return paths
+    shutil.copytree(_made["runs"], pytester.path / "runs")
+    return [pytester.path / "runs" / f"run-{index}.json" for index in range(1, len(POOR) + 1)]
 
 
 def _history(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:

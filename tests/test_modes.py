@@ -117,9 +117,13 @@ def test_no_way_of_running_pytest_turns_a_regressed_model_green(
                          ids=["--lf", "-x"])
 def test_a_rerun_and_an_early_stop_are_no_verdict_under_xdist_too(
         pytester: pytest.Pytester, args: tuple[str, ...], status: int) -> None:
-    # xdist stops a run at -x by interrupting it: pytest's status 2 stands.
-    mode = Mode(((), args) if "--lf" in args else (args,), (status, NO_VERDICT), (OK, HELD))
-    result = run_mode(pytester, REGRESSED, mode, "-n", "2")
+    # xdist stops a run at -x by interrupting it: pytest's status 2 stands. The whole run
+    # before --lf only leaves its failures in pytest's cache (the same node ids with or
+    # without xdist): it runs in this process, and the rerun under xdist.
+    xdist = ("-n", "2")
+    runs = ((), (*args, *xdist)) if "--lf" in args else ((*args, *xdist),)
+    mode = Mode(runs, (status, NO_VERDICT), (OK, HELD))
+    result = run_mode(pytester, REGRESSED, mode)
     assert (result.ret, verdict(result)[:len(NO_VERDICT)]) == (status, NO_VERDICT)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,12 @@ import pytest
 from pytest_audiobench.benchmarks.release import mini_root
 from tests.conftest import JUDGE, MODEL, XDIST_MODES, Servers, write_baseline
 from tests.fakes.datasets import build_air_bench_chat
-from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, Scripted
+from tests.fakes.openai_server import (
+    ChatRequest,
+    Reply,
+    Scripted,
+    dies_after,
+)
 
 AVERAGE = "air_bench_chat.average.score"
 
@@ -57,23 +61,6 @@ def test_an_allowance_in_the_baseline_lets_known_missing_samples_hold(
 # --- an endpoint that dies ----------------------------------------------------------------------
 
 
-def dies_after(server: FakeOpenAIServer, answered: int) -> Any:
-    """A script that answers ``answered`` requests, then stops its server for good."""
-    lock = threading.Lock()
-    seen = [0]
-
-    def script(request: ChatRequest) -> Reply | str:
-        with lock:
-            seen[0] += 1
-            if seen[0] == answered + 1:
-                threading.Thread(target=server.stop, daemon=True).start()
-            if seen[0] > answered:
-                return Reply(drop=True)
-        return "a good answer"
-
-    return script
-
-
 @pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
     ["-n2"], id="n2")])
 def test_a_model_server_that_dies_mid_run_ends_the_run_in_one_line(
@@ -82,9 +69,11 @@ def test_a_model_server_that_dies_mid_run_ends_the_run_in_one_line(
     url = servers.model.url  # gone with the server
     servers.model.script = dies_after(servers.model, 4)
     write_baseline(pytester.path, {AVERAGE: (7.5, 0.2)})
-    # The default backoff: without the breaker every sample would wait 1+2+4+8 s.
+    # The default backoff: without the breaker every sample would wait 1+2+4+8 s. Gone for
+    # good, and not waited for (tests/test_outage.py waits one out).
     run = run_bench("--audiobench-retry-wait", "1", "--audiobench-concurrency", "2",
-                    "--audiobench-max-connection-failures", "3", xdist=xdist)
+                    "--audiobench-max-connection-failures", "3", "--audiobench-outage-wait",
+                    "0", xdist=xdist)
     outcomes = {s["nodeid"]: s["outcome"] for s in run.partial["samples"]}
     assert sum(o == "passed" for o in outcomes.values()) <= 4
     assert sum(o == "not_run" for o in outcomes.values()) >= 10

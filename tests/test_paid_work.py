@@ -174,7 +174,7 @@ def pytest_runtest_teardown(item):
         os._exit(1)
 """)
     run = run_bench("-n", "2", "--max-worker-restart", "1")
-    traffic = run.partial["traffic"]
+    traffic = run.report["traffic"]
     assert len(traffic["missing"]) == 1
     assert (f"traffic: the counts of {traffic['missing'][0]} are missing (the worker ended "
             "without handing them over): its requests are not counted") in run.result.stdout.str()

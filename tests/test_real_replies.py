@@ -117,13 +117,15 @@ def test_reasoning_in_a_field_is_rated_and_exported_as_the_same_reasoning_inline
         run_bench: Any, servers: Servers, mmar_data: Path, tmp_path: Path,
         where: str, xdist: list[str]) -> None:
     judged = {}
-    for how in ("inline", where):
+    # The inline reasoning is the reference, asked without xdist: the field's run under xdist
+    # is held to it (and one xdist run, not two, is a few seconds of the suite).
+    for how, workers in (("inline", []), (where, xdist)):
         servers.model.script = Reasoner(how)
         servers.judge.script = judge = RatesReasoning()
         export = tmp_path / f"{how}.jsonl"
         run = run_bench(f"--audiobench-export-mmar={export}", "--audiobench-no-cache",
                         f"--audiobench-html={tmp_path / how}.html", data=mmar_data,
-                        benchmark="mmar", xdist=xdist)
+                        benchmark="mmar", xdist=workers)
         judged[how] = (run.metrics, sorted(judge.seen), export.read_text(encoding="utf-8"))
     inline, field = judged["inline"], judged[where]
     # 11 right answers, each given all the points for its reasoning: Rubrics 50, CRS 1.

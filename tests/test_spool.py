@@ -12,7 +12,7 @@ import pytest
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
-from pytest_audiobench.run.spool import RecordSpool
+from pytest_audiobench.run.spool import RecordSpool, Settled
 
 
 def _record(nodeid: str, outcome: str = "passed", message: str | None = None) -> str:
@@ -81,3 +81,73 @@ def test_a_report_without_samples_is_written_as_before(tmp_path: Path, run_bench
     empty.write(tmp_path / "empty.json")
     assert (tmp_path / "empty.json").read_text(encoding="utf-8") == (
         empty.model_dump_json(indent=1) + "\n")
+
+
+def test_a_run_s_records_file_is_read_back_by_its_resume_and_written_on_after(
+        tmp_path: Path) -> None:
+    path = tmp_path / "runs" / "r1.records-f.jsonl"
+    first = RecordSpool()
+    assert first.keep_in(path) and first.settled() == {}
+    for nodeid, outcome in (("x::1", "passed"), ("x::2", "error"), ("x::3", "failed"),
+                            ("x::4", "not_run"), ("x::5", "skipped")):
+        first.add(_record(nodeid, outcome))
+    first.close()
+    # A line that is no record, and one cut short at the end (the run was killed writing it).
+    lines = path.read_bytes().splitlines(keepends=True)
+    whole = b"".join([lines[0], b"not json\n", *lines[1:]])
+    path.write_bytes(whole + b'{"nodeid": "x::6", "outcome": "pas')
+    again = RecordSpool()
+    assert again.keep_in(path)
+    assert path.read_bytes() == whole  # the line cut short is gone; the rest is read
+    # The done samples' places, for their items; errors and those not run are asked again.
+    settled = again.settled()
+    assert sorted(settled) == ["x::1", "x::3", "x::5"]
+    assert again.undone(["x::1", "x::2", "x::3", "x::4", "x::5", "x::6"]) == 3
+    assert not again.recorded_now("x::2")
+    again.add(_record("x::2", "passed"))
+    assert again.recorded_now("x::2") and again.get("x::2").outcome == "passed"
+    assert again.get("x::3").outcome == "failed" and "x::2" not in again.settled()
+    again.close()
+    items = Settled(path, settled)
+    assert "x::3" in items and len(items) == 3
+    record = items.take("x::3")
+    assert record is not None and record.nodeid == "x::3" and record.outcome == "failed"
+    assert items.take("x::3") is None and "x::3" not in items  # each taken once
+    items.close()
+    # A place that holds another sample's record, or a file gone: no record, asked again.
+    assert Settled(path, {"x::1": settled["x::3"]}).take("x::1") is None
+    assert Settled(tmp_path / "gone.jsonl", settled).take("x::1") is None
+
+
+def test_a_records_file_the_disk_refuses_leaves_the_run_in_a_temporary_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "r1.records-f.jsonl"
+    spool = RecordSpool()
+    assert spool.keep_in(path)
+    spool.add(_record("x::1"))
+    kept = path.stat().st_ino
+    pwrite = os.pwrite
+
+    def full(fd: int, data: Any, offset: int) -> int:
+        if os.fstat(fd).st_ino == kept:
+            raise OSError(28, "No space left on device")
+        return pwrite(fd, data, offset)
+
+    monkeypatch.setattr(os, "pwrite", full)
+    spool.add(_record("x::2", "failed"))
+    spool.add(_record("x::3"))
+    assert [r.nodeid for r in spool.ordered(["x::1", "x::2", "x::3"])] == ["x::1", "x::2", "x::3"]
+    assert spool.get("x::2").outcome == "failed"
+    # The file keeps what it had; a resume asks the run's cache for the rest.
+    assert path.read_text(encoding="utf-8").count("\n") == 1
+    assert spool.settled() == {}
+    spool.close()
+
+
+def test_a_records_file_that_cannot_be_opened_leaves_the_run_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / "blocker").write_text("a file where a folder should be")
+    spool = RecordSpool()
+    assert not spool.keep_in(tmp_path / "blocker" / "r1.records-f.jsonl")
+    spool.add(_record("x::1"))
+    assert spool.get("x::1").nodeid == "x::1" and spool.settled() == {}
+    spool.close()

@@ -90,9 +90,13 @@ class RequestOptions(OptionGroup):
         "base of the exponential backoff between retries, in seconds (a server's Retry-After "
         "wins)", convert.non_negative_float, "S")] = 1.0
     max_connection_failures: Annotated[int, Flag(
-        "connection failures in a row after which an endpoint is taken for gone: nothing more "
-        "is sent to it and the samples still waiting for it end as not run",
+        "connection failures in a row after which an endpoint is taken for away: nothing more "
+        "is sent to it until it answers again (--audiobench-outage-wait)",
         convert.positive_int, "N")] = 10
+    outage_wait: Annotated[float, Flag(
+        "seconds an endpoint taken for away is waited for (its models listing asked now and "
+        "then) before it is taken for gone and the samples still waiting for it end as not "
+        "run; 0 ends them at once", convert.non_negative_float, "S")] = 60.0
 
 
 class JudgeOptions(OptionGroup):

@@ -183,6 +183,9 @@ class RunInfo(BaseModel):
     """When the run started, in UTC (ISO 8601)."""
     workers: int = 0
     """The xdist workers that ran its items (0: the run's one process)."""
+    settled: int = 0
+    """A resume: the samples an earlier session of the run did, whose records it took whole
+    from the run's records, neither asking nor grading them again."""
 
 
 class RunReport(BaseModel):

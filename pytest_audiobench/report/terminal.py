@@ -81,13 +81,18 @@ def _many(n: int, what: str) -> str:
 
 def _traffic(traffic: Traffic) -> list[str]:
     """Per endpoint what was sent and what came back, with the attempts that gave no answer
-    by reason; an endpoint that stopped answering, cache entries that could not be read or
-    written, counts that are missing: said when they happened."""
+    by reason; how long an endpoint was away, an endpoint that stopped answering, cache
+    entries that could not be read or written, counts that are missing: said when they
+    happened."""
     lines = []
     for label, line in traffic.endpoints.items():
         if line.requests:
             lines.append(f"sent: {label}: {line.requests} requests, {line.received} replies"
                          + _failed(line))
+        if line.outages:
+            lines.append(f"outage: {label}: away {line.away_seconds:.1f} s in "
+                         f"{_many(line.outages, 'outage')}, "
+                         + ("then given up" if line.stopped else "waited out"))
         if line.stopped:
             lines.append(f"stopped: {line.stopped}")
     if traffic.cache_unreadable:

@@ -6,7 +6,7 @@ ran items, and the progress line that shows it."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -48,17 +48,29 @@ class Collected:
         """What pytest said when the run was interrupted (Ctrl-C, xdist's stop)."""
         self.first_not_run: str | None = None
         """Why the first sample that was not run was not (the deadline, a budget)."""
+        self.settled = 0
+        """The items that took their sample's record whole from the run's records (a
+        resume: ``run/spool.py``)."""
 
     def expect(self, nodeids: Iterable[str]) -> None:
         self.selected = [n for n in nodeids if n.startswith(ROOT_NODE + "::")]
         if self.progress is not None:
             self.progress.total = len(self.selected)
 
-    def add(self, record: str, process: object = None, in_flight: int | None = None) -> None:
-        """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it)."""
+    def add(self, record: str, process: object = None, in_flight: int | None = None,
+            away: Mapping[str, Any] | None = None) -> None:
+        """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it), and what
+        its process said of its requests in flight and its endpoints' outages."""
         data: dict[str, Any] = self.records.add(record)
         if data["outcome"] == "not_run" and self.first_not_run is None:
             self.first_not_run = data.get("message")
         if self.progress is not None:
             cached = sum(bool(a["completion"]["cached"]) for a in data["answers"])
-            self.progress.record(data["outcome"], cached, process, in_flight)
+            self.progress.record(data["outcome"], cached, process, in_flight, away)
+
+    def settle(self, outcome: str, process: object = None, in_flight: int | None = None,
+               away: Mapping[str, Any] | None = None) -> None:
+        """One item took its sample's record, kept already, whole (``Controller.settle``)."""
+        self.settled += 1
+        if self.progress is not None:
+            self.progress.record(outcome, 0, process, in_flight, away)

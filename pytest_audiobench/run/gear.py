@@ -127,6 +127,12 @@ class Gear:
     def in_flight(self) -> int:
         return self.engine.pacer.in_flight if self.engine is not None else 0
 
+    def away(self) -> dict[str, Any] | None:
+        """How long this process's endpoints were away so far and which are now
+        (``Ledger.away``), for the progress line; None while none ever was."""
+        away = self._ledger.away()
+        return away if away["seconds"] or away["now"] else None
+
     def close(self) -> None:
         """Close every endpoint, then stop the loop."""
         if self.engine is None or self._runtime is None:

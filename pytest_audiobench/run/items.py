@@ -4,6 +4,10 @@ Each sample is a ``pytest.Function`` whose fixtures do the work: ``audiobench_an
 the model (once per ``--audiobench-runs``), ``audiobench_verdicts`` grades each answer, and
 the test body holds the verdicts against the benchmark's per-sample bar. So an endpoint that
 fails is an error in setup, a poor answer is a failure, and an empty audio file is a skip.
+
+On a resume, the item of a sample an earlier session of the run did takes that session's
+record whole at setup (``run/spool.py``) and replays its outcome: no audio is read, nothing is
+asked or graded, and only the outcome travels back to the controller, which keeps the record.
 """
 
 from __future__ import annotations
@@ -60,6 +64,16 @@ class ItemState:
     """Head to head: the live baseline model's answers, which ``again`` grades."""
     confirmation: tuple[list[Verdict], list[Verdict], str | None] = ([], [], None)
     """Fresh draws on the answer and the baseline's, and why a round failed (gate/items)."""
+    settled: SampleRecord | None = None
+    """A resume: the record an earlier session of the run made of the sample, which the item
+    takes whole (``run/spool.py``) and replays to the same outcome."""
+
+    @classmethod
+    def of_settled(cls, record: SampleRecord) -> ItemState:
+        """The state of an item that takes ``record`` whole: its answers, verdicts and what
+        became of it, as when it was made."""
+        return cls(answers=list(record.answers), verdicts=list(record.verdicts),
+                   decided=ItemDecision(record.change, record.message), settled=record)
 
     def replayed(self) -> ItemState:
         """This attempt's scoring, for the next attempt of the same item: the same answers,
@@ -68,9 +82,14 @@ class ItemState:
                          change=self.change, decided=self.decided,
                          judged_again=self.judged_again,
                          judged_again_failed=self.judged_again_failed,
-                         baseline_answers=self.baseline_answers, confirmation=self.confirmation)
+                         baseline_answers=self.baseline_answers, confirmation=self.confirmation,
+                         settled=self.settled)
 
     def record(self, sample: Sample) -> SampleRecord:
+        if self.settled is not None:
+            # Replayed to another end than it had (a plugin's error): that end, said.
+            return self.settled.model_copy(update={"outcome": self.outcome,
+                                                   "message": self.message})
         return sample.to_record(
             outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
             message=self.message, change=self.decided.kind, baseline_answers=self.baseline_answers,
@@ -133,6 +152,10 @@ def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer
     says it falls short (below the bar, a wrong choice): with a per-sample baseline, a sample
     that fell short before too is an expected failure (marked so in its setup)."""
     state = request.node.stash[STATE_KEY]
+    if state.settled is not None:
+        if state.settled.outcome in ("failed", "xfailed"):
+            pytest.fail(state.settled.message or "failed", pytrace=False)
+        return
     if state.decided.kind == "regressed" and state.change is not None:
         today = session_of(request.config).baselines[audiobench_sample.benchmark].rejudged
         pytest.fail(regression_report(audiobench_sample, state.change, today), pytrace=False)
@@ -181,6 +204,9 @@ def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnsw
     if scored is not None:
         request.node.stash[STATE_KEY] = scored.replayed()
         return scored.answers
+    settled = worker.settled.take(sample.nodeid)
+    if settled is not None:
+        return _settled(request, settled)
     state = request.node.stash.setdefault(STATE_KEY, ItemState())
     if worker.settings.dry_run:
         pytest.skip("dry run: nothing is sent")
@@ -198,10 +224,19 @@ def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnsw
     return answers
 
 
+def _settled(request: pytest.FixtureRequest, record: SampleRecord) -> list[ModelAnswer]:
+    """The answers of a sample an earlier session of the run did, from its record; skipped
+    again when it was (its audio was empty)."""
+    state = request.node.stash[STATE_KEY] = ItemState.of_settled(record)
+    if record.outcome == "skipped":
+        pytest.skip(record.message or "skipped")
+    return state.answers
+
+
 def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]:
     worker = session_of(request.config).worker
     state = request.node.stash.setdefault(STATE_KEY, ItemState())
-    if request.node.stash.get(SCORED_KEY, None) is not None:
+    if request.node.stash.get(SCORED_KEY, None) is not None or state.settled is not None:
         return _replayed(request, sample, state)
     try:
         graded = worker.wait(worker.pipeline(sample).grade)
@@ -284,8 +319,12 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
             report.longrepr = state.message
     if report.when == "teardown":
         record = state.record(sample)
-        # As JSON text: cheap to send from an xdist worker, and kept as it is on disk.
-        report.audiobench_record = record.model_dump_json()  # type: ignore[attr-defined]
+        if state.settled is not None and record.outcome == state.settled.outcome:
+            # The controller keeps this record already: only its outcome travels.
+            report.audiobench_settled = record.outcome  # type: ignore[attr-defined]
+        else:
+            # As JSON text: cheap to send from an xdist worker, and kept as it is on disk.
+            report.audiobench_record = record.model_dump_json()  # type: ignore[attr-defined]
         _html_extra(item, report, record)
         # pytest keeps every item to the end of the run; its answers and verdicts now travel
         # in the record, so the item need not hold them as well (unless pytest-rerunfailures,

@@ -4,7 +4,8 @@ xdist worker as one value of ``workerinput``.
 It holds where each benchmark's data is (located or downloaded once), the inference run the
 answers belong to and the one they reuse, the deadline, each worker's share of the budgets and
 what the calibration spent of them, each benchmark's comparison (``gate/drift.py``), and what
-was graded or run whole before the items (``run/calibration.py``). A worker builds its gear
+was graded or run whole before the items (``run/calibration.py``); on a resume, where the
+records of the samples already done are (``run/spool.py``). A worker builds its gear
 and its worker from it alone; in a plain run the controller builds its own from the same plan.
 """
 
@@ -47,6 +48,11 @@ class RunPlan(BaseModel):
     why there are none."""
     done_ahead: dict[str, SampleRecord] = {}
     """Head to head: samples run whole before the items, by node id; their items take these."""
+    settled_in: Path | None = None
+    """A resume: the run's records file (``run/spool.py``), where ``settled`` are."""
+    settled: dict[str, tuple[int, int]] = {}
+    """A resume: the samples an earlier session of the run did, by node id, each its record's
+    place in ``settled_in``; their items take these whole, neither asking nor grading."""
 
     @field_validator("judged_again_ahead", mode="before")
     @classmethod

@@ -15,6 +15,7 @@ import fcntl
 import hashlib
 import json
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,12 @@ from typing import IO, Any
 from pydantic import BaseModel, ValidationError
 
 from pytest_audiobench.config import declarations
-from pytest_audiobench.config.options import RequestOptions
+from pytest_audiobench.config.options import (
+    CacheOptions,
+    OutputOptions,
+    PacingOptions,
+    RequestOptions,
+)
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import replacing
@@ -95,6 +101,30 @@ def answer_fingerprint(settings: Settings) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+_HOW = frozenset({*(option.attr for group in (CacheOptions, PacingOptions, OutputOptions)
+                     for option in declarations.declared(group)),
+                   "tasks", "limit", "shard", "cache_dir"})
+"""The settings that say how and where a run goes, or which samples it takes, not what any
+sample's record holds."""
+
+
+def settled_fingerprint(settings: Settings, baselines: Mapping[str, str | None]) -> str:
+    """What a sample's record depends on beyond its answers: every setting but those of how
+    and where the run goes (``_HOW``; the requests' timeouts and retries), and the content of
+    each baseline (``LoadedBaseline.digest``). A resume takes whole only the records an
+    earlier session of its run made with the same (``run/spool.py``): with another judge or
+    another baseline it grades its samples again."""
+    parts = settings.model_dump(mode="json", exclude=set(_HOW))
+    endpoints = [parts.get("endpoint"), parts.get("baseline_endpoint"),
+                 (parts.get("judge") or {}).get("endpoint")]
+    for endpoint in (e for e in endpoints if e):
+        for option in declarations.declared(RequestOptions):
+            endpoint.pop(option.attr, None)
+    text = json.dumps({"settings": parts, "baselines": dict(baselines)}, sort_keys=True,
+                      ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def model_identity(settings: Settings, served: dict[str, Any] | None = None) -> ModelIdentity:
     """What identifies the run's model: its endpoint, id, revision and extra body, the names
     of its extra headers, and what its server says it serves (``served``, once asked)."""
@@ -135,6 +165,11 @@ class RunBook:
             return (f"run {record.run_id}: its record could not be saved in {self.folder} "
                     f"({exc.strerror or exc}): it cannot be resumed")
         return None
+
+    def records_path(self, run_id: str, fingerprint: str) -> Path:
+        """The file of the records of run ``run_id`` made with the settings of
+        ``settled_fingerprint`` (``run/spool.py``)."""
+        return self.folder / f"{run_id}.records-{fingerprint}.jsonl"
 
     def claim(self, run_id: str) -> Claim:
         """Hold the lock on ``run_id``; AudiobenchError when another process holds it. Without

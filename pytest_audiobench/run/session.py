@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -61,12 +61,14 @@ from pytest_audiobench.run.keeping import freeze_kept, unfreeze
 from pytest_audiobench.run.plan import RunPlan
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
-from pytest_audiobench.run.runs import RunBook, RunStart, model_identity
+from pytest_audiobench.run.runs import RunBook, RunStart, model_identity, settled_fingerprint
 from pytest_audiobench.run.scoping import beside, rerun_of, stopped_by
 from pytest_audiobench.run.shards import slice_of
+from pytest_audiobench.run.spool import Settled
 from pytest_audiobench.run.worker import JudgedAgain, Rejudging, Worker
 from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.types import Traffic
+from pytest_audiobench.untrusted import one_line
 
 _TRAFFIC = "audiobench_traffic"
 """The key of ``workeroutput`` under which a worker hands its endpoints' traffic back."""
@@ -123,7 +125,8 @@ class AudiobenchSession(ABC):
     def _made_worker(self, gear: Gear, plan: RunPlan) -> Worker:
         """The worker of the items, judging as ``plan`` decided."""
         return Worker(self.settings, self.benchmarks, gear,
-                      Rejudging(dict(self.baselines), plan.judged_again_ahead), plan.done_ahead)
+                      Rejudging(dict(self.baselines), plan.judged_again_ahead), plan.done_ahead,
+                      Settled(plan.settled_in, plan.settled))
 
     def _judged_by(self) -> dict[str, JudgedBy]:
         releases = self.releases()
@@ -183,6 +186,7 @@ class AudiobenchSession(ABC):
         finally:
             if self._worker is not None:
                 self.gear.close()
+                self.worker.settled.close()
             for baseline in self.baselines.values():
                 baseline.close()
             if self._frozen:
@@ -250,12 +254,14 @@ class Controller(AudiobenchSession):
         self.run_start = self._runs.begin(settings)
         self._check_cache()
         cached = settings.cache
+        settled_in, settled = self._keep_records()
         # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
         plan = RunPlan(roots=self._releases.roots,
                        run_id=self.run_start.record.run_id if cached else None,
                        reuse=self.run_start.reused if cached else None,
                        deadline_at=None if settings.deadline is None
-                       else time.time() + settings.deadline)
+                       else time.time() + settings.deadline,
+                       settled_in=settled_in, settled=settled)
         measure = self._runs.earlier(self.run_start.record) if settings.dry_run and cached else ()
         gear = Gear(settings, plan, measure)
         self._worker = deciding = self._made_worker(gear, plan)
@@ -307,6 +313,21 @@ class Controller(AudiobenchSession):
             note = (f"cache: {self.settings.cache_dir} cannot be written ({reason}): replies are "
                     "kept in memory for this run only; it cannot be resumed or reused")
             self.run_start = replace(self.run_start, notes=[*self.run_start.notes, note])
+
+    def _keep_records(self) -> tuple[Path | None, dict[str, tuple[int, int]]]:
+        """Keep the run's records in its records file (``run/spool.py``), and on a resume the
+        places there of the samples an earlier session did: their items take those whole
+        instead of reading the audio, asking and grading again. A dry run's records (nothing
+        sent) are nobody's to resume; without the cache nothing is kept."""
+        assert self.run_start is not None
+        if not self.settings.cache or self.settings.dry_run or self.config.option.collectonly:
+            return None, {}
+        digests = {name: baseline.digest for name, baseline in self.baselines.items()}
+        path = self._runs.records_path(self.run_start.record.run_id,
+                                       settled_fingerprint(self.settings, digests))
+        if not self.collected.records.keep_in(path) or not self.run_start.resumed:
+            return None, {}
+        return path, self.collected.records.settled()
 
     def start_lines(self) -> list[str]:
         """What a person should know before the items run (an unwritable cache)."""
@@ -376,9 +397,32 @@ class Controller(AudiobenchSession):
         known = {sample.nodeid for sample in self.samples()}
         self.collected.rerun = rerun_of(self.config, self.collected.selected or [], known)
 
-    def add(self, record: str, process: object = None, in_flight: int | None = None) -> None:
+    def add(self, record: str, process: object = None, in_flight: int | None = None,
+            away: Mapping[str, Any] | None = None) -> None:
         """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it)."""
-        self.collected.add(record, process, in_flight)
+        self.collected.add(record, process, in_flight, away)
+
+    def settle(self, outcome: str, process: object = None, in_flight: int | None = None,
+               away: Mapping[str, Any] | None = None) -> None:
+        """An item took its sample's record whole from the run's records (a resume): the
+        record is kept already; only the progress counts it."""
+        self.collected.settle(outcome, process, in_flight, away)
+
+    def crashed(self, nodeid: str, words: str) -> str | None:
+        """The record of a sample whose xdist worker died while running it (``words``: what
+        xdist said of it): an error, which the gate counts as every sample without a score, and
+        which a resume asks again. None when ``nodeid`` is no sample of the run, when its
+        record came before the worker died, or when its item was taking the record an earlier
+        session made (that record stands)."""
+        settled = self.worker_plan.settled if self.worker_plan is not None else {}
+        if self.collected.records.recorded_now(nodeid) or nodeid in settled:
+            return None
+        sample = next((s for s in self.samples() if s.nodeid == nodeid), None)
+        if sample is None:
+            return None
+        record = sample.to_record(outcome="error",
+                                  message=f"its worker crashed: {one_line(words)}")
+        return record.model_dump_json()
 
     def foreign_failure(self) -> None:
         """A test or collection that is not a sample failed: it fails the run too."""
@@ -505,12 +549,16 @@ class Controller(AudiobenchSession):
         none, else a resume asks for those."""
         assert self.run_start is not None
         notes = [*self.run_start.notes, *self._unselected_ahead(selected)]
+        if self.collected.settled:
+            notes.append(f"{self.collected.settled} samples done before took their records "
+                         "from the run's records, neither asked nor graded again")
         undone = self.collected.records.undone(selected)
         if session.exitstatus != pytest.ExitCode.INTERRUPTED:
             unsaved = self._runs.end(self.run_start.record, undone)
             notes += [unsaved] if unsaved else []
         return RunInfo(id=self.run_start.record.run_id, resumed=self.run_start.resumed,
                        reused=self.run_start.reused, notes=notes,
+                       settled=self.collected.settled,
                        finished=undone == 0 and session.exitstatus != pytest.ExitCode.INTERRUPTED,
                        identity=self.run_start.record.identity,
                        started=self.collected.started.at,

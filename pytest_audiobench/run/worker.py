@@ -33,6 +33,7 @@ from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.run.gear import Gear
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
+from pytest_audiobench.run.spool import Settled
 from pytest_audiobench.transport.engine import Engine, Pipeline
 
 T = TypeVar("T")
@@ -101,15 +102,18 @@ class Worker:
     """Every sample's pipeline, asked with this process's gear and judged as ``rejudging``
     says; ``done_ahead`` holds the samples the controller ran whole before the items (head to
     head: the share that measured the judge's noise), by node id: their items take these and
-    never ask again."""
+    never ask again. ``settled`` holds, on a resume, the records of the samples an earlier
+    session of the run did: their items take those whole, and no pipeline starts for them."""
 
     def __init__(self, settings: Settings, benchmarks: Mapping[str, Benchmark], gear: Gear,
-                 rejudging: Rejudging, done_ahead: Mapping[str, SampleRecord]) -> None:
+                 rejudging: Rejudging, done_ahead: Mapping[str, SampleRecord],
+                 settled: Settled | None = None) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.gear = gear
         self.rejudging = rejudging
         self._done = dict(done_ahead)
+        self.settled = settled if settled is not None else Settled()
         self._lookahead: Lookahead | None = None
 
     @property
@@ -288,9 +292,10 @@ class Worker:
         window = 2 * self.settings.concurrency
         for upcoming in self._lookahead.upcoming(item, window):
             sample = upcoming.stash.get(SAMPLE_KEY, None)
+            if sample is None or sample.nodeid in self.settled:
+                continue
             # On xdist most of the window is already running: only new items cost anything.
-            if sample is not None and (self._engine is None
-                                       or not self._engine.running(sample.nodeid)):
+            if self._engine is None or not self._engine.running(sample.nodeid):
                 self.pipeline(sample)
 
     def done(self, sample: Sample) -> None:

@@ -73,11 +73,12 @@ class Endpoint:
         self._cache = cache
         self._ledger = ledger or Ledger()
         self._line = self._ledger.line(settings.model, settings.url,
-                                       settings.max_connection_failures)
+                                       settings.max_connection_failures, settings.outage_wait)
         self._served: ServedModel | None = None
         """The server, when the provider is one: asked with retries, a request at a time."""
         if provider is None:
             provider = self._served = ServedModel(settings, self._line.named)
+            self._line.probe = self._line.probe or self._served.probe
         self._provider: Provider = provider
         self._owner = True
         """Closes the client and the in-process model; the views made from it do not."""
@@ -217,45 +218,86 @@ class Endpoint:
         """Ask the server until it answers: a transient failure, and a judge's empty reply (no
         grade can be read from it), again after a backoff while retries are left; a model's
         empty answer again once, at once (``_asked_again``), unless the token limit cut it."""
-        attempts = self.settings.retries + 1
+        tries = Tries(self.settings.retries + 1)
         spent = Usage()  # every reply's tokens, an empty one asked again included
-        for attempt in range(1, attempts + 1):
+        while True:
             try:
-                completion = await self._ask(messages, extra)
+                completion = await self._ask(messages, extra, tries)
             except AttemptFailed as exc:
-                if attempt == attempts or not _transient(exc):
-                    raise self._failure(exc, attempt) from exc
-                await self._sleep(self._wait(attempt, exc))
+                await self._before_retry(exc, tries)
                 continue
+            tries.replied()
             spent = spent + completion.usage
-            got = completion.model_copy(update={"usage": spent, "attempts": attempt})
+            got = completion.model_copy(update={"usage": spent, "attempts": tries.sent})
             if completion.empty and self.settings.role == "judge":
                 self._line.answered("empty answer")
-                if attempt == attempts:
-                    raise self._failure(self._judge_said_nothing(completion), attempt)
-                await self._sleep(self._wait(attempt, None))
+                if tries.last:
+                    raise self._failure(self._judge_said_nothing(completion), tries.sent)
+                await self._sleep(self._wait(tries.counted, None))
                 continue
-            if completion.empty and not completion.cut and attempt < attempts:
+            if completion.empty and not completion.cut and not tries.last:
                 self._line.answered("empty answer")
                 return await self._asked_again(messages, extra, got)
             self._line.answered()
             return got
-        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
-    async def _ask(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Completion:
+    async def _before_retry(self, exc: AttemptFailed, tries: Tries) -> None:
+        """Wait before the next attempt, or raise ``exc`` as the request's failure when none
+        is left. An attempt with no reply may be lost to an outage: waited out, it is given
+        back and the next goes at once (as it is when the outage comes while this waits out
+        its backoff: ``_sent``)."""
+        if isinstance(exc, NoReply):
+            tries.unanswered += 1
+            if tries.last:
+                self._line.suspect(str(exc))
+            if not self._line.up:
+                await self._until_up()
+            if self._given_back(tries):
+                return
+        else:
+            tries.replied()
+        if tries.last or not _transient(exc):
+            raise self._failure(exc, tries.sent) from exc
+        await self._sleep(self._wait(tries.counted, exc))
+
+    def _given_back(self, tries: Tries) -> bool:
+        """Whether the endpoint came back (answered again after it was taken for away) since
+        the request's latest attempt was sent, and so its attempts with no reply were given
+        back."""
+        return self._line.comebacks > tries.era and tries.give_back()
+
+    async def _until_up(self) -> None:
+        """Wait while the endpoint is away, no longer than the run's deadline."""
+        await self._line.until_up(self._pacer.remaining())
+        if not self._line.up:
+            raise DeadlineReached(_DEADLINE_WAITING)
+
+    async def _ask(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                   tries: Tries) -> Completion:
         """One attempt under the in-flight limit, counted in the ledger and the pacing; a
         failed one is counted (a lost connection told to the breaker) before it is raised."""
-        self._line.check()
         try:
-            async with self._pacer.slot():
-                self._line.traffic.requests += 1
-                completion = await self._attempt(messages, extra)
+            completion = await self._sent(messages, extra, tries)
         except AttemptFailed as exc:
             await self._counted(exc)
             raise
         await self._pacer.relax()
         self._pacer.spend(completion.usage.prompt_tokens + completion.usage.completion_tokens)
         return completion
+
+    async def _sent(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                    tries: Tries) -> Completion:
+        """The attempt, sent only while the endpoint is up: one that waited for a place
+        while the endpoint went away waits for it again, and the attempts an outage took
+        since the request's latest are given back first."""
+        while True:
+            await self._until_up()
+            async with self._pacer.slot():
+                if self._line.up:
+                    self._given_back(tries)
+                    self._line.traffic.requests += 1
+                    tries.sending(self._line.comebacks)
+                    return await self._attempt(messages, extra)
 
     async def _counted(self, exc: AttemptFailed) -> None:
         if isinstance(exc, NoReply):  # connection refused or dropped, timeout
@@ -281,7 +323,7 @@ class Endpoint:
         self._line.traffic.retries += 1
         asked = empty.attempts + 1
         try:
-            again = await self._ask(messages, extra)
+            again = await self._ask(messages, extra, Tries(1))
         except (AttemptFailed, NotRun):
             return empty.model_copy(update={"attempts": asked})
         self._line.answered()
@@ -339,6 +381,52 @@ class Endpoint:
 
 _DEADLINE_PASSED = ("the run's deadline (--audiobench-deadline) has passed while the request "
                     "was in flight: it was abandoned")
+_DEADLINE_WAITING = ("the run's deadline (--audiobench-deadline) has passed while the request "
+                     "waited for its endpoint to come back (--audiobench-outage-wait)")
+
+
+@dataclass
+class Tries:
+    """One request's attempts: those that count against its retries, those sent, and those
+    an outage may give back."""
+
+    allowed: int
+    counted: int = 0
+    sent: int = 0
+    unanswered: int = 0
+    """Its latest attempts in a row that got no reply at all."""
+    era: int = 0
+    """The endpoint's comebacks when its latest attempt was sent."""
+    given_back: int = 0
+    """Times its attempts were given back."""
+
+    @property
+    def last(self) -> bool:
+        """Whether no attempt that counts is left."""
+        return self.counted >= self.allowed
+
+    def sending(self, era: int) -> None:
+        self.counted += 1
+        self.sent += 1
+        self.era = era
+
+    def replied(self) -> None:
+        self.unanswered = 0
+
+    def give_back(self) -> bool:
+        """Give back the attempts lost to an outage, ``GIVE_BACKS`` times at most: a request
+        that brings its server down each time it is sent still ends after its retries."""
+        if self.given_back >= GIVE_BACKS or not self.unanswered:
+            return False
+        self.counted -= self.unanswered
+        self.unanswered = 0
+        self.given_back += 1
+        return True
+
+
+GIVE_BACKS = 3
+"""How many times one request's attempts are given back: a restart seen as two (its requests
+dropped an instant before its port closed), and one more."""
 
 
 def _transient(exc: AttemptFailed) -> bool:

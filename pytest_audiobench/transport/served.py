@@ -214,6 +214,31 @@ class ServedModel:
         except openai.APIError as exc:  # connection refused or dropped
             raise NoReply(short(exc), "connection") from exc
 
+    async def probe(self, timeout: float) -> str | None:
+        """Whether the server answers at all, asked of its models listing (``GET /models``,
+        the lightest request it serves) on the client the requests use: None when it replies
+        with a status under 500 (a 404 of a server that lists no models says it is there as
+        well as a 200), else why not, in one redacted line. Nothing of a 200's body is read;
+        an error's is read by the SDK, as for any request."""
+        import httpx2
+        import openai
+        from openai._constants import RAW_RESPONSE_HEADER
+
+        try:
+            response = await self._async_client().get(
+                "/models", cast_to=httpx2.Response,
+                options={"timeout": timeout, "security": {"bearer_auth": True},
+                         "headers": {RAW_RESPONSE_HEADER: "stream"}})
+            await response.aclose()
+        except openai.APIStatusError as exc:
+            return short(exc) if exc.status_code >= 500 else None
+        except openai.APITimeoutError as exc:  # or refused, as the aiohttp transport says it
+            return short(openai.APIConnectionError(request=exc.request) if _dropped(exc)
+                         else exc)
+        except openai.APIError as exc:
+            return short(exc)
+        return None
+
     def _async_client(self) -> openai.AsyncOpenAI:
         if self._client is None:
             import openai

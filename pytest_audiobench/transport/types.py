@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -120,8 +120,8 @@ class Provider(Protocol):
 
 class EndpointTraffic(BaseModel):
     """What one endpoint (a model at a URL) took beyond its answers, in one process or summed
-    over processes: attempts, retries, 429 replies, time spent waiting before retries, and the
-    connection failures that stopped it."""
+    over processes: attempts, retries, 429 replies, time spent waiting before retries, the
+    outages it was waited through, and the connection failures that stopped it."""
 
     requests: int = 0
     """HTTP attempts sent, retries included (cached replies send none)."""
@@ -139,6 +139,17 @@ class EndpointTraffic(BaseModel):
     connection_failures: int = 0
     stopped: str | None = None
     """Why no further request was sent to it (consecutive connection failures), if so."""
+    outages: int = 0
+    """Times it stopped answering and was waited for (``--audiobench-outage-wait``): each
+    began when it was taken for away and ended when it answered again or the wait was given
+    up. Summed over processes, one that several of them saw at once counts once."""
+    away_seconds: float = 0.0
+    """Seconds it was away in those outages, each second counted once however many processes
+    saw it."""
+    away_spans: list[tuple[float, float]] = []
+    """When it was away: each outage's start and end (``time.time()``, joined where they
+    overlap), the latest ``AWAY_SPANS`` of them; what tells one outage every xdist worker saw
+    from outages of their own when the processes' traffic is summed."""
     served: dict[str, int] = {}
     """The model ids its replies named (a completion's ``model``), each with its count: what an
     alias such as ``gpt-4o`` stood for in this run. At most ``SERVED_IDS`` by name, the most
@@ -152,7 +163,39 @@ class EndpointTraffic(BaseModel):
             waited_seconds=self.waited_seconds + other.waited_seconds,
             connection_failures=self.connection_failures + other.connection_failures,
             stopped=self.stopped or other.stopped,
-            served=bounded(_summed(self.served, other.served)))
+            served=bounded(_summed(self.served, other.served)), **_outages_of(self, other))
+
+
+def _outages_of(one: EndpointTraffic, other: EndpointTraffic) -> dict[str, Any]:
+    """The outages of both, one they saw at once counted once: their kept spans joined, and
+    the outages past the kept spans (beyond ``AWAY_SPANS``) counted apart, as they were."""
+    spans = joined([*one.away_spans, *other.away_spans])
+    unkept = [(t.outages - len(t.away_spans), t.away_seconds - span_seconds(t.away_spans))
+              for t in (one, other)]
+    return {"outages": len(spans) + sum(n for n, _ in unkept),
+            "away_seconds": max(0.0, span_seconds(spans) + sum(s for _, s in unkept)),
+            "away_spans": spans[-AWAY_SPANS:]}
+
+
+AWAY_SPANS = 20
+"""The most outages a traffic keeps the spans of: a server that keeps going away must not grow
+the reports; the ones before are still counted."""
+
+
+def joined(spans: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+    """``spans`` (start, end) in order, each that overlaps or touches the one before it joined
+    to it."""
+    union: list[tuple[float, float]] = []
+    for start, end in sorted(spans):
+        if union and start <= union[-1][1]:
+            union[-1] = (union[-1][0], max(union[-1][1], end))
+        else:
+            union.append((start, end))
+    return union
+
+
+def span_seconds(spans: Iterable[tuple[float, float]]) -> float:
+    return sum(end - start for start, end in spans)
 
 
 SERVED_IDS = 20

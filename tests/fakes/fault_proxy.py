@@ -8,7 +8,10 @@ with ``choices: []``), ``null_content`` / ``blank_content`` (a 200 whose message
 null / only spaces), ``trickle`` (a 200 whose bytes come one at a time, ``trickle_interval``
 apart), ``hang`` (no reply at all), ``throttle`` (HTTP 429), ``server_error`` (HTTP 500),
 ``huge`` (a 200 whose answer is 20 MB). The proxy counts what it forwarded and injected, and
-how long each trickled or hung request was held before the client gave up.
+how long each trickled or hung request was held before the client gave up; a reply forwarded
+unspoiled counts once written whole (``forwarded``), else as ``undelivered``. Stopped, it cuts
+the connections its clients kept alive; started again, it listens on the port it had (a server
+restarted in place, as ``scripts/soak.py`` does).
 """
 
 from __future__ import annotations
@@ -23,11 +26,11 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.fakes.serving import ServedInThread
+from tests.fakes.serving import ServedInThread, TrackedHandler
 
 FAULTS = ("reset", "truncate", "invalid_json", "empty_choices", "null_content",
           "blank_content", "trickle", "hang", "throttle", "server_error", "huge")
@@ -98,6 +101,10 @@ class FaultProxy(ServedInThread):
         self.trickle_seconds = trickle_seconds
         self.injected: Counter[str] = Counter()
         self.forwarded = 0
+        """Replies forwarded unspoiled and written whole to the client."""
+        self.undelivered = 0
+        """Replies forwarded unspoiled that could not be written: the client, or the proxy
+        stopping, had closed the connection."""
         self.held: list[float] = []
         """Seconds each trickled or hung request was held until the client hung up."""
         self._lock = threading.Lock()
@@ -110,12 +117,13 @@ class FaultProxy(ServedInThread):
 
     def _make_server(self) -> ThreadingHTTPServer:
         self._stopping.clear()
-        server = _ProxyServer(("127.0.0.1", 0), _Handler)
+        server = self._on_port(lambda port: _ProxyServer(("127.0.0.1", port), _Handler))
         server.proxy = self
         return server
 
     def _on_stop(self) -> None:
         self._stopping.set()
+        self._cut_connections()
 
     def _count(self, fault: str | None, held: float | None = None) -> None:
         with self._lock:
@@ -148,10 +156,14 @@ class _ProxyServer(ThreadingHTTPServer):
         pass  # a client that hung up on a fault is what the faults are for
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(TrackedHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     server: _ProxyServer
+
+    @property
+    def served(self) -> FaultProxy:
+        return self.server.proxy
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -176,8 +188,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         status, headers, data = proxy.forward("POST", self.path, body, self._headers())
         if fault is None or status != 200:
+            try:
+                self._reply(status, data, headers)
+            except OSError:
+                with proxy._lock:
+                    proxy.undelivered += 1
+                raise
             proxy._count(None)
-            self._reply(status, data, headers)
             return
         self._spoiled(fault, data, headers, started)
 

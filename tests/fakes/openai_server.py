@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
-from tests.fakes.serving import ServedInThread
+from tests.fakes.serving import ServedInThread, TrackedHandler
 
 __all__ = [
     "ChatRequest",
@@ -23,7 +23,9 @@ __all__ = [
     "Reply",
     "Script",
     "Scripted",
+    "dies_after",
     "judge_line",
+    "restarts_after",
 ]
 
 AUDIO_PART_TYPES = frozenset({"input_audio", "audio_url"})
@@ -194,9 +196,9 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 512
     allow_reuse_address = True
 
-    def __init__(self, fake: FakeOpenAIServer) -> None:
+    def __init__(self, fake: FakeOpenAIServer, port: int) -> None:
         self.fake = fake
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that hung up (timeout, cancelled task, stop()) is routine in tests, so it is
@@ -206,7 +208,7 @@ class _Server(ThreadingHTTPServer):
             self.fake._record_error(exc)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(TrackedHandler):
     # Headers and body go out in two writes; without this, Nagle's algorithm holds the body
     # back ~40 ms on every response.
     disable_nagle_algorithm = True
@@ -214,15 +216,9 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def setup(self) -> None:
-        super().setup()
-        self.server.fake._track(self.connection, add=True)
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        finally:
-            self.server.fake._track(self.connection, add=False)
+    @property
+    def served(self) -> FakeOpenAIServer:
+        return self.server.fake
 
     def log_message(self, format: str, *args: Any) -> None:
         # Keep test output clean.
@@ -233,7 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         if path == "/v1/models" and fake.models_script is not None:
             reply = fake.models_script({k.lower(): v for k, v in self.headers.items()})
-            self._send_json(reply.status, _error_body(reply.status, reply.content))
+            self._send_json(reply.status, _error_body(reply.status, reply.content or ""))
         elif path == "/v1/models" and fake.models:
             data = [
                 {"id": m, "object": "model", "created": 0, "owned_by": "fake",
@@ -308,7 +304,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class FakeOpenAIServer(ServedInThread):
-    """OpenAI-compatible chat server answering from a script, on 127.0.0.1."""
+    """OpenAI-compatible chat server answering from a script, on 127.0.0.1. Started again after
+    a stop, it listens on the port it had (a server restarted in place: ``down_for``)."""
 
     def __init__(self, script: Script | None = None, models: Sequence[str] = ()) -> None:
         self.script: Script = script if script is not None else _default_script
@@ -326,7 +323,6 @@ class FakeOpenAIServer(ServedInThread):
         self._in_flight = 0
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._connections: set[socket.socket] = set()
         self._stopping = threading.Event()
         super().__init__()
 
@@ -340,28 +336,30 @@ class FakeOpenAIServer(ServedInThread):
 
     def _make_server(self) -> _Server:
         self._stopping.clear()
-        return _Server(self)
+        return self._on_port(lambda port: _Server(self, port))
+
+    def down_for(self, seconds: float) -> threading.Thread:
+        """A model server its supervisor restarts: stopped now (when this returns its port is
+        closed and every connection cut, as when a process dies; a script may call it), and
+        started again on the same port ``seconds`` later by a thread, returned to join."""
+        self.stop()
+
+        def restart() -> None:
+            time.sleep(seconds)
+            self.start()
+
+        thread = threading.Thread(target=restart, name="fake-openai-restart", daemon=True)
+        thread.start()
+        return thread
 
     def _on_stop(self) -> None:
         self._stopping.set()  # cuts pending delays short
-        # Kept-alive client connections would otherwise pin handler threads forever.
-        with self._lock:
-            connections = list(self._connections)
-        for conn in connections:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+        self._cut_connections()
 
     def count(self, model: str | None = None) -> int:
         """Number of chat requests received, optionally only those for one model."""
         with self._lock:
             return sum(1 for r in self.requests if model is None or r.model == model)
-
-    def _track(self, conn: socket.socket, *, add: bool) -> None:
-        with self._lock:
-            if add:
-                self._connections.add(conn)
-            else:
-                self._connections.discard(conn)
 
     def _record_error(self, exc: BaseException) -> None:
         with self._lock:
@@ -443,3 +441,40 @@ class FakeOpenAIServer(ServedInThread):
             ],
             "usage": usage,
         }
+
+
+def restarts_after(server: FakeOpenAIServer, answered: int, down: float) -> Script:
+    """A script that answers ``answered`` requests, then has its server restarted: down for
+    ``down`` seconds (its port closed, the requests in flight dropped), then back on its
+    port."""
+    lock = threading.Lock()
+    seen = [0]
+
+    def script(request: ChatRequest) -> Reply | str:
+        with lock:
+            seen[0] += 1
+            if seen[0] == answered + 1:
+                server.down_for(down)
+                return Reply(drop=True)
+        return "a good answer"
+
+    return script
+
+
+def dies_after(server: FakeOpenAIServer, answered: int) -> Script:
+    """A script that answers ``answered`` requests, then stops its server for good: its port
+    closed before the request in flight is dropped, as when a process dies (a models listing
+    asked after the drop gets no answer)."""
+    lock = threading.Lock()
+    seen = [0]
+
+    def script(request: ChatRequest) -> Reply | str:
+        with lock:
+            seen[0] += 1
+            if seen[0] == answered + 1:
+                server.stop()
+            if seen[0] > answered:
+                return Reply(drop=True)
+        return "a good answer"
+
+    return script

@@ -1,14 +1,19 @@
 """The life cycle every fake server shares: serve on 127.0.0.1 in a daemon thread, stop
-cleanly, work as a context manager."""
+cleanly, work as a context manager; and, for those that stand for a server restarted in
+place, the connections their clients keep alive cut at a stop and the port kept for the next
+start."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from collections.abc import Callable
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self, TypeVar
+
+S = TypeVar("S", bound=ThreadingHTTPServer)
 
 
 class ServedInThread:
@@ -20,6 +25,34 @@ class ServedInThread:
     def __init__(self) -> None:
         self._server: Any = None
         self._thread: threading.Thread | None = None
+        self._bound = 0
+        """The port it had, once it had one: 0 (any free port) before its first start."""
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+
+    def _on_port(self, make: Callable[[int], S]) -> S:
+        """The server ``make`` builds on the port this one had (any free port the first
+        time), that port kept for the next start."""
+        server = make(self._bound)
+        self._bound = server.server_address[1]
+        return server
+
+    def track(self, connection: socket.socket, *, add: bool) -> None:
+        """A client's connection opened (``add``) or closed: those open are cut at a stop."""
+        with self._connections_lock:
+            if add:
+                self._connections.add(connection)
+            else:
+                self._connections.discard(connection)
+
+    def _cut_connections(self) -> None:
+        """Cut every connection still open, as a process that dies does: kept-alive ones
+        would otherwise pin their handler threads and outlive the stop."""
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     def _make_server(self) -> ThreadingHTTPServer:
         raise NotImplementedError
@@ -64,6 +97,24 @@ class ServedInThread:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
+
+
+class TrackedHandler(BaseHTTPRequestHandler):
+    """A handler whose connection its server tracks (``ServedInThread.track``)."""
+
+    @property
+    def served(self) -> ServedInThread:
+        raise NotImplementedError
+
+    def setup(self) -> None:
+        super().setup()
+        self.served.track(self.connection, add=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.served.track(self.connection, add=False)
 
 
 def closed_port() -> int:
