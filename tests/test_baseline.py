@@ -473,8 +473,13 @@ LAST_FAILED = LAST_HELD.model_copy(update={"held": False})
     ([_decided(status="partial")], RERUN.model_copy(update={"last_whole": LAST_HELD}),
      "partial", True),
     ([_decided(status="partial", missing=1)], RERUN, "partial", False),
-    # Stopped early: never a pass.
+    # Stopped early: never a pass, with a baseline or without (an endpoint that stopped
+    # answering before any sample ran is no first run to pass: it was "ungated" before).
     ([_decided(status="partial")], STOPPED, "partial", False),
+    ([_decided(status="missing", missing=14)], STOPPED, "partial", False),
+    # A rerun without a baseline: its items decide.
+    ([_decided(status="missing", failed=1)], RERUN, "partial", False),
+    ([_decided(status="missing")], RERUN, "partial", True),
     # A refused baseline fails before the scope says anything.
     ([_decided(status="refused")], RERUN, "failed", False),
 ])

@@ -88,6 +88,22 @@ def test_a_model_server_that_dies_mid_run_ends_the_run_in_one_line(
     assert traffic["waited_seconds"] < 15
 
 
+def test_a_first_run_whose_model_server_died_does_not_pass(
+        run_bench: Any, servers: Servers) -> None:
+    # No baseline yet: such a run was "not gated" and exited 0 with every sample not run.
+    servers.model.script = dies_after(servers.model, 2)
+    run = run_bench("--audiobench-retry-wait", "0", "--audiobench-concurrency", "1",
+                    "--audiobench-max-connection-failures", "2", "--audiobench-outage-wait",
+                    "0")
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED, run.result.stdout.str()[-2000:]
+    run.result.stdout.re_match_lines([
+        r"partial run: .*report\.json not written, as no whole run has written it yet "
+        r"\(--audiobench-partial-report replace writes it\)",
+        r"verdict: NO RELEASE VERDICT \(FAILED\): stopped early: audio-model at .* stopped "
+        r"answering .*; 14 of 16 selected sample\(s\) not run; no item failed"])
+    assert sum(s["outcome"] == "not_run" for s in run.partial["samples"]) == 14
+
+
 # --- retries and 429 waits, per endpoint --------------------------------------------------------
 
 

@@ -193,7 +193,9 @@ def run_verdict(decided: Sequence[Decided], scope: Scope, sharded: bool) -> RunV
         return RunVerdict("shard", True)
     if any(d.status == "refused" or (d.gate is not None and not d.gate.held) for d in decided):
         return RunVerdict("failed", False)
-    if scope.partial and any(d.status == "partial" for d in decided):
+    # With no baseline a partial run's benchmark is "missing": a run stopped early is as
+    # partial with a baseline as without one, and passes on the same terms.
+    if scope.partial and any(d.status in ("partial", "missing") for d in decided):
         clean = scope.stopped is None and not any(d.failed or d.missing for d in decided)
         last = scope.last_whole
         return RunVerdict("partial", clean and (last is None or last.held))

@@ -519,10 +519,17 @@ class Controller(AudiobenchSession):
             page = html.run_page(report, ordered, self.benchmarks,
                                  {name: b.lines for name, b in self.baselines.items()})
             self._keep("HTML page", page_path, lambda path: html.write(page, path))
-        kept = [str(path) for path in (settings.report, settings.html) if path is not None]
-        if aside and kept:
+        if not aside:
+            return
+        paths = [path for path in (settings.report, settings.html) if path is not None]
+        kept = [str(path) for path in paths if path.exists()]
+        if kept:
             self.written[f"partial run: {' and '.join(kept)} left as the last whole run wrote "
                          "them (--audiobench-partial-report replace writes over them)"] = True
+        if len(kept) < len(paths):
+            none = " and ".join(str(path) for path in paths if not path.exists())
+            self.written[f"partial run: {none} not written, as no whole run has written it yet "
+                         "(--audiobench-partial-report replace writes it)"] = True
 
     def _left_out(self, selected: list[str]) -> dict[str, int]:
         """Per benchmark, the release's samples the run's selection left out (a shard's split
