@@ -197,33 +197,61 @@ def test_an_empty_answer_after_a_failure_is_still_asked_again_only_once(
     assert traffic(ledger).failures == {"HTTP 500": 1, "empty answer": 1}
 
 
-def then(fault: str) -> Chooser:
-    """The first request reaches the server; every later one gets ``fault`` instead."""
-    sent = itertools.count()
-    return lambda body: None if next(sent) == 0 else fault
-
-
-@pytest.mark.parametrize(("fault", "reason"), [
+TRANSIENT = [
     ("server_error", "HTTP 500"),
     ("throttle", "HTTP 429"),
     ("reset", "connection"),
     ("truncate", "connection"),
     ("invalid_json", "not JSON"),
     ("empty_choices", "no choices"),
-])
-def test_an_empty_answer_whose_retry_fails_is_kept_as_the_answer_never_an_error(
+]
+
+
+def then(fault: str, times: int | None = None) -> Chooser:
+    """The first request reaches the server; the next ``times`` (every later one by
+    default) get ``fault`` instead, and those after them reach it again."""
+    sent = itertools.count()
+
+    def choose(body: dict[str, Any]) -> str | None:
+        nth = next(sent)
+        return fault if nth > 0 and (times is None or nth <= times) else None
+
+    return choose
+
+
+@pytest.mark.parametrize(("fault", "reason"), TRANSIENT)
+def test_an_empty_answer_whose_retry_fails_for_good_is_kept_as_the_answer_never_an_error(
         server: FakeOpenAIServer, fault: str, reason: str) -> None:
+    # The retry's failures are retried as any request's are, with what is left of its
+    # attempts (4 retries here, no backoff): when all fail, the empty answer stands.
     script(server, Reply(None, usage={"prompt_tokens": 5, "completion_tokens": 1}))
     ledger = Ledger()
     with FaultProxy(server.url, then(fault)) as proxy:
-        completion = complete(settings(proxy.url, **PATIENT), ledger=ledger)
+        completion = complete(settings(proxy.url, retries=4), ledger=ledger)
         injected = proxy.injected[fault]
-    assert injected == 1  # one retry, and only one, although four were allowed
-    assert (completion.text, completion.empty, completion.attempts) == ("", True, 2)
-    assert completion.usage == Usage(prompt_tokens=5, completion_tokens=1)
+    forwarded = injected if fault == "truncate" else 0  # it cuts the reply of a sent request
+    assert injected == 4 and server.count() == 1 + forwarded
+    assert (completion.text, completion.empty, completion.attempts) == ("", True, 5)
+    assert completion.usage == Usage(prompt_tokens=5, completion_tokens=1)  # what was paid
     counted = traffic(ledger)
-    assert (counted.requests, counted.retries, counted.waited_seconds) == (2, 1, 0.0)
-    assert counted.failures == {"empty answer": 1, reason: 1}
+    assert (counted.requests, counted.retries) == (5, 4)
+    assert counted.failures == {"empty answer": 1, reason: 4}
+
+
+@pytest.mark.parametrize(("fault", "reason"), TRANSIENT)
+def test_an_empty_answer_whose_retry_meets_a_fault_is_asked_again_and_the_answer_kept(
+        server: FakeOpenAIServer, fault: str, reason: str) -> None:
+    # A glitch's empty answer, and a fault on its retry: the retry of the retry brings the
+    # model's answer (a transient failure says nothing of what the model would answer).
+    script(server, Reply(None), Reply("a dog"))
+    ledger = Ledger()
+    with FaultProxy(server.url, then(fault, times=1)) as proxy:
+        completion = complete(settings(proxy.url, retries=4), ledger=ledger)
+        injected = proxy.injected[fault]
+    forwarded = injected if fault == "truncate" else 0  # it cuts the reply of a sent request
+    assert injected == 1 and server.count() == 2 + forwarded
+    assert (completion.text, completion.empty, completion.attempts) == ("a dog", False, 3)
+    assert traffic(ledger).failures == {"empty answer": 1, reason: 1}
 
 
 def test_an_empty_answer_cut_at_the_token_limit_is_not_asked_again(

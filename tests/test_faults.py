@@ -112,8 +112,9 @@ def test_a_model_that_always_answers_empty_has_its_empty_answers_judged_not_erro
     assert (traffic["retries"], traffic["waited_seconds"]) == (16, 0.0)  # at once
 
 
-def empty_then(fault: str) -> fault_proxy.Chooser:
-    """Each distinct request of the model: an empty answer (content null), then ``fault``."""
+def empty_then(fault: str, times: int | None = None) -> fault_proxy.Chooser:
+    """Each distinct request of the model: an empty answer (content null), then ``fault``
+    (``times`` times, every time after by default), then the server's reply."""
     seen: Counter[str] = Counter()
     lock = threading.Lock()
 
@@ -123,7 +124,9 @@ def empty_then(fault: str) -> fault_proxy.Chooser:
         key = json.dumps(body, sort_keys=True)
         with lock:
             seen[key] += 1
-            return "null_content" if seen[key] == 1 else fault
+            if seen[key] == 1:
+                return "null_content"
+            return fault if times is None or seen[key] <= 1 + times else None
 
     return choose
 
@@ -132,8 +135,9 @@ def empty_then(fault: str) -> fault_proxy.Chooser:
                                                ("invalid_json", "not JSON")])
 def test_an_empty_answer_whose_retry_fails_is_judged_as_given_not_an_error(
         run_bench: Any, servers: Servers, proxy: FaultProxy, fault: str, reason: str) -> None:
+    # One retry allowed: the empty answer's retry is the request's last attempt.
     proxy.choose = empty_then(fault)
-    run = through(run_bench, proxy)
+    run = through(run_bench, proxy, "--audiobench-retries", "1")
     run.result.assert_outcomes(passed=16)  # the scoring judge gives an empty answer 6
     assert (proxy.injected["null_content"], proxy.injected[fault]) == (16, 16)
     answers = [a for s in run.report["samples"] for a in s["answers"]]
@@ -143,6 +147,23 @@ def test_an_empty_answer_whose_retry_fails_is_judged_as_given_not_an_error(
     traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {proxy.url}"]
     assert traffic["failures"] == {"empty answer": 16, reason: 16}
     assert (traffic["requests"], traffic["retries"]) == (32, 16)
+
+
+@pytest.mark.parametrize(("fault", "reason"), [("server_error", "HTTP 500"),
+                                               ("reset", "connection")])
+def test_a_glitchs_empty_answer_whose_retry_meets_a_fault_gets_the_models_answer(
+        run_bench: Any, servers: Servers, proxy: FaultProxy, fault: str, reason: str) -> None:
+    # The retry's failure is retried as any is: the model's own answer is scored, as in a run
+    # without the glitch, and the record says the three attempts it took.
+    proxy.choose = empty_then(fault, times=1)
+    run = through(run_bench, proxy)
+    run.result.assert_outcomes(passed=16)
+    answers = [a for s in run.report["samples"] for a in s["answers"]]
+    assert all(a["completion"]["text"] == "a good answer" and not a["empty"] for a in answers)
+    assert all(a["completion"]["attempts"] == 3 for a in answers)
+    assert run.report["benchmarks"][0]["counts"]["empty_answers"] == 0
+    traffic = run.report["traffic"]["endpoints"][f"{MODEL} at {proxy.url}"]
+    assert traffic["failures"] == {"empty answer": 16, reason: 16}
 
 
 def test_an_empty_answer_cut_by_the_token_limit_is_asked_once_and_says_so(

@@ -237,7 +237,7 @@ class Endpoint:
                 continue
             if completion.empty and not completion.cut and not tries.last:
                 self._line.answered("empty answer")
-                return await self._asked_again(messages, extra, got)
+                return await self._asked_again(messages, extra, got, tries)
             self._line.answered()
             return got
 
@@ -310,24 +310,34 @@ class Endpoint:
             await self._pacer.throttle()
 
     async def _asked_again(self, messages: list[dict[str, Any]], extra: dict[str, Any],
-                           empty: Completion) -> Completion:
+                           empty: Completion, tries: Tries) -> Completion:
         """A model's empty answer asked once more, at once, in case it was a glitch: a model
         that ended at once at temperature 0 does so again, and a wait or more asks would only
-        cost. What came back whole is kept: the empty answer stands if the retry is empty too,
-        fails in any way, or may not be sent (the deadline, the budget, the breaker)."""
+        cost. A transient failure of that request is retried as any is, with what is left of
+        the request's attempts (a 503 says nothing of the answer). What came back whole is
+        kept: the empty answer stands if the retry is empty too, fails for good, or may not
+        be sent (the deadline, the budget, the breaker)."""
         try:
             self._line.check()
             self._pacer.check()
         except NotRun:
             return empty
         self._line.traffic.retries += 1
-        asked = empty.attempts + 1
-        try:
-            again = await self._ask(messages, extra, Tries(1))
-        except (AttemptFailed, NotRun):
-            return empty.model_copy(update={"attempts": asked})
-        self._line.answered()
-        return again.model_copy(update={"usage": empty.usage + again.usage, "attempts": asked})
+        while True:
+            try:
+                again = await self._ask(messages, extra, tries)
+            except AttemptFailed as exc:
+                try:
+                    await self._before_retry(exc, tries)
+                except (EndpointError, NotRun):
+                    return empty.model_copy(update={"attempts": tries.sent})
+                continue
+            except NotRun:
+                return empty.model_copy(update={"attempts": tries.sent})
+            tries.replied()
+            self._line.answered()
+            return again.model_copy(update={"usage": empty.usage + again.usage,
+                                            "attempts": tries.sent})
 
     def _judge_said_nothing(self, completion: Completion) -> Unusable:
         """A judge's empty reply as a failure of the judge: no grade can be read from it."""

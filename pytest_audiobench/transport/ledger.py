@@ -3,9 +3,9 @@ connection failures in a row an endpoint is taken for away. Nothing more is sent
 one probe at a time asks its models listing, with a backoff, whether it is back (a server
 being restarted); when it answers, the requests that waited go on and the attempts its
 outage took are given back to them (``endpoint.py``). Past the allowance
-(``--audiobench-outage-wait``; at once when it is 0), or when it answers the first probe
-while it does not answer the requests (``Line._there``), it is taken for gone: every sample
-still waiting for it ends as not run."""
+(``--audiobench-outage-wait``; at once when it is 0), or when for the whole allowance its
+listing answers while no request gets a reply (``Line._there``), it is taken for gone: every
+sample still waiting for it ends as not run."""
 
 from __future__ import annotations
 
@@ -87,6 +87,9 @@ class Line:
         """The latest failure was a connection refused or dropped (not a timeout)."""
         self._seen_there = False
         """The last probe found it there, and no request got a reply since."""
+        self._silent_since: float | None = None
+        """When the breaker first tripped with no reply to a request since (``monotonic``):
+        from then on the allowance runs for a server there that does not answer."""
         self._state: State = "up"
         self._tripped = ""
         """What took it for away, for the line that says it stopped."""
@@ -124,6 +127,7 @@ class Line:
         what was wrong): the endpoint is there."""
         self._in_a_row = 0
         self._seen_there = False
+        self._silent_since = None
         self.traffic.received += 1
         if failure is not None:
             self._failed(failure)
@@ -161,6 +165,8 @@ class Line:
 
     def _take_for_away(self, why: str, *, tripped: bool) -> None:
         self._tripped = why
+        if tripped and self._silent_since is None:
+            self._silent_since = time.monotonic()
         if self._outage_wait <= 0 or self.probe is None:
             self._stop("")
             return
@@ -193,15 +199,22 @@ class Line:
         have been restarted faster than it was looked at (or dropped them an instant before
         its port closed): the requests go on, their lost attempts given back. When they timed
         out, or it was there at the last look too with no reply to a request since, it is
-        there and does not answer them: the breaker's trip stops it, as the requests would
-        be sent in vain, and a request out of attempts fails as it would have."""
-        restarted = self._dropped and not self._seen_there
-        if tripped and not restarted:
-            self._stop(", while its models listing answered: no restart to wait for")
-            return
-        if restarted:
+        there and does not answer them, for now: a server loaded past the timeout, or one
+        stalled for a moment, answers again. The requests go on, their attempts counted, and
+        the breaker must trip again for the next look; once a trip finds it there with no
+        reply to any request for the whole allowance, it is taken for gone, as the requests
+        would be sent in vain."""
+        if self._dropped and not self._seen_there:
             self._seen_there = True
             self.comebacks += 1
+            self._in_a_row = 0
+        elif tripped:
+            silent = time.monotonic() - (self._silent_since or time.monotonic())
+            if silent >= self._outage_wait:
+                self._stop(f", while its models listing answered, with no reply to a request "
+                           f"for {silent:.1f} s (--audiobench-outage-wait "
+                           f"{self._outage_wait:g})")
+                return
             self._in_a_row = 0
         self._state = "up"
         self._settled.set()
@@ -210,6 +223,7 @@ class Line:
         self._outage_ended()
         self.comebacks += 1
         self._in_a_row = 0
+        self._silent_since = None  # back from an outage: the next silence has its allowance
         self._state = "up"
         self._settled.set()
 
