@@ -1,22 +1,25 @@
-"""A soak of the plugin under faults: a measurement, not a test.
+"""A soak of the plugin under faults, restarts and kills: a measurement, not a test.
 
-    python scripts/soak.py                       # 3,200 samples, 20 % faults, a kill, resumes
-    python scripts/soak.py --samples 800 --rate 0.3 --kill-after 0
+    python scripts/soak.py                      # 100,000 requests a run, every benchmark
+    python scripts/soak.py --small              # a quick look: about 1,000 requests a run
+    python scripts/soak.py --requests 20000 --outage-wait 20 --json figures.json
 
-Scripted model and judge servers (tests/fakes/openai_server.py) stand behind fault proxies
-(tests/fakes/fault_proxy.py) that answer about ``--rate`` of the requests with a fault: a reset
-connection, a truncated body, a body that is not JSON, ``choices: []``, null content, a reply
-that trickles past the timeout, HTTP 429 or HTTP 500. AIR-Bench Chat runs on records written
-for the tests (short tones), first cleanly with no proxy and no cache, then through the
-proxies: killed with SIGKILL after ``--kill-after`` seconds, resumed with
-``--audiobench-resume`` until the run leaves nothing undone. It prints what the servers
-received, what the proxies injected, and against the clean run:
-
-- lost: selected samples without an outcome of their own in the last report (error, not run,
-  no record);
-- mis-scored: samples whose score differs from the clean run's, and metrics that differ;
-- duplicate-paid: answers the model server gave that reached the plugin whole, beyond one per
-  sample (those in flight at the kill may be paid again: at most the concurrency).
+Every benchmark the plugin ships (AIR-Bench Chat and Foundation, MMAR, MMAU) runs at once on
+records made here (short tones), over pytest-xdist workers, against scripted model and judge
+servers (tests/fakes/openai_server.py): the model answers each question by a fixed rule, one
+multiple-choice sample in ``--empty-every`` always with an empty answer; the judge answers each
+protocol's prompt (Chat's two scores, Foundation's align letter, MMAR's rubric list) from what
+it is shown. First a clean run (no proxy, no cache); then the same selection through fault
+proxies (tests/fakes/fault_proxy.py) that answer about ``--rate`` of the requests with a fault.
+While it runs, by the share of the clean run's requests done: the model's server and its proxy
+are stopped and started again on the same ports, once for less than the plugin's outage
+allowance (``--audiobench-outage-wait``) and once for longer; one xdist worker is killed; the
+controller is killed (SIGKILL to its process group). Then ``--audiobench-resume`` until the run
+is done (at most ``--max-resumes`` times). The figures, against the clean run, are printed and
+written as JSON (``--json``): requests by role at the servers and the proxies, faults by kind,
+restarts, kills, resumes, lost samples, differing samples and metrics, always-empty samples and
+what they cost, paid twice against the in-flight bound, wall time per phase and the peak memory
+of the pytest process tree.
 """
 
 from __future__ import annotations
@@ -24,21 +27,43 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from pytest_audiobench.benchmarks.air_bench_foundation.facts import (  # noqa: E402
+    FOLDER_TASK,
+    FOLDERS,
+)
+from pytest_audiobench.benchmarks.mmar.data import CATEGORIES as MMAR_CATEGORIES  # noqa: E402
+from pytest_audiobench.benchmarks.mmar.data import SUB_CATEGORIES  # noqa: E402
+from pytest_audiobench.benchmarks.mmar.facts import MODALITIES  # noqa: E402
+from pytest_audiobench.benchmarks.mmau.facts import CATEGORIES as MMAU_CATEGORIES  # noqa: E402
+from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, TASKS  # noqa: E402
+from pytest_audiobench.benchmarks.registry import BUILT_IN  # noqa: E402
 from tests.conftest import fenced_answers  # noqa: E402
 from tests.fakes import fault_proxy  # noqa: E402
-from tests.fakes.datasets import build_air_bench_chat  # noqa: E402
+from tests.fakes.datasets import (  # noqa: E402
+    build_air_bench_chat,
+    build_air_bench_foundation,
+    build_mmar,
+    build_mmau,
+)
 from tests.fakes.fault_proxy import FaultProxy  # noqa: E402
 from tests.fakes.made_records import many_chat_records  # noqa: E402
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer  # noqa: E402
@@ -46,132 +71,1058 @@ from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer  # noqa: E40
 FAULTS = ("reset", "truncate", "invalid_json", "empty_choices", "null_content", "trickle",
           "throttle", "server_error")
 MODEL, JUDGE = "soak-model", "soak-judge"
+CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar", "mmau"
+BENCHMARKS = (CHAT, FOUNDATION, MMAR, MMAU)
+LETTERS = "ABCDEFGH"
+WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
+KILL_WINDOW = 3.0
+"""Seconds before a kill within which a reply taken whole counts as in flight at the kill."""
+RUBRIC_RATERS = 5
+"""MMAR's rubric raters per right answer (--audiobench-rubric-raters, the official 5)."""
+CRITERIA = 5
+"""Criteria in each MMAR rubric, as released."""
+QUESTION = re.compile(r"Soak (\w+) (\d+):")
+SAMPLE = re.compile(r"Soak \w+ \d+|Question \d+ about the \w+ clip")
+"""What names a sample in its model and judge requests."""
+SMALL = {"requests": 1000, "outage_wait": 6.0, "short_outage": 3.0, "long_outage": 12.0}
+"""What --small sets, unless given: a quick look of about two minutes on a quiet machine."""
 
 
-def answer(request: ChatRequest) -> str:
-    return "An answer to: " + request.text.splitlines()[0][:60]
+# ---------------------------------------------------------------------------------------------
+# The records: every benchmark's, made here, each question naming its benchmark and number.
 
 
-def judge(request: ChatRequest) -> str:
-    """A deterministic judge: the model's answer scores by its hash, the reference 6."""
-    first, second = fenced_answers(request.text)
-    return " ".join(str(_score(a)) for a in (first, second))
+def mc_answer(index: int, choices: Sequence[str], answer: str, empty_every: int) -> str:
+    """The model's answer to multiple-choice sample ``index``: always empty for one in
+    ``empty_every``; else by ``index % 5``: 1 and 2 the answer, 3 a wrong option, 4 the
+    answer's letter, 0 the answer in a sentence. The official matchers take 0, 1 and 2."""
+    if index % empty_every == 0:
+        return ""
+    kind = index % 5
+    if kind in (1, 2):
+        return answer
+    if kind == 3:
+        return next(c for c in choices if c != answer)
+    if kind == 4:
+        return LETTERS[list(choices).index(answer)]
+    return f"It is {answer}."
 
 
-def _score(text: str) -> int:
+def _choices(index: int, count: int) -> list[str]:
+    start = index % len(WORDS)
+    return [WORDS[(start + k) % len(WORDS)] for k in range(count)]
+
+
+def chat_records(per_task: int) -> list[dict[str, Any]]:
+    """``per_task`` records of each of Chat's 8 tasks, numbered anew (the release's id ranges
+    hold 100 samples of some tasks)."""
+    records = many_chat_records(per_task)
+    for number, record in enumerate(records):
+        record["uniq_id"] = number
+    return records
+
+
+def foundation_records(count: int) -> list[dict[str, Any]]:
+    """``count`` records over Foundation's folders, four options (two in one of seven), four
+    questions to a clip."""
+    records = []
+    for index in range(count):
+        folder = FOLDERS[index % len(FOLDERS)]
+        task = FOLDER_TASK[folder]
+        options = _choices(index, 2 if index % 7 == 0 else 4)
+        record = {"path": f"clip_{index // len(FOLDERS) // 4}.wav",
+                  "question": f"Soak {FOUNDATION} {index}: which is heard?",
+                  "answer_gt": options[index % len(options)], "task_name": task,
+                  "dataset_name": folder.removeprefix(task + "_"), "uniq_id": index}
+        record.update(zip(("choice_a", "choice_b", "choice_c", "choice_d"), options,
+                          strict=False))
+        records.append(record)
+    return records
+
+
+def _rubric(answer: str) -> list[dict[str, Any]]:
+    points = ("names what is heard", "says when it is heard", "weighs the options",
+              f"concludes with {answer}", "invents nothing")
+    return [{"name": f"Criterion {n}", "scoring_point": f"Award 1 point if the reasoning {p}.",
+             "note": "Made for the soak.", "choices": [0, 1]}
+            for n, p in enumerate(points, start=1)]
+
+
+def mmar_records(count: int) -> list[dict[str, Any]]:
+    """``count`` MMAR items over its modalities, layers and sub-categories, two to six
+    options, with rubrics; four to a clip."""
+    records = []
+    for index in range(count):
+        choices = _choices(index, 2 + index % 5)
+        answer = choices[index % len(choices)]
+        records.append({
+            "id": f"soak-{index:06d}", "audio_path": f"./audio/clip-{index // 4:06d}.wav",
+            "question": f"Soak {MMAR} {index}: which is heard?", "choices": choices,
+            "answer": answer, "modality": MODALITIES[index % len(MODALITIES)],
+            "category": MMAR_CATEGORIES[index % len(MMAR_CATEGORIES)],
+            "sub-category": SUB_CATEGORIES[index % len(SUB_CATEGORIES)], "language": "en",
+            "source": "pytest-audiobench soak", "url": None, "timestamp": None,
+            "thinking": f"The clip is heard through; it is {answer}.", "cue": ["the sound"],
+            "rubric": _rubric(answer)})
+    return records
+
+
+def mmau_records(count: int) -> list[dict[str, Any]]:
+    """``count`` MMAU test-mini items over its tasks, difficulties and categories, two to five
+    options; four to a clip."""
+    return [{"id": f"soak-{index:06d}",
+             "audio_id": f"./test-mini-audios/clip-{index // 4:06d}.wav",
+             "question": f"Soak {MMAU} {index}: which is heard?",
+             "choices": (choices := _choices(index, 2 + index % 4)),
+             "answer": choices[index % len(choices)], "dataset": "soak",
+             "task": TASKS[index % len(TASKS)], "split": "test-mini",
+             "category": MMAU_CATEGORIES[index % len(MMAU_CATEGORIES)],
+             "sub-category": f"Soak sub-category {index % 5}",
+             "difficulty": DIFFICULTIES[index % len(DIFFICULTIES)]}
+            for index in range(count)]
+
+
+def _first_per_clip(records: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for record in records:
+        seen.setdefault(record[key], record)
+    return list(seen.values())
+
+
+@dataclass
+class Plan:
+    """How many samples each benchmark gets for a target of requests a clean run sends, and
+    the requests they are expected to cost."""
+
+    samples: dict[str, int]
+    expected: dict[str, float]
+
+
+def plan(requests: int, empty_every: int) -> Plan:
+    """A quarter of the requests to each benchmark. Model requests per multiple-choice sample:
+    1, and 2 for an always-empty one; judge requests per sample: Chat 2 (both orders),
+    Foundation 1 (align), MMAR 5 rubric raters for a right answer (none for a wrong one),
+    MMAU none."""
+    quarter = requests / len(BENCHMARKS) * 1.01
+    model = 1 + 1 / empty_every
+    right = sum(1 for i in range(60) if i % empty_every and i % 5 in (0, 1, 2)) / 60
+    cost = {CHAT: 3.0, FOUNDATION: model + 1, MMAR: model + RUBRIC_RATERS * right, MMAU: model}
+    samples = {CHAT: 8 * max(1, math.ceil(quarter / cost[CHAT] / 8))}
+    for name in (FOUNDATION, MMAR, MMAU):
+        samples[name] = max(len(FOLDERS), math.ceil(quarter / cost[name]))
+    return Plan(samples, {name: samples[name] * cost[name] for name in BENCHMARKS})
+
+
+@dataclass
+class Data:
+    roots: dict[str, Path]
+    records: dict[str, list[dict[str, Any]]]
+
+    def flag(self) -> str:
+        return ",".join(f"{name}={root}" for name, root in self.roots.items())
+
+
+def build(folder: Path, counts: dict[str, int]) -> Data:
+    """Each benchmark's release root under ``folder``, in its official layout."""
+    records = {CHAT: chat_records(counts[CHAT] // 8), FOUNDATION: foundation_records(
+        counts[FOUNDATION]), MMAR: mmar_records(counts[MMAR]), MMAU: mmau_records(counts[MMAU])}
+    roots = {name: folder / name for name in BENCHMARKS}
+    build_air_bench_chat(roots[CHAT], records[CHAT])
+    build_air_bench_foundation(roots[FOUNDATION], records[FOUNDATION])
+    # The builders write a tone per record; one per clip will do, then the whole metadata.
+    build_mmar(roots[MMAR], _first_per_clip(records[MMAR], "audio_path"))
+    (roots[MMAR] / "MMAR-meta.jsonl").write_text(
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in records[MMAR]), encoding="utf-8")
+    build_mmau(roots[MMAU], _first_per_clip(records[MMAU], "audio_id"))
+    (roots[MMAU] / "mmau-test-mini.json").write_text(
+        json.dumps(records[MMAU], indent=1, ensure_ascii=False), encoding="utf-8")
+    return Data(roots, records)
+
+
+# ---------------------------------------------------------------------------------------------
+# The servers, what they count, and the proxies in front of them.
+
+
+def body_key(body: dict[str, Any]) -> bytes:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()[:16]
+
+
+@dataclass
+class Tally:
+    """Chat requests by phase (the clean run, each faulty run) and role: those the servers
+    received, and those whose reply a proxy forwarded whole, each by the request's body (one
+    key per distinct request)."""
+
+    phase: str = "clean"
+    received: dict[tuple[str, str], Counter[bytes]] = field(default_factory=dict)
+    whole: dict[tuple[str, str], Counter[bytes]] = field(default_factory=dict)
+    late: dict[tuple[str, str], Counter[bytes]] = field(default_factory=dict)
+    """Replies forwarded unspoiled but written after the client's timeout had passed: it had
+    given up on them (a server slowed down by the machine's load)."""
+    empty_keys: set[bytes] = field(default_factory=set)
+    """The model requests of always-empty samples."""
+    nulled: set[bytes] = field(default_factory=set)
+    """The model requests a proxy answered at least once with null content."""
+    labels: dict[bytes, str] = field(default_factory=dict)
+    """Each request's sample, as its text names it."""
+    times: dict[tuple[str, bytes], list[float]] = field(default_factory=dict)
+    """When each reply was forwarded whole in the faulty runs (time.monotonic), by role and
+    request."""
+    forwarded_whole: int = 0
+    """Replies forwarded whole in the faulty runs so far (what the events wait for)."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, table: dict[tuple[str, str], Counter[bytes]], role: str, key: bytes) -> None:
+        with self.lock:
+            table.setdefault((self.phase, role), Counter())[key] += 1
+
+    def counts(self, table: dict[tuple[str, str], Counter[bytes]], role: str,
+               phase: str | None = None) -> Counter[bytes]:
+        """One phase's counts, or (None) the faulty runs' together."""
+        summed: Counter[bytes] = Counter()
+        with self.lock:
+            for (p, r), counter in table.items():
+                if r == role and _within(p, phase):
+                    summed.update(counter)
+        return summed
+
+    def total(self, table: dict[tuple[str, str], Counter[bytes]],
+              phase: str | None = None) -> int:
+        with self.lock:
+            return sum(c.total() for (p, _), c in table.items()
+                       if _within(p, phase))
+
+
+def _within(counted: str, phase: str | None) -> bool:
+    return counted == phase if phase is not None else counted != "clean"
+
+
+class SoakServer(FakeOpenAIServer):
+    """A fake server that counts what it receives (started again after ``stop()``, it
+    listens on the port it had, as every fake server does)."""
+
+    def __init__(self, script: Callable[[ChatRequest], str], role: str, tally: Tally) -> None:
+        super().__init__(self._counted, models=[MODEL if role == "model" else JUDGE])
+        self.answer, self.role, self.tally = script, role, tally
+
+    def _counted(self, request: ChatRequest) -> str:
+        self.requests.clear()  # counted here instead: 100,000 bodies would hold memory
+        key = body_key(request.body)
+        self.tally.add(self.tally.received, self.role, key)
+        named = SAMPLE.search(request.text)
+        with self.tally.lock:
+            self.tally.labels.setdefault(key, named.group(0) if named else "?")
+        reply = self.answer(request)
+        if self.role == "model" and not reply:
+            with self.tally.lock:
+                self.tally.empty_keys.add(key)
+        return reply
+
+
+class CountingProxy(FaultProxy):
+    """A fault proxy that also counts, by request body, the replies it forwarded whole (and
+    those it wrote after ``timeout`` seconds, when the client had given up)."""
+
+    def __init__(self, upstream: str, choose: fault_proxy.Chooser, role: str,
+                 tally: Tally, timeout: float) -> None:
+        self.role, self.tally, self.timeout = role, tally, timeout
+        self._current = threading.local()  # a handler thread's request, from choose to count
+
+        def keyed(body: dict[str, Any]) -> str | None:
+            self._current.key = body_key(body)
+            self._current.started = time.monotonic()
+            return choose(body)
+
+        super().__init__(upstream, keyed, trickle_interval=0.05)
+
+    def _count(self, fault: str | None, held: float | None = None) -> None:
+        super()._count(fault, held)
+        key = getattr(self._current, "key", None)
+        if fault is None and key is not None:
+            now = time.monotonic()
+            late = now - self._current.started > self.timeout
+            self.tally.add(self.tally.late if late else self.tally.whole, self.role, key)
+            if not late:
+                with self.tally.lock:
+                    self.tally.times.setdefault((self.role, key), []).append(now)
+                    self.tally.forwarded_whole += 1
+        elif fault == "null_content" and key is not None and self.role == "model":
+            with self.tally.lock:
+                self.tally.nulled.add(key)
+
+
+class Scripts:
+    """The model's and the judge's answers, from what each request shows."""
+
+    def __init__(self, data: Data, empty_every: int) -> None:
+        self.records = data.records
+        self.empty_every = empty_every
+
+    def model(self, request: ChatRequest) -> str:
+        found = QUESTION.search(request.text)
+        if found is None:  # Chat: its questions are the made records'
+            return "An answer to: " + request.text.splitlines()[0][:60]
+        name, index = found.group(1), int(found.group(2))
+        record = self.records[name][index]
+        if name == FOUNDATION:
+            choices = [record[k] for k in ("choice_a", "choice_b", "choice_c", "choice_d")
+                       if k in record]
+            return mc_answer(index, choices, record["answer_gt"], self.empty_every)
+        return mc_answer(index, record["choices"], record["answer"], self.empty_every)
+
+    def judge(self, request: ChatRequest) -> str:
+        messages = request.body.get("messages") or [{}]
+        if messages[0].get("role") == "system":
+            return self._rubric(request.text)
+        if request.text.startswith("A model answered a multiple-choice question."):
+            return self._align(request.text)
+        first, second = fenced_answers(request.text)
+        return f"{_chat_score(first)} {_chat_score(second)}"
+
+    @staticmethod
+    def _rubric(prompt: str) -> str:
+        """MMAR's rubric list: each criterion 0 or 1 by a hash of the prompt."""
+        bits = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+        return json.dumps([{"name": f"Criterion {n + 1}", "score": (bits >> n) & 1,
+                            "justification": "as heard"} for n in range(CRITERIA)])
+
+    @staticmethod
+    def _align(prompt: str) -> str:
+        """Foundation's align letter: the letter the reply gives, else the option it names,
+        else A."""
+        reply = fenced_answers(prompt)[0].strip()
+        options = re.findall(r"^([A-D])\. (.*)$", prompt.split("Model reply:")[0], re.M)
+        if reply.rstrip(".") in {letter for letter, _ in options}:
+            return reply.rstrip(".")
+        return next((letter for letter, text in options if text in reply), "A")
+
+
+def _chat_score(text: str) -> int:
+    """The model's answer scores by its hash, the reference 6."""
     if not text.startswith("An answer to: "):
         return 6
     return 3 + int(hashlib.sha256(text.encode()).hexdigest(), 16) % 7
 
 
-def run(argv: list[str], env: dict[str, str], kill_after: float | None) -> tuple[int, float]:
-    """One pytest run; SIGKILL to its whole process group after ``kill_after`` seconds."""
-    started = time.monotonic()
-    with subprocess.Popen(argv, env=env, cwd=env["SOAK_DIR"], start_new_session=True,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as process:
-        try:
-            status = process.wait(timeout=kill_after)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            status = -9
-    return status, time.monotonic() - started
+# ---------------------------------------------------------------------------------------------
+# The pytest process tree: its memory, its workers, one run of it.
 
 
-def scores(report: Path) -> tuple[dict[str, Any], dict[str, float], dict[str, float | None]]:
-    """The report, its metrics, and each sample's model score (None without one)."""
-    data = json.loads(report.read_text(encoding="utf-8"))
-    metrics = {k: m["value"] for b in data["benchmarks"] for k, m in b["metrics"].items()}
-    per_sample = {s["nodeid"]: s["verdicts"][0]["model_score"] if s["verdicts"] else None
-                  for s in data["samples"]}
-    return data, metrics, per_sample
+def parents() -> dict[int, int]:
+    """Every process's parent, from /proc/<pid>/stat (the kernel here has no
+    /proc/<pid>/task/<tid>/children)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            found[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    return found
+
+
+def children(pid: int, table: dict[int, int] | None = None) -> list[int]:
+    return sorted(child for child, parent in (table or parents()).items() if parent == pid)
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants."""
+    table = parents()
+    pids, stack = [], [pid]
+    while stack:
+        current = stack.pop()
+        if current not in pids:
+            pids.append(current)
+            stack += children(current, table)
+    return pids
+
+
+def rss(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+    return int(found.group(1)) * 1024 if found else 0
+
+
+@dataclass
+class Attempt:
+    name: str
+    status: int = 0
+    seconds: float = 0.0
+    peak_bytes: int = 0
+    finished: bool = False
+    report: str | None = None
+    log: str = ""
+    outcomes: dict[str, int] = field(default_factory=dict)
+    failures: dict[str, dict[str, int]] = field(default_factory=dict)
+    """The attempts that gave no answer, by role and reason, as the plugin counted them."""
+    notes: list[str] = field(default_factory=list)
+    """What its report says of endpoints taken for gone and workers whose counts are missing."""
+
+    def read(self, report: dict[str, Any] | None, whole: bool) -> None:
+        self.finished = bool(report and report["run"]["finished"] and self.status != -9)
+        if report is None:
+            return
+        self.report = "whole" if whole else "partial"
+        self.outcomes = dict(Counter(s["outcome"] for s in report["samples"]))
+        traffic = report.get("traffic") or {}
+        endpoints = traffic.get("endpoints") or {}
+        self.notes = [str(e["stopped"]) for e in endpoints.values() if e.get("stopped")]
+        for label, counts in endpoints.items():
+            role = "judge" if label.startswith(JUDGE) else "model"
+            for reason, n in (counts.get("failures") or {}).items():
+                mine = self.failures.setdefault(role, {})
+                mine[reason] = mine.get(reason, 0) + n
+        if traffic.get("missing"):
+            self.notes.append(f"counts missing from {traffic['missing']}")
+
+
+class Runner:
+    """Runs pytest one process at a time, sampling its tree's memory every half second."""
+
+    def __init__(self, env: dict[str, str], folder: Path) -> None:
+        self.env, self.folder = env, folder
+        self.process: subprocess.Popen[bytes] | None = None
+        self.started = 0.0
+
+    def stop(self) -> None:
+        """Kill the pytest process running now, with its workers (the soak is interrupted)."""
+        pid = self.running()
+        if pid is not None:
+            os.killpg(pid, signal.SIGKILL)
+
+    def running(self) -> int | None:
+        """The pytest pid, while one runs."""
+        process = self.process
+        return process.pid if process is not None and process.poll() is None else None
+
+    def run(self, argv: list[str], attempt: Attempt) -> Attempt:
+        log = self.folder / "logs" / f"{attempt.name}.txt"
+        log.parent.mkdir(exist_ok=True)
+        attempt.log = str(log)
+        started = time.monotonic()
+        with log.open("wb") as out:
+            process = subprocess.Popen(argv, env=self.env, cwd=self.folder, stdout=out,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
+            self.process, self.started = process, started
+            try:
+                while process.poll() is None:
+                    attempt.peak_bytes = max(attempt.peak_bytes,
+                                             sum(rss(p) for p in tree(process.pid)))
+                    time.sleep(0.5)
+            finally:
+                self.stop()
+                process.wait()
+                self.process = None
+        attempt.status = process.returncode
+        attempt.seconds = time.monotonic() - started
+        return attempt
+
+
+# ---------------------------------------------------------------------------------------------
+# What happens during the faulty runs, by the share of the clean run's requests done.
+
+
+@dataclass
+class Event:
+    kind: str
+    at_share: float
+    seconds: float = 0.0
+    """An outage's planned length."""
+    fired: bool = False
+    at: float = 0.0
+    """When it fired (time.monotonic)."""
+    attempt: str | None = None
+    at_requests: int = 0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class Director(threading.Thread):
+    """Fires the events in order once the proxies have forwarded their share of the clean
+    run's requests whole, each while a pytest process runs."""
+
+    def __init__(self, events: list[Event], clean_total: int, tally: Tally, runner: Runner,
+                 model: SoakServer, model_proxy: CountingProxy,
+                 attempt: Callable[[], str]) -> None:
+        super().__init__(name="soak-director", daemon=True)
+        self.events, self.clean_total, self.tally, self.runner = (events, clean_total, tally,
+                                                                  runner)
+        self.model, self.model_proxy, self.attempt = model, model_proxy, attempt
+        self.up = threading.Event()
+        self.up.set()
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        for event in self.events:
+            while not self.done.is_set():
+                pid = self.runner.running()
+                progress = self.tally.forwarded_whole
+                if (pid is not None and progress >= event.at_share * self.clean_total
+                        and time.monotonic() - self.runner.started > 1.0
+                        and (event.kind != "worker_kill" or self._workers(pid))):
+                    event.at_requests, event.attempt = progress, self.attempt()
+                    try:
+                        self._fire(event, pid)
+                    except ProcessLookupError:  # it ended meanwhile: the next one, then
+                        time.sleep(0.1)
+                        continue
+                    event.fired, event.at = True, time.monotonic()
+                    break
+                time.sleep(0.1)
+
+    @staticmethod
+    def _workers(pid: int) -> list[int]:
+        """The xdist workers: the pytest process's Python children."""
+        found = []
+        for child in children(pid):
+            try:
+                command = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"python" in command.split(b"\0")[0]:
+                found.append(child)
+        return sorted(found)
+
+    def _fire(self, event: Event, pid: int) -> None:
+        if event.kind == "controller_kill":
+            event.detail = {"pid": pid, "tree": len(tree(pid))}
+            os.killpg(pid, signal.SIGKILL)
+        elif event.kind == "worker_kill":
+            workers = self._workers(pid)
+            if not workers:
+                raise ProcessLookupError(pid)
+            event.detail = {"pid": workers[-1], "workers": len(workers)}
+            os.kill(workers[-1], signal.SIGKILL)
+        else:
+            self._outage(event)
+
+    def _outage(self, event: Event) -> None:
+        """The model's server and its proxy stopped, then started again on their ports."""
+        ports = (self.model.port, self.model_proxy.port)
+        self.up.clear()
+        began = time.monotonic()
+        self.model_proxy.stop()
+        self.model.stop()
+        self.done.wait(event.seconds)
+        self.model.start()
+        self.model_proxy.start()
+        self.up.set()
+        event.detail = {"down_seconds": round(time.monotonic() - began, 2),
+                        "same_ports": ports == (self.model.port, self.model_proxy.port)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the reports.
+
+
+def read_report(path: Path) -> dict[str, Any] | None:
+    for candidate in (path, path.with_name(f"{path.stem}.partial.json")):
+        if candidate.exists():
+            data: dict[str, Any] = json.loads(candidate.read_text(encoding="utf-8"))
+            return data
+    return None
+
+
+VOLATILE = {"cached", "usage", "sent_usage", "seconds", "attempts", "replaced", "reused_from",
+            "url"}
+"""What may differ between a clean run and a faulty one for the same scores."""
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def signature(sample: dict[str, Any]) -> str:
+    """What a sample was answered and scored: its outcome, each answer's text, reasoning,
+    finish reason and emptiness, and its verdicts, without what may differ between runs
+    (whether from the cache, attempts, tokens sent, the URL)."""
+    answers = [[a.get("run"), *((a.get("completion") or {}).get(k) for k in
+                                ("text", "reasoning", "finish_reason")), a.get("empty")]
+               for a in sample.get("answers") or []]
+    return json.dumps({"outcome": sample.get("outcome"), "answers": answers,
+                       "verdicts": _strip(sample.get("verdicts"))}, sort_keys=True)
+
+
+def metrics(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: m["value"] for b in report["benchmarks"] for k, m in b["metrics"].items()}
+
+
+def _answer(sample: dict[str, Any]) -> str | None:
+    answers = sample.get("answers") or [{}]
+    text = (answers[0].get("completion") or {}).get("text")
+    return text if isinstance(text, str) or text is None else str(text)
+
+
+def _label(sample: dict[str, Any]) -> str:
+    """The sample's name in its requests (``SAMPLE``), from its question."""
+    named = SAMPLE.search(str(sample.get("question")))
+    return named.group(0) if named else "?"
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, floats within rounding (the samples are summed in another order)."""
+    if isinstance(a, float | int) and isinstance(b, float | int):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return bool(a == b)
+
+
+def compare(clean: dict[str, Any], final: dict[str, Any]) -> dict[str, Any]:
+    """Lost samples, differing samples and metrics of ``final`` against ``clean``."""
+    by_id = {s["nodeid"]: s for s in final["samples"]}
+    clean_by_id = {s["nodeid"]: s for s in clean["samples"]}
+    selected = final["selected"]
+    lost = [n for n in selected
+            if n not in by_id or by_id[n]["outcome"] in ("error", "not_run")]
+    differing = [n for n in selected if n not in lost and n in clean_by_id
+                 and signature(by_id[n]) != signature(clean_by_id[n])]
+    emptied = {n: _label(by_id[n]) for n in differing
+               if not _answer(by_id[n]) and _answer(clean_by_id[n])}
+    clean_metrics, final_metrics = metrics(clean), metrics(final)
+    metric_diff = {k: [v, final_metrics.get(k)] for k, v in clean_metrics.items()
+                   if not _same(v, final_metrics.get(k))}
+    metric_diff.update({k: [None, v] for k, v in final_metrics.items()
+                        if k not in clean_metrics})
+    return {"selected": len(selected), "clean_selected": len(clean["selected"]),
+            "lost": lost, "differing": differing, "differing_emptied": emptied,
+            "metrics": len(final_metrics), "differing_metrics": metric_diff,
+            "selection_differs": sorted(set(selected) ^ set(clean["selected"]))[:20]}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, help="requests a clean run sends, at least "
+                        "(made into samples per benchmark); default 100,000, --small 1,000")
+    parser.add_argument("--small", action="store_true", help="a quick look: 1,000 requests, "
+                        "outage allowance 6 s, outages of 3 and 12 s")
+    parser.add_argument("--rate", type=float, default=0.2, help="share of requests faulted")
+    parser.add_argument("--faults", type=lambda v: tuple(v.split(",")), default=FAULTS,
+                        help="the kinds, comma-separated, drawn evenly (default: "
+                        f"{','.join(FAULTS)}; tests/fakes/fault_proxy.py has more)")
+    parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (-n)")
+    parser.add_argument("--concurrency", type=int, default=16,
+                        help="--audiobench-concurrency: requests in flight per process")
+    parser.add_argument("--timeout", type=float, default=5.0, help="--audiobench-timeout of "
+                        "the faulty runs, which ends a trickling reply (the clean run's is at "
+                        "least 30)")
+    parser.add_argument("--outage-wait", type=float, help="--audiobench-outage-wait, passed "
+                        "when the plugin has it; default 20, --small 6")
+    parser.add_argument("--short-outage", type=float, help="seconds the model's server is down "
+                        "the first time, under the allowance; default 6, --small 3")
+    parser.add_argument("--long-outage", type=float, help="seconds it is down the second time, "
+                        "beyond the allowance; default the allowance + 15, --small 12")
+    parser.add_argument("--max-connection-failures", type=int,
+                        help="--audiobench-max-connection-failures (default: the plugin's)")
+    parser.add_argument("--empty-every", type=int, default=6,
+                        help="one multiple-choice sample in N always gets an empty answer")
+    parser.add_argument("--max-resumes", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=7, help="seed of the faults' draw")
+    parser.add_argument("--folder", type=Path, help="where data, cache, reports and logs go "
+                        "(default: a new temporary folder, kept)")
+    parser.add_argument("--json", type=Path, help="the figures as JSON (default: "
+                        "soak-figures.json in the folder)")
+    args = parser.parse_args()
+    defaults = SMALL if args.small else {"requests": 100_000, "outage_wait": 20.0,
+                                         "short_outage": 6.0, "long_outage": None}
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.long_outage is None:
+        args.long_outage = args.outage_wait + 15.0
+    if not args.short_outage < args.outage_wait < args.long_outage:
+        parser.error("expected --short-outage < --outage-wait < --long-outage")
+    unknown = set(args.faults) - set(fault_proxy.FAULTS)
+    if unknown:
+        parser.error(f"unknown faults {sorted(unknown)}; known: {', '.join(fault_proxy.FAULTS)}")
+    return args
+
+
+def outage_flag(env: dict[str, str], folder: Path) -> bool:
+    """Whether this plugin takes --audiobench-outage-wait (its --help lists it)."""
+    help_text = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                                "--help"], env=env, cwd=folder, capture_output=True,
+                               text=True, check=False).stdout
+    return "--audiobench-outage-wait" in help_text
+
+
+def mb(value: int) -> float:
+    return round(value / 2**20, 1)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=3200, help="AIR-Bench Chat samples "
-                        "(rounded to a multiple of 8: as many per task)")
-    parser.add_argument("--rate", type=float, default=0.2, help="share of requests faulted")
-    parser.add_argument("--kill-after", type=float, default=30.0,
-                        help="seconds before the faulty run is killed (0: never)")
-    parser.add_argument("--timeout", type=float, default=2.0, help="--audiobench-timeout")
-    parser.add_argument("--concurrency", type=int, default=32)
-    args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="audiobench-soak-"))
-    # The release's id ranges hold 100 samples of some tasks; beyond that, number them anew.
-    records = many_chat_records(max(1, args.samples // 8))
-    for number, record in enumerate(records):
-        record["uniq_id"] = number
-    data = build_air_bench_chat(folder / "data", records)
-    model = FakeOpenAIServer(answer, models=[MODEL]).start()
-    judged = FakeOpenAIServer(judge, models=[JUDGE]).start()
-    choose = fault_proxy.mixed(args.rate, FAULTS, seed=7)
-    model_proxy = FaultProxy(model.url, choose, trickle_interval=0.05).start()
-    judge_proxy = FaultProxy(judged.url, choose, trickle_interval=0.05).start()
+    args = parse()
+    # Interrupted (Ctrl-C, or SIGTERM from a timeout), the soak takes its pytest run down too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    runners: list[Runner] = []
+    try:
+        soak(args, runners)
+    finally:
+        for runner in runners:
+            runner.stop()
+
+
+def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
+    began = time.monotonic()
+    walls: dict[str, float] = {}
+    known = {spec.split(":")[0].rsplit(".", 1)[1] for spec in BUILT_IN}
+    if known != set(BENCHMARKS):
+        raise SystemExit(f"the plugin ships {sorted(known)}; this soak makes data for "
+                         f"{sorted(BENCHMARKS)}: teach it the others")
+    folder = args.folder or Path(tempfile.mkdtemp(prefix="audiobench-soak-"))
+    folder.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
-    env.update(SOAK_DIR=str(folder), XDG_CACHE_HOME=str(folder / "xdg"))
+    env.update(XDG_CACHE_HOME=str(folder / "xdg"), PYTHONPATH=str(REPO))
+    with_outage_wait = outage_flag(env, folder)
+    print(f"soak in {folder}; --audiobench-outage-wait "
+          + (f"{args.outage_wait:g}" if with_outage_wait else
+             "NOT accepted by this plugin: the runs go without it (the plugin's breaker, "
+             "--audiobench-max-connection-failures, decides alone)"), flush=True)
 
-    def argv(model_url: str, judge_url: str, report: Path, *more: str) -> list[str]:
-        return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-                "--audiobench-model", MODEL, "--audiobench-api-url", model_url,
-                "--audiobench-judge-model", JUDGE, "--audiobench-judge-api-url", judge_url,
-                f"--audiobench-data={data}", f"--audiobench-report={report}",
-                f"--audiobench-cache-dir={folder / 'cache'}",
-                "--audiobench-concurrency", str(args.concurrency),
-                "--audiobench-timeout", str(args.timeout), "--audiobench-retries", "4",
-                "--audiobench-retry-wait", "0.05", "--audiobench-max-connection-failures",
-                "100000", "--audiobench-progress", "0", *more]
+    the_plan = plan(args.requests, args.empty_every)
+    started = time.monotonic()
+    data = build(folder / "data", the_plan.samples)
+    walls["build data"] = time.monotonic() - started
+    print("samples: " + ", ".join(f"{n} {c:,}" for n, c in the_plan.samples.items())
+          + f"; about {sum(the_plan.expected.values()):,.0f} requests a clean run "
+          f"(target {args.requests:,}); data made in {walls['build data']:.1f} s", flush=True)
 
-    clean_report = folder / "clean.json"
-    status, took = run(argv(model.url, judged.url, clean_report, "--audiobench-no-cache"),
-                       env, None)
-    if not clean_report.exists():
-        raise SystemExit(f"the clean run wrote no report (exit {status}); run it by hand: "
-                         + " ".join(argv(model.url, judged.url, clean_report)))
-    _, clean_metrics, clean = scores(clean_report)
-    clean_model, clean_judge = model.count(), judged.count()
-    print(f"clean run: exit {status}, {took:.1f} s, {clean_model} model and {clean_judge} "
-          "judge requests")
-    model.requests.clear()
-    judged.requests.clear()
+    tally = Tally()
+    scripts = Scripts(data, args.empty_every)
+    model = SoakServer(scripts.model, "model", tally).start()
+    judge = SoakServer(scripts.judge, "judge", tally).start()
+    runner = Runner(env, folder)
+    runners.append(runner)
 
-    report = folder / "faulty.json"
-    kill = args.kill_after or None
-    status, took = run(argv(model_proxy.url, judge_proxy.url, report), env, kill)
-    print(f"faulty run: exit {status} after {took:.1f} s" + (" (killed)" if status == -9 else ""))
-    for attempt in range(1, 8):
-        data_now = json.loads(report.read_text()) if report.exists() else None
-        if data_now is not None and data_now["run"]["finished"] and status != -9:
+    def argv(model_url: str, judge_url: str, report: Path, timeout: float,
+             *more: str) -> list[str]:
+        flags = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                 "-n", str(args.workers), "--audiobench-model", MODEL,
+                 "--audiobench-api-url", model_url, "--audiobench-judge-model", JUDGE,
+                 "--audiobench-judge-api-url", judge_url,
+                 "--audiobench-benchmark", ",".join(BENCHMARKS),
+                 f"--audiobench-data={data.flag()}", f"--audiobench-report={report}",
+                 f"--audiobench-cache-dir={folder / 'cache'}",
+                 "--audiobench-concurrency", str(args.concurrency),
+                 "--audiobench-timeout", f"{timeout:g}", "--audiobench-retries", "4",
+                 "--audiobench-retry-wait", "0.05", "--audiobench-progress", "0"]
+        if args.max_connection_failures:
+            flags += ["--audiobench-max-connection-failures", str(args.max_connection_failures)]
+        if with_outage_wait:
+            flags += ["--audiobench-outage-wait", f"{args.outage_wait:g}"]
+        return [*flags, *more]
+
+    clean_path = folder / "clean.json"
+    clean_run = runner.run(argv(model.url, judge.url, clean_path, max(args.timeout, 30.0),
+                                "--audiobench-no-cache"), Attempt("clean"))
+    clean = read_report(clean_path)
+    if clean is None:
+        raise SystemExit(f"the clean run wrote no report (exit {clean_run.status}): see "
+                         f"{clean_run.log}")
+    clean_run.read(clean, True)
+    clean_total = tally.total(tally.received, "clean")
+    print(f"clean run: exit {clean_run.status}, {clean_run.seconds:.1f} s, "
+          f"{tally.counts(tally.received, 'model', 'clean').total():,} model and "
+          f"{tally.counts(tally.received, 'judge', 'clean').total():,} judge requests, peak "
+          f"{mb(clean_run.peak_bytes)} MB", flush=True)
+
+    choose = fault_proxy.mixed(args.rate, args.faults, seed=args.seed)
+    model_proxy = CountingProxy(model.url, choose, "model", tally, args.timeout).start()
+    judge_proxy = CountingProxy(judge.url, choose, "judge", tally, args.timeout).start()
+    events = [Event("short_outage", 0.15, args.short_outage), Event("worker_kill", 0.30),
+              Event("long_outage", 0.45, args.long_outage), Event("controller_kill", 0.65)]
+    attempts: list[Attempt] = []
+    director = Director(events, clean_total, tally, runner, model, model_proxy,
+                        lambda: attempts[-1].name if attempts else "")
+    director.start()
+    report_path = folder / "faulty.json"
+    for number in range(args.max_resumes + 1):
+        director.up.wait()
+        attempt = Attempt("faulty run" if number == 0 else f"resume {number}")
+        attempts.append(attempt)
+        tally.phase = attempt.name
+        for stale in (report_path, report_path.with_name(f"{report_path.stem}.partial.json")):
+            stale.unlink(missing_ok=True)
+        runner.run(argv(model_proxy.url, judge_proxy.url, report_path, args.timeout,
+                        *(["--audiobench-resume"] if number else [])), attempt)
+        report = read_report(report_path)
+        attempt.read(report, report_path.exists())
+        if report is not None:  # kept for a look later: the next run writes over it
+            (folder / "reports").mkdir(exist_ok=True)
+            (folder / "reports" / f"{attempt.name.replace(' ', '-')}.json").write_text(
+                json.dumps(report), encoding="utf-8")
+        print(f"{attempt.name}: exit {attempt.status} after {attempt.seconds:.1f} s"
+              + (" (killed)" if attempt.status == -9 else "")
+              + ("" if attempt.finished else ", not done") + f", peak "
+              f"{mb(attempt.peak_bytes)} MB; outcomes {attempt.outcomes or 'none: no report'}"
+              + "".join(f"; {note}" for note in attempt.notes), flush=True)
+        if attempt.finished:
             break
-        status, took = run(argv(model_proxy.url, judge_proxy.url, report, "--audiobench-resume"),
-                           env, None)
-        print(f"resume {attempt}: exit {status} after {took:.1f} s")
-    final, final_metrics, scored = scores(report)
-    selected = final["selected"]
-    done = {s["nodeid"] for s in final["samples"] if s["outcome"] not in ("error", "not_run")}
-    lost = [n for n in selected if n not in done]
-    misscored = [n for n in selected if n in done and scored.get(n) != clean.get(n)]
-    differing = {k: (v, final_metrics.get(k)) for k, v in clean_metrics.items()
-                 if final_metrics.get(k) != v}
-    for name, proxy in (("model", model_proxy), ("judge", judge_proxy)):
-        faulted = sum(proxy.injected.values())
-        print(f"{name} requests at its proxy over all runs: {proxy.forwarded + faulted} "
-              f"({proxy.forwarded} forwarded whole, {faulted} faulted)")
-    injected = model_proxy.injected + judge_proxy.injected
-    print("faults injected: " + ", ".join(f"{k} {v}" for k, v in sorted(injected.items()))
-          + f"; {sum(injected.values())} in all")
-    print(f"trickled requests held before the client gave up: at most "
-          f"{max(model_proxy.held + judge_proxy.held, default=0):.2f} s "
-          f"(--audiobench-timeout {args.timeout:g})")
-    print(f"samples: {len(selected)}; lost: {len(lost)}; mis-scored: {len(misscored)}; metrics "
-          f"differing from the clean run: {len(differing)}" + (f" {differing}" if differing
-                                                               else ""))
-    print(f"duplicate-paid: model answers {model_proxy.forwarded - clean_model}, judge replies "
-          f"{judge_proxy.forwarded - clean_judge} (those in flight at the kill may be paid "
-          f"again: at most {args.concurrency}); the clean run asked {clean_model} model and "
-          f"{clean_judge} judge requests")
-    for stopped in (model, judged, model_proxy, judge_proxy):
+    director.done.set()
+    director.join(timeout=max(args.long_outage, 5) + 5)
+    walls["total"] = time.monotonic() - began
+
+    final = read_report(report_path)
+    figures = measure(args, with_outage_wait, clean, final, clean_run, attempts, events, tally,
+                      (model_proxy, judge_proxy), walls, folder, the_plan)
+    path = args.json or folder / "soak-figures.json"
+    path.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    print_figures(figures)
+    print(f"figures as JSON: {path}")
+    for stopped in (model_proxy, judge_proxy, model, judge):
         stopped.stop()
+
+
+def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, Any],
+            final: dict[str, Any] | None, clean_run: Attempt, attempts: list[Attempt],
+            events: list[Event], tally: Tally, proxies: tuple[CountingProxy, CountingProxy],
+            walls: dict[str, float], folder: Path, the_plan: Plan) -> dict[str, Any]:
+    """Every figure, as JSON."""
+    roles = ("model", "judge")
+    names = [a.name for a in attempts]
+    servers = {"clean": {r: tally.counts(tally.received, r, "clean").total() for r in roles},
+               "faulty": {r: tally.counts(tally.received, r).total() for r in roles}}
+    whole_by_run = {name: {r: tally.counts(tally.whole, r, name).total() for r in roles}
+                    for name in names}
+    at_proxies = {}
+    faults = Counter[str]()
+    for proxy in proxies:
+        faulted = dict(sorted(proxy.injected.items()))
+        faults.update(proxy.injected)
+        late = tally.counts(tally.late, proxy.role).total()
+        at_proxies[proxy.role] = {
+            "all": proxy.forwarded + proxy.undelivered + sum(faulted.values()),
+            "whole": proxy.forwarded - late, "late": late, "undelivered": proxy.undelivered,
+            "faulted": sum(faulted.values()), "faults": faulted}
+    # Paid twice: replies received whole beyond the clean run's count of the same request,
+    # put down to the run in which the excess arose.
+    # A request the clean run never sent (a judge shown an answer the clean run did not get)
+    # is counted apart.
+    paid_twice: dict[str, int] = {}
+    paid_by_run: dict[str, dict[str, int]] = {name: {} for name in names}
+    paid_examples: dict[str, list[str]] = {}
+    unasked: dict[str, int] = {}
+    for role in roles:
+        clean_keys = tally.counts(tally.received, role, "clean")
+        so_far: Counter[bytes] = Counter()
+        excess = 0
+        for name in names:
+            so_far.update(tally.counts(tally.whole, role, name))
+            now = sum(max(0, n - clean_keys[k]) for k, n in so_far.items() if clean_keys[k])
+            paid_by_run[name][role], excess = now - excess, now
+        paid_twice[role] = excess
+        unasked[role] = sum(n for k, n in so_far.items() if not clean_keys[k])
+        paid_examples[role] = sorted(f"{tally.labels.get(k, '?')} x{n}/{clean_keys[k]}"
+                                     for k, n in so_far.items() if n > clean_keys[k])[:12]
+    # Paid twice at a kill: a reply taken whole by a process killed before it kept it (up to
+    # KILL_WINDOW seconds before the kill), or written to it as it died (up to a second after).
+    # A request's excess over the clean run is put down to kills as far as its replies near a
+    # kill go; the rest are replies the plugin lost otherwise.
+    kill_times = [e.at for e in events if e.fired and e.kind.endswith("_kill")]
+    at_kill: dict[str, int] = {}
+    elsewhere: dict[str, list[str]] = {}
+    for role in roles:
+        clean_keys = tally.counts(tally.received, role, "clean")
+        by_run = {name: tally.counts(tally.whole, role, name) for name in names}
+        at_kill[role], elsewhere[role] = 0, []
+        for (r, key), times in tally.times.items():
+            excess = len(times) - clean_keys[key]
+            if r != role or not clean_keys[key] or excess <= 0:
+                continue
+            near = sum(1 for t in times
+                       if any(-1.0 <= kill - t <= KILL_WINDOW for kill in kill_times))
+            at_kill[role] += min(excess, near)
+            for _ in range(excess - min(excess, near)):
+                runs = {name: n for name, counts in by_run.items() if (n := counts[key])}
+                since = [[round(t - kill, 1) for kill in kill_times] for t in sorted(times)]
+                elsewhere[role].append(f"{tally.labels.get(key, '?')} (whole {runs}, clean "
+                                       f"{clean_keys[key]}; each reply's seconds after each "
+                                       f"kill: {since})")
+    fired = {e.kind for e in events if e.fired}
+    bound = args.concurrency * ((args.workers if "controller_kill" in fired else 0)
+                                + (1 if "worker_kill" in fired else 0))
+    empty_keys = sorted(tally.empty_keys)
+    clean_model = tally.counts(tally.received, "model", "clean")
+    whole_model = tally.counts(tally.whole, "model")
+    per_run = [tally.counts(tally.whole, "model", name) for name in names]
+    empties = {
+        "samples": len(empty_keys),
+        "clean_requests": sum(clean_model[k] for k in empty_keys),
+        "clean_max_per_sample": max((clean_model[k] for k in empty_keys), default=0),
+        "faulty_requests_at_server": sum(tally.counts(tally.received, "model")[k]
+                                         for k in empty_keys),
+        "whole_max_per_sample_in_one_run": max((c[k] for c in per_run for k in empty_keys),
+                                               default=0),
+        "whole_max_per_sample_all_runs": max((whole_model[k] for k in empty_keys), default=0),
+        "over_two_in_one_run": sum(1 for k in empty_keys if any(c[k] > 2 for c in per_run)),
+        "final_report_empty_answers": None if final is None else sum(
+            1 for s in final["samples"] for a in s.get("answers") or [] if a.get("empty"))}
+    compared = compare(clean, final) if final is not None else None
+    # A sample the clean run answered that ends with an empty answer: explained when a proxy
+    # made its model's answer null at least once (its immediate retry then failed too).
+    model_keys: dict[str, set[bytes]] = {}
+    for key in tally.counts(tally.received, "model") | clean_model:
+        model_keys.setdefault(tally.labels.get(key, "?"), set()).add(key)
+    emptied = {} if compared is None else compared["differing_emptied"]
+    after_null = [n for n, label in emptied.items() if model_keys.get(label, set()) & tally.nulled]
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": _commit(),
+        "folder": str(folder),
+        "settings": {"requests_target": args.requests, "rate": args.rate,
+                     "workers": args.workers, "concurrency": args.concurrency,
+                     "timeout": args.timeout, "outage_wait": args.outage_wait,
+                     "outage_wait_passed": with_outage_wait, "short_outage": args.short_outage,
+                     "long_outage": args.long_outage, "empty_every": args.empty_every,
+                     "seed": args.seed, "max_connection_failures":
+                     args.max_connection_failures, "faults": list(args.faults)},
+        "samples": the_plan.samples,
+        "expected_requests": {k: round(v) for k, v in the_plan.expected.items()},
+        "requests_at_servers": servers,
+        "requests_at_proxies": at_proxies,
+        "whole_replies_by_run": whole_by_run,
+        "faults": dict(sorted(faults.items())),
+        "trickle_held_max_seconds": round(max(proxies[0].held + proxies[1].held, default=0), 2),
+        "events": [{"kind": e.kind, "at_share": e.at_share, "fired": e.fired,
+                    "attempt": e.attempt, "at_requests": e.at_requests,
+                    "planned_seconds": e.seconds or None, **e.detail} for e in events],
+        "restarts": {"short": sum(1 for e in events if e.kind == "short_outage" and e.fired),
+                     "long": sum(1 for e in events if e.kind == "long_outage" and e.fired)},
+        "runs": [{"name": a.name, "exit": a.status, "seconds": round(a.seconds, 1),
+                  "peak_mb": mb(a.peak_bytes), "finished": a.finished, "report": a.report,
+                  "outcomes": a.outcomes, "failures": a.failures, "notes": a.notes}
+                 for a in [clean_run, *attempts]],
+        "resumes": len(attempts) - 1,
+        "done": bool(attempts and attempts[-1].finished),
+        "final_report": None if final is None else {
+            "finished": final["run"]["finished"], "samples": len(final["samples"]),
+            "outcomes": dict(Counter(s["outcome"] for s in final["samples"])),
+            "traffic": final.get("traffic")},
+        "lost": None if compared is None else len(compared["lost"]),
+        "differing_samples": None if compared is None else len(compared["differing"]),
+        "differing_samples_emptied": None if compared is None else len(emptied),
+        "differing_samples_emptied_after_null": None if compared is None else len(after_null),
+        "differing_metrics": None if compared is None else compared["differing_metrics"],
+        "metrics_compared": None if compared is None else compared["metrics"],
+        "examples": None if compared is None else {
+            "lost": compared["lost"][:10], "differing": compared["differing"][:10],
+            "selection_differs": compared["selection_differs"]},
+        "always_empty": empties,
+        "paid_twice": paid_twice,
+        "paid_twice_by_run": paid_by_run,
+        "paid_twice_examples": paid_examples,
+        "paid_twice_at_a_kill": at_kill,
+        "paid_twice_elsewhere": {role: len(v) for role, v in elsewhere.items()},
+        "paid_twice_elsewhere_examples": {role: v[:12] for role, v in elsewhere.items()},
+        "whole_replies_the_clean_run_never_asked": unasked,
+        "paid_twice_bound": bound,
+        "targets": None if compared is None else {
+            "lost_is_0": not compared["lost"],
+            "differing_unexplained": len(compared["differing"]) - len(after_null),
+            "paid_twice_within_bound": sum(paid_twice.values()) <= bound,
+            "paid_twice_away_from_kills": sum(len(v) for v in elsewhere.values())},
+        "wall_seconds": {**{k: round(v, 1) for k, v in walls.items()},
+                         **{a.name: round(a.seconds, 1) for a in [clean_run, *attempts]}},
+        "peak_memory_mb": {"clean": mb(clean_run.peak_bytes),
+                           "faulty": mb(max((a.peak_bytes for a in attempts), default=0))},
+    }
+
+
+def _commit() -> str:
+    done = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+                          capture_output=True, text=True, check=False)
+    return done.stdout.strip() or "unknown"
+
+
+def print_figures(f: dict[str, Any]) -> None:
+    s, servers, proxies = f["settings"], f["requests_at_servers"], f["requests_at_proxies"]
+    print(f"\n== soak figures ({f['commit']}, {f['date']}) ==")
+    print("samples: " + ", ".join(f"{k} {v:,}" for k, v in f["samples"].items())
+          + f" ({sum(f['samples'].values()):,}); {s['workers']} xdist workers, "
+          f"{s['concurrency']} in flight each, {s['rate']:.0%} faults")
+    for phase in ("clean", "faulty"):
+        print(f"requests at the servers, {phase}: model {servers[phase]['model']:,}, judge "
+              f"{servers[phase]['judge']:,}")
+    for role, p in proxies.items():
+        print(f"requests at the {role} proxy: {p['all']:,} ({p['whole']:,} forwarded whole, "
+              f"{p['late']} written after the client's timeout, {p['undelivered']} to a closed "
+              f"connection, {p['faulted']:,} faulted: "
+              + ", ".join(f"{k} {v}" for k, v in p["faults"].items()) + ")")
+    print("faults by kind: " + ", ".join(f"{k} {v:,}" for k, v in f["faults"].items())
+          + f"; {sum(f['faults'].values()):,} in all; longest trickle held "
+          f"{f['trickle_held_max_seconds']} s (timeout {s['timeout']:g} s)")
+    allowance = (f"--audiobench-outage-wait {s['outage_wait']:g}" if s["outage_wait_passed"]
+                 else "no --audiobench-outage-wait (the plugin lacks it)")
+    print(f"restarts: {f['restarts']['short']} short, {f['restarts']['long']} long "
+          f"({allowance})")
+    for e in f["events"]:
+        what = {k: v for k, v in e.items()
+                if k not in ("kind", "at_share", "fired", "attempt", "at_requests")}
+        print(f"  {e['kind']}: " + (f"in {e['attempt']} at {e['at_requests']:,} whole requests "
+                                    f"{what}" if e["fired"] else "NOT fired"))
+    for run in f["runs"]:
+        print(f"  {run['name']}: exit {run['exit']}, {run['seconds']} s, peak {run['peak_mb']} "
+              f"MB, " + ("finished" if run["finished"] else "not done") + f"; outcomes "
+              f"{run['outcomes'] or 'none: no report'}"
+              + "".join(f"; {role} failures {v}" for role, v in run["failures"].items())
+              + "".join(f"; {n}" for n in run["notes"]))
+    print(f"resumes: {f['resumes']}; done: {f['done']}")
+    if f["lost"] is None:
+        print("lost: unknown, the faulty run wrote no report")
+    else:
+        print(f"lost: {f['lost']} of {f['final_report']['samples']:,} samples; differing "
+              f"samples: {f['differing_samples']} ({f['differing_samples_emptied']} of them end "
+              f"with an empty answer where the clean run had one, "
+              f"{f['differing_samples_emptied_after_null']} of those after a proxy made their "
+              f"answer null); differing metrics: "
+              f"{len(f['differing_metrics'])} of {f['metrics_compared']}")
+        if f["differing_metrics"]:
+            print(f"  {dict(list(f['differing_metrics'].items())[:8])}")
+        if f["examples"]["lost"] or f["examples"]["differing"]:
+            print(f"  examples: {f['examples']}")
+    e = f["always_empty"]
+    print(f"always-empty samples: {e['samples']:,} (the final report holds "
+          f"{e['final_report_empty_answers']} empty answers); clean run: "
+          f"{e['clean_requests']:,} requests, at most {e['clean_max_per_sample']} a sample; "
+          f"faulty runs: {e['faulty_requests_at_server']:,} requests at the server, at most "
+          f"{e['whole_max_per_sample_in_one_run']} empty answers received whole a sample in one "
+          f"run ({e['over_two_in_one_run']} samples over two), "
+          f"{e['whole_max_per_sample_all_runs']} over all runs")
+    print(f"paid twice: model answers {f['paid_twice']['model']}, judge replies "
+          f"{f['paid_twice']['judge']} (in flight at the kills: at most "
+          f"{f['paid_twice_bound']}); by run: " + ", ".join(
+              f"{name} {v['model']}+{v['judge']}" for name, v in f["paid_twice_by_run"].items()))
+    print(f"  of which taken at a kill (up to {KILL_WINDOW:g} s before it, or 1 s after): "
+          f"model {f['paid_twice_at_a_kill']['model']}, judge "
+          f"{f['paid_twice_at_a_kill']['judge']}; elsewhere: model "
+          f"{f['paid_twice_elsewhere']['model']}, judge {f['paid_twice_elsewhere']['judge']}")
+    for role, examples in f["paid_twice_elsewhere_examples"].items():
+        if examples:
+            print(f"  {role}, paid twice away from a kill: {'; '.join(examples)}")
+    print(f"replies received whole to requests the clean run never sent (a judge shown another "
+          f"answer): model {f['whole_replies_the_clean_run_never_asked']['model']}, judge "
+          f"{f['whole_replies_the_clean_run_never_asked']['judge']}")
+    for role, examples in f["paid_twice_examples"].items():
+        if examples:
+            print(f"  {role} requests received whole more often than the clean run asked them "
+                  f"(whole/clean): {', '.join(examples)}")
+    if f["targets"] is not None:
+        print(f"targets: 0 lost {'met' if f['targets']['lost_is_0'] else 'MISSED'}; differing "
+              f"samples not explained by an answer a proxy made null: "
+              f"{f['targets']['differing_unexplained']}; paid twice within the in-flight bound: "
+              f"{'yes' if f['targets']['paid_twice_within_bound'] else 'NO'}; away from a kill: "
+              f"{f['targets']['paid_twice_away_from_kills']}")
+    print("wall: " + ", ".join(f"{k} {v} s" for k, v in f["wall_seconds"].items()))
+    print(f"peak memory of the pytest process tree: clean {f['peak_memory_mb']['clean']} MB, "
+          f"faulty {f['peak_memory_mb']['faulty']} MB")
 
 
 if __name__ == "__main__":
