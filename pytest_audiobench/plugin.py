@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.config import declarations, options
 from pytest_audiobench.config.names import located
 from pytest_audiobench.run import internals
@@ -205,9 +206,9 @@ class ControllerHooks:
             self.audiobench.settle(settled, getattr(report, "node", None),
                                    getattr(report, "audiobench_in_flight", None),
                                    getattr(report, "audiobench_away", None))
-        elif report.failed and not report.nodeid.startswith("audiobench::"):
+        elif report.failed and not NodeId.names_a_sample(report.nodeid):
             self.audiobench.foreign_failure()
-        if report.passed and report.when != "call" and report.nodeid.startswith("audiobench::"):
+        if report.passed and report.when != "call" and NodeId.names_a_sample(report.nodeid):
             forget_passed_phase(self.terminal, report)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:

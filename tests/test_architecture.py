@@ -72,6 +72,29 @@ def test_the_check_above_would_see_a_benchmark_named_in_code() -> None:
     assert not NAMED.search("summary") and not NAMED.search("BenchmarkSummary")
 
 
+NODE_ID_BY_HAND = re.compile(r"""split\(\s*["']::|["']::["']\s*\.join|ROOT_NODE\s*\+|"""
+                             r"""\{ROOT_NODE\}|startswith\(\s*f?["']audiobench::""")
+"""A node id taken apart or put together with string operations."""
+
+
+def test_node_ids_are_built_and_read_in_one_place() -> None:
+    """``benchmarks/sample.py``'s NodeId builds and parses them; nothing else does by hand."""
+    by_hand = [f"{path.relative_to(PACKAGE).as_posix()}:{number}: {line.strip()}"
+               for path in sorted(PACKAGE.rglob("*.py"))
+               if path.relative_to(PACKAGE).as_posix() != "benchmarks/sample.py"
+               for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+               if NODE_ID_BY_HAND.search(line)]
+    assert by_hand == []
+
+
+def test_the_check_above_sees_a_node_id_taken_apart_by_hand() -> None:
+    for line in ('task = nodeid.split("::")[2]', 'if n.startswith("audiobench::"):',
+                 'n.startswith(ROOT_NODE + "::")', 'own = f"{ROOT_NODE}::{name}::"',
+                 '"::".join(parts)'):
+        assert NODE_ID_BY_HAND.search(line), line
+    assert not NODE_ID_BY_HAND.search("task = NodeId.parse(nodeid).task")
+
+
 def test_the_plugin_and_every_benchmark_spec_import_without_the_heavy_libraries() -> None:
     """pytest imports the plugin and reads the specs in every run of every project that has
     it installed; the HTTP client, pydantic and the audio stack load only for a benchmark run."""

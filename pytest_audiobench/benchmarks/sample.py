@@ -13,6 +13,33 @@ ROOT_NODE = "audiobench"
 
 
 @dataclass(frozen=True, slots=True)
+class NodeId:
+    """A sample item's pytest node id, ``audiobench::<benchmark>::<task>::<sample id>``: the
+    one place that builds and reads one (a sample id may hold ``::``; it comes last)."""
+
+    benchmark: str
+    task: str
+    sample: str
+
+    def __str__(self) -> str:
+        return f"{ROOT_NODE}::{self.benchmark}::{self.task}::{self.sample}"
+
+    @staticmethod
+    def names_a_sample(nodeid: str) -> bool:
+        """Whether ``nodeid`` is a sample item's (not a test of the user's own)."""
+        return nodeid.startswith(ROOT_NODE + "::")
+
+    @classmethod
+    def parse(cls, nodeid: str) -> NodeId:
+        """The parts of a sample item's node id; ValueError naming it when it is not one."""
+        parts = nodeid.split("::", 3)
+        if len(parts) != 4 or parts[0] != ROOT_NODE or not all(parts[1:]):
+            raise ValueError(f"not a sample's node id: {nodeid!r} (expected "
+                             f"{ROOT_NODE}::<benchmark>::<task>::<sample id>)")
+        return cls(parts[1], parts[2], parts[3])
+
+
+@dataclass(frozen=True, slots=True)
 class Sample:
     """One benchmark sample, typed and validated at load."""
 
@@ -34,7 +61,7 @@ class Sample:
 
     @property
     def nodeid(self) -> str:
-        return f"{ROOT_NODE}::{self.benchmark}::{self.task}::{self.id}"
+        return str(NodeId(self.benchmark, self.task, self.id))
 
     def to_record(self, **story: Any) -> SampleRecord:
         """The sample's record with ``story`` (its outcome, answers, verdicts, ...)."""

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from pytest_audiobench import __version__
+from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.decision import BaselineStatus, RunVerdict, VerdictKind
@@ -293,7 +294,7 @@ class Counting:
         for nodeid in self._selected:
             if nodeid not in self._recorded:
                 self.counts.not_run += 1
-                _note_missing(self.counts, nodeid.split("::")[2], "not_run")
+                _note_missing(self.counts, NodeId.parse(nodeid).task, "not_run")
         return self.counts
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Tally, line_judged_again
-from pytest_audiobench.benchmarks.sample import ROOT_NODE
+from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.baseline import spans_of
 from pytest_audiobench.gate.decision import (
@@ -129,7 +129,7 @@ def _fold(settings: Settings, benchmarks: Mapping[str, Benchmark],
     over the records."""
     folded = {}
     for name, bench in benchmarks.items():
-        own = [n for n in selected if n.startswith(f"{ROOT_NODE}::{name}::")]
+        own = [n for n in selected if NodeId.parse(n).benchmark == name]
         # Sample lines serve a per-sample baseline or the one being written; else none.
         live = loaded[name].baseline_endpoint is not None
         wanted = bool(loaded[name].lines) or settings.update_baseline or live

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pytest_audiobench.benchmarks.sample import ROOT_NODE
+from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.spool import RecordSpool
 from pytest_audiobench.transport.types import Traffic
@@ -53,7 +53,7 @@ class Collected:
         resume: ``run/spool.py``)."""
 
     def expect(self, nodeids: Iterable[str]) -> None:
-        self.selected = [n for n in nodeids if n.startswith(ROOT_NODE + "::")]
+        self.selected = [n for n in nodeids if NodeId.names_a_sample(n)]
         if self.progress is not None:
             self.progress.total = len(self.selected)
 

@@ -28,10 +28,16 @@ def fixture_info(item: pytest.Function) -> Any:
     return item._fixtureinfo
 
 
+def in_xdist_worker(config: pytest.Config) -> bool:
+    """Whether this process is an xdist worker (xdist gives its config the controller's
+    ``workerinput``): the one place that asks."""
+    return hasattr(config, "workerinput")
+
+
 def xdist_queue(config: pytest.Config) -> Any:
     """On an xdist worker, its queue of the item indices it runs next; None elsewhere, or
     when xdist keeps no such queue."""
-    if not hasattr(config, "workerinput"):
+    if not in_xdist_worker(config):
         return None
     for plugin in config.pluginmanager.get_plugins():
         queue = getattr(plugin, "torun", None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_audiobench.run.internals import xdist_queue
+from pytest_audiobench.run.internals import in_xdist_worker, xdist_queue
 
 
 class Lookahead:
@@ -30,7 +30,7 @@ class Lookahead:
             with self._queue.lock() as pending:
                 indices = [i for i in list(pending)[: count - 1] if isinstance(i, int)]
             return [item, *(items[i] for i in indices if i < len(items))]
-        if hasattr(self._session.config, "workerinput"):
+        if in_xdist_worker(self._session.config):
             return [item]
         if self._position is None:
             self._position = {it.nodeid: index for index, it in enumerate(items)}

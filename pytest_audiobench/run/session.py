@@ -31,7 +31,7 @@ from pytest_audiobench.benchmarks.base import (
     unexported,
 )
 from pytest_audiobench.benchmarks.release import locate
-from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
+from pytest_audiobench.benchmarks.sample import NodeId, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
@@ -57,6 +57,7 @@ from pytest_audiobench.run.collecting import Collected
 from pytest_audiobench.run.dryrun import DryRun
 from pytest_audiobench.run.fresh import FreshDraws
 from pytest_audiobench.run.gear import Gear
+from pytest_audiobench.run.internals import in_xdist_worker
 from pytest_audiobench.run.keeping import freeze_kept, unfreeze
 from pytest_audiobench.run.plan import RunPlan
 from pytest_audiobench.run.progress import Progress
@@ -77,7 +78,7 @@ _TRAFFIC = "audiobench_traffic"
 def session_for(config: pytest.Config, settings: Settings) -> AudiobenchSession:
     """The session of this process's role: an xdist worker's, or the controller; a benchmark
     that cannot be built is one usage error."""
-    role = WorkerSession if hasattr(config, "workerinput") else Controller
+    role = WorkerSession if in_xdist_worker(config) else Controller
     try:
         return role(config, settings)
     except AudiobenchError as exc:
@@ -163,8 +164,8 @@ class AudiobenchSession(ABC):
         if self.settings.shard is None:
             return
         keep = set(slice_of((item.nodeid for item in items
-                             if item.nodeid.startswith(ROOT_NODE + "::")), *self.settings.shard))
-        dropped = [i for i in items if i.nodeid.startswith(ROOT_NODE + "::")
+                             if NodeId.names_a_sample(item.nodeid)), *self.settings.shard))
+        dropped = [i for i in items if NodeId.names_a_sample(i.nodeid)
                    and i.nodeid not in keep]
         self._sharded = [item.nodeid for item in dropped]
         if dropped:
@@ -536,7 +537,8 @@ class Controller(AudiobenchSession):
         is not a selection: its merge gates the union)."""
         self.releases()
         assert self._releases is not None
-        taken = Counter(nodeid.split("::")[1] for nodeid in [*selected, *self._sharded])
+        taken = Counter(NodeId.parse(nodeid).benchmark
+                        for nodeid in [*selected, *self._sharded])
         return {name: whole - taken[name] for name, whole in self._releases.whole.items()}
 
     def _keep(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
