@@ -43,7 +43,10 @@ def test_every_option_with_a_default_says_it(help_text: str) -> None:
     catalog = registry.catalog()
     shown = helps(help_text)
     declared = [o for g in options.groups(catalog) for o in declarations.declared(g)]
-    assert set(shown) == {o.flag for o in declared}
+    formers = {o.former.flag: o.flag for o in declared if o.former is not None}
+    assert set(shown) == {o.flag for o in declared} | set(formers)
+    assert formers == {"--audiobench-matcher": "--audiobench-mmar-matcher"}
+    assert shown["--audiobench-matcher"] == "deprecated name of --audiobench-mmar-matcher"
     for option in declared:
         default = declarations._shown(option.default)
         if default is not None:

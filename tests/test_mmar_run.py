@@ -145,10 +145,23 @@ def test_a_wrong_answer_fails_with_choices_extraction_and_the_matchers_reasons(
 
 def test_the_strict_matcher_decides_when_asked_and_rubrics_follow_it(
         run_bench: Any, mmar_servers: Servers, mmar_data: Path) -> None:
-    run = _mmar(run_bench, mmar_data, "--audiobench-matcher", "strict")
+    run = _mmar(run_bench, mmar_data, "--audiobench-mmar-matcher", "strict")
     run.result.assert_outcomes(passed=14, failed=len(RECORDS) - 14)
     assert run.metrics["mmar.avg"] == pytest.approx(100 * 14 / len(RECORDS))
     assert mmar_servers.judge.count() == 14 * 5
+    assert "PytestDeprecationWarning" not in run.result.stdout.str()
+
+
+@pytest.mark.parametrize("given", [["--audiobench-matcher", "strict"],
+                                   ["-o", "audiobench_matcher=strict"]])
+def test_the_matchers_old_name_still_decides_and_says_its_new_one(
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path, given: list[str]) -> None:
+    run = _mmar(run_bench, mmar_data, *given)
+    run.result.assert_outcomes(passed=14, failed=len(RECORDS) - 14)
+    assert run.metrics["mmar.avg"] == pytest.approx(100 * 14 / len(RECORDS))
+    run.result.stdout.fnmatch_lines([
+        "*PytestDeprecationWarning: --audiobench-matcher (ini audiobench_matcher) is the old "
+        "name of --audiobench-mmar-matcher (ini audiobench_mmar_matcher); it will be removed"])
 
 
 def test_the_export_has_the_challenge_format_and_agrees_with_the_official_accuracy(

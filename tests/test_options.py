@@ -275,12 +275,12 @@ def test_an_option_needs_a_default_and_an_annotation_without_a_flag_is_no_option
 def test_a_benchmarks_settings_read_back_from_json_are_its_typed_model_again(
         tmp_path: Path) -> None:
     settings = make_settings(tmp_path, model="random", data="mini", benchmark=("mmar",),
-                             judge_model="overlap", matcher="strict", mmar_template=None)
+                             judge_model="overlap", mmar_matcher="strict", mmar_template=None)
     again = Settings.model_validate_json(settings.model_dump_json())
     own = again.of("mmar", MmarSettings)
     assert isinstance(own, MmarSettings)
     assert own == settings.of("mmar", MmarSettings)
-    assert own.matcher == "strict"
+    assert own.matcher == "strict"  # the setting keeps its name: MMAR's own settings
 
 
 def test_the_default_cache_folder_follows_xdg_cache_home_taken_from_where_pytest_runs(

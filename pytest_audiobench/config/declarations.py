@@ -38,10 +38,14 @@ class Flag:
     resolved, once every conftest has registered what it adds."""
 
     def __init__(self, help: str, convert: Callable[[str], Any] | None = None,
-                 metavar: str | None = None, *, merge_setting: str | None = None) -> None:
+                 metavar: str | None = None, *, merge_setting: str | None = None,
+                 formerly: str | None = None) -> None:
         self.help = help
         self.convert = convert
         self.metavar = metavar
+        self.formerly = formerly
+        """The name the option had before it was renamed: its old flag and ini key are still
+        read, when the new ones are not given, with a warning that names the new flag."""
         self.merge_setting = merge_setting
         """For an output written at the end of a run (an export): the benchmark setting it
         sets, so that ``audiobench-merge --<name> PATH`` writes it from the merged shards."""
@@ -62,6 +66,13 @@ class Declared:
     @property
     def dest(self) -> str:
         return "audiobench_" + self.attr
+
+    @property
+    def former(self) -> Declared | None:
+        """The option under the name it had before it was renamed (``Flag.formerly``)."""
+        if self.how.formerly is None:
+            return None
+        return Declared(self.how.formerly, self.default, self.how)
 
     @property
     def switch(self) -> bool:
@@ -192,6 +203,19 @@ class ProviderOptions(OptionGroup):
 
 
 def _given_value(config: pytest.Config, option: Declared) -> Any:
+    value = _value(config, option)
+    former = option.former
+    if value is not None or former is None:
+        return value
+    value = _value(config, former)
+    if value is not None:
+        config.issue_config_time_warning(pytest.PytestDeprecationWarning(
+            f"{former.flag} (ini {former.dest}) is the old name of {option.flag} (ini "
+            f"{option.dest}); it will be removed"), stacklevel=2)
+    return value
+
+
+def _value(config: pytest.Config, option: Declared) -> Any:
     given = config.getoption(option.dest)
     if given is not None:
         return given
@@ -213,15 +237,21 @@ def register(parser: pytest.Parser, groups: Iterable[type[OptionGroup]],
     """Add every option of ``groups`` to one ``audiobench`` group, and its ini key."""
     group = parser.getgroup("audiobench", "audio-language-model benchmarks as a release gate")
     for option in (option for g in groups for option in declared(g)):
-        if option.switch:
-            group.addoption(option.flag, action="store_true", default=None, dest=option.dest,
-                            help=option.described(catalog))
-            parser.addini(option.dest, option.described(catalog), type="bool", default=False)
-        else:
-            group.addoption(option.flag, type=option.converter, default=None,
-                            dest=option.dest, metavar=option.how.metavar,
-                            help=option.described(catalog))
-            parser.addini(option.dest, option.described(catalog), default=None)
+        _add(parser, group, option, option.described(catalog))
+        if option.former is not None:
+            _add(parser, group, option.former, f"deprecated name of {option.flag}")
+
+
+def _add(parser: pytest.Parser, group: Any, option: Declared, help: str) -> None:
+    """The flag and the ini key of ``option``, described by ``help``."""
+    if option.switch:
+        group.addoption(option.flag, action="store_true", default=None, dest=option.dest,
+                        help=help)
+        parser.addini(option.dest, help, type="bool", default=False)
+    else:
+        group.addoption(option.flag, type=option.converter, default=None, dest=option.dest,
+                        metavar=option.how.metavar, help=help)
+        parser.addini(option.dest, help, default=None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,10 +25,11 @@ class MmarOptions(BenchmarkOptions):
     mmar_template: Annotated[Path | None, Flag(
         "file replacing the MMAR prompt; it must contain {question} and {choices}",
         convert.path, "FILE")] = None
-    matcher: Annotated[Matcher, Flag(
+    mmar_matcher: Annotated[Matcher, Flag(
         "MMAR answer matcher that decides correctness: official (the official script's "
         "decisions) or strict (fixes its same-words false positives, accepts an option "
-        "letter); both are reported", convert.choice(MATCHERS), "NAME")] = "official"
+        "letter); both are reported", convert.choice(MATCHERS), "NAME",
+        formerly="matcher")] = "official"
     export_mmar: Annotated[Path | None, Flag(
         "write the MMAR challenge submission (JSONL of id, thinking_prediction, "
         "answer_prediction) here", convert.path, "PATH", merge_setting="export_path")] = None
@@ -54,6 +55,6 @@ class MmarOptions(BenchmarkOptions):
             prompt=self.mmar_prompt, template_path=template,
             template=read_template(template, "--audiobench-mmar-template",
                                    CHOICE_PLACEHOLDERS) if template else None,
-            matcher=self.matcher, export_path=self.export_mmar,
+            matcher=self.mmar_matcher, export_path=self.export_mmar,
             rubric=RubricSettings(temperature=self.rubric_temperature, seed=self.rubric_seed,
                                   raters=self.rubric_raters, attempts=self.rubric_attempts))
