@@ -55,7 +55,7 @@ from pytest_audiobench.benchmarks.mmar.data import SUB_CATEGORIES  # noqa: E402
 from pytest_audiobench.benchmarks.mmar.facts import MODALITIES  # noqa: E402
 from pytest_audiobench.benchmarks.mmau.facts import CATEGORIES as MMAU_CATEGORIES  # noqa: E402
 from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, TASKS  # noqa: E402
-from pytest_audiobench.benchmarks.registry import BUILT_IN  # noqa: E402
+from pytest_audiobench.benchmarks.registry import built_in  # noqa: E402
 from tests.conftest import fenced_answers  # noqa: E402
 from tests.fakes import fault_proxy  # noqa: E402
 from tests.fakes.datasets import (  # noqa: E402
@@ -773,7 +773,7 @@ def main() -> None:
 def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
     began = time.monotonic()
     walls: dict[str, float] = {}
-    known = {spec.split(":")[0].rsplit(".", 1)[1] for spec in BUILT_IN}
+    known = set(built_in())
     if known != set(BENCHMARKS):
         raise SystemExit(f"the plugin ships {sorted(known)}; this soak makes data for "
                          f"{sorted(BENCHMARKS)}: teach it the others")

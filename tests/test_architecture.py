@@ -8,13 +8,16 @@ import ast
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from pytest_audiobench.benchmarks import registry
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "pytest_audiobench"
-BUILT_IN = ("air_bench_chat", "mmar", "air_bench_foundation", "mmau")
+BUILT_IN = registry.built_in()
 # A benchmark's name as code writes it: mmar, MMAR, mmau, air_bench_chat, AIR-Bench, AirBenchChat.
 NAMED = re.compile(r"(?<![a-z])(mmar|mmau|air[_-]?bench)(?![a-z])", re.IGNORECASE)
 
@@ -50,6 +53,20 @@ def _code_words(tree: ast.AST) -> list[tuple[int, str]]:
         elif isinstance(node, ast.alias):
             words.append((0, node.name))
     return words
+
+
+def test_each_built_in_benchmark_is_named_as_its_folder_and_kept_apart_by_the_contract(
+        ) -> None:
+    """The registry's list is the one list: its names are the specs' and their folders', and
+    pyproject.toml's independence contract (import-linter reads no registry) names the same."""
+    specs = registry.catalog().specs
+    assert all(specs[name].benchmark.startswith(f"pytest_audiobench.benchmarks.{name}.")
+               for name in BUILT_IN)
+    assert all((PACKAGE / "benchmarks" / name / "__init__.py").is_file() for name in BUILT_IN)
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"][
+        "importlinter"]["contracts"]
+    (independent,) = [c for c in contracts if c["type"] == "independence"]
+    assert independent["modules"] == [f"pytest_audiobench.benchmarks.{n}" for n in BUILT_IN]
 
 
 def test_no_code_outside_a_benchmark_folder_names_a_benchmark() -> None:

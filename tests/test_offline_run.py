@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.builtin.cascade import NO_SPEECH
 from pytest_audiobench.builtin.words import words
 from pytest_audiobench.config.names import bundled
@@ -41,7 +42,7 @@ def test_without_the_extra_the_cascade_is_a_one_line_error_naming_the_install(
 
 # --- the README's main job: the three benchmarks on the mini data, cascade and offline judge ----
 
-BENCHMARKS = ("air_bench_chat", "mmar", "air_bench_foundation", "mmau")
+BENCHMARKS = registry.built_in()
 MAIN_JOB = ("--audiobench-model", "cascade", "--audiobench-judge-model", "overlap",
             "--audiobench-benchmark", ",".join(BENCHMARKS), "--audiobench-data", "mini")
 CHAT_ITEMS, MMAR_ITEMS, FOUNDATION_ITEMS, MMAU_ITEMS = 24, 28, 15, 12

@@ -21,10 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from pytest_audiobench.benchmarks import registry
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "pytest_audiobench"
 MAIN_JOB = ["--audiobench-model", "cascade", "--audiobench-judge-model", "overlap",
-            "--audiobench-benchmark", "air_bench_chat,mmar,air_bench_foundation,mmau",
+            "--audiobench-benchmark", ",".join(registry.built_in()),
             "--audiobench-data", "mini"]
 
 
@@ -87,7 +89,9 @@ def test_the_wheel_holds_the_mini_benchmark_the_assets_the_prompts_and_the_entry
     assert _tracked_mini() <= names and len(_tracked_mini()) > 40
     baselines = {p.relative_to(REPO).as_posix()
                  for p in (REPO / PACKAGE / "data" / "baselines").rglob("*.json*")}
-    assert len(baselines) == 16 and baselines <= names
+    # Each built-in benchmark's mini baselines: the cascade's and random's, each a threshold
+    # file and its per-sample lines.
+    assert len(baselines) == 2 * 2 * len(registry.built_in()) and baselines <= names
     assert {f"{PACKAGE}/report/assets/{n.name}" for n in
             (REPO / PACKAGE / "report" / "assets").iterdir() if n.suffix in (".css", ".js")
             } <= names

@@ -35,6 +35,13 @@ BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.mmau:SPEC")
 
 
+def built_in() -> tuple[str, ...]:
+    """The names of the benchmarks that ship with the plugin, in ``BUILT_IN``'s order: each
+    is its folder's name (``tests/test_architecture.py`` holds that), so every list of them
+    outside their folders reads this one."""
+    return tuple(spec.split(":", 1)[0].rsplit(".", 1)[1] for spec in BUILT_IN)
+
+
 @functools.cache
 def _installed() -> Catalog:
     """Every benchmark and provider this Python environment has, the built-in ones first. A
