@@ -195,11 +195,15 @@ def test_a_stopped_shard_makes_its_merge_no_verdict(pytester: pytest.Pytester,
     assert interrupted.ret == INTERRUPTED
     # The stopped shard's report is beside its configured one; the merge reads what it wrote.
     stopped = pytester.path / "shard-2.partial.json"
-    status = merge.main([str(whole), str(stopped)])
+    export = pytester.path / "mmar-submission.jsonl"
+    status = merge.main([str(whole), str(stopped), "--export-mmar", str(export)])
     printed = capsys.readouterr().out
     assert status == FAILED
     assert "verdict: NO RELEASE VERDICT (FAILED): stopped early: shard-2.partial.json: " \
            "interrupted" in printed
+    # It ends as such a run does (ending.py): no partial submission in place of a whole one.
+    assert not export.exists()
+    assert f"--audiobench-export-mmar {export}: not written: stopped early" in printed
 
 
 def test_reruns_of_pytest_rerunfailures_never_turn_a_regressed_item_green(

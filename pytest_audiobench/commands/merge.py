@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pytest_audiobench import ending
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Benchmark, Release, export
+from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.config import convert, declarations
 from pytest_audiobench.config.frozen import OwnSettings, UnreadSettings
 from pytest_audiobench.errors import AudiobenchError, MergeError
-from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.loaded import load_all
 from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.lines import JudgedBy, SampleLine
@@ -27,9 +27,6 @@ from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
 from pytest_audiobench.report.summary import (
-    baselines_unwritten,
-    build_report,
-    exported,
     report_status,
 )
 from pytest_audiobench.report.terminal import render
@@ -103,11 +100,8 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     scope = Scope()
     for path, shard in reports:
         scope = scope.joined(shard.scope, path.name)
-    report, updates = build_report(settings, benches, releases, samples, sorted(selected),
-                                   loaded, traffic, None, seconds=longest, left_out=left_out,
-                                   scope=scope)
-    report = baselines_unwritten(report, writing.apply(updates))
-    report = exported(report, export(benches, samples))
+    report = ending.conclude(settings, benches, releases, samples, sorted(selected), loaded,
+                             traffic, None, seconds=longest, left_out=left_out, scope=scope)
     # The shards' records are in memory already (each report was read whole): keep them.
     return Merged(report.model_copy(update={"samples": samples}), benches,
                   {name: baseline.lines for name, baseline in loaded.items()})

@@ -21,21 +21,19 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench import ending
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.asking import baseline_answer
 from pytest_audiobench.benchmarks.base import (
     Release,
-    export,
     judged_by,
     line_judged_again,
-    unexported,
 )
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import NodeId, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
-from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
@@ -46,9 +44,6 @@ from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
 from pytest_audiobench.report.summary import (
-    baselines_unwritten,
-    build_report,
-    exported,
     report_status,
 )
 from pytest_audiobench.report.terminal import render
@@ -457,15 +452,11 @@ class Controller(AudiobenchSession):
             return
         ordered = self.collected.records.ordered(selected)
         scope = self._scope(session, selected)
-        report, updates = build_report(self.settings, self.benchmarks, self.releases(),
-                                       ordered, selected, self.baselines,
-                                       self.collected.traffic, self._run_info(session, selected),
-                                       self.collected.started.seconds(), self._left_out(selected),
-                                       scope)
-        report = baselines_unwritten(report, writing.apply(updates))
-        aside = scope.partial and self.settings.partial_report == "beside"
-        report = exported(report, unexported(self.benchmarks, scope.words()) if aside
-                          else export(self.benchmarks, ordered))
+        report = ending.conclude(self.settings, self.benchmarks, self.releases(), ordered,
+                                 selected, self.baselines, self.collected.traffic,
+                                 self._run_info(session, selected),
+                                 seconds=self.collected.started.seconds(),
+                                 left_out=self._left_out(selected), scope=scope)
         self.report, settings = report, self.settings
         if not selected:
             # A run that asked nothing (its selection held no sample) leaves what an earlier
@@ -477,7 +468,7 @@ class Controller(AudiobenchSession):
             if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
                 session.exitstatus = pytest.ExitCode.OK
             return
-        self._write_outputs(report, ordered, aside)
+        self._write_outputs(report, ordered, ending.aside(settings, scope))
         unwritten = sum(not done for done in self.written.values())
         short = unwritten or any(s.unwritten for s in report.benchmarks)
         if self.run_start is not None and session.exitstatus != pytest.ExitCode.INTERRUPTED:
