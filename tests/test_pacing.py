@@ -49,7 +49,11 @@ def test_a_request_budget_stops_new_calls_and_reports_what_was_not_run(
     assert "not run: request budget spent" in run.result.stdout.str() or counts["not_run"]
     not_run = [s for s in run.partial["samples"] if s["outcome"] == "not_run"]
     assert all("budget" in s["message"] for s in not_run)
-    assert run.result.ret == 0 or run.partial["gate_held"] is True
+    # Stopped early, with a baseline or not: what was not asked was not measured.
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    assert (run.partial["verdict"], run.partial["gate_held"]) == ("partial", False)
+    assert "verdict: NO RELEASE VERDICT (FAILED): stopped early: request budget spent" in \
+        run.result.stdout.str()
 
 
 def test_cached_replies_are_free_under_a_budget(run_bench: Any, servers: Servers) -> None:
