@@ -1,5 +1,6 @@
-"""The end of a run, written once: the report of its records, the baselines the gate
-decided to write, and the benchmarks' exports. A session's end (``run/session.py``) and a
+"""The end of a run, written once: its records folded in one pass, the gate's ruling on them
+(``gate/ruling.py``), the report that renders it, the baselines the gate decided to write and
+the benchmarks' exports; then the exit status. A session's end (``run/session.py``) and a
 merge of shard reports (``commands/merge.py``) both end here, so a merge ends as a run does:
 a partial one (a rerun, or stopped early) writes its exports no more than such a run would.
 """
@@ -7,14 +8,35 @@ a partial one (a rerun, or stopped early) writes its exports no more than such a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from pytest_audiobench.benchmarks.base import Benchmark, Release, export, unexported
+import pytest
+
+from pytest_audiobench.benchmarks.base import (
+    Benchmark,
+    Release,
+    Tally,
+    export,
+    line_judged_again,
+    unexported,
+)
+from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import writing
+from pytest_audiobench.gate.decision import exit_status
 from pytest_audiobench.gate.loaded import LoadedBaseline
+from pytest_audiobench.gate.ruling import Folded, kept_line, rule, wants_lines
 from pytest_audiobench.gate.scope import Scope
+from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.records import SampleRecord
-from pytest_audiobench.report.model import RunInfo, RunReport
+from pytest_audiobench.report.model import (
+    Counting,
+    Counts,
+    RunInfo,
+    RunReport,
+    TokenUsage,
+    add_usage,
+)
 from pytest_audiobench.report.summary import baselines_unwritten, build_report, exported
 from pytest_audiobench.transport.types import Traffic
 
@@ -25,10 +47,24 @@ def conclude(settings: Settings, benchmarks: Mapping[str, Benchmark],
              run: RunInfo | None, *, seconds: float | None, left_out: Mapping[str, int],
              scope: Scope) -> RunReport:
     """The run's report once its baselines and exports were written (or said not to be).
-    ``records`` are read once for the report and once more by a benchmark that exports."""
-    report, updates = build_report(settings, benchmarks, releases, records, selected, loaded,
-                                   traffic, run, seconds, left_out, scope)
-    report = baselines_unwritten(report, writing.apply(updates))
+    ``records`` are read once for the report, and once more by a benchmark that exports;
+    ``selected`` are the node ids asked (a missing record: not run); ``left_out``: per
+    benchmark, the release's samples the selection left out."""
+    folds = {name: _Fold.of(settings, name, bench, selected, loaded[name])
+             for name, bench in benchmarks.items()}
+    usage = TokenUsage()
+    for record in records:
+        folds[record.benchmark].add(settings, benchmarks[record.benchmark], record)
+        add_usage(usage, record)
+    counts = {name: fold.counting.done().model_copy(update={"left_out": left_out.get(name, 0)})
+              for name, fold in folds.items()}
+    folded = {name: fold.folded(settings, benchmarks[name], releases[name], counts[name])
+              for name, fold in folds.items()}
+    ruling = rule(settings, benchmarks, folded, loaded, traffic,
+                  run.identity if run is not None else None, scope)
+    report = build_report(settings, benchmarks, releases, ruling, counts, usage, selected,
+                          traffic, run, seconds, scope)
+    report = baselines_unwritten(report, writing.apply(ruling.updates))
     if aside(settings, scope):
         return exported(report, unexported(benchmarks, scope.words()))
     return exported(report, export(benchmarks, records))
@@ -38,3 +74,68 @@ def aside(settings: Settings, scope: Scope) -> bool:
     """Whether the run's outputs go beside the configured ones: a partial run's, unless
     ``--audiobench-partial-report replace`` (``gate/scope.py``)."""
     return scope.partial and settings.partial_report == "beside"
+
+
+def status_of(report: RunReport, status: int | pytest.ExitCode, foreign_failures: int = 0,
+              unwritten: int = 0) -> int | pytest.ExitCode:
+    """The exit status of a run or a merge from its report: the verdict the gate gave, and
+    the outputs it was asked for and could not write (``unwritten``, beside those its
+    benchmarks say) (``gate.decision.exit_status``)."""
+    missing = unwritten + sum(len(summary.unwritten) for summary in report.benchmarks)
+    return exit_status(report.settings, report.run_verdict, status, foreign_failures, missing)
+
+
+@dataclass
+class _Fold:
+    """One benchmark's records as they are read: where each ended up, its numbers and, when
+    the gate wants them, its sample lines."""
+
+    counting: Counting
+    tally: Tally
+    lines: dict[str, SampleLine] | None
+    baseline_tally: Tally | None
+    """Head to head: the live baseline model's numbers, from its side of the records."""
+    judged_again: dict[str, SampleLine] = field(default_factory=dict)
+    judged_again_asked: int = 0
+
+    @classmethod
+    def of(cls, settings: Settings, name: str, bench: Benchmark, selected: Sequence[str],
+           loaded: LoadedBaseline) -> _Fold:
+        own = [nodeid for nodeid in selected if NodeId.parse(nodeid).benchmark == name]
+        live = loaded.baseline_endpoint is not None
+        return cls(Counting(own), bench.tally(settings.runs),
+                   {} if wants_lines(settings, loaded) else None,
+                   bench.tally(settings.runs) if live else None)
+
+    def add(self, settings: Settings, bench: Benchmark, record: SampleRecord) -> None:
+        self.counting.add(record)
+        self.tally.add(record)
+        if self.lines is not None:
+            line = bench.sample_line(record)
+            if line is not None:
+                self.lines[line.id] = kept_line(settings, line)
+        if record.judged_again or record.judged_again_failed is not None:
+            # The sample calibrated the judge: the baseline's answer graded again, as the
+            # line it makes (its numbers only).
+            self.judged_again_asked += 1
+            again = line_judged_again(bench, record)
+            if again is not None:
+                self.judged_again[again.id] = without_texts(again)
+        theirs = record.baseline_model_record() if self.baseline_tally is not None else None
+        if self.baseline_tally is not None and theirs is not None:
+            self.baseline_tally.add(theirs)
+
+    def folded(self, settings: Settings, bench: Benchmark, release: Release,
+               counts: Counts) -> Folded:
+        """The fold as the gate reads it, with what the release and the judge say and the
+        benchmark's final ``counts``."""
+        runs = range(settings.runs)
+        theirs = self.baseline_tally
+        return Folded(
+            [self.tally.metrics(index) for index in runs], self.lines, self.judged_again,
+            self.judged_again_asked,
+            None if theirs is None else [theirs.metrics(index) for index in runs],
+            headline=release.headline, withheld=release.withheld,
+            judged_metrics=bench.judged_metrics(release), judge_prompt=bench.judge_prompt(),
+            selected=counts.selected, left_out=counts.left_out, missing=counts.missing,
+            failed=counts.failed, regressed=counts.regressed)

@@ -112,6 +112,40 @@ def test_the_check_above_sees_a_node_id_taken_apart_by_hand() -> None:
     assert not NODE_ID_BY_HAND.search("task = NodeId.parse(nodeid).task")
 
 
+DECIDING = {"decide", "run_verdict", "assess_all", "exit_status", "judge_drift",
+            "judge_identity", "rule", "Pairing", "update_baseline"}
+"""What decides a run (gate/ruling.py, gate/decision.py), and the setting that decides what
+the gate keeps: report/ uses none of them."""
+
+
+def test_the_report_renders_what_the_gate_ruled_and_decides_nothing() -> None:
+    used = [f"{path.relative_to(PACKAGE).as_posix()}:{node.lineno}: {name}"
+            for path in sorted((PACKAGE / "report").rglob("*.py"))
+            for node in ast.walk(ast.parse(path.read_text("utf-8")))
+            if (name := _used_name(node)) in DECIDING]
+    assert used == []
+
+
+def test_the_check_above_sees_a_decision_called_in_a_report() -> None:
+    tree = ast.parse("from x import decide\nreport = decide(a)\nif settings.update_baseline: "
+                     "pass\n")
+    assert sorted({n for node in ast.walk(tree) if (n := _used_name(node)) in DECIDING}) == [
+        "decide", "update_baseline"]
+
+
+def _used_name(node: ast.AST) -> str | None:
+    """The name ``node`` calls or imports, or the setting it reads (``update_baseline``): a
+    report's own fields (its ``judge_drift``) are neither."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    if isinstance(node, ast.alias):
+        return node.name
+    if isinstance(node, ast.Attribute) and node.attr == "update_baseline":
+        return node.attr
+    return None
+
+
 def test_the_plugin_and_every_benchmark_spec_import_without_the_heavy_libraries() -> None:
     """pytest imports the plugin and reads the specs in every run of every project that has
     it installed; the HTTP client, pydantic and the audio stack load only for a benchmark run."""

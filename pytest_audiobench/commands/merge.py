@@ -26,9 +26,6 @@ from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
-from pytest_audiobench.report.summary import (
-    report_status,
-)
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
 
@@ -195,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(render(report, written=written)))
     outcomes = {s.outcome for s in report.samples}
     status = 1 if outcomes & {"failed", "error"} else 0
-    return int(report_status(report, status))
+    return int(ending.status_of(report, status))
 
 
 if __name__ == "__main__":

@@ -43,9 +43,6 @@ from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
-from pytest_audiobench.report.summary import (
-    report_status,
-)
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.run.calibration import Calibrated, calibrate, head_to_head
 from pytest_audiobench.run.collecting import Collected
@@ -478,7 +475,7 @@ class Controller(AudiobenchSession):
             whole = not scope.partial and settings.shard is None
             self._runs.end(self.run_start.record, self.collected.records.undone(selected),
                            not short, report.gate_held if whole else None)
-        session.exitstatus = report_status(self.report, session.exitstatus,
+        session.exitstatus = ending.status_of(self.report, session.exitstatus,
                                            self.collected.foreign_failures, unwritten)
 
     def _scope(self, session: pytest.Session, selected: list[str]) -> Scope:
