@@ -14,7 +14,7 @@ those draws, and their records serve the items.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_audiobench.benchmarks.asking import baseline_answer
@@ -34,8 +34,9 @@ from pytest_audiobench.gate.paired import judge_noise
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import SampleRecord
+from pytest_audiobench.run.plan import RunPlan
 from pytest_audiobench.run.shards import slice_of
-from pytest_audiobench.run.worker import JudgedAgain
+from pytest_audiobench.run.worker import JudgedAgain, Worker
 from pytest_audiobench.transport.types import Traffic
 
 JudgeAgain = Callable[[Sequence[tuple[Sample, SampleLine]]], dict[str, JudgedAgain]]
@@ -120,3 +121,32 @@ def _today(bench: Benchmark, sample: Sample, line: SampleLine,
                                               verdicts=verdicts))
     return None if made is None else without_texts(made)
 
+
+def decide_comparisons(settings: Settings, benchmarks: Mapping[str, Benchmark],
+                       releases: Mapping[str, Release],
+                       baselines: Mapping[str, LoadedBaseline],
+                       kept: Mapping[str, JudgeComparison], deciding: Worker,
+                       send: bool) -> RunPlan:
+    """Decide, per benchmark, what its gate pairs against, before any item (``kept``: what
+    the run being resumed decided, which it holds to); the answers graded to decide it serve
+    the items: the plan of ``deciding``'s gear with them. ``send`` False (a dry run): what
+    needs no request."""
+    decided: dict[str, JudgeComparison] = {}
+    judged_again: dict[str, JudgedAgain] = {}
+    done: dict[str, SampleRecord] = {}
+    for name, baseline in baselines.items():
+        bench, release = benchmarks[name], releases[name]
+        if name in kept:
+            made: Calibrated | None = Calibrated(kept[name])
+        elif baseline.baseline_endpoint is not None:
+            made = head_to_head(settings, bench, release, baseline,
+                                deciding.run_ahead if send else None)
+        else:
+            made = calibrate(settings, bench, release, baseline,
+                             deciding.judge_again if send else None, deciding.gear.traffic)
+        if made is not None:
+            decided[name] = made.comparison
+            judged_again.update(made.judged_again)
+            done.update(made.done)
+    return deciding.gear.plan.model_copy(update={
+        "comparisons": decided, "judged_again_ahead": judged_again, "done_ahead": done})

@@ -7,12 +7,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel
 
-from pytest_audiobench.benchmarks.asking import cached_answer
+from pytest_audiobench.benchmarks.asking import baseline_answer, cached_answer
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime
 from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudioError, EmptyAudio
+from pytest_audiobench.gate.drift import JudgeComparison
+from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.outcome.cost import Planned, estimate_lines
 from pytest_audiobench.outcome.records import ModelAnswer
+from pytest_audiobench.run.worker import Worker
 
 
 class DryRun(BaseModel):
@@ -73,6 +77,34 @@ class DryRun(BaseModel):
             lines.append(f"{len(self.skipped)} samples would be skipped (no usable audio): "
                          + ", ".join(self.skipped[:5]) + (" ..." if len(self.skipped) > 5 else ""))
         return lines
+
+
+def forecast(settings: Settings, benchmarks: Mapping[str, Benchmark],
+             baselines: Mapping[str, LoadedBaseline], samples: Sequence[Sample],
+             worker: Worker) -> DryRun:
+    """What the run of ``samples`` would send, with this process's endpoints and cache, the
+    baseline answers its judge would grade again (decided, or if the calibration found a
+    drift) and the fresh draws a per-sample gate may ask."""
+
+    def again(sample: Sample) -> ModelAnswer | None:
+        found = worker.rejudging.to_judge_again(sample)
+        return None if found is None else baseline_answer(
+            sample, benchmarks[sample.benchmark].prompt(sample), found.line, settings)
+
+    def if_drifted(sample: Sample) -> bool:
+        """Whether a drift found by the calibration would have today's judge grade this
+        sample's baseline answer again too (auto, not yet decided)."""
+        baseline, judge = baselines.get(sample.benchmark), settings.judge
+        if baseline is None or baseline.comparison is not None or not baseline.lines \
+                or settings.rejudge_baseline != "auto" or judge is None or judge.offline:
+            return False
+        every = baseline.decided(JudgeComparison(rejudged=True, why="drifted"))
+        return every.to_judge_again(sample.nodeid) is not None
+
+    planned = dry_run(samples, benchmarks, worker.gear.runtime(), again, if_drifted,
+                      worker.gear.baseline_runtime())
+    held = any(baseline.holds_items for baseline in baselines.values())
+    return planned.model_copy(update={"confirm_draws": settings.confirm_draws if held else 0})
 
 
 def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],

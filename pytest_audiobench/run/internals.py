@@ -34,6 +34,12 @@ def in_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+def xdist_workers(config: pytest.Config) -> int:
+    """How many xdist workers run the items (0: this process runs them)."""
+    workers = getattr(config.option, "numprocesses", None)
+    return workers if isinstance(workers, int) and workers > 0 else 0
+
+
 def xdist_queue(config: pytest.Config) -> Any:
     """On an xdist worker, its queue of the item indices it runs next; None elsewhere, or
     when xdist keeps no such queue."""

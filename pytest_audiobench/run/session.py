@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_audiobench import ending
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.asking import baseline_answer
 from pytest_audiobench.benchmarks.base import (
     Release,
     judged_by,
@@ -33,32 +29,30 @@ from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import NodeId, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
-from pytest_audiobench.files import cannot_write, cannot_write_in, replacing
-from pytest_audiobench.gate.drift import JudgeComparison
+from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.items import Change, Confirming
-from pytest_audiobench.gate.loaded import LoadedBaseline, baseline_path, load_all
-from pytest_audiobench.gate.scope import Scope
+from pytest_audiobench.gate.loaded import LoadedBaseline, load_all
 from pytest_audiobench.outcome.lines import JudgedBy
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
-from pytest_audiobench.report import html
-from pytest_audiobench.report.html import Written
-from pytest_audiobench.report.model import RunInfo, RunReport
+from pytest_audiobench.outcome.records import SampleRecord
+from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.terminal import render
-from pytest_audiobench.run.calibration import Calibrated, calibrate, head_to_head
+from pytest_audiobench.run.calibration import decide_comparisons
 from pytest_audiobench.run.collecting import Collected
-from pytest_audiobench.run.dryrun import DryRun
+from pytest_audiobench.run.dryrun import DryRun, forecast
+from pytest_audiobench.run.finishing import Finishing
 from pytest_audiobench.run.fresh import FreshDraws
 from pytest_audiobench.run.gear import Gear
-from pytest_audiobench.run.internals import in_xdist_worker
+from pytest_audiobench.run.internals import in_xdist_worker, xdist_workers
 from pytest_audiobench.run.keeping import freeze_kept, unfreeze
 from pytest_audiobench.run.plan import RunPlan
 from pytest_audiobench.run.progress import Progress
 from pytest_audiobench.run.releases import Releases
-from pytest_audiobench.run.runs import RunBook, RunStart, model_identity, settled_fingerprint
-from pytest_audiobench.run.scoping import beside, rerun_of, stopped_by
+from pytest_audiobench.run.runs import RunBook, RunStart, model_identity
+from pytest_audiobench.run.scoping import rerun_of
 from pytest_audiobench.run.shards import slice_of
 from pytest_audiobench.run.spool import Settled
-from pytest_audiobench.run.worker import JudgedAgain, Rejudging, Worker
+from pytest_audiobench.run.starting import cache_note, check_outputs, keep_records
+from pytest_audiobench.run.worker import Rejudging, Worker
 from pytest_audiobench.transport.cache import ResponseCache
 from pytest_audiobench.transport.types import Traffic
 from pytest_audiobench.untrusted import one_line
@@ -177,8 +171,8 @@ class AudiobenchSession(ABC):
         try:
             self._finish(session)
         finally:
+            self._close()
             if self._worker is not None:
-                self.gear.close()
                 self.worker.settled.close()
             for baseline in self.baselines.values():
                 baseline.close()
@@ -188,6 +182,12 @@ class AudiobenchSession(ABC):
 
     @abstractmethod
     def _finish(self, session: pytest.Session) -> None: ...
+
+    def _close(self) -> None:
+        """Close the endpoints (the one place that does; closing twice does nothing): their
+        traffic is whole once they are closed."""
+        if self._worker is not None:
+            self.gear.close()
 
     def terminal_lines(self) -> list[str]:
         """The summary's lines (only the controller has any)."""
@@ -206,7 +206,7 @@ class WorkerSession(AudiobenchSession):
     def _finish(self, session: pytest.Session) -> None:
         """Hand the endpoints' traffic back to the controller."""
         if self._worker is not None:
-            self.gear.close()
+            self._close()
             workeroutput: dict[str, Any] = self.config.workeroutput  # type: ignore[attr-defined]
             workeroutput[_TRAFFIC] = self.gear.traffic().model_dump(mode="json")
 
@@ -227,6 +227,8 @@ class Controller(AudiobenchSession):
         """A dry run's forecast of what the run would send."""
         self.written: dict[str, bool] = {}
         """The outputs of the end of the run, a line each, and whether each was written."""
+        self.runs = RunBook(settings.cache_dir / "runs", keep=settings.cache)
+        """The run records of the cache folder."""
 
     # -- start -------------------------------------------------------------------------
 
@@ -235,7 +237,7 @@ class Controller(AudiobenchSession):
         record what identifies the model; decide what each gate pairs against; make the plan
         the workers are sent."""
         settings = self.settings
-        self._check_outputs()
+        check_outputs(settings, self.config, self.benchmarks)
         if settings.clear_cache:
             ResponseCache(settings.cache_dir / "responses").clear()
         catalog = registry.catalog()
@@ -244,10 +246,13 @@ class Controller(AudiobenchSession):
             for name, bench in self.benchmarks.items()})
         self.releases()
         self.baselines = self._baselines()
-        self.run_start = self._runs.begin(settings)
-        self._check_cache()
+        self.run_start = start = self.runs.begin(settings)
+        note = cache_note(settings)
+        if note is not None:
+            self.run_start = start = replace(start, notes=[*start.notes, note])
         cached = settings.cache
-        settled_in, settled = self._keep_records()
+        settled_in, settled = keep_records(settings, self.config, self.runs, start,
+                                           self.collected.records, self.baselines)
         # Without the cache nothing is kept, and a run's answers are nobody's to reuse.
         plan = RunPlan(roots=self._releases.roots,
                        run_id=self.run_start.record.run_id if cached else None,
@@ -255,121 +260,27 @@ class Controller(AudiobenchSession):
                        deadline_at=None if settings.deadline is None
                        else time.time() + settings.deadline,
                        settled_in=settled_in, settled=settled)
-        measure = self._runs.earlier(self.run_start.record) if settings.dry_run and cached else ()
+        measure = self.runs.earlier(self.run_start.record) if settings.dry_run and cached else ()
         gear = Gear(settings, plan, measure)
         self._worker = deciding = self._made_worker(gear, plan)
         if not self.config.option.collectonly:
             if not settings.dry_run:
-                self.run_start = self._runs.confirm(
+                self.run_start = self.runs.confirm(
                     self.run_start, model_identity(settings, served=gear.check()))
-            plan = self._compare(deciding, send=not settings.dry_run)
+            kept = self.run_start.record.comparisons
+            plan = decide_comparisons(settings, self.benchmarks, self.releases(),
+                                      self.baselines, kept, deciding, not settings.dry_run)
+            if not settings.dry_run and plan.comparisons != kept:
+                self.run_start = self.runs.decided(self.run_start, plan.comparisons)
             self.baselines = plan.decide(self.baselines)
             self._worker = self._made_worker(gear, plan)
         self.worker_plan = plan.model_copy(update={
-            "budget_share": max(1, self._workers()), "spent": gear.spent()})
-
-    def _workers(self) -> int:
-        """How many xdist workers run the items (0: this process runs them)."""
-        workers = getattr(self.config.option, "numprocesses", None)
-        return workers if isinstance(workers, int) and workers > 0 else 0
-
-    def _check_outputs(self) -> None:
-        """Every file the run writes at its end can be written: found out before the first
-        request, not after every one was paid for."""
-        for flag, path in self._outputs():
-            reason = cannot_write(path)
-            if reason is not None:
-                raise AudiobenchError(f"{flag} {path}: cannot be written ({reason}); nothing "
-                                      "was sent")
-
-    def _outputs(self) -> list[tuple[str, Path]]:
-        settings, config = self.settings, self.config
-        found = [("--audiobench-report", settings.report),
-                 ("--audiobench-html", settings.html)]
-        junit = config.getoption("xmlpath", None)
-        if junit:
-            found.append(("--junitxml", config.invocation_params.dir / junit))
-        if settings.update_baseline and settings.shard is None:
-            found += [("--audiobench-update-baseline", baseline_path(settings, name))
-                      for name in self.benchmarks]
-        found += [output for bench in self.benchmarks.values()
-                  for output in bench.outputs().items()]
-        return [(flag, path) for flag, path in found if path is not None]
-
-    def _check_cache(self) -> None:
-        """A cache folder that cannot be written is said at once: the run goes on, keeping
-        its replies in memory, but nothing of it can be resumed or reused."""
-        assert self.run_start is not None
-        reason = cannot_write_in(self.settings.cache_dir / "responses") \
-            if self.settings.cache else None
-        if reason is not None:
-            note = (f"cache: {self.settings.cache_dir} cannot be written ({reason}): replies are "
-                    "kept in memory for this run only; it cannot be resumed or reused")
-            self.run_start = replace(self.run_start, notes=[*self.run_start.notes, note])
-
-    def _keep_records(self) -> tuple[Path | None, dict[str, tuple[int, int]]]:
-        """Keep the run's records in its records file (``run/spool.py``), and on a resume the
-        places there of the samples an earlier session did: their items take those whole
-        instead of reading the audio, asking and grading again. A dry run's records (nothing
-        sent) are nobody's to resume; without the cache nothing is kept."""
-        assert self.run_start is not None
-        if not self.settings.cache or self.settings.dry_run or self.config.option.collectonly:
-            return None, {}
-        digests = {name: baseline.digest for name, baseline in self.baselines.items()}
-        path = self._runs.records_path(self.run_start.record.run_id,
-                                       settled_fingerprint(self.settings, digests))
-        if not self.collected.records.keep_in(path) or not self.run_start.resumed:
-            return None, {}
-        return path, self.collected.records.settled()
+            "budget_share": max(1, xdist_workers(self.config)), "spent": gear.spent()})
 
     def start_lines(self) -> list[str]:
         """What a person should know before the items run (an unwritable cache)."""
         notes = self.run_start.notes if self.run_start is not None else []
         return [f"audiobench: {note}" for note in notes if note.startswith("cache: ")]
-
-    @property
-    def _runs(self) -> RunBook:
-        return RunBook(self.settings.cache_dir / "runs", keep=self.settings.cache)
-
-    def _compare(self, deciding: Worker, send: bool) -> RunPlan:
-        """Decide, per benchmark, what its gate pairs against, before any item (a resume holds
-        to its run's decision); the answers graded to decide it serve the items: the plan with
-        them. ``send`` False (a dry run): what needs no request."""
-        assert self.run_start is not None
-        kept, decided = self.run_start.record.comparisons, {}
-        judged_again: dict[str, JudgedAgain] = {}
-        done: dict[str, SampleRecord] = {}
-        for name, baseline in self.baselines.items():
-            made = Calibrated(kept[name]) if name in kept else self._calibrate(
-                deciding, name, baseline, send)
-            if made is not None:
-                decided[name] = made.comparison
-                judged_again.update(made.judged_again)
-                done.update(made.done)
-        if send and decided != kept:
-            self.run_start = self._runs.decided(self.run_start, decided)
-        return self.gear.plan.model_copy(update={
-            "comparisons": decided, "judged_again_ahead": judged_again, "done_ahead": done})
-
-    def _calibrate(self, deciding: Worker, name: str, baseline: LoadedBaseline,
-                   send: bool) -> Calibrated | None:
-        bench, release, worker = self.benchmarks[name], self.releases()[name], deciding
-        if baseline.baseline_endpoint is not None:
-            return head_to_head(self.settings, bench, release, baseline,
-                                worker.run_ahead if send else None)
-        return calibrate(self.settings, bench, release, baseline,
-                         worker.judge_again if send else None, self.gear.traffic)
-
-    def _judged_if_drifted(self, sample: Sample) -> bool:
-        """Whether a drift found by the calibration would have today's judge grade this
-        sample's baseline answer again too (auto, not yet decided: a dry run)."""
-        baseline = self.baselines.get(sample.benchmark)
-        judge = self.settings.judge
-        if baseline is None or baseline.comparison is not None or not baseline.lines \
-                or self.settings.rejudge_baseline != "auto" or judge is None or judge.offline:
-            return False
-        every = baseline.decided(JudgeComparison(rejudged=True, why="drifted"))
-        return every.to_judge_again(sample.nodeid) is not None
 
     def worker_input(self) -> dict[str, str]:
         """What a worker is sent: the plan, whole."""
@@ -437,141 +348,28 @@ class Controller(AudiobenchSession):
                 self.run_start.claim.release()
 
     def _finish(self, session: pytest.Session) -> None:
-        selected = self.collected.selected
-        if selected is not None and self.settings.dry_run \
-                and not self.config.option.collectonly:
-            self._would_send()
+        selected, settings = self.collected.selected, self.settings
+        only_collected = self.config.option.collectonly
+        if selected is not None and settings.dry_run and not only_collected:
+            wanted = set(selected)
+            self.would_send = forecast(settings, self.benchmarks, self.baselines,
+                                       [s for s in self.samples() if s.nodeid in wanted],
+                                       self.worker)
+            if settings.report is not None:
+                with replacing(settings.report) as out:
+                    out.write(self.would_send.model_dump_json(indent=1))
         if self._worker is None:
             return  # the start failed: nothing ran
-        self.gear.close()
+        self._close()
         self.collected.traffic += self.gear.traffic()
-        if selected is None or self.config.option.collectonly or self.settings.dry_run:
+        if selected is None or only_collected or settings.dry_run:
             return
-        ordered = self.collected.records.ordered(selected)
-        scope = self._scope(session, selected)
-        report = ending.conclude(self.settings, self.benchmarks, self.releases(), ordered,
-                                 selected, self.baselines, self.collected.traffic,
-                                 self._run_info(session, selected),
-                                 seconds=self.collected.started.seconds(),
-                                 left_out=self._left_out(selected), scope=scope)
-        self.report, settings = report, self.settings
-        if not selected:
-            # A run that asked nothing (its selection held no sample) leaves what an earlier
-            # run wrote as it was, and it is no failure: what was not selected is not measured.
-            self.written.update({f"{what}: not written, no benchmark sample was selected; "
-                                 f"{path} is left as it was": True for what, path in (
-                                     ("JSON report", settings.report),
-                                     ("HTML page", settings.html)) if path is not None})
-            if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-                session.exitstatus = pytest.ExitCode.OK
-            return
-        self._write_outputs(report, ordered, ending.aside(settings, scope))
-        unwritten = sum(not done for done in self.written.values())
-        short = unwritten or any(s.unwritten for s in report.benchmarks)
-        if self.run_start is not None and session.exitstatus != pytest.ExitCode.INTERRUPTED:
-            # Short of what it was asked for, a resume continues it, its answers served
-            # again, to write what is missing; a whole run's verdict is what a rerun of its
-            # failures is held to.
-            whole = not scope.partial and settings.shard is None
-            self._runs.end(self.run_start.record, self.collected.records.undone(selected),
-                           not short, report.gate_held if whole else None)
-        session.exitstatus = ending.status_of(self.report, session.exitstatus,
-                                           self.collected.foreign_failures, unwritten)
-
-    def _scope(self, session: pytest.Session, selected: list[str]) -> Scope:
-        """What part of the benchmark this run measured (``gate/scope.py``)."""
-        records, collected = self.collected.records, self.collected
-        stopped = stopped_by(session, collected.interrupted, records.not_run(selected),
-                             len(selected), collected.first_not_run)
-        last = self._runs.last_whole(self.run_start.record) \
-            if collected.rerun and self.run_start is not None else None
-        configured = [sample.nodeid for sample in self.samples()]
-        if self.settings.shard is not None:  # under xdist the workers split it, not here
-            configured = slice_of(configured, *self.settings.shard)
-        out = len(configured) - len(selected)
-        narrowed = (f"-k, -m, --deselect or paths left {out} of the {len(configured)} "
-                    "configured samples out") if out > 0 and not collected.rerun else None
-        return Scope(rerun=collected.rerun, stopped=stopped, last_whole=last, narrowed=narrowed)
-
-    def _write_outputs(self, report: RunReport, ordered: Iterable[SampleRecord],
-                       aside: bool) -> None:
-        """The JSON report and the page; a partial run's beside the configured ones (``aside``),
-        which stay as the last whole run left them."""
-        settings = self.settings
-        where = {what: path if path is None or not aside else beside(path)
-                 for what, path in (("JSON report", settings.report),
-                                    ("HTML page", settings.html))}
-        report_path, page_path = where["JSON report"], where["HTML page"]
-        if report_path is not None:
-            self._keep("JSON report", report_path, lambda path: report.write(path, ordered))
-        if page_path is not None:
-            page = html.run_page(report, ordered, self.benchmarks,
-                                 {name: b.lines for name, b in self.baselines.items()})
-            self._keep("HTML page", page_path, lambda path: html.write(page, path))
-        if not aside:
-            return
-        paths = [path for path in (settings.report, settings.html) if path is not None]
-        kept = [str(path) for path in paths if path.exists()]
-        if kept:
-            self.written[f"partial run: {' and '.join(kept)} left as the last whole run wrote "
-                         "them (--audiobench-partial-report replace writes over them)"] = True
-        if len(kept) < len(paths):
-            none = " and ".join(str(path) for path in paths if not path.exists())
-            self.written[f"partial run: {none} not written, as no whole run has written it yet "
-                         "(--audiobench-partial-report replace writes it)"] = True
-
-    def _left_out(self, selected: list[str]) -> dict[str, int]:
-        """Per benchmark, the release's samples the run's selection left out (a shard's split
-        is not a selection: its merge gates the union)."""
-        self.releases()
-        assert self._releases is not None
-        taken = Counter(NodeId.parse(nodeid).benchmark
-                        for nodeid in [*selected, *self._sharded])
-        return {name: whole - taken[name] for name, whole in self._releases.whole.items()}
-
-    def _keep(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
-        """Write one output and say so; what could not be written is said in the summary
-        too, never lost in a traceback that hides the rest."""
-        try:
-            said = write(path)
-        except OSError as exc:
-            self.written[f"{what}: NOT written to {path} ({exc.strerror or exc})"] = False
-            return
-        line = said.line() if isinstance(said, Written) else f"{what}: {path}"
-        self.written[line] = True
-
-    def _run_info(self, session: pytest.Session, selected: list[str]) -> RunInfo:
-        """The run's id and what it took from others. Unless it was interrupted, its record
-        says how many samples it left undone (errors, not run, no record): finished when
-        none, else a resume asks for those."""
-        assert self.run_start is not None
-        notes = [*self.run_start.notes, *self._unselected_ahead(selected)]
-        if self.collected.settled:
-            notes.append(f"{self.collected.settled} samples done before took their records "
-                         "from the run's records, neither asked nor graded again")
-        undone = self.collected.records.undone(selected)
-        if session.exitstatus != pytest.ExitCode.INTERRUPTED:
-            unsaved = self._runs.end(self.run_start.record, undone)
-            notes += [unsaved] if unsaved else []
-        return RunInfo(id=self.run_start.record.run_id, resumed=self.run_start.resumed,
-                       reused=self.run_start.reused, notes=notes,
-                       settled=self.collected.settled,
-                       finished=undone == 0 and session.exitstatus != pytest.ExitCode.INTERRUPTED,
-                       identity=self.run_start.record.identity,
-                       started=self.collected.started.at,
-                       workers=self._workers())
-
-    def _unselected_ahead(self, selected: list[str]) -> list[str]:
-        """Head to head: what the share run before the items cost outside the selection (it is
-        picked before pytest's -k, -m or --deselect are known)."""
-        chosen = set(selected)
-        done = self.worker_plan.done_ahead if self.worker_plan is not None else {}
-        outside = sum(nodeid not in chosen for nodeid in done)
-        if not outside:
-            return []
-        return [f"head to head: {outside} of the {len(done)} samples run before the items "
-                "to measure the judge's noise are outside this run's selection (-k, -m, "
-                "--deselect); --audiobench-tasks and --audiobench-limit narrow what is picked"]
+        assert self.run_start is not None and self._releases is not None
+        finishing = Finishing(settings, self.benchmarks, self._releases, self.baselines,
+                              self.collected, self.runs, self.run_start, self.worker_plan,
+                              [sample.nodeid for sample in self.samples()], self._sharded,
+                              xdist_workers(self.config), self.written)
+        self.report = finishing.finish(session, selected)
 
     def add_worker_output(self, worker: str, workeroutput: dict[str, Any]) -> None:
         """What an xdist worker handed over when it finished: its endpoints' traffic; a worker
@@ -580,27 +378,6 @@ class Controller(AudiobenchSession):
             self.collected.traffic += Traffic.model_validate(workeroutput[_TRAFFIC])
         else:
             self.collected.traffic += Traffic(missing=[worker])
-
-    def _would_send(self) -> None:
-        from pytest_audiobench.run.dryrun import dry_run
-
-        wanted = set(self.collected.selected or ())
-        samples = [s for s in self.samples() if s.nodeid in wanted]
-
-        def again(sample: Sample) -> ModelAnswer | None:
-            found = self.worker.rejudging.to_judge_again(sample)
-            return None if found is None else baseline_answer(
-                sample, self.benchmarks[sample.benchmark].prompt(sample), found.line,
-                self.settings)
-
-        planned = dry_run(samples, self.benchmarks, self.gear.runtime(), again,
-                          self._judged_if_drifted, self.gear.baseline_runtime())
-        held = any(baseline.holds_items for baseline in self.baselines.values())
-        self.would_send = planned.model_copy(update={
-            "confirm_draws": self.settings.confirm_draws if held else 0})
-        if self.settings.report is not None:
-            with replacing(self.settings.report) as out:
-                out.write(self.would_send.model_dump_json(indent=1))
 
     def terminal_lines(self) -> list[str]:
         """The summary's lines: the dry run's plan, or the report's."""
