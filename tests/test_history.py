@@ -17,7 +17,17 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.commands import history
-from pytest_audiobench.commands.history import Run, baseline_changed, changes, flip_runs, flipped
+from pytest_audiobench.commands.history import runs as reading
+from pytest_audiobench.commands.history.flips import baseline_changed, flip_runs, flipped
+from pytest_audiobench.commands.history.runs import (
+    Run,
+    changes,
+    in_order,
+    placed,
+    read_history,
+    reports_in,
+)
+from pytest_audiobench.commands.history.text import render, strip_text
 from pytest_audiobench.gate.decision import BaselineStatus
 from pytest_audiobench.outcome.records import Outcome
 from pytest_audiobench.report import charts
@@ -97,8 +107,8 @@ def test_a_folder_is_its_json_reports_by_name(runs: list[Path], pytester: pytest
     from_folder = capsys.readouterr().out
     assert history.main([*map(str, runs), f"--html={page}"]) == 0
     assert capsys.readouterr().out == from_folder
-    assert history.reports_in([runs[0].parent]) == runs
-    assert history.reports_in([runs[0].parent, runs[0]]) == runs  # each read once
+    assert reports_in([runs[0].parent]) == runs
+    assert reports_in([runs[0].parent, runs[0]]) == runs  # each read once
     empty = pytester.path / "empty"
     empty.mkdir()
     assert history.main([str(empty)]) == 4
@@ -108,9 +118,9 @@ def test_a_folder_is_its_json_reports_by_name(runs: list[Path], pytester: pytest
 
 def test_the_flip_counts_and_the_baseline_changes_of_real_runs(
         runs: list[Path], small_records: list[Any]) -> None:
-    made = history.read_history(runs)
+    made = read_history(runs)
     ranked = flipped(made.outcomes.strips("air_bench_chat", made.runs))
-    assert [(f.nodeid, history.strip_text(f.strip), len(f.flips)) for f in ranked] == [
+    assert [(f.nodeid, strip_text(f.strip), len(f.flips)) for f in ranked] == [
         (node(small_records[5]), ".F.F", 3),  # ties: the same last flip, then by node id
         # A run that writes a baseline (the first and third) xfails what is under its bar.
         (node(small_records[2]), "xXxX", 3),
@@ -127,13 +137,13 @@ def test_the_flip_counts_and_the_baseline_changes_of_real_runs(
 def test_only_the_reports_holding_the_shown_records_are_read_again(
         runs: list[Path], pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     read: list[str] = []
-    real = history.read_report
+    real = reading.read_report
 
     def counted(path: Path, tool: str) -> Any:
         read.append(path.name)
         return real(path, tool)
 
-    monkeypatch.setattr(history, "read_report", counted)
+    monkeypatch.setattr(reading, "read_report", counted)
     assert history.main([*map(str, runs), f"--html={pytester.path / 'page.html'}"]) == 0
     # Every flipped sample's latest record is in the fourth run: only it is read again.
     assert read == ["run-1.json", "run-2.json", "run-3.json", "run-4.json", "run-4.json"]
@@ -178,12 +188,12 @@ def test_the_runs_go_by_start_time_and_a_merge_by_its_file_time(
         path.write_text(json.dumps({**report, "run": {**report["run"], "started": when}}))
     merged = runs[0].with_name("merged.json")
     merged.write_text(json.dumps({**json.loads(runs[0].read_text()), "run": None}))
-    os.utime(merged, (0, history.placed("2026-01-02T12:00:00+00:00", 0).timestamp()))
-    made = history.read_history([merged, *runs])
+    os.utime(merged, (0, placed("2026-01-02T12:00:00+00:00", 0).timestamp()))
+    made = read_history([merged, *runs])
     assert [r.path.name for r in made.runs] == [
         "run-4.json", "run-3.json", "merged.json", "run-2.json", "run-1.json"]
     assert made.runs[2].id == "merged.json" and made.runs[2].started is None
-    table = history.render(made, 20)
+    table = render(made, 20)
     assert re.search(r"^3  merged\.json +2026-01-02T12:00:00\+00:00 \(file time\) ",
                      "\n".join(table), re.M)
 
@@ -194,12 +204,12 @@ def _run(name: str, started: str | None, modified: float) -> Run:
 
 
 def test_the_order_rule() -> None:
-    noon = history.placed("2026-03-01T12:00:00+00:00", 0).timestamp()
+    noon = placed("2026-03-01T12:00:00+00:00", 0).timestamp()
     made = [_run("late", "2026-03-01T13:00:00+00:00", 0), _run("merge", None, noon),
             _run("early", "2026-03-01T11:00:00", noon + 99), _run("tie-b", None, noon + 7200),
             _run("tie-a", "2026-03-01T14:00:00+00:00", noon + 7200)]
     # A time without a zone is UTC; equal times go by file time, then by path.
-    assert [r.id for r in history.in_order(made)] == ["early", "merge", "late", "tie-a",
+    assert [r.id for r in in_order(made)] == ["early", "merge", "late", "tie-a",
                                                       "tie-b"]
 
 
@@ -252,7 +262,7 @@ def test_the_samples_that_flipped_most_come_first() -> None:
     }
     assert [(f.nodeid, len(f.flips)) for f in flipped(table)] == [
         ("a", 3), ("b", 2), ("c", 2), ("d", 2)]
-    assert history.strip_text(table["d"]) == ".F.-"
+    assert strip_text(table["d"]) == ".F.-"
 
 
 def _summary(path: str = "b.json", digest: str | None = None,
