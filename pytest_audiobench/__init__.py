@@ -50,15 +50,15 @@ from pytest_audiobench.errors import (
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
-    from pytest_audiobench.benchmarks.choice import choice_line, choice_linear, percent
-    from pytest_audiobench.benchmarks.choice_names import MATCHERS
-    from pytest_audiobench.benchmarks.judging import ask_until_parsed, fence_for, shown
-    from pytest_audiobench.benchmarks.metafile import inside_root, read_json_array, validated
-    from pytest_audiobench.benchmarks.multiple_choice import (
+    from pytest_audiobench.benchmarks.choice.base import (
         ChoiceBenchmark,
         ChoiceVerdict,
         MatchedVerdict,
     )
+    from pytest_audiobench.benchmarks.choice.gating import choice_line, choice_linear, percent
+    from pytest_audiobench.benchmarks.choice.names import MATCHERS
+    from pytest_audiobench.benchmarks.judging import ask_until_parsed, fence_for, shown
+    from pytest_audiobench.benchmarks.metafile import inside_root, read_json_array, validated
     from pytest_audiobench.benchmarks.sample import Sample
     from pytest_audiobench.config import convert
     from pytest_audiobench.config.declarations import (
@@ -85,19 +85,19 @@ _LAZY = {
     "Release": "pytest_audiobench.benchmarks.base",
     "Runtime": "pytest_audiobench.benchmarks.base",
     "Tally": "pytest_audiobench.benchmarks.base",
-    "choice_line": "pytest_audiobench.benchmarks.choice",
-    "choice_linear": "pytest_audiobench.benchmarks.choice",
-    "percent": "pytest_audiobench.benchmarks.choice",
+    "choice_line": "pytest_audiobench.benchmarks.choice.gating",
+    "choice_linear": "pytest_audiobench.benchmarks.choice.gating",
+    "percent": "pytest_audiobench.benchmarks.choice.gating",
     "ask_until_parsed": "pytest_audiobench.benchmarks.judging",
     "fence_for": "pytest_audiobench.benchmarks.judging",
     "shown": "pytest_audiobench.benchmarks.judging",
     "read_json_array": "pytest_audiobench.benchmarks.metafile",
     "validated": "pytest_audiobench.benchmarks.metafile",
     "inside_root": "pytest_audiobench.benchmarks.metafile",
-    "MATCHERS": "pytest_audiobench.benchmarks.choice_names",
-    "ChoiceBenchmark": "pytest_audiobench.benchmarks.multiple_choice",
-    "ChoiceVerdict": "pytest_audiobench.benchmarks.multiple_choice",
-    "MatchedVerdict": "pytest_audiobench.benchmarks.multiple_choice",
+    "MATCHERS": "pytest_audiobench.benchmarks.choice.names",
+    "ChoiceBenchmark": "pytest_audiobench.benchmarks.choice.base",
+    "ChoiceVerdict": "pytest_audiobench.benchmarks.choice.base",
+    "MatchedVerdict": "pytest_audiobench.benchmarks.choice.base",
     "Sample": "pytest_audiobench.benchmarks.sample",
     "BenchmarkOptions": "pytest_audiobench.config.declarations",
     "BenchmarkSpec": "pytest_audiobench.config.declarations",

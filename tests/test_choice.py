@@ -1,4 +1,4 @@
-"""The paired gate's view of any multiple-choice benchmark (``benchmarks/choice.py``): a
+"""The paired gate's view of any multiple-choice benchmark (``benchmarks/choice/gating.py``): a
 sample's line of 0/1 outcomes and a metric read from its name, checked by hand."""
 
 from __future__ import annotations

@@ -7,14 +7,14 @@ from itertools import pairwise
 
 import pytest
 
-from pytest_audiobench.benchmarks.matching import (
+from pytest_audiobench.benchmarks.choice.matching import (
     MatchDecision,
     match_official,
     match_strict,
     split_reasoning,
     tokens,
 )
-from pytest_audiobench.benchmarks.templates import default_prompt, reasoning_prompt
+from pytest_audiobench.benchmarks.choice.templates import default_prompt, reasoning_prompt
 from pytest_audiobench.transport.types import Completion, split_thought
 from tests.fakes.datasets import load_mmar_reference, reference_available
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.benchmarks.choice import slug
+from pytest_audiobench.benchmarks.choice.gating import slug
 from tests.conftest import Servers
 from tests.fakes.datasets import build_mmau, load_mmau_reference
 from tests.fakes.openai_server import ChatRequest

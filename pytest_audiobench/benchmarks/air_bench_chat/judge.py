@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from pytest_audiobench.benchmarks import templates
+from pytest_audiobench.benchmarks import templating
 from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed, fence_for, shown
 from pytest_audiobench.outcome.records import Verdict
 from pytest_audiobench.transport.types import Usage
@@ -90,7 +90,7 @@ def builtin_template() -> str:
 
 def read_template(path: Path) -> str:
     """A user's judge prompt, which must carry the four placeholders."""
-    return templates.read_template(path, "--audiobench-judge-template", PLACEHOLDERS)
+    return templating.read_template(path, "--audiobench-judge-template", PLACEHOLDERS)
 
 
 def render(template: str, audio_description: str, question: str, answer_1: str,

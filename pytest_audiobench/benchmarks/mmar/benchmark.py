@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from pytest_audiobench.benchmarks.base import Release, Runtime
-from pytest_audiobench.benchmarks.choice import slug
+from pytest_audiobench.benchmarks.choice.base import ChoiceBenchmark, ChoiceScores
+from pytest_audiobench.benchmarks.choice.gating import slug
+from pytest_audiobench.benchmarks.choice.templates import choice_prompt
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
 from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME, REASONING_LIMIT
 from pytest_audiobench.benchmarks.mmar.metrics import MmarScores
@@ -25,9 +27,7 @@ from pytest_audiobench.benchmarks.mmar.rubrics import (
 )
 from pytest_audiobench.benchmarks.mmar.settings import MmarSettings
 from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
-from pytest_audiobench.benchmarks.multiple_choice import ChoiceBenchmark, ChoiceScores
 from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.benchmarks.templates import choice_prompt
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, EndpointError, NotRun
 from pytest_audiobench.outcome.lines import protocol_sha256

@@ -3,13 +3,13 @@ with Rubrics and CRS beside them."""
 
 from __future__ import annotations
 
-from pytest_audiobench.benchmarks.mmar.rubrics import rubric_metrics
-from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
-from pytest_audiobench.benchmarks.multiple_choice import (
+from pytest_audiobench.benchmarks.choice.base import (
     ChoiceBenchmark,
     ChoiceScores,
     ChoiceVerdict,
 )
+from pytest_audiobench.benchmarks.mmar.rubrics import rubric_metrics
+from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from pytest_audiobench.benchmarks.choice_names import (
+from pytest_audiobench.benchmarks.choice.names import (
     MATCHERS,
     PROMPT_STYLES,
     Matcher,
@@ -47,8 +47,9 @@ class MmarOptions(BenchmarkOptions):
         "(default: {default}, as officially)", convert.positive_int, "N")] = 20
 
     def settings(self) -> MmarSettings:
+        from pytest_audiobench.benchmarks.choice.templates import CHOICE_PLACEHOLDERS
         from pytest_audiobench.benchmarks.mmar.settings import MmarSettings, RubricSettings
-        from pytest_audiobench.benchmarks.templates import CHOICE_PLACEHOLDERS, read_template
+        from pytest_audiobench.benchmarks.templating import read_template
 
         template = self.mmar_template
         return MmarSettings(

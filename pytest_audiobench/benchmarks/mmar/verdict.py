@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pytest_audiobench.benchmarks.choice.base import MatchedVerdict
 from pytest_audiobench.benchmarks.mmar.rubrics import RubricVerdict, rubric_lines
-from pytest_audiobench.benchmarks.multiple_choice import MatchedVerdict
 from pytest_audiobench.outcome.view import Detail
 from pytest_audiobench.transport.types import Usage
 

@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_audiobench.benchmarks.base import Release
-from pytest_audiobench.benchmarks.choice import slug
-from pytest_audiobench.benchmarks.choice_names import Matcher
+from pytest_audiobench.benchmarks.choice.base import ChoiceBenchmark, MatchedVerdict
+from pytest_audiobench.benchmarks.choice.gating import slug
+from pytest_audiobench.benchmarks.choice.names import Matcher
+from pytest_audiobench.benchmarks.choice.templates import choice_prompt
 from pytest_audiobench.benchmarks.mmau.data import MmauRecord, audio_path, read_mmau
 from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, NAME, RELEASE, TASKS
 from pytest_audiobench.benchmarks.mmau.settings import MmauSettings
-from pytest_audiobench.benchmarks.multiple_choice import ChoiceBenchmark, MatchedVerdict
 from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.benchmarks.templates import choice_prompt
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError, DownloadError
 from pytest_audiobench.outcome.records import SampleRecord

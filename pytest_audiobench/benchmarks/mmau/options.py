@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from pytest_audiobench.benchmarks.choice_names import (
+from pytest_audiobench.benchmarks.choice.names import (
     MATCHERS,
     PROMPT_STYLES,
     Matcher,
@@ -41,8 +41,9 @@ class MmauOptions(BenchmarkOptions):
         merge_setting="export_path")] = None
 
     def settings(self) -> MmauSettings:
+        from pytest_audiobench.benchmarks.choice.templates import CHOICE_PLACEHOLDERS
         from pytest_audiobench.benchmarks.mmau.settings import MmauSettings
-        from pytest_audiobench.benchmarks.templates import CHOICE_PLACEHOLDERS, read_template
+        from pytest_audiobench.benchmarks.templating import read_template
 
         template = self.mmau_template
         return MmauSettings(

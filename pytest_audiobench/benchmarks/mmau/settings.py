@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.choice_settings import ChoiceSettings
+from pytest_audiobench.benchmarks.choice.settings import ChoiceSettings
 
 
 class MmauSettings(ChoiceSettings):

@@ -1,31 +1,15 @@
-"""What a multiple-choice benchmark asks the model (MMAR's and MMAU's layout, a reasoning
-variant, or a user's template), and reading a user's template once at the start: UTF-8 text
-that must carry every placeholder the benchmark fills in."""
+"""What a multiple-choice benchmark asks the model: MMAR's and MMAU's layout, a reasoning
+variant, or a user's template (read by ``benchmarks/templating.py``)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import Path
 
-from pytest_audiobench.benchmarks.choice_names import PromptStyle
-from pytest_audiobench.errors import DataError
+from pytest_audiobench.benchmarks.choice.names import PromptStyle
 
 CHOICE_PLACEHOLDERS = ("{question}", "{choices}")
 _SELECT_LINE = "Select one option from the choices listed below."
-
-
-def read_template(path: Path, flag: str, placeholders: Sequence[str]) -> str:
-    """The text at ``path``; DataError naming ``flag``, the file and what it lacks."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{flag} {path}: cannot read it as UTF-8 text ({exc})") from exc
-    missing = [name for name in placeholders if name not in text]
-    if missing:
-        raise DataError(f"{flag} {path}: missing placeholder(s) {', '.join(missing)}; the "
-                        f"template must contain {', '.join(placeholders)}")
-    return text
 
 
 def default_prompt(question: str, choices: Sequence[str]) -> str:

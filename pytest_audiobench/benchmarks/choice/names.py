@@ -9,4 +9,4 @@ PromptStyle = Literal["default", "reasoning"]
 PROMPT_STYLES: tuple[PromptStyle, ...] = ("default", "reasoning")
 Matcher = Literal["official", "strict"]
 MATCHERS: tuple[Matcher, ...] = ("official", "strict")
-"""The official token-set rule and the strict one (``benchmarks/matching.py``)."""
+"""The official token-set rule and the strict one (``choice/matching.py``)."""

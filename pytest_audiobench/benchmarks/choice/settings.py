@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.choice_names import Matcher, PromptStyle
+from pytest_audiobench.benchmarks.choice.names import Matcher, PromptStyle
 from pytest_audiobench.config.frozen import OwnSettings
 
 

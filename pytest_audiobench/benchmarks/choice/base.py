@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pytest_audiobench.benchmarks.base import Benchmark, Runtime, Tally
-from pytest_audiobench.benchmarks.choice import choice_line, choice_linear, percent
-from pytest_audiobench.benchmarks.matching import (
+from pytest_audiobench.benchmarks.choice.gating import choice_line, choice_linear, percent
+from pytest_audiobench.benchmarks.choice.matching import (
     MatchDecision,
     match_official,
     match_strict,
@@ -86,7 +86,7 @@ class ChoiceVerdict(Verdict):
 
 class MatchedVerdict(ChoiceVerdict):
     """An answer read by the official token-set rule and the strict one
-    (``benchmarks/matching.py``): the reply's answer line taken from its reasoning, and each
+    (``choice/matching.py``): the reply's answer line taken from its reasoning, and each
     rule's decision (None where the split withholds the answer)."""
 
     reasoning: str
