@@ -123,26 +123,38 @@ class BenchmarkSummary(BaseModel):
 
 class TokenUsage(BaseModel):
     """Tokens and requests of the model and of the judge; cached replies count their tokens
-    (what the run would have cost) and are also counted apart."""
+    (what the run would have cost) and are also counted apart. Each field says whose tokens
+    it counts: ``model`` and its counts are of every model answer (head to head, both
+    models'); the ``*_sent`` fields of those sent rather than served from the cache, each of
+    one side only."""
 
     model: Usage = Usage()
-    """The model's answers (head to head, the live baseline model's too)."""
+    """Every model answer's tokens, cached ones included: the model's own and, head to head,
+    the live baseline model's (``baseline_model`` is that share)."""
     judge: Usage = Usage()
+    """Every judge reply's tokens, cached ones included: the grading, the calibration's and
+    the fresh draws' too."""
     baseline_model: Usage = Usage()
     """Of ``model``, the live baseline model's answers (head to head)."""
     model_sent: Usage = Usage()
-    """Of the model's own answers (not the baseline model's), those sent rather than served
-    from the cache: what was paid for."""
+    """The model's own answers (not the baseline model's) sent rather than served from the
+    cache: what was paid for."""
     baseline_model_sent: Usage = Usage()
+    """The live baseline model's answers sent rather than served from the cache."""
     judge_sent: Usage = Usage()
+    """The judge replies sent rather than served from the cache."""
     cost: Cost | None = None
     """What the tokens cost at --audiobench-price; None without a price."""
     model_requests: int = 0
+    """Model answers, as ``model`` counts them (both models', head to head)."""
     model_cached: int = 0
+    """Of ``model_requests``, those served from the cache."""
     model_reused: int = 0
     """Of the cached ones, the answers another run got (--audiobench-reuse)."""
     judge_requests: int = 0
+    """Judge calls, as ``judge`` counts them."""
     judge_cached: int = 0
+    """Of ``judge_requests``, those served from the cache."""
 
     def spent(self, settings: Settings) -> dict[str, Spent]:
         """Per model id the run asked (``Settings.asked_models``, with its role), its tokens."""
