@@ -104,6 +104,34 @@ def test_a_first_run_whose_model_server_died_does_not_pass(
     assert sum(s["outcome"] == "not_run" for s in run.partial["samples"]) == 14
 
 
+def test_a_rubric_the_judge_could_not_grade_is_graded_by_a_resume_and_nothing_else_is_asked(
+        pytester: pytest.Pytester, servers: Servers) -> None:
+    # The soak's finding: a rater out of attempts on transient failures left its sample's
+    # rubric unavailable for good, as a record that counted as done.
+    servers.model.script = right_answers()
+    servers.judge.script = Scripted(Reply(status=500))
+    first, report = mmar_run(pytester, servers, "--audiobench-cache-dir", "cache")
+    first.assert_outcomes(passed=len(MINI_MMAR))
+    assert all(s["unfinished"].startswith("the rubric judge failed: ")
+               for s in report["samples"])
+    assert report["run"]["finished"] is False  # a resume has work left
+    assert report["benchmarks"][0]["counts"]["unfinished"] == len(MINI_MMAR)
+    first.stdout.fnmatch_lines([f"unfinished: {len(MINI_MMAR)} sample(s) whose grading the "
+                                "judge could not finish (out of attempts, or not sent); "
+                                "--audiobench-resume grades them again"])
+    asked = servers.model.count()
+    servers.judge.script = rubric_rater
+    again, resumed = mmar_run(pytester, servers, "--audiobench-cache-dir", "cache",
+                              "--audiobench-resume")
+    again.assert_outcomes(passed=len(MINI_MMAR))
+    assert servers.model.count() == asked  # the answers come from the run's cache
+    assert resumed["run"]["finished"] is True and resumed["run"]["settled"] == 0
+    assert all(s["unfinished"] is None and s["verdicts"][0]["rubric"]["score"] == 1.0
+               for s in resumed["samples"])
+    assert "mmar.rubrics" in resumed["benchmarks"][0]["metrics"]
+    assert resumed["benchmarks"][0]["counts"]["unfinished"] == 0
+
+
 # --- retries and 429 waits, per endpoint --------------------------------------------------------
 
 
@@ -151,15 +179,16 @@ def rubric_rater(request: ChatRequest) -> str:
                        for n in names])
 
 
-def mmar_run(pytester: pytest.Pytester, servers: Servers) -> tuple[pytest.RunResult,
-                                                                    dict[str, Any]]:
+def mmar_run(pytester: pytest.Pytester, servers: Servers, *args: str
+             ) -> tuple[pytest.RunResult, dict[str, Any]]:
     report = pytester.path / "mmar.json"
     result = pytester.runpytest(
         "-p", "no:cacheprovider", "--audiobench-model", MODEL, "--audiobench-api-url",
         servers.model.url, "--audiobench-judge-model", JUDGE, "--audiobench-judge-api-url",
         servers.judge.url, "--audiobench-benchmark", "mmar", "--audiobench-data", "mini",
-        f"--audiobench-report={report}", "--audiobench-no-cache", "--audiobench-retry-wait",
-        "0", "--audiobench-retries", "1", "--audiobench-rubric-raters", "3")
+        f"--audiobench-report={report}", "--audiobench-retry-wait", "0",
+        "--audiobench-retries", "1", "--audiobench-rubric-raters", "3",
+        *(args or ["--audiobench-no-cache"]))
     return result, json.loads(report.read_text(encoding="utf-8"))
 
 

@@ -45,6 +45,13 @@ class Verdict(BaseModel):
         return 0
 
     @property
+    def unfinished(self) -> str | None:
+        """What of the grading could not be done on the way (a judge out of attempts, or not
+        sent), when the score stands without it: a resume grades the sample again. None when
+        the grading is whole."""
+        return None
+
+    @property
     def judge_usage(self) -> Usage:
         """The tokens of every judge reply the verdict rests on, cached ones included (what
         it would have cost)."""
@@ -151,6 +158,9 @@ class SampleRecord(BaseModel):
     """One per inference run, in run order; empty when the model could not be asked."""
     verdicts: list[SerializeAsAny[Verdict]] = []
     """One per answer; empty when grading failed."""
+    unfinished: str | None = None
+    """What of its grading could not be done on the way (``Verdict.unfinished``): its score
+    stands without it, and a resume grades the sample again."""
     message: str | None = None
     """Why the sample failed, errored or was skipped."""
     change: ItemChange | None = None

@@ -49,6 +49,9 @@ class Counts(BaseModel):
     xpassed: int = 0
     """Under their bar in the baseline, clearing it now."""
     judge_failures: int = 0
+    unfinished: int = 0
+    """Samples whose grading could not be done on the way (``SampleRecord.unfinished``): their
+    scores stand without it, and a resume grades them again."""
     """Judge passes whose every reply the parser rejected (excluded from the means)."""
     empty_answers: int = 0
     """The model's answers that were empty after it was asked again: counted as given (a
@@ -292,6 +295,7 @@ class Counting:
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
         counts.regressed += record.change == "regressed"
         counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
+        counts.unfinished += record.unfinished is not None
         counts.empty_answers += sum(answer.empty for answer in record.answers)
         counts.cut_answers += sum(answer.completion.cut for answer in record.answers)
         if record.confirmation:

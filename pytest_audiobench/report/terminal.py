@@ -193,6 +193,10 @@ def _footer(summary: BenchmarkSummary) -> list[str]:
     if c.judge_failures:
         lines.append(f"judge: {c.judge_failures} pass(es) without a parseable reply, excluded "
                      "from the means")
+    if c.unfinished:
+        lines.append(f"unfinished: {c.unfinished} sample(s) whose grading the judge could not "
+                     "finish (out of attempts, or not sent); --audiobench-resume grades them "
+                     "again")
     if c.confirmed:
         lines.append(f"items: {c.confirmed} sample(s) whose first draws suggested a drop got "
                      f"{c.confirmation_rounds} round(s) of fresh draws before their item was "

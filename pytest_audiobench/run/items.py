@@ -93,6 +93,7 @@ class ItemState:
         return sample.to_record(
             outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
             message=self.message, change=self.decided.kind, baseline_answers=self.baseline_answers,
+            unfinished=next((why for v in self.verdicts if (why := v.unfinished)), None),
             judged_again=self.judged_again,
             judged_again_failed=self.judged_again_failed,
             confirmation=self.confirmation[0], confirmation_of_baseline=self.confirmation[1],

@@ -73,7 +73,8 @@ class RecordSpool:
                 break
             try:
                 data = json.loads(line)
-                self._index(data["nodeid"], data["outcome"], (self._end, len(line)))
+                self._index(data["nodeid"], data["outcome"], (self._end, len(line)),
+                            data.get("unfinished"))
             except (ValueError, KeyError, TypeError):
                 pass
             self._end += len(line)
@@ -84,9 +85,10 @@ class RecordSpool:
         self._undone.clear()
         self._not_run.clear()
 
-    def _index(self, nodeid: str, outcome: str, place: Place) -> None:
+    def _index(self, nodeid: str, outcome: str, place: Place,
+               unfinished: str | None = None) -> None:
         self._places[nodeid] = place
-        if outcome in _UNDONE:
+        if outcome in _UNDONE or unfinished:
             self._undone.add(nodeid)
         else:
             self._undone.discard(nodeid)
@@ -106,7 +108,8 @@ class RecordSpool:
                 raise
             self._move_to_temporary()
             _write_at(self._file, encoded, self._end)
-        self._index(data["nodeid"], data["outcome"], (self._end, len(encoded)))
+        self._index(data["nodeid"], data["outcome"], (self._end, len(encoded)),
+                    data.get("unfinished"))
         self._end += len(encoded)
         return data
 
@@ -144,7 +147,8 @@ class RecordSpool:
 
     def settled(self) -> dict[str, Place]:
         """The places, in the run's records file, of the done samples an earlier session
-        recorded (not an error, not left not run): their items take these whole."""
+        recorded (not an error, not left not run, its grading not left unfinished): their
+        items take these whole."""
         if self._kept is None:
             return {}
         return {nodeid: place for nodeid, place in self._places.items()
@@ -152,7 +156,7 @@ class RecordSpool:
 
     def undone(self, nodeids: Iterable[str]) -> int:
         """How many of ``nodeids`` a resume would ask again: those with no record, an error,
-        or not run."""
+        not run, or a grading left unfinished."""
         return sum(nodeid not in self._places or nodeid in self._undone for nodeid in nodeids)
 
     def not_run(self, nodeids: Iterable[str]) -> int:

@@ -141,7 +141,7 @@ class Mmar(ChoiceBenchmark):
             except (EndpointError, NotRun) as exc:
                 # The answer's correctness is known: it counts in accuracy; only its rubric
                 # score is unavailable (counted and reported, never 0).
-                rubric = RubricVerdict(correct=True, score=None,
+                rubric = RubricVerdict(correct=True, score=None, not_graded=True,
                                        reason=f"the rubric judge failed: {exc}")
         return verdict.model_copy(update={"rubric": rubric})
 

@@ -98,6 +98,9 @@ class RubricVerdict(BaseModel):
     """Trimmed mean of the rater scores (0.0 for a wrong answer); None when unavailable."""
     reason: str | None = None
     """Why the score is unavailable."""
+    not_graded: bool = False
+    """The judge could not be asked to the end (out of attempts on failures, or not sent):
+    unlike replies the protocol rejected, a resume asks it again."""
     notes: list[str] = []
     """Which protocol produced the score, and warnings."""
 

@@ -29,6 +29,11 @@ class MmarVerdict(MatchedVerdict):
         return int(self.rubric is not None and self.rubric.score is None)
 
     @property
+    def unfinished(self) -> str | None:
+        return self.rubric.reason if self.rubric is not None and self.rubric.not_graded \
+            else None
+
+    @property
     def judge_usage(self) -> Usage:
         raters = self.rubric.raters if self.rubric else []
         return sum((r.usage for r in raters), Usage())
