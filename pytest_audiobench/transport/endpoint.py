@@ -221,12 +221,7 @@ class Endpoint:
         tries = Tries(self.settings.retries + 1)
         spent = Usage()  # every reply's tokens, an empty one asked again included
         while True:
-            try:
-                completion = await self._ask(messages, extra, tries)
-            except AttemptFailed as exc:
-                await self._before_retry(exc, tries)
-                continue
-            tries.replied()
+            completion = await self._replied(messages, extra, tries)
             spent = spent + completion.usage
             got = completion.model_copy(update={"usage": spent, "attempts": tries.sent})
             if completion.empty and self.settings.role == "judge":
@@ -240,6 +235,19 @@ class Endpoint:
                 return await self._asked_again(messages, extra, got, tries)
             self._line.answered()
             return got
+
+    async def _replied(self, messages: list[dict[str, Any]], extra: dict[str, Any],
+                       tries: Tries) -> Completion:
+        """The next reply to the request, a failed attempt retried while ``tries`` allows;
+        the request's failure (EndpointError) when none is left or it cannot succeed."""
+        while True:
+            try:
+                completion = await self._ask(messages, extra, tries)
+            except AttemptFailed as exc:
+                await self._before_retry(exc, tries)
+                continue
+            tries.replied()
+            return completion
 
     async def _before_retry(self, exc: AttemptFailed, tries: Tries) -> None:
         """Wait before the next attempt, or raise ``exc`` as the request's failure when none
@@ -323,21 +331,13 @@ class Endpoint:
         except NotRun:
             return empty
         self._line.traffic.retries += 1
-        while True:
-            try:
-                again = await self._ask(messages, extra, tries)
-            except AttemptFailed as exc:
-                try:
-                    await self._before_retry(exc, tries)
-                except (EndpointError, NotRun):
-                    return empty.model_copy(update={"attempts": tries.sent})
-                continue
-            except NotRun:
-                return empty.model_copy(update={"attempts": tries.sent})
-            tries.replied()
-            self._line.answered()
-            return again.model_copy(update={"usage": empty.usage + again.usage,
-                                            "attempts": tries.sent})
+        try:
+            again = await self._replied(messages, extra, tries)
+        except (EndpointError, NotRun):
+            return empty.model_copy(update={"attempts": tries.sent})
+        self._line.answered()
+        return again.model_copy(update={"usage": empty.usage + again.usage,
+                                        "attempts": tries.sent})
 
     def _judge_said_nothing(self, completion: Completion) -> Unusable:
         """A judge's empty reply as a failure of the judge: no grade can be read from it."""

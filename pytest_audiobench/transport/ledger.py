@@ -152,19 +152,19 @@ class Line:
         self._in_a_row += 1
         self._dropped = kind == "connection"
         if self._in_a_row >= self._max_failures and self.up:
-            self._take_for_away(f"{self._in_a_row} connection failures in a row, the last: "
-                                f"{reason}", tripped=True)
+            self._take_for_away(reason, tripped=True)
 
     def suspect(self, reason: str) -> None:
         """A request used up its attempts with no reply (``reason``, the last): when nothing
         answered since and outages are waited for, the server is asked whether it is there
         before the request fails, for it may be restarting."""
         if self.up and self._in_a_row and self._outage_wait > 0:
-            self._take_for_away(f"{self._in_a_row} connection failures in a row, the last: "
-                                f"{reason}", tripped=False)
+            self._take_for_away(reason, tripped=False)
 
-    def _take_for_away(self, why: str, *, tripped: bool) -> None:
-        self._tripped = why
+    def _take_for_away(self, reason: str, *, tripped: bool) -> None:
+        """Stop sending to it and probe it (``reason``: the last connection failure);
+        ``tripped``: by the breaker, not by a request out of attempts."""
+        self._tripped = f"{self._in_a_row} connection failures in a row, the last: {reason}"
         if tripped and self._silent_since is None:
             self._silent_since = time.monotonic()
         if self._outage_wait <= 0 or self.probe is None:
