@@ -65,7 +65,7 @@ from tests.fakes.datasets import (  # noqa: E402
     build_mmau,
 )
 from tests.fakes.fault_proxy import FaultProxy  # noqa: E402
-from tests.fakes.made_records import many_chat_records  # noqa: E402
+from tests.fakes.made_records import many_chat_records, rubric  # noqa: E402
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer  # noqa: E402
 
 FAULTS = ("reset", "truncate", "invalid_json", "empty_choices", "null_content", "trickle",
@@ -140,14 +140,6 @@ def foundation_records(count: int) -> list[dict[str, Any]]:
     return records
 
 
-def _rubric(answer: str) -> list[dict[str, Any]]:
-    points = ("names what is heard", "says when it is heard", "weighs the options",
-              f"concludes with {answer}", "invents nothing")
-    return [{"name": f"Criterion {n}", "scoring_point": f"Award 1 point if the reasoning {p}.",
-             "note": "Made for the soak.", "choices": [0, 1]}
-            for n, p in enumerate(points, start=1)]
-
-
 def mmar_records(count: int) -> list[dict[str, Any]]:
     """``count`` MMAR items over its modalities, layers and sub-categories, two to six
     options, with rubrics; four to a clip."""
@@ -163,7 +155,7 @@ def mmar_records(count: int) -> list[dict[str, Any]]:
             "sub-category": SUB_CATEGORIES[index % len(SUB_CATEGORIES)], "language": "en",
             "source": "pytest-audiobench soak", "url": None, "timestamp": None,
             "thinking": f"The clip is heard through; it is {answer}.", "cue": ["the sound"],
-            "rubric": _rubric(answer)})
+            "rubric": rubric(answer)})
     return records
 
 
@@ -373,14 +365,14 @@ class Scripts:
     def judge(self, request: ChatRequest) -> str:
         messages = request.body.get("messages") or [{}]
         if messages[0].get("role") == "system":
-            return self._rubric(request.text)
+            return self.rubric(request.text)
         if request.text.startswith("A model answered a multiple-choice question."):
             return self._align(request.text)
         first, second = fenced_answers(request.text)
         return f"{_chat_score(first)} {_chat_score(second)}"
 
     @staticmethod
-    def _rubric(prompt: str) -> str:
+    def rubric(prompt: str) -> str:
         """MMAR's rubric list: each criterion 0 or 1 by a hash of the prompt."""
         bits = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
         return json.dumps([{"name": f"Criterion {n + 1}", "score": (bits >> n) & 1,

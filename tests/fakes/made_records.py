@@ -114,7 +114,8 @@ _OPTIONS = (("a violin", "a trumpet", "a drum", "a flute"),
             ("rain", "wind", "traffic", "birdsong"))
 
 
-def _rubric(answer: str) -> list[dict[str, Any]]:
+def rubric(answer: str) -> list[dict[str, Any]]:
+    """A five-criterion MMAR rubric whose fourth criterion names ``answer``, as released."""
     points = ("names what is heard", "says when it is heard", "compares the candidates",
               f"concludes with {answer}", "invents nothing")
     return [{"name": f"Criterion {n}", "scoring_point": f"Award 1 point if the reasoning {p}.",
@@ -130,7 +131,7 @@ def _mmar_record(number: int, modality: str, question: str, choices: tuple[str, 
             "sub-category": "Content Analysis", "language": "en", "source": "pytest-audiobench",
             "url": None, "timestamp": None,
             "thinking": f"The clip is heard through; the evidence points to {answer}.",
-            "cue": ["what is heard"], "rubric": _rubric(answer)}
+            "cue": ["what is heard"], "rubric": rubric(answer)}
 
 
 def made_mmar_records() -> list[dict[str, Any]]:

@@ -447,24 +447,19 @@ def restarts_after(server: FakeOpenAIServer, answered: int, down: float) -> Scri
     """A script that answers ``answered`` requests, then has its server restarted: down for
     ``down`` seconds (its port closed, the requests in flight dropped), then back on its
     port."""
-    lock = threading.Lock()
-    seen = [0]
-
-    def script(request: ChatRequest) -> Reply | str:
-        with lock:
-            seen[0] += 1
-            if seen[0] == answered + 1:
-                server.down_for(down)
-                return Reply(drop=True)
-        return "a good answer"
-
-    return script
+    return _broken_after(answered, lambda: server.down_for(down), for_good=False)
 
 
 def dies_after(server: FakeOpenAIServer, answered: int) -> Script:
     """A script that answers ``answered`` requests, then stops its server for good: its port
     closed before the request in flight is dropped, as when a process dies (a models listing
     asked after the drop gets no answer)."""
+    return _broken_after(answered, server.stop, for_good=True)
+
+
+def _broken_after(answered: int, breaks: Callable[[], object], *, for_good: bool) -> Script:
+    """A script that answers ``answered`` requests, then calls ``breaks`` and drops the
+    request that came next (and, ``for_good``, every later one)."""
     lock = threading.Lock()
     seen = [0]
 
@@ -472,8 +467,8 @@ def dies_after(server: FakeOpenAIServer, answered: int) -> Script:
         with lock:
             seen[0] += 1
             if seen[0] == answered + 1:
-                server.stop()
-            if seen[0] > answered:
+                breaks()
+            if seen[0] == answered + 1 or (for_good and seen[0] > answered):
                 return Reply(drop=True)
         return "a good answer"
 
