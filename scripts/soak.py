@@ -253,8 +253,8 @@ class Tally:
     given up on them (a server slowed down by the machine's load)."""
     empty_keys: set[bytes] = field(default_factory=set)
     """The model requests of always-empty samples."""
-    nulled: set[bytes] = field(default_factory=set)
-    """The model requests a proxy answered at least once with null content."""
+    nulled: Counter[bytes] = field(default_factory=Counter)
+    """How often a proxy answered each model request with null content (over all runs)."""
     labels: dict[bytes, str] = field(default_factory=dict)
     """Each request's sample, as its text names it."""
     times: dict[tuple[str, bytes], list[float]] = field(default_factory=dict)
@@ -340,7 +340,7 @@ class CountingProxy(FaultProxy):
                     self.tally.forwarded_whole += 1
         elif fault == "null_content" and key is not None and self.role == "model":
             with self.tally.lock:
-                self.tally.nulled.add(key)
+                self.tally.nulled[key] += 1
 
 
 class Scripts:
@@ -959,12 +959,15 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
             1 for s in final["samples"] for a in s.get("answers") or [] if a.get("empty"))}
     compared = compare(clean, final) if final is not None else None
     # A sample the clean run answered that ends with an empty answer: explained when a proxy
-    # made its model's answer null at least once (its immediate retry then failed too).
+    # made its model's answer null on the first ask and on the immediate retry, two well-formed
+    # empty answers, which the plugin must score as the model's (PROTOCOLS.md: "an empty answer
+    # is an answer"). One null and a transport fault must not end empty: not explained.
     model_keys: dict[str, set[bytes]] = {}
     for key in tally.counts(tally.received, "model") | clean_model:
         model_keys.setdefault(tally.labels.get(key, "?"), set()).add(key)
     emptied = {} if compared is None else compared["differing_emptied"]
-    after_null = [n for n, label in emptied.items() if model_keys.get(label, set()) & tally.nulled]
+    after_null = [n for n, label in emptied.items()
+                  if sum(tally.nulled[k] for k in model_keys.get(label, set())) >= 2]
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": _commit(),
@@ -1074,7 +1077,7 @@ def print_figures(f: dict[str, Any]) -> None:
               f"samples: {f['differing_samples']} ({f['differing_samples_emptied']} of them end "
               f"with an empty answer where the clean run had one, "
               f"{f['differing_samples_emptied_after_null']} of those after a proxy made their "
-              f"answer null); differing metrics: "
+              f"answer null on the ask and its retry); differing metrics: "
               f"{len(f['differing_metrics'])} of {f['metrics_compared']}")
         if f["differing_metrics"]:
             print(f"  {dict(list(f['differing_metrics'].items())[:8])}")
