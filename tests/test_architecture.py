@@ -193,31 +193,45 @@ def test_the_check_above_sees_a_module_importing_its_package() -> None:
     assert _imports_of_a_holding_package(graph) == [("pkg.sub.leaf", "pkg.sub")]
 
 
+def _package_imports(path: Path) -> set[str]:
+    """The modules of the package that the module at ``path`` imports."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pytest_"):
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("pytest_audiobench")}
+    return found
+
+
 def test_the_toy_benchmark_imports_only_the_public_api() -> None:
     """tests/toy is written as a third party would: from the package root and nothing else."""
-    found = set()
-    for path in sorted((REPO / "tests" / "toy").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pytest_"):
-                found.add(node.module)
-            elif isinstance(node, ast.Import):
-                found |= {a.name for a in node.names if a.name.startswith("pytest_audiobench")}
+    found = set().union(*(_package_imports(path)
+                          for path in sorted((REPO / "tests" / "toy").rglob("*.py"))))
     assert found == {"pytest_audiobench"}
+
+
+MAKER = "pytest_audiobench.benchmarks.mini_making"
+"""The mini data's maker, which the benchmarks' mini modules write their mini part with."""
 
 
 def test_air_bench_foundation_imports_only_the_public_api_and_its_own_folder() -> None:
     """The third built-in benchmark is written as a third party's would be: from the package
-    root and its own modules (that nothing outside its folder names it is the test above)."""
+    root and its own modules (that nothing outside its folder names it is the test above); its
+    mini part also from the mini maker, which no run imports (the test below)."""
     folder = REPO / "pytest_audiobench" / "benchmarks" / "air_bench_foundation"
     own = "pytest_audiobench.benchmarks.air_bench_foundation"
-    found = set()
-    for path in sorted(folder.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pytest_"):
-                found.add(node.module)
-            elif isinstance(node, ast.Import):
-                found |= {a.name for a in node.names if a.name.startswith("pytest_audiobench")}
-    assert {m for m in found if not (m or "").startswith(own)} == {"pytest_audiobench"}
+    found = {module for path in sorted(folder.rglob("*.py")) for module in _package_imports(path)
+             if not module.startswith(own) and not (path.name == "mini.py" and module == MAKER)}
+    assert found == {"pytest_audiobench"}
+
+
+def test_only_the_mini_modules_reach_the_mini_maker() -> None:
+    """Making the mini data needs espeak-ng and synthesis that a run has no use for: no module
+    but a benchmark's mini module imports the maker, directly or through another."""
+    grimp = pytest.importorskip("grimp")
+    users = grimp.build_graph("pytest_audiobench").find_downstream_modules(MAKER)
+    assert users and all(module.endswith(".mini") for module in users), sorted(users)
 
 
 def test_every_public_name_resolves_and_the_root_stays_light() -> None:

@@ -4,14 +4,12 @@ what scripts/make_mini.py writes."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import soundfile as sf
@@ -19,6 +17,7 @@ import soundfile as sf
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
 from pytest_audiobench.benchmarks.air_bench_foundation import data as foundation
+from pytest_audiobench.benchmarks.mini_making import ESPEAK_MISSING, espeak_version
 from pytest_audiobench.benchmarks.mmar import MODALITIES
 from pytest_audiobench.benchmarks.mmar.data import (
     CATEGORIES,
@@ -41,19 +40,6 @@ CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "me
 MMAR_FIELDS = ["id", "audio_path", "question", "choices", "answer", "modality", "category",
                "sub-category", "language", "source", "url", "timestamp", "thinking", "cue",
                "rubric"]
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_mini", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look the module up while the script's classes are created.
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]
-    return module
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -152,11 +138,10 @@ def test_the_manifest_hashes_every_file() -> None:
 
 
 def test_the_script_regenerates_the_same_bytes(tmp_path: Path) -> None:
-    script = _script()
     if shutil.which("espeak-ng") is None:
-        pytest.fail(f"cannot regenerate the mini benchmark: {script.ESPEAK_MISSING}")
+        pytest.fail(f"cannot regenerate the mini benchmark: {ESPEAK_MISSING}")
     recorded = json.loads((MINI / "MANIFEST.json").read_text(encoding="utf-8"))["espeak_ng"]
-    installed = script.espeak_version()
+    installed = espeak_version()
     if installed != recorded:
         pytest.fail(f"the installed espeak-ng is {installed!r} but the mini benchmark was made "
                     f"with {recorded!r}: speech clips would differ, so reproducibility cannot "
