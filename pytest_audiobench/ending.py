@@ -17,7 +17,7 @@ from pytest_audiobench.benchmarks.base import (
     Release,
     Tally,
     export,
-    line_judged_again,
+    line_baseline_verdicts,
     unexported,
 )
 from pytest_audiobench.benchmarks.sample import NodeId
@@ -95,8 +95,8 @@ class _Fold:
     lines: dict[str, SampleLine] | None
     baseline_tally: Tally | None
     """Head to head: the live baseline model's numbers, from its side of the records."""
-    judged_again: dict[str, SampleLine] = field(default_factory=dict)
-    judged_again_asked: int = 0
+    baseline_verdicts: dict[str, SampleLine] = field(default_factory=dict)
+    baseline_verdicts_asked: int = 0
 
     @classmethod
     def of(cls, settings: Settings, name: str, bench: Benchmark, selected: Sequence[str],
@@ -114,13 +114,13 @@ class _Fold:
             line = bench.sample_line(record)
             if line is not None:
                 self.lines[line.id] = kept_line(settings, line)
-        if record.judged_again or record.judged_again_failed is not None:
+        if record.baseline_verdicts or record.baseline_verdicts_failed is not None:
             # The sample calibrated the judge: the baseline's answer graded again, as the
             # line it makes (its numbers only).
-            self.judged_again_asked += 1
-            again = line_judged_again(bench, record)
+            self.baseline_verdicts_asked += 1
+            again = line_baseline_verdicts(bench, record)
             if again is not None:
-                self.judged_again[again.id] = without_texts(again)
+                self.baseline_verdicts[again.id] = without_texts(again)
         theirs = record.baseline_model_record() if self.baseline_tally is not None else None
         if self.baseline_tally is not None and theirs is not None:
             self.baseline_tally.add(theirs)
@@ -132,8 +132,8 @@ class _Fold:
         runs = range(settings.runs)
         theirs = self.baseline_tally
         return Folded(
-            [self.tally.metrics(index) for index in runs], self.lines, self.judged_again,
-            self.judged_again_asked,
+            [self.tally.metrics(index) for index in runs], self.lines, self.baseline_verdicts,
+            self.baseline_verdicts_asked,
             None if theirs is None else [theirs.metrics(index) for index in runs],
             headline=release.headline, withheld=release.withheld,
             judged_metrics=bench.judged_metrics(release), judge_prompt=bench.judge_prompt(),

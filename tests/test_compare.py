@@ -139,7 +139,7 @@ def test_metrics_all_compares_every_paired_metric(
     assert compare.main([str(a), str(b), "--metrics", "air_bench_chat.music_QA.score",
                          "--gate-small"]) == 0
     assert "across 1 metrics" in capsys.readouterr().out
-    assert json.loads(b.read_text())["format"] == 4
+    assert json.loads(b.read_text())["format"] == 5
 
 
 def test_a_metric_that_cannot_be_compared_is_one_clear_line(
@@ -188,7 +188,7 @@ def test_files_that_are_not_reports_name_the_file(
     old = tmp_path / "old.json"
     old.write_text(json.dumps({**json.loads(a.read_text()), "format": 1}))
     assert compare.main([str(old), str(a)]) == 4
-    assert "a report of format 1; this audiobench-compare reads formats 3 and 4" in (
+    assert "a report of format 1; this audiobench-compare reads formats 3, 4 and 5" in (
         capsys.readouterr().err)
 
 

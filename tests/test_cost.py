@@ -206,9 +206,11 @@ def test_head_to_head_the_baseline_model_is_priced_apart_from_the_model(
         run_bench: Any, rival: FakeOpenAIServer) -> None:
     run = run_bench(*_against(rival), f"--audiobench-price={MODEL}=1000/2000,{RIVAL}=3000/4000")
     usage = run.report["usage"]
-    own = {k: usage["model"][k] - usage["baseline_model"][k]
-           for k in ("prompt_tokens", "completion_tokens")}
+    # Each side in its own fields: the model's answers are 3 tokens, the baseline model's 6.
+    own = usage["model"]
     assert usage["baseline_model"] == usage["baseline_model_sent"] and own["prompt_tokens"] > 0
+    assert (own["completion_tokens"], usage["baseline_model"]["completion_tokens"]) == (
+        3 * usage["model_requests"], 6 * usage["baseline_model_requests"])
     items = {i["model"]: (i["role"], i["paid"]) for i in usage["cost"]["items"]}
     assert items == {MODEL: ("model", pytest.approx(_dollars(own, 1000, 2000))),
                      RIVAL: ("baseline model", pytest.approx(

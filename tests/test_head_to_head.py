@@ -9,6 +9,7 @@ import math
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -192,9 +193,41 @@ def test_with_several_inference_runs_the_live_model_answers_as_often_as_the_mode
     head = rows["air_bench_chat.average.score"]
     assert (head["test"], head["n"], head["baseline"], head["value"]) == (
         "paired", 16, pytest.approx(8.0), pytest.approx(2.0))
-    assert all(len(s["baseline_answers"]) == len(s["judged_again"]) == 3
+    assert all(len(s["baseline_answers"]) == len(s["baseline_verdicts"]) == 3
                for s in run.report["samples"])
-    assert run.report["usage"]["model_requests"] == 2 * 16 * 3
+    usage = run.report["usage"]
+    # Each side's answers in its own fields; the terminal names both.
+    assert (usage["model_requests"], usage["baseline_model_requests"]) == (16 * 3, 16 * 3)
+    assert "answers: model 48 (0 from the cache), baseline model 48 (0 from the cache)" in (
+        run.result.stdout.str())
+
+
+def test_a_format_4_report_is_read_with_each_model_s_answers_in_its_own_fields(
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer, tmp_path: Path) -> None:
+    from pytest_audiobench.report.reading import read_report
+
+    rival.script = Scripted(Reply("their answer", usage={"prompt_tokens": 100,
+                                                          "completion_tokens": 7}))
+    servers.model.script = Scripted(Reply("our answer", usage={"prompt_tokens": 50,
+                                                               "completion_tokens": 3}))
+    run = run_bench(*_against(rival), "-k", "speech_QA")
+    now = json.loads(run.report_path.read_text(encoding="utf-8"))
+    theirs = [a for s in now["samples"] for a in s["baseline_answers"]]
+    assert len(theirs) == now["usage"]["baseline_model_requests"] > 0
+    assert now["usage"]["model"]["prompt_tokens"] == 50 * now["usage"]["model_requests"]
+    assert now["usage"]["baseline_model"]["prompt_tokens"] == 100 * len(theirs)
+    # Format 4 counted both models under "model" and named the verdicts "judged_again".
+    usage = {k: v for k, v in now["usage"].items()
+             if k not in ("baseline_model_requests", "baseline_model_cached")}
+    both = {k: now["usage"]["model"][k] + now["usage"]["baseline_model"][k]
+            for k in now["usage"]["model"]}
+    usage.update(model=both, model_requests=now["usage"]["model_requests"] + len(theirs))
+    samples = [{("judged_again" if k == "baseline_verdicts" else k): v for k, v in s.items()}
+               for s in now["samples"]]
+    old = tmp_path / "format-4.json"
+    old.write_text(json.dumps({**now, "format": 4, "usage": usage, "samples": samples}))
+    assert read_report(old, "audiobench-history") == read_report(run.report_path,
+                                                                   "audiobench-history")
 
 
 def test_the_baseline_model_s_key_comes_from_its_own_variable_and_goes_to_its_server_alone(

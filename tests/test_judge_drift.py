@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.gate.drift import Drift, calibrating, compare, judge_drift, measure
+from pytest_audiobench.gate.drift import Drift, calibrating, judge_comparison, judge_drift, measure
 from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.transport.types import EndpointTraffic, JudgeIdentity, Traffic
 from tests.conftest import XDIST_MODES, ScoringJudge, Servers
@@ -108,13 +108,13 @@ def test_what_the_gate_pairs_against_by_mode_identity_and_drift() -> None:
         ("auto", None, other, None, False),
     ]
     for mode, then, today, drift, rejudged in table:
-        assert compare(mode, then, today, drift).rejudged is rejudged, (mode, then, drift)
-    assert compare("auto", JUDGE_THEN, JUDGE_THEN, steady).why == (
+        assert judge_comparison(mode, then, today, drift).rejudged is rejudged, (mode, then, drift)
+    assert judge_comparison("auto", JUDGE_THEN, JUDGE_THEN, steady).why == (
         "the judge is the baseline's and did not drift beyond its noise (-0.10 on 50 of the "
         "baseline's answers, which would show a drift of 0.57)")
-    assert compare("auto", JUDGE_THEN, other).why == (
+    assert judge_comparison("auto", JUDGE_THEN, other).why == (
         "the judge is not the baseline's: model gpt-4o (today: gpt-4.1)")
-    assert compare("auto", None, other).why == (
+    assert judge_comparison("auto", None, other).why == (
         "the baseline names no judge identity (written before they were kept); no baseline "
         "answer was graded again to measure its drift")
 
@@ -256,7 +256,7 @@ def test_a_baseline_answer_today_s_judge_cannot_grade_again_errors_its_item(
     outcomes = {s["outcome"] for s in run.report["samples"]}
     assert outcomes == {"error"}  # never scored against nothing, never dropped in silence
     sample = run.report["samples"][0]
-    assert sample["verdicts"] == [] and sample["judged_again_failed"].startswith("JudgeError")
+    assert sample["verdicts"] == [] and sample["baseline_verdicts_failed"].startswith("JudgeError")
     assert "today's judge could not grade the baseline's answer again" in sample["message"]
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     assert run.report["benchmarks"][0]["gate"]["missing"] == 16

@@ -253,14 +253,14 @@ class Benchmark(ABC):
         return SampleView()
 
 
-def line_judged_again(bench: Benchmark, record: SampleRecord) -> SampleLine | None:
+def line_baseline_verdicts(bench: Benchmark, record: SampleRecord) -> SampleLine | None:
     """The line of the baseline's answer to ``record``'s sample as today's judge graded it
-    (``record.judged_again``): its values and draws; None when it was not graded again. Head
+    (``record.baseline_verdicts``): its values and draws; None when it was not graded again. Head
     to head its answer is the live baseline model's; else this run's (the gate reads none; an
     item's report takes the baseline file's)."""
-    if not record.judged_again:
+    if not record.baseline_verdicts:
         return None
-    return line_graded(bench, record, record.judged_again, record.baseline_answers)
+    return line_graded(bench, record, record.baseline_verdicts, record.baseline_answers)
 
 
 def line_graded(bench: Benchmark, record: SampleRecord, verdicts: list[Verdict],

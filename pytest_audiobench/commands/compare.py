@@ -27,7 +27,7 @@ from pytest_audiobench.gate.drift import judge_identity, other_judge
 from pytest_audiobench.gate.evaluation import Gate, GateRow, Pairing, assess_all, paired_row
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.loaded import MORE_DRAWS
-from pytest_audiobench.gate.paired import items_comparable, noise_of
+from pytest_audiobench.gate.paired import items_decidable, noise_of
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import Outcome, SampleRecord
@@ -108,7 +108,7 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
             only_a=len(lines_a.keys() - lines_b.keys()),
             only_b=len(lines_b.keys() - lines_a.keys()), changes=changes, lines_a=lines_a,
             under_bar={n for n, line in lines_b.items() if line.failed},
-            noise_known=items_comparable(noise, every),
+            noise_known=items_decidable(noise, every),
             unpaired=[m for m in chosen[name] if m not in rows]))
     if not any(c.rows for c in out):
         raise ReportError("no metric could be paired: the two runs share no scored sample in "

@@ -9,11 +9,12 @@ the new ones, its interval at the run's confidence (two-sided), the smallest dri
 detects with 80 % power, and whether the exact tests tell it from chance either way (the
 paired gate's tests, at half the level on each side).
 
-What the gate holds a run against is decided here too (``compare``): the scores the baseline
-recorded, or, when the judge is not the baseline's (``JudgeIdentity``) or drifted beyond its
-noise, or when asked, every baseline answer judged again by today's judge, so that the judge's
-change cancels in each sample's difference. ``run/calibration.py`` asks the calibration share
-before the items, so that every item and the gate hold against the same scores.
+What the gate holds a run against is decided here too (``judge_comparison``): the scores the
+baseline recorded, or, when the judge is not the baseline's (``JudgeIdentity``) or drifted
+beyond its noise, or when asked, every baseline answer judged again by today's judge, so that
+the judge's change cancels in each sample's difference. ``run/calibration.py`` asks the
+calibration share before the items, so that every item and the gate hold against the same
+scores.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def other_judge(then_model: str | None, then: JudgeIdentity | None,
     return None
 
 
-def compare(mode: Rejudge, then: JudgeIdentity | None, today: JudgeIdentity | None,
+def judge_comparison(mode: Rejudge, then: JudgeIdentity | None, today: JudgeIdentity | None,
             drift: Drift | None = None) -> JudgeComparison:
     """What the gate holds against, by --audiobench-rejudge-baseline ``mode``, the baseline's
     judge (``then``, None when the file names none), today's, and the drift measured."""

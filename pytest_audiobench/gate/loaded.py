@@ -28,7 +28,7 @@ from pytest_audiobench.gate.baseline import (
 )
 from pytest_audiobench.gate.drift import JudgeComparison, calibrating
 from pytest_audiobench.gate.items import Change, Confirming, change
-from pytest_audiobench.gate.paired import items_comparable, noise_of
+from pytest_audiobench.gate.paired import items_decidable, noise_of
 from pytest_audiobench.outcome.lines import JudgedBy, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity
@@ -160,7 +160,7 @@ class LoadedBaseline:
         every line (a change of noise or lines is a new object, ``replace``)."""
         if self.baseline_endpoint is not None:
             return self.noise is not None
-        return bool(self.lines) and items_comparable(self.noise, self.lines.values())
+        return bool(self.lines) and items_decidable(self.noise, self.lines.values())
 
     def notes(self) -> list[str]:
         """What the summary says of the items' gate."""
@@ -168,26 +168,27 @@ class LoadedBaseline:
             return [] if self.holds_items else [LIVE_ITEMS_BY_THE_BAR]
         return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
 
-    def unpaired(self, judged_again_failed: str | None) -> str | None:
+    def unpaired(self, baseline_verdicts_failed: str | None) -> str | None:
         """Why a sample cannot be held against its baseline answer graded again by today's
-        judge, which the gate pairs it against: that grading failed (``judged_again_failed``)."""
-        if judged_again_failed is None or not self.rejudged:
+        judge, which the gate pairs it against: that grading failed
+        (``baseline_verdicts_failed``)."""
+        if baseline_verdicts_failed is None or not self.rejudged:
             return None
-        return _unpaired_words(self.baseline_endpoint is not None, judged_again_failed)
+        return _unpaired_words(self.baseline_endpoint is not None, baseline_verdicts_failed)
 
     def change(self, nodeid: str, new: SampleLine | None, fails_now: bool,
-               judged_again: SampleLine | None = None,
+               baseline_verdicts: SampleLine | None = None,
                confirming: Confirming | None = None) -> Change | None:
         """The sample's change against its line, if it has one (when every answer is judged
-        again: against ``judged_again``, today's judge on the baseline's answer), a suggested drop
-        confirmed by fresh draws (``confirming``); a regression's carries the old answer and
-        the replies it was held against, which its report shows."""
-        old = judged_again if self.rejudged else self.lines.get(nodeid)
+        again: against ``baseline_verdicts``, today's judge on the baseline's answer), a
+        suggested drop confirmed by fresh draws (``confirming``); a regression's carries the
+        old answer and the replies it was held against, which its report shows."""
+        old = baseline_verdicts if self.rejudged else self.lines.get(nodeid)
         found = change(old, new, fails_now, self.noise, self.confidence, confirming)
         full = None if found is None or found.kind != "regressed" else whole(self.lines, nodeid)
         if found is not None and full is not None:
             # Its old answer from the file; the replies it was held against: today's when
-            # judged again (``judged_again`` keeps them), else the file's.
+            # judged again (``baseline_verdicts`` keeps them), else the file's.
             replies = found.base.replies if self.rejudged else full.replies
             found = replace(found, base=found.base.model_copy(
                 update={"answer": full.answer, "replies": replies}))
@@ -199,12 +200,12 @@ class LoadedBaseline:
             self.lines.close()
 
 
-def _unpaired_words(live: bool, judged_again_failed: str) -> str:
+def _unpaired_words(live: bool, baseline_verdicts_failed: str) -> str:
     if live:
         return (f"head to head, the sample has no answer of the baseline model graded by "
-                f"the judge to pair against ({judged_again_failed}); a resume asks it again")
+                f"the judge to pair against ({baseline_verdicts_failed}); a resume asks it again")
     return (f"today's judge could not grade the baseline's answer again, which the gate "
-            f"pairs this sample against ({judged_again_failed}); a resume asks it again")
+            f"pairs this sample against ({baseline_verdicts_failed}); a resume asks it again")
 
 
 def baseline_path(settings: Settings, benchmark: str, *, full_release: bool = False) -> Path:

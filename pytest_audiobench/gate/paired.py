@@ -324,7 +324,7 @@ def noise_of(written: float | None, lines: Iterable[SampleLine]) -> float | None
     return written if written is not None else judge_noise(lines)
 
 
-def items_comparable(noise: float | None, lines: Iterable[SampleLine]) -> bool:
+def items_decidable(noise: float | None, lines: Iterable[SampleLine]) -> bool:
     """Whether a sample's drop can be told from the judge's noise: the noise is known, or no
     score came from a sampled judge."""
     return noise is not None or not any(line.judged for line in lines)

@@ -40,9 +40,9 @@ class Folded:
     """Its numbers, per inference run."""
     lines: Mapping[str, SampleLine] | None
     """This run's sample lines, when ``wants_lines``; else None."""
-    judged_again: Mapping[str, SampleLine]
+    baseline_verdicts: Mapping[str, SampleLine]
     """The baseline's answers today's judge graded again, as lines (``gate/drift.py``)."""
-    judged_again_asked: int
+    baseline_verdicts_asked: int
     baseline_per_run: list[dict[str, Metric]] | None
     """Head to head: the live baseline model's numbers, from its side of the records."""
     headline: tuple[str, ...]
@@ -118,7 +118,7 @@ def rule(settings: Settings, benchmarks: Mapping[str, Pairs], folded: Mapping[st
                                     benchmarks[name], judges[name])
                     for name, baseline in loaded.items()}
     # Against the baseline's answers judged again today, when that was decided (drift.py).
-    pairings = {name: Pairing.of(bench, folded[name].judged_again
+    pairings = {name: Pairing.of(bench, folded[name].baseline_verdicts
                                  if held_against[name].rejudged else held_against[name].lines,
                                  folded[name].lines or {}, held_against[name].noise)
                 for name, bench in benchmarks.items()}
@@ -133,9 +133,9 @@ def rule(settings: Settings, benchmarks: Mapping[str, Pairs], folded: Mapping[st
                           (model, judges[name]), pairings[name], assessed[name],
                           selected=mine.selected, left_out=mine.left_out,
                           withheld=mine.withheld, partial=scope.partial)
-        drift = None if not mine.judged_again_asked or baseline.baseline_endpoint else \
-            judge_drift(mine.judged_metrics, bench.linear, baseline.lines, mine.judged_again,
-                        mine.judged_again_asked, settings.confidence)
+        drift = None if not mine.baseline_verdicts_asked or baseline.baseline_endpoint else \
+            judge_drift(mine.judged_metrics, bench.linear, baseline.lines, mine.baseline_verdicts,
+                        mine.baseline_verdicts_asked, settings.confidence)
         ruled[name] = BenchmarkRuling(metrics, mine.per_run, decision, baseline, drift)
     verdict = run_verdict([Decided(r.decision.status, r.decision.gate, folded[name].failed,
                                    folded[name].regressed, folded[name].missing)

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, SerializeAsAny, computed_field, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    Field,
+    SerializeAsAny,
+    computed_field,
+    field_validator,
+)
 
 from pytest_audiobench.config.names import AudioMode
 from pytest_audiobench.config.settings import Sampling
@@ -167,13 +174,17 @@ class SampleRecord(BaseModel):
     """What the gate made of the item (``ItemChange``); None when it passed on its own."""
     baseline_answers: list[ModelAnswer] = []
     """Head to head (--audiobench-baseline-model): the live baseline model's answers, asked in
-    this run, one per inference run as ``answers``; ``judged_again`` grades them."""
-    judged_again: list[SerializeAsAny[Verdict]] = []
-    """The baseline's answer graded by today's judge in this run: the per-sample baseline's
-    recorded answer when the sample calibrates the judge (``gate/drift.py``; one verdict), or
-    the live baseline model's (``baseline_answers``; one per answer)."""
-    judged_again_failed: str | None = None
-    """Why the baseline's answer could not be graded again (or, head to head, had)."""
+    this run, one per inference run as ``answers``; ``baseline_verdicts`` grades them."""
+    baseline_verdicts: list[SerializeAsAny[Verdict]] = Field(
+        default=[], validation_alias=AliasChoices("baseline_verdicts", "judged_again"))
+    """Today's judge on the baseline's side of the sample, graded in this run: head to head,
+    the live baseline model's answers (``baseline_answers``, one verdict each); otherwise the
+    per-sample baseline's recorded answer, when the sample calibrates the judge
+    (``gate/drift.py``; one verdict). Format 4 called it ``judged_again``."""
+    baseline_verdicts_failed: str | None = Field(
+        default=None, validation_alias=AliasChoices("baseline_verdicts_failed",
+                                                    "judged_again_failed"))
+    """Why the baseline's side could not be graded in this run (``baseline_verdicts``)."""
     confirmation: list[SerializeAsAny[Verdict]] = []
     """Fresh draws of the judge on the first answer, a verdict per round, when its first
     draws suggested a drop (``gate/items.py``); the metrics never read them."""
@@ -185,14 +196,15 @@ class SampleRecord(BaseModel):
     def baseline_model_record(self) -> SampleRecord | None:
         """Head to head, the live baseline model's side of the sample as a record of its own:
         its answer and today's judge's verdict on it; None when it has none."""
-        if not self.baseline_answers or not self.judged_again:
+        if not self.baseline_answers or not self.baseline_verdicts:
             return None
         return self.model_copy(update={
-            "outcome": "passed", "answers": self.baseline_answers, "verdicts": self.judged_again,
-            "baseline_answers": [], "judged_again": [], "confirmation": [],
+            "outcome": "passed", "answers": self.baseline_answers,
+            "verdicts": self.baseline_verdicts,
+            "baseline_answers": [], "baseline_verdicts": [], "confirmation": [],
             "confirmation_of_baseline": []})
 
-    @field_validator("verdicts", "judged_again", "confirmation", "confirmation_of_baseline",
+    @field_validator("verdicts", "baseline_verdicts", "confirmation", "confirmation_of_baseline",
                      mode="before")
     @classmethod
     def _each_as_its_kind(cls, value: Any) -> Any:

@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from pytest_audiobench.benchmarks.base import Benchmark, line_judged_again
+from pytest_audiobench.benchmarks.base import Benchmark, line_baseline_verdicts
 from pytest_audiobench.config.names import located
 from pytest_audiobench.config.settings import Sampling, Settings
 from pytest_audiobench.files import replacing
@@ -196,10 +196,17 @@ def _what_it_took(report: RunReport) -> list[tuple[str, str]]:
     run = report.run
     return [
         ("requests", f"model {usage.model_requests} ({usage.model_cached} cached), "
-                     f"judge {usage.judge_requests} ({usage.judge_cached} cached); "
+                     + (f"baseline model {usage.baseline_model_requests} "
+                        f"({usage.baseline_model_cached} cached), "
+                        if usage.baseline_model_requests else "")
+                     + f"judge {usage.judge_requests} ({usage.judge_cached} cached); "
                      f"{retries} retries, {throttled} HTTP 429"),
         ("tokens", f"model {usage.model.prompt_tokens} prompt + "
-                   f"{usage.model.completion_tokens} completion; judge "
+                   f"{usage.model.completion_tokens} completion; "
+                   + (f"baseline model {usage.baseline_model.prompt_tokens} prompt + "
+                      f"{usage.baseline_model.completion_tokens} completion; "
+                      if usage.baseline_model_requests else "")
+                   + "judge "
                    f"{usage.judge.prompt_tokens} prompt + {usage.judge.completion_tokens} "
                    "completion"),
         ("cost", usage.cost.line().removeprefix("cost: ") if usage.cost else ""),
@@ -484,7 +491,7 @@ def baseline_side(bench: Benchmark | None, record: SampleRecord,
     """What a sample's answer is set beside: head to head, the live baseline model's answer as
     the judge graded it in this run; else the per-sample baseline's line, whole."""
     if record.baseline_answers:
-        return line_judged_again(bench, record) if bench is not None else None
+        return line_baseline_verdicts(bench, record) if bench is not None else None
     return whole(lines, record.nodeid) if lines is not None else None
 
 

@@ -24,7 +24,7 @@ from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage
 from pytest_audiobench.untrusted import SHOWN_CHARS, clipped, json_safe
 
-FORMAT = 4
+FORMAT = 5
 """The JSON report's format; docs/report-format.md says what each one changed."""
 
 
@@ -125,35 +125,35 @@ class BenchmarkSummary(BaseModel):
 
 
 class TokenUsage(BaseModel):
-    """Tokens and requests of the model and of the judge; cached replies count their tokens
-    (what the run would have cost) and are also counted apart. Each field says whose tokens
-    it counts: ``model`` and its counts are of every model answer (head to head, both
-    models'); the ``*_sent`` fields of those sent rather than served from the cache, each of
-    one side only."""
+    """Tokens and requests of the model, of the live baseline model (head to head) and of the
+    judge, each field of one side only; cached replies count their tokens (what the run would
+    have cost) and are also counted apart."""
 
     model: Usage = Usage()
-    """Every model answer's tokens, cached ones included: the model's own and, head to head,
-    the live baseline model's (``baseline_model`` is that share)."""
+    """The model's answers' tokens, cached ones included (never the baseline model's)."""
     judge: Usage = Usage()
     """Every judge reply's tokens, cached ones included: the grading, the calibration's and
     the fresh draws' too."""
     baseline_model: Usage = Usage()
-    """Of ``model``, the live baseline model's answers (head to head)."""
+    """Head to head, the live baseline model's answers' tokens, cached ones included."""
     model_sent: Usage = Usage()
-    """The model's own answers (not the baseline model's) sent rather than served from the
-    cache: what was paid for."""
+    """Of ``model``, the answers sent rather than served from the cache: what was paid for."""
     baseline_model_sent: Usage = Usage()
-    """The live baseline model's answers sent rather than served from the cache."""
+    """Of ``baseline_model``, the answers sent rather than served from the cache."""
     judge_sent: Usage = Usage()
-    """The judge replies sent rather than served from the cache."""
+    """Of ``judge``, the replies sent rather than served from the cache."""
     cost: Cost | None = None
     """What the tokens cost at --audiobench-price; None without a price."""
     model_requests: int = 0
-    """Model answers, as ``model`` counts them (both models', head to head)."""
+    """The model's answers, as ``model`` counts them."""
     model_cached: int = 0
     """Of ``model_requests``, those served from the cache."""
     model_reused: int = 0
     """Of the cached ones, the answers another run got (--audiobench-reuse)."""
+    baseline_model_requests: int = 0
+    """Head to head, the live baseline model's answers, as ``baseline_model`` counts them."""
+    baseline_model_cached: int = 0
+    """Of ``baseline_model_requests``, those served from the cache."""
     judge_requests: int = 0
     """Judge calls, as ``judge`` counts them."""
     judge_cached: int = 0
@@ -162,8 +162,7 @@ class TokenUsage(BaseModel):
     def spent(self, settings: Settings) -> dict[str, Spent]:
         """Per model id the run asked (``Settings.asked_models``, with its role), its tokens."""
         asked = settings.asked_models()
-        own = self.model - self.baseline_model
-        sides = [(settings.model, self.model_sent, own),
+        sides = [(settings.model, self.model_sent, self.model),
                  (settings.baseline_endpoint.model if settings.baseline_endpoint else None,
                   self.baseline_model_sent, self.baseline_model),
                  (settings.judge.endpoint.model if settings.judge else None, self.judge_sent,
@@ -327,18 +326,20 @@ _COUNTER = {"passed": "passed", "failed": "failed", "error": "errors", "skipped"
 
 
 def add_usage(total: TokenUsage, record: SampleRecord) -> None:
-    """Add one record's tokens and requests to ``total`` (head to head, both models')."""
-    for answer in [*record.answers, *record.baseline_answers]:
+    """Add one record's tokens and requests to ``total``, each side to its own fields."""
+    for answer in record.answers:
         total.model = total.model + answer.completion.usage
         total.model_requests += 1
         total.model_cached += answer.completion.cached
         total.model_reused += answer.completion.reused_from is not None
     for answer in record.baseline_answers:
         total.baseline_model = total.baseline_model + answer.completion.usage
+        total.baseline_model_requests += 1
+        total.baseline_model_cached += answer.completion.cached
     total.model_sent = total.model_sent + _sent(record.answers)
     total.baseline_model_sent = total.baseline_model_sent + _sent(record.baseline_answers)
     # The calibration and the confirmation cost too.
-    for verdict in [*record.verdicts, *record.judged_again, *record.confirmation,
+    for verdict in [*record.verdicts, *record.baseline_verdicts, *record.confirmation,
                     *record.confirmation_of_baseline]:
         total.judge = total.judge + verdict.judge_usage
         total.judge_sent = total.judge_sent + verdict.judge_sent_usage

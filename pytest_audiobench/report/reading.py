@@ -1,5 +1,5 @@
 """Reading a JSON report back (``audiobench-merge``, ``-compare`` and ``-history``): checked to
-be one of ours, of this format or the one before it (read in this one's layout), with its
+be one of ours, of this format or the two before it (read in this one's layout), with its
 benchmarks installed, so that its verdicts load as their own types."""
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from pydantic import ValidationError
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.errors import ReportError, problems
 from pytest_audiobench.report.model import FORMAT, RunReport
+from pytest_audiobench.transport.types import Usage
 
-READ = (3, FORMAT)
-"""The formats read: format 3's reports are read in format 4's layout (``_as_format_4``)."""
+READ = (3, 4, FORMAT)
+"""The formats read: format 3's reports in format 4's layout (``_as_format_4``), and format
+4's in format 5's (``_as_format_5``)."""
 
 
 def read_report(path: Path, tool: str) -> RunReport:
@@ -29,10 +31,13 @@ def read_report(path: Path, tool: str) -> RunReport:
         raise ReportError(f"{path}: not a pytest-audiobench JSON report")
     if raw.get("format", 1) not in READ:
         raise ReportError(f"{path}: a report of format {raw.get('format', 1)}; this {tool} "
-                          f"reads formats {' and '.join(map(str, READ))}: write the reports "
+                          f"reads formats {', '.join(map(str, READ[:-1]))} and {READ[-1]}: "
+                          "write the reports "
                           "with the same version of pytest-audiobench")
     if raw["format"] == 3:
         raw = _as_format_4(raw)
+    if raw["format"] == 4:
+        raw = _as_format_5(raw)
     names = raw.get("settings", {}).get("benchmarks", [])
     try:
         for name in names if isinstance(names, list) else []:
@@ -67,12 +72,38 @@ def _as_format_4(raw: dict[str, Any]) -> dict[str, Any]:
             summary["judge_comparison"] = _renamed(comparison, "rival", "baseline_model")
         summaries.append(summary)
     settings = raw.get("settings")
-    return {**raw, "format": FORMAT, "benchmarks": summaries,
+    return {**raw, "format": 4, "benchmarks": summaries,
             "settings": _renamed(settings, "rival", "baseline_endpoint")
             if isinstance(settings, dict) else settings,
             "samples": [_renamed(record, "rival", "baseline_answers")
                         if isinstance(record, dict) else record
                         for record in raw.get("samples", [])]}
+
+
+def _as_format_5(raw: dict[str, Any]) -> dict[str, Any]:
+    """A format-4 report in format 5's layout. Its usage's ``model``, ``model_requests``,
+    ``model_cached`` and ``model_reused`` counted both models' answers head to head: the live
+    baseline model's share (its ``baseline_model`` tokens, its records' ``baseline_answers``)
+    moves to the baseline model's fields. A sample record's ``judged_again`` and
+    ``judged_again_failed`` are read under their format-5 names by the record itself."""
+    usage = raw.get("usage")
+    if not isinstance(usage, dict):
+        return {**raw, "format": FORMAT}
+    theirs = [answer.get("completion") for record in raw.get("samples", [])
+              if isinstance(record, dict) for answer in record.get("baseline_answers") or []
+              if isinstance(answer, dict)]
+    sent = [c for c in theirs if isinstance(c, dict)]
+    cached = sum(1 for c in sent if c.get("cached"))
+    reused = sum(1 for c in sent if c.get("reused_from") is not None)
+    both, share = usage.get("model"), usage.get("baseline_model")
+    own = {**usage,
+           "model_requests": usage.get("model_requests", 0) - len(theirs),
+           "model_cached": usage.get("model_cached", 0) - cached,
+           "model_reused": usage.get("model_reused", 0) - reused,
+           "baseline_model_requests": len(theirs), "baseline_model_cached": cached}
+    if isinstance(both, dict) and isinstance(share, dict):
+        own["model"] = (Usage.model_validate(both) - Usage.model_validate(share)).model_dump()
+    return {**raw, "format": FORMAT, "usage": own}
 
 
 def _renamed(raw: dict[str, Any], old: str, new: str) -> dict[str, Any]:

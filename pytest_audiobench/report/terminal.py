@@ -44,13 +44,19 @@ def render(report: RunReport, verbose: bool = False, written: Sequence[str] = ()
     reused = ""
     if u.model_reused and report.run is not None and report.run.reused:
         reused = f", {u.model_reused} of them answers of run {report.run.reused}"
+    rival = (f", baseline model {u.baseline_model_requests} ({u.baseline_model_cached} from "
+             "the cache)") if u.baseline_model_requests else ""
     lines += ["", f"answers: model {u.model_requests} ({u.model_cached} from the cache"
-              f"{reused}), judge {u.judge_requests} ({u.judge_cached} from the cache)"]
+              f"{reused}){rival}, judge {u.judge_requests} ({u.judge_cached} from the cache)"]
     counted = (u.model.prompt_tokens, u.model.completion_tokens, u.judge.prompt_tokens,
-               u.judge.completion_tokens)
+               u.judge.completion_tokens, u.baseline_model.prompt_tokens)
     if any(counted):  # models and judges that run here count none
+        theirs = (f"; baseline model {u.baseline_model.prompt_tokens} prompt "
+                  f"({u.baseline_model.audio_tokens} audio) + "
+                  f"{u.baseline_model.completion_tokens} completion"
+                  ) if u.baseline_model_requests else ""
         lines.append(f"tokens: model {u.model.prompt_tokens} prompt ({u.model.audio_tokens} "
-                     f"audio) + {u.model.completion_tokens} completion; judge "
+                     f"audio) + {u.model.completion_tokens} completion{theirs}; judge "
                      f"{u.judge.prompt_tokens} prompt + {u.judge.completion_tokens} completion")
     if u.cost is not None:
         lines.append(u.cost.line())

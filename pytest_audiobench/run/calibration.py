@@ -18,13 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_audiobench.benchmarks.asking import baseline_answer
-from pytest_audiobench.benchmarks.base import Benchmark, Release, line_judged_again
+from pytest_audiobench.benchmarks.base import Benchmark, Release, line_baseline_verdicts
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.drift import (
     JudgeComparison,
     calibrating,
-    compare,
+    judge_comparison,
     judge_drift,
     judge_identity,
     other_judge,
@@ -36,10 +36,10 @@ from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.run.plan import RunPlan
 from pytest_audiobench.run.shards import slice_of
-from pytest_audiobench.run.worker import JudgedAgain, Worker
+from pytest_audiobench.run.worker import BaselineGraded, Worker
 from pytest_audiobench.transport.types import Traffic
 
-JudgeAgain = Callable[[Sequence[tuple[Sample, SampleLine]]], dict[str, JudgedAgain]]
+JudgeAgain = Callable[[Sequence[tuple[Sample, SampleLine]]], dict[str, BaselineGraded]]
 """Today's judge on baseline answers, by node id (``Worker.judge_again``)."""
 Sent = Callable[[], Traffic]
 """What this process's endpoints took so far (``Gear.traffic``): the ids the judge named."""
@@ -55,7 +55,7 @@ class Calibrated:
     head: the samples run whole to measure the judge's noise)."""
 
     comparison: JudgeComparison
-    judged_again: dict[str, JudgedAgain] = field(default_factory=dict)
+    judged_again: dict[str, BaselineGraded] = field(default_factory=dict)
     done: dict[str, SampleRecord] = field(default_factory=dict)
 
 
@@ -74,7 +74,7 @@ def head_to_head(settings: Settings, bench: Benchmark, release: Release,
     share = calibrating(nodeids, settings.calibration_share)
     done = run_ahead([sample for sample in release.samples if sample.nodeid in share])
     lines = [line for record in done.values()
-             for line in (bench.sample_line(record), line_judged_again(bench, record))
+             for line in (bench.sample_line(record), line_baseline_verdicts(bench, record))
              if line is not None]
     noise = judge_noise(lines) if any(line.judged for line in lines) else \
         (0.0 if lines else None)
@@ -96,7 +96,7 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
     mode = settings.rejudge_baseline
     if mode != "auto" or settings.shard is not None or (
             then is not None and other_judge(then.model, then, today.model, today)):
-        return Calibrated(compare(mode, then, today))
+        return Calibrated(judge_comparison(mode, then, today))
     if judge_again is None:
         return None
     asked = [(sample, line) for sample in release.samples
@@ -107,11 +107,11 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
     drift = judge_drift(bench.judged_metrics(release), bench.linear, baseline.lines, lines,
                         len(asked), settings.confidence)
     seen = judge_identity(settings, bench.judge_prompt(), sent())
-    return Calibrated(compare(mode, then, seen, drift), graded)
+    return Calibrated(judge_comparison(mode, then, seen, drift), graded)
 
 
 def _today(bench: Benchmark, sample: Sample, line: SampleLine,
-           graded: JudgedAgain) -> SampleLine | None:
+           graded: BaselineGraded) -> SampleLine | None:
     """The baseline's answer as today's judge graded it, as a line (its numbers only)."""
     verdicts, _ = graded
     if not verdicts:
@@ -122,7 +122,7 @@ def _today(bench: Benchmark, sample: Sample, line: SampleLine,
     return None if made is None else without_texts(made)
 
 
-def decide_comparisons(settings: Settings, benchmarks: Mapping[str, Benchmark],
+def decide_judge_comparisons(settings: Settings, benchmarks: Mapping[str, Benchmark],
                        releases: Mapping[str, Release],
                        baselines: Mapping[str, LoadedBaseline],
                        kept: Mapping[str, JudgeComparison], deciding: Worker,
@@ -132,7 +132,7 @@ def decide_comparisons(settings: Settings, benchmarks: Mapping[str, Benchmark],
     the items: the plan of ``deciding``'s gear with them. ``send`` False (a dry run): what
     needs no request."""
     decided: dict[str, JudgeComparison] = {}
-    judged_again: dict[str, JudgedAgain] = {}
+    judged_again: dict[str, BaselineGraded] = {}
     done: dict[str, SampleRecord] = {}
     for name, baseline in baselines.items():
         bench, release = benchmarks[name], releases[name]

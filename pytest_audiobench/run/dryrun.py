@@ -29,7 +29,7 @@ class DryRun(BaseModel):
     model_cached: int = 0
     judge_calls: int = 0
     judge_cached: int = 0
-    judged_again: int = 0
+    baseline_graded: int = 0
     """Baseline answers today's judge would grade again (``gate/drift.py``); their judge
     calls are in ``judge_calls``, none of them cached (a run asks them with fresh replies)."""
     judged_again_if_drifted: int = 0
@@ -63,8 +63,8 @@ class DryRun(BaseModel):
         if self.baseline_model_calls:
             lines.insert(2, f"model calls include {self.baseline_model_calls} to the baseline "
                             "model (head to head), each answer judged like the model's")
-        if self.judged_again:
-            lines.insert(3, f"judge calls include {self.judged_again} baseline answers graded "
+        if self.baseline_graded:
+            lines.insert(3, f"judge calls include {self.baseline_graded} baseline answers graded "
                             "again by today's judge (gate/drift)")
         if self.judged_again_if_drifted:
             lines.insert(4, f"and {self.judged_again_if_drifted} more baseline answers are "
@@ -124,7 +124,7 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
         plan.judged_again_if_drifted += again is None and if_drifted(sample)
         if again is not None:
             calls, _, bound = bench.judge_calls(sample, again, scoped)
-            plan.judged_again += 1
+            plan.baseline_graded += 1
             plan.judge_calls += calls
             plan.judge_upper_bound |= bound
         asked = [(scoped, run, False) for run in range(runs)]

@@ -7,7 +7,7 @@ it has.
 
 from __future__ import annotations
 
-from pytest_audiobench.benchmarks.base import Benchmark, line_graded, line_judged_again
+from pytest_audiobench.benchmarks.base import Benchmark, line_baseline_verdicts, line_graded
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.errors import EndpointError, JudgeError, NotRun
 from pytest_audiobench.gate.baseline import whole
@@ -33,7 +33,8 @@ class FreshDraws:
         record = self.record
         if self._base is None:
             # Head to head, the live model's answer this run asked; else the file's.
-            self._base = line_judged_again(self.bench, record) if self.baseline.baseline_endpoint \
+            self._base = line_baseline_verdicts(self.bench, record) \
+                if self.baseline.baseline_endpoint \
                 else whole(self.baseline.lines, self.sample.nodeid)
         base = self._base
         if base is None or not base.answer or record.confirmation_failed is not None:

@@ -57,8 +57,8 @@ class ItemState:
     """Against the per-sample baseline: regressed, xfailed or xpassed, with both lines."""
     decided: ItemDecision = field(default_factory=lambda: ItemDecision(None))
     """What becomes of the item (``gate/items.item_decision``), kept in its record."""
-    judged_again: list[Verdict] = field(default_factory=list)
-    judged_again_failed: str | None = None
+    baseline_verdicts: list[Verdict] = field(default_factory=list)
+    baseline_verdicts_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
     baseline_answers: list[ModelAnswer] = field(default_factory=list)
     """Head to head: the live baseline model's answers, which ``again`` grades."""
@@ -80,8 +80,8 @@ class ItemState:
         verdicts and decision, its phases still to run."""
         return ItemState(answers=self.answers, verdicts=self.verdicts, shortfall=self.shortfall,
                          change=self.change, decided=self.decided,
-                         judged_again=self.judged_again,
-                         judged_again_failed=self.judged_again_failed,
+                         baseline_verdicts=self.baseline_verdicts,
+                         baseline_verdicts_failed=self.baseline_verdicts_failed,
                          baseline_answers=self.baseline_answers, confirmation=self.confirmation,
                          settled=self.settled)
 
@@ -94,8 +94,8 @@ class ItemState:
             outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
             message=self.message, change=self.decided.kind, baseline_answers=self.baseline_answers,
             unfinished=next((why for v in self.verdicts if (why := v.unfinished)), None),
-            judged_again=self.judged_again,
-            judged_again_failed=self.judged_again_failed,
+            baseline_verdicts=self.baseline_verdicts,
+            baseline_verdicts_failed=self.baseline_verdicts_failed,
             confirmation=self.confirmation[0], confirmation_of_baseline=self.confirmation[1],
             confirmation_failed=self.confirmation[2])
 
@@ -250,10 +250,11 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         pytest.skip(f"not run: {exc}")
     finally:
         worker.done(sample)
-    state.judged_again, state.judged_again_failed = graded.judged_again, graded.judged_again_failed
+    state.baseline_verdicts = graded.baseline_verdicts
+    state.baseline_verdicts_failed = graded.baseline_verdicts_failed
     state.baseline_answers = graded.baseline_answers
     baseline = session_of(request.config).baselines[sample.benchmark]
-    why = baseline.unpaired(graded.judged_again_failed)
+    why = baseline.unpaired(graded.baseline_verdicts_failed)
     if why is not None:
         # Not scored: the gate could not pair it; its replies stay in the cache for a resume.
         state.decided = unpaired(why)

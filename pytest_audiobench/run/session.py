@@ -23,7 +23,7 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import (
     Release,
     judged_by,
-    line_judged_again,
+    line_baseline_verdicts,
 )
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import NodeId, Sample
@@ -36,7 +36,7 @@ from pytest_audiobench.outcome.lines import JudgedBy
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.terminal import render
-from pytest_audiobench.run.calibration import decide_comparisons
+from pytest_audiobench.run.calibration import decide_judge_comparisons
 from pytest_audiobench.run.collecting import Collected
 from pytest_audiobench.run.dryrun import DryRun, forecast
 from pytest_audiobench.run.finishing import Finishing
@@ -134,7 +134,7 @@ class AudiobenchSession(ABC):
         """The sample's change against its per-sample baseline line, if it has one, a
         suggested drop confirmed by fresh draws first; and the record with those draws."""
         bench, baseline = self.benchmarks[sample.benchmark], self.baselines[sample.benchmark]
-        again = line_judged_again(bench, record) if baseline.rejudged else None
+        again = line_baseline_verdicts(bench, record) if baseline.rejudged else None
         fresh = FreshDraws(self.worker, bench, sample, record, baseline)
         confirming = Confirming(self.settings.confirm_draws, fresh.draw) \
             if baseline.holds_items and len(record.answers) == 1 else None
@@ -268,7 +268,7 @@ class Controller(AudiobenchSession):
                 self.run_start = self.runs.confirm(
                     self.run_start, model_identity(settings, served=gear.check()))
             kept = self.run_start.record.comparisons
-            plan = decide_comparisons(settings, self.benchmarks, self.releases(),
+            plan = decide_judge_comparisons(settings, self.benchmarks, self.releases(),
                                       self.baselines, kept, deciding, not settings.dry_run)
             if not settings.dry_run and plan.comparisons != kept:
                 self.run_start = self.runs.decided(self.run_start, plan.comparisons)

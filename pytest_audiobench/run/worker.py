@@ -39,8 +39,9 @@ from pytest_audiobench.transport.engine import Engine, Pipeline
 T = TypeVar("T")
 
 
-JudgedAgain = tuple[list[Verdict], str | None]
-"""The baseline's answer graded again by today's judge: its verdict, or why there is none."""
+BaselineGraded = tuple[list[Verdict], str | None]
+"""The baseline's side of a sample graded by today's judge (``SampleRecord.baseline_verdicts``):
+its verdicts, or none and why."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class ToJudgeAgain:
     grading when it was had before the items (``run/calibration.py``)."""
 
     line: SampleLine
-    judged_ahead: JudgedAgain | None = None
+    judged_ahead: BaselineGraded | None = None
 
 
 @dataclass(frozen=True)
@@ -57,18 +58,18 @@ class Graded:
     """A sample's verdicts, one per answer, and the baseline's answer graded by today's judge
     when it was asked: a per-sample baseline's when the sample calibrates the judge, or head
     to head the live baseline model's (``baseline_answers``). Empty when not asked or it
-    failed, with the failure in ``judged_again_failed``."""
+    failed, with the failure in ``baseline_verdicts_failed``."""
 
     verdicts: list[Verdict]
-    judged_again: list[Verdict] = field(default_factory=list)
-    judged_again_failed: str | None = None
+    baseline_verdicts: list[Verdict] = field(default_factory=list)
+    baseline_verdicts_failed: str | None = None
     baseline_answers: list[ModelAnswer] = field(default_factory=list)
 
     @classmethod
     def of(cls, record: SampleRecord) -> Graded:
         """What a record says was graded (a sample the controller ran before the items)."""
-        return cls(list(record.verdicts), list(record.judged_again), record.judged_again_failed,
-                   list(record.baseline_answers))
+        return cls(list(record.verdicts), list(record.baseline_verdicts),
+                   record.baseline_verdicts_failed, list(record.baseline_answers))
 
 
 BaselineAnswered = tuple[list[ModelAnswer], str | None]
@@ -82,7 +83,7 @@ class Rejudging:
     (``gate/drift.py``); with the gradings it had before the items (``run/calibration.py``)."""
 
     baselines: Mapping[str, LoadedBaseline] = field(default_factory=dict)
-    judged_again_ahead: Mapping[str, JudgedAgain] = field(default_factory=dict)
+    judged_again_ahead: Mapping[str, BaselineGraded] = field(default_factory=dict)
 
     def to_judge_again(self, sample: Sample) -> ToJudgeAgain | None:
         """The baseline's line whose answer today's judge grades again for ``sample``."""
@@ -165,11 +166,11 @@ class Worker:
                 # The same requests: asked one after the other, the second is served from
                 # this run's cache instead of paid twice.
                 verdicts = await graded
-                judged_again, failure = await self._judge_again(sample, again, runtime)
+                baseline_verdicts, failure = await self._judge_again(sample, again, runtime)
             else:
-                verdicts, (judged_again, failure) = await asyncio.gather(
+                verdicts, (baseline_verdicts, failure) = await asyncio.gather(
                     graded, self._judge_again(sample, again, runtime))
-            return Graded(list(verdicts), judged_again, failure)
+            return Graded(list(verdicts), baseline_verdicts, failure)
 
         return self._engine.start(sample.nodeid, answer, grade)
 
@@ -198,29 +199,29 @@ class Worker:
             return Graded(list(await graded), [], failure)
         if {a.text for a in answers} & {a.text for a in theirs}:
             verdicts = await graded  # the same requests: the second from this run's cache
-            judged_again, failure = await self._judge_every_again(sample, theirs, runtime)
+            baseline_verdicts, failure = await self._grade_baseline_answers(sample, theirs, runtime)
         else:
-            verdicts, (judged_again, failure) = await asyncio.gather(
-                graded, self._judge_every_again(sample, theirs, runtime))
-        return Graded(list(verdicts), judged_again, failure, baseline_answers=theirs)
+            verdicts, (baseline_verdicts, failure) = await asyncio.gather(
+                graded, self._grade_baseline_answers(sample, theirs, runtime))
+        return Graded(list(verdicts), baseline_verdicts, failure, baseline_answers=theirs)
 
-    async def _judge_every_again(self, sample: Sample, answers: list[ModelAnswer],
-                            runtime: Runtime) -> JudgedAgain:
-        """Every one of ``answers`` judged again with fresh replies (``_judge_again_fresh``): all
+    async def _grade_baseline_answers(self, sample: Sample, answers: list[ModelAnswer],
+                                      runtime: Runtime) -> BaselineGraded:
+        """Every one of ``answers`` graded with fresh replies (``_grade_baseline_answer``): all
         their verdicts, or none and why when any could not be had."""
-        found = await asyncio.gather(*(self._judge_again_fresh(sample, a, runtime)
+        found = await asyncio.gather(*(self._grade_baseline_answer(sample, a, runtime)
                                        for a in answers))
         failed = next((why for _, why in found if why is not None), None)
         return ([v for verdicts, _ in found for v in verdicts], None) if failed is None \
             else ([], failed)
 
-    def judge_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, JudgedAgain]:
+    def judge_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, BaselineGraded]:
         """Today's judge on these baseline answers, all at once, by node id (before the
         items: ``run/calibration.py``)."""
         runtime = self.runtime()
         assert self._engine is not None
 
-        async def every() -> list[JudgedAgain]:
+        async def every() -> list[BaselineGraded]:
             return list(await asyncio.gather(*(
                 self._judge_again(sample, ToJudgeAgain(line), runtime.for_sample(sample))
                 for sample, line in asked)))
@@ -242,7 +243,8 @@ class Worker:
                 continue
             done[sample.nodeid] = sample.to_record(
                 outcome="passed", answers=answers, verdicts=graded.verdicts,
-                judged_again=graded.judged_again, judged_again_failed=graded.judged_again_failed,
+                baseline_verdicts=graded.baseline_verdicts,
+                baseline_verdicts_failed=graded.baseline_verdicts_failed,
                 baseline_answers=graded.baseline_answers)
         return done
 
@@ -263,17 +265,17 @@ class Worker:
         return self._engine.call(both())
 
     async def _judge_again(self, sample: Sample, again: ToJudgeAgain,
-                           runtime: Runtime) -> JudgedAgain:
+                           runtime: Runtime) -> BaselineGraded:
         """The baseline's answer graded by today's judge, with replies of this run's own
         (never an earlier run's); a failure is said, not scored."""
         if again.judged_ahead is not None:
             return again.judged_ahead
         bench = self.benchmarks[sample.benchmark]
         old = baseline_answer(sample, bench.prompt(sample), again.line, self.settings)
-        return await self._judge_again_fresh(sample, old, runtime)
+        return await self._grade_baseline_answer(sample, old, runtime)
 
-    async def _judge_again_fresh(self, sample: Sample, answer: ModelAnswer,
-                             runtime: Runtime) -> JudgedAgain:
+    async def _grade_baseline_answer(self, sample: Sample, answer: ModelAnswer,
+                                     runtime: Runtime) -> BaselineGraded:
         """A baseline's answer graded by today's judge, its replies this run's own; a failure
         is said, not scored."""
         bench = self.benchmarks[sample.benchmark]
