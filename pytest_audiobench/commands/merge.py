@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pytest_audiobench import ending
 from pytest_audiobench.benchmarks import registry
-from pytest_audiobench.benchmarks.base import Benchmark, Release
+from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config import convert, declarations
 from pytest_audiobench.config.frozen import OwnSettings, UnreadSettings
 from pytest_audiobench.errors import AudiobenchError, MergeError
@@ -68,12 +68,9 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
         "shard": None, "report": report_path, "update_baseline": update_baseline,
         "baselines_dir": baselines_dir or first.baselines_dir, "benchmark_settings": own})
     benches = {name: registry.create(name, settings) for name in settings.benchmarks}
-    releases = {}
-    for name in benches:
-        summary = next(b for _, r in reports for b in r.benchmarks if b.benchmark == name)
-        # The data is not here: what it decided travels in every shard's report.
-        releases[name] = Release([], tuple(summary.headline), tuple(summary.release_notes),
-                                 summary.withheld)
+    # The data is not here: what it decided travels in every shard's report.
+    releases = {name: next(b for _, r in reports for b in r.benchmarks
+                           if b.benchmark == name).release() for name in benches}
     samples = [s for _, r in reports for s in r.samples]
     selected = [n for _, r in reports for n in r.selected]
     order = {nodeid: index for index, nodeid in enumerate(sorted(selected))}

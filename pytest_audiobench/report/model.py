@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from pytest_audiobench import __version__
+from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.files import replacing
@@ -122,6 +123,11 @@ class BenchmarkSummary(BaseModel):
     def against(self) -> str:
         """The baseline as the summary names it: the live model head to head, else its file."""
         return self.baseline_model or self.baseline_file or ""
+
+    def release(self) -> Release:
+        """What the release decided about the numbers, as this summary keeps it, without its
+        samples (a merge of shards has no data; ``summary.summarise`` wrote these fields)."""
+        return Release([], tuple(self.headline), tuple(self.release_notes), self.withheld)
 
 
 class TokenUsage(BaseModel):

@@ -5,6 +5,7 @@ the selected tasks and limit."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from pytest_audiobench.benchmarks import registry
@@ -34,6 +35,5 @@ class Releases:
                 self.whole[name] = len(release.samples)
                 chosen = select(release.samples, catalog.specs[name], settings.tasks,
                                 settings.limit)
-                self._loaded[name] = Release(chosen, release.headline, release.notes,
-                                             release.withheld)
+                self._loaded[name] = replace(release, samples=chosen)
         return self._loaded
