@@ -77,6 +77,9 @@ LETTERS = "ABCDEFGH"
 WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
 KILL_WINDOW = 3.0
 """Seconds before a kill within which a reply taken whole counts as in flight at the kill."""
+RETRIES = 4
+"""--audiobench-retries of every run: a request has RETRIES + 1 attempts (more when an outage
+gives some back)."""
 RUBRIC_RATERS = 5
 """MMAR's rubric raters per right answer (--audiobench-rubric-raters, the official 5)."""
 CRITERIA = 5
@@ -646,6 +649,12 @@ def metrics(report: dict[str, Any]) -> dict[str, Any]:
     return {k: m["value"] for b in report["benchmarks"] for k, m in b["metrics"].items()}
 
 
+def _attempts(sample: dict[str, Any]) -> int:
+    """The attempts the sample's first answer took (the ask and its empty answer's retry)."""
+    answers = sample.get("answers") or [{}]
+    return int((answers[0].get("completion") or {}).get("attempts") or 0)
+
+
 def _answer(sample: dict[str, Any]) -> str | None:
     answers = sample.get("answers") or [{}]
     text = (answers[0].get("completion") or {}).get("text")
@@ -674,7 +683,7 @@ def compare(clean: dict[str, Any], final: dict[str, Any]) -> dict[str, Any]:
             if n not in by_id or by_id[n]["outcome"] in ("error", "not_run")]
     differing = [n for n in selected if n not in lost and n in clean_by_id
                  and signature(by_id[n]) != signature(clean_by_id[n])]
-    emptied = {n: _label(by_id[n]) for n in differing
+    emptied = {n: (_label(by_id[n]), _attempts(by_id[n])) for n in differing
                if not _answer(by_id[n]) and _answer(clean_by_id[n])}
     clean_metrics, final_metrics = metrics(clean), metrics(final)
     metric_diff = {k: [v, final_metrics.get(k)] for k, v in clean_metrics.items()
@@ -804,7 +813,7 @@ def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
                  f"--audiobench-data={data.flag()}", f"--audiobench-report={report}",
                  f"--audiobench-cache-dir={folder / 'cache'}",
                  "--audiobench-concurrency", str(args.concurrency),
-                 "--audiobench-timeout", f"{timeout:g}", "--audiobench-retries", "4",
+                 "--audiobench-timeout", f"{timeout:g}", "--audiobench-retries", str(RETRIES),
                  "--audiobench-retry-wait", "0.05", "--audiobench-progress", "0"]
         if args.max_connection_failures:
             flags += ["--audiobench-max-connection-failures", str(args.max_connection_failures)]
@@ -958,16 +967,23 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
         "final_report_empty_answers": None if final is None else sum(
             1 for s in final["samples"] for a in s.get("answers") or [] if a.get("empty"))}
     compared = compare(clean, final) if final is not None else None
-    # A sample the clean run answered that ends with an empty answer: explained when a proxy
-    # made its model's answer null on the first ask and on the immediate retry, two well-formed
-    # empty answers, which the plugin must score as the model's (PROTOCOLS.md: "an empty answer
-    # is an answer"). One null and a transport fault must not end empty: not explained.
+    # A sample the clean run answered that ends with an empty answer is explained when a proxy
+    # made its model's answer null, a well-formed empty answer the plugin must score as the
+    # model's (PROTOCOLS.md: "an empty answer is an answer"), and the one immediate retry
+    # brought no other: it was null too, or it met transport faults until the request's
+    # attempts ran out (issue 43: a failed retry never discards the empty answer received
+    # whole; the record's attempts show it). One null and a retry that got a reply cannot end
+    # empty: not explained.
     model_keys: dict[str, set[bytes]] = {}
     for key in tally.counts(tally.received, "model") | clean_model:
         model_keys.setdefault(tally.labels.get(key, "?"), set()).add(key)
     emptied = {} if compared is None else compared["differing_emptied"]
-    after_null = [n for n, label in emptied.items()
-                  if sum(tally.nulled[k] for k in model_keys.get(label, set())) >= 2]
+    nulls = {n: sum(tally.nulled[k] for k in model_keys.get(label, set()))
+             for n, (label, _) in emptied.items()}
+    twice = [n for n in emptied if nulls[n] >= 2]
+    out_of_attempts = [n for n, (_, attempts) in emptied.items()
+                       if nulls[n] == 1 and attempts >= RETRIES + 1]
+    after_null = twice + out_of_attempts
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": _commit(),
@@ -1005,6 +1021,11 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
         "differing_samples": None if compared is None else len(compared["differing"]),
         "differing_samples_emptied": None if compared is None else len(emptied),
         "differing_samples_emptied_after_null": None if compared is None else len(after_null),
+        "differing_samples_emptied_after_two_nulls": None if compared is None else len(twice),
+        "differing_samples_emptied_after_null_and_failed_retry":
+            None if compared is None else len(out_of_attempts),
+        "emptied_samples": {n: {"nulls": nulls[n], "attempts": attempts}
+                            for n, (_, attempts) in emptied.items()},
         "differing_metrics": None if compared is None else compared["differing_metrics"],
         "metrics_compared": None if compared is None else compared["metrics"],
         "examples": None if compared is None else {
@@ -1077,7 +1098,9 @@ def print_figures(f: dict[str, Any]) -> None:
               f"samples: {f['differing_samples']} ({f['differing_samples_emptied']} of them end "
               f"with an empty answer where the clean run had one, "
               f"{f['differing_samples_emptied_after_null']} of those after a proxy made their "
-              f"answer null on the ask and its retry); differing metrics: "
+              f"answer null: {f['differing_samples_emptied_after_two_nulls']} null on the ask "
+              f"and its retry, {f['differing_samples_emptied_after_null_and_failed_retry']} "
+              f"null on the ask, the retry out of attempts); differing metrics: "
               f"{len(f['differing_metrics'])} of {f['metrics_compared']}")
         if f["differing_metrics"]:
             print(f"  {dict(list(f['differing_metrics'].items())[:8])}")
