@@ -67,11 +67,14 @@ def test_its_two_first_lines_are_the_main_job_and_the_test_command_ci_runs() -> 
     assert install == "pip install -e '.[cascade]'"
     assert shlex.split(main) == ["python", "-m", "pytest", *MAIN_JOB]
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    packages, install_dev, tests = _command(first.group(2)).split(" && ")
+    packages, install_dev, reference, tests = _command(first.group(2)).split(" && ")
     assert set(packages.split()[3:]) == {"espeak-ng", "chromium", "chromium-driver"}
     assert all(name in ci for name in ("espeak-ng", "chromium", "chromium-driver"))
     extras = "-e '.[dev,cascade,mmau]'"
     assert install_dev == f"pip install {extras}" and extras in ci
+    # openai-whisper's normalisers, for the WER parity test, without torch (tests/test_wer.py).
+    assert reference == "pip install --no-deps openai-whisper==20250625"
+    assert "pip install --quiet --no-deps openai-whisper==20250625" in ci
     assert f"{tests}          # the README test command, verbatim" in ci
 
 

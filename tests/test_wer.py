@@ -1,0 +1,144 @@
+"""Word error rate as the audio-model reports compute it: the normalising pipelines on
+reference and answer alike, the word errors of one utterance, and a split's rate summed over
+its utterances. Every expected value is worked out by hand in the comment beside it."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.metadata
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from pytest_audiobench.benchmarks.wer.counting import WordErrors, count, error_rate
+from pytest_audiobench.benchmarks.wer.normalising import PIPELINES, words
+
+REFERENCE = "HE HOPED THERE WOULD BE STEW FOR DINNER"  # LibriSpeech's style: 8 words
+
+# answer, (substitutions, deletions, insertions) under the reference pipeline
+REPLIES = [
+    # Case and punctuation go: the same 8 words.
+    ("He hoped there would be stew for dinner.", (0, 0, 0)),
+    # A model's special tag is removed before anything else.
+    ("<|en|>He hoped there would be stew for dinner", (0, 0, 0)),
+    # A chatty opening is kept, as every reference pipeline keeps it: 3 words inserted
+    # ("the", "transcription", "is"; the colon goes with the punctuation).
+    ("The transcription is: he hoped there would be stew for dinner.", (0, 0, 3)),
+    # "dinner" left out: one deletion.
+    ("He hoped there would be stew for", (0, 1, 0)),
+    # "stew" heard as "soup": one substitution.
+    ("He hoped there would be soup for dinner", (1, 0, 0)),
+    # A word added at the end: one insertion.
+    ("He hoped there would be stew for dinner tonight", (0, 0, 1)),
+    # The contraction is expanded by Whisper's English normaliser: "there'd" -> "there would".
+    ("He hoped there'd be stew for dinner", (0, 0, 0)),
+    # Nothing said: all 8 reference words deleted.
+    ("", (0, 8, 0)),
+]
+
+
+@pytest.mark.parametrize(("answer", "expected"), REPLIES)
+def test_each_reply_style_counts_the_word_errors_the_reference_pipeline_gives(
+        answer: str, expected: tuple[int, int, int]) -> None:
+    counted = count(words(REFERENCE), words(answer))
+    assert (counted.substitutions, counted.deletions, counted.insertions) == expected
+    assert counted.reference_words == 8
+    assert counted.errors == sum(expected)
+
+
+def test_numbers_and_spellings_are_compared_in_one_written_form() -> None:
+    # "TWENTY FIVE DOLLARS" and "$25" both become "$25" by the English normaliser, then "25"
+    # by the basic one (which drops the currency sign).
+    assert words("TWENTY FIVE DOLLARS") == words("$25") == ["25"]
+    assert words("TWENTY FIVE DOLLARS", "english") == words("$25", "english") == ["$25"]
+    # British spellings become American ones; titles are spelled out.
+    assert words("the colour of Mr. Smith's car") == [
+        "the", "color", "of", "mister", "smith", "is", "car"]
+
+
+def test_the_two_pipelines_differ_on_a_token_of_punctuation_alone() -> None:
+    # The English normaliser keeps a lone "." (it reads a period as a decimal point's
+    # possible start); the reference pipeline drops tokens made only of punctuation.
+    assert words("well ...", "english") == ["well", "."]
+    assert words("well ...") == ["well"]
+    english = count(words("WELL", "english"), words("well ...", "english"))
+    reference = count(words("WELL"), words("well ..."))
+    assert (english.insertions, reference.insertions) == (1, 0)
+
+
+def test_a_split_s_rate_is_its_errors_summed_over_its_reference_words_summed() -> None:
+    # 1 error in 2 words and 0 in 8: 1 / 10 = 0.1 (the mean of the two rates would be 0.25).
+    short, long = WordErrors(1, 0, 0, 2), WordErrors(0, 0, 0, 8)
+    assert error_rate([short, long]) == pytest.approx(0.1)
+    # One utterance, n = 1: its own rate; insertions can take it past 1.
+    assert error_rate([WordErrors(0, 0, 3, 2)]) == pytest.approx(1.5)
+    # Every utterance right.
+    assert error_rate([WordErrors(0, 0, 0, 5)] * 3) == 0.0
+    # No reference word at all: no rate.
+    assert error_rate([]) is None
+    assert error_rate([WordErrors(0, 0, 2, 0)]) is None
+
+
+def test_an_empty_reference_makes_every_answer_word_an_insertion() -> None:
+    counted = count([], words("a word or two"))
+    assert (counted.insertions, counted.reference_words) == (4, 0)
+
+
+# --- the normaliser equals openai-whisper's own --------------------------------------------
+
+HOSTILE = [
+    REFERENCE,
+    "He hoped there'd be stew for dinner; she'll say it's fine, won't she?",
+    "It cost $3.50, twenty percent off, and £20 more: 1,000,000 in all.",
+    "Twenty five dollars and fifty cents, or 25.50, or one hundred and one",
+    "The colour, the behaviour and the centre of the theatre were analysed.",
+    "'cause it's late, cause and effect, because",
+    "Mr. Smith, Mrs. Jones, Dr. Who, St. Paul and Prof. X met on 1st May 1999.",
+    "A well-known, twenty-one-year-old mother-in-law -- and a dash — here",
+    "hmm um uh mhm [laughter] (inaudible) <noise> okay",
+    "kinda sorta dunno gonna wanna",
+    "ÉCOLE naïve café Zürich 5% 3rd 2nd",
+    "ONE TWO THREE FOUR FIVE SIX SEVEN EIGHT NINE TEN ELEVEN TWELVE",
+    "the 1990s, the '90s, 10:30 pm, 3/4 cup, 2.5kg, #1",
+    "",
+]
+
+
+def _openai_whisper_normalisers() -> ModuleType:
+    """openai-whisper's ``whisper/normalizers`` package, read from its installed files
+    without running ``whisper/__init__.py`` (which imports torch); skipped when it is not
+    installed (``pip install --no-deps openai-whisper==20250625`` in .ci/run)."""
+    try:
+        files = importlib.metadata.files("openai-whisper") or []
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("openai-whisper is not installed: pip install --no-deps "
+                    "openai-whisper==20250625 gives the reference normaliser")
+    init = next(f for f in files if str(f).endswith("normalizers/__init__.py"))
+    folder = Path(str(init.locate())).parent
+    name = "openai_whisper_normalizers"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    return package
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_the_normalisers_equal_openai_whisper_s_own(text: str) -> None:
+    from whisper_normalizer.basic import BasicTextNormalizer
+    from whisper_normalizer.english import EnglishTextNormalizer
+
+    theirs = _openai_whisper_normalisers()
+    assert EnglishTextNormalizer()(text) == theirs.EnglishTextNormalizer()(text)
+    assert BasicTextNormalizer()(text) == theirs.BasicTextNormalizer()(text)
+
+
+def test_every_pipeline_is_named() -> None:
+    assert PIPELINES == ("reference", "english")
