@@ -6,12 +6,14 @@ with synthesized audio.
 
 A benchmark has a mini part when its package holds a ``mini`` module; its
 ``write(out, tts)`` writes the part's layout into ``<out>/<name>`` and returns how many items
-it wrote. This script finds the parts by the registry, runs them in its order and writes the
-README.md and MANIFEST.json beside them, so that a new benchmark's mini part needs no line
-here. Every clip is made with ``pytest_audiobench/benchmarks/mini_making.py``: speech with
-espeak-ng, tones, chords, beats and noise with numpy (fixed seeds). Nothing comes from the real
-releases. Running it twice writes byte-identical files, given the same espeak-ng version
-(recorded in MANIFEST.json). See the README.md it writes next to the data.
+it wrote, and its ``README`` is its item in the list of the README.md, after
+``- `<name>/`: `` (``{count}``: its number of items). This script finds the parts by the
+registry, runs them in its order and writes the README.md and MANIFEST.json beside them, so
+that a new benchmark's mini part needs no line here. Every clip is made with
+``pytest_audiobench/benchmarks/mini_making.py``: speech with espeak-ng, tones, chords, beats
+and noise with numpy (fixed seeds). Nothing comes from the real releases. Running it twice
+writes byte-identical files, given the same espeak-ng version (recorded in MANIFEST.json). See
+the README.md it writes next to the data.
 """
 
 from __future__ import annotations

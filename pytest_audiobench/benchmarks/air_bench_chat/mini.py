@@ -42,8 +42,6 @@ from pytest_audiobench.benchmarks.mini_making import (
 
 README = """{count} AIR-Bench Chat records (`Chat/Chat_meta.json`, audio in
   `Chat/<task_name>_mini/`), three for each of the eight tasks."""
-"""This part's item in the list of the mini folder's README.md, after ``- `<folder>/`: ``;
-``{count}`` is its number of items."""
 
 
 @dataclass(frozen=True)

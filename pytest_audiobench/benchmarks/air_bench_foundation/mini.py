@@ -32,8 +32,6 @@ README = """{count} AIR-Bench Foundation records
   over speech, sound and music, with two, three and four options; the folders carry the real
   release's names, so the items' node ids are the real ones, but their text and audio are
   ours; the Audio_Grounding one names a `.wav` that is stored as `.flac`, as in the release."""
-"""This part's item in the list of the mini folder's README.md, after ``- `<folder>/`: ``;
-``{count}`` is its number of items."""
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,6 @@ from pytest_audiobench.benchmarks.mini_making import (
 SOURCE = "pytest-audiobench mini"
 README = """{count} MMAR records (`MMAR-meta.jsonl` with thinking, cue and a five-criterion
   rubric, audio in `audio/`), covering all seven modalities and all four layers."""
-"""This part's item in the list of the mini folder's README.md, after ``- `<folder>/`: ``;
-``{count}`` is its number of items."""
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,6 @@ from pytest_audiobench.benchmarks.mini_making import (
 README = """{count} MMAU test-mini records (`mmau-test-mini.json`, audio in
   `test-mini-audios/`), four each of speech, sound and music, over the three difficulties,
   with two to five options."""
-"""This part's item in the list of the mini folder's README.md, after ``- `<folder>/`: ``;
-``{count}`` is its number of items."""
 
 
 @dataclass(frozen=True)
