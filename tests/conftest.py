@@ -222,3 +222,26 @@ def isolated_modelscope(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     set_default_config(None)  # the process-wide config is built from the variables above
     yield
     set_default_config(None)
+
+
+@pytest.fixture
+def isolated_hf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """huggingface_hub's cache, token and settings kept out of the real home directory: the
+    variables, and the copies huggingface_hub made of them when it was imported."""
+    from huggingface_hub import constants
+
+    hf_home = tmp_path / "home" / ".cache" / "huggingface"
+    hf_home.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HOME", str(hf_home))
+    monkeypatch.setenv("HF_HUB_CACHE", str(hf_home / "hub"))
+    for name in ("HF_ENDPOINT", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH",
+                 "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_ETAG_TIMEOUT",
+                 "HF_HUB_DOWNLOAD_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in (("HF_HOME", hf_home), ("HF_HUB_CACHE", hf_home / "hub"),
+                        ("HF_TOKEN_PATH", hf_home / "token"),
+                        ("HF_STORED_TOKENS_PATH", hf_home / "stored_tokens"),
+                        ("HF_XET_CACHE", hf_home / "xet")):
+        monkeypatch.setattr(constants, name, str(value))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)

@@ -86,38 +86,8 @@ def release(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def isolated_hf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep huggingface_hub's cache, token and settings out of the real home directory.
-
-    huggingface_hub reads its variables once, at import, into `huggingface_hub.constants`;
-    both the variables and those copies are set here.
-    """
-    from huggingface_hub import constants
-
-    home = tmp_path / "home"
-    hf_home = home / ".cache" / "huggingface"
-    hf_home.mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("HF_HOME", str(hf_home))
-    monkeypatch.setenv("HF_HUB_CACHE", str(hf_home / "hub"))
-    for name in (
-        "HF_ENDPOINT",
-        "HF_TOKEN",
-        "HUGGING_FACE_HUB_TOKEN",
-        "HF_TOKEN_PATH",
-        "HF_HUB_OFFLINE",
-        "TRANSFORMERS_OFFLINE",
-        "HF_HUB_ETAG_TIMEOUT",
-        "HF_HUB_DOWNLOAD_TIMEOUT",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(constants, "HF_HOME", str(hf_home))
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(hf_home / "hub"))
-    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(hf_home / "token"))
-    monkeypatch.setattr(constants, "HF_STORED_TOKENS_PATH", str(hf_home / "stored_tokens"))
-    monkeypatch.setattr(constants, "HF_XET_CACHE", str(hf_home / "xet"))
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-
+def _isolated(isolated_hf: None) -> None:
+    """Every test here keeps huggingface_hub out of the real home (``conftest.py``)."""
 
 @pytest.fixture
 def hub(release: Path) -> Iterator[FakeHfHub]:

@@ -17,6 +17,8 @@ import soundfile as sf
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
 from pytest_audiobench.benchmarks.air_bench_foundation import data as foundation
+from pytest_audiobench.benchmarks.fleurs.data import read_language
+from pytest_audiobench.benchmarks.librispeech.data import read_split
 from pytest_audiobench.benchmarks.mini_making import ESPEAK_MISSING, espeak_version
 from pytest_audiobench.benchmarks.mmar import MODALITIES
 from pytest_audiobench.benchmarks.mmar.data import (
@@ -33,8 +35,10 @@ CHAT_ROOT = MINI / "air_bench_chat"
 MMAR_ROOT = MINI / "mmar"
 FOUNDATION_ROOT = MINI / "air_bench_foundation"
 MMAU_ROOT = MINI / "mmau"
+LIBRISPEECH_ROOT = MINI / "librispeech"
+FLEURS_ROOT = MINI / "fleurs"
 SCRIPT = REPO / "scripts" / "make_mini.py"
-SIZE_LIMIT = 6_000_000
+SIZE_LIMIT = 8_000_000
 CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
                "uniq_id"]
 MMAR_FIELDS = ["id", "audio_path", "question", "choices", "answer", "modality", "category",
@@ -65,6 +69,25 @@ def _foundation_clips() -> list[Path]:
 
 def _mmau_clips() -> list[Path]:
     return [mmau.audio_path(MMAU_ROOT, r) for r in mmau.read_mmau(MMAU_ROOT, "test-mini")]
+
+
+def _speech_clips() -> list[Path]:
+    utterances = [*read_split(LIBRISPEECH_ROOT, "test-clean")[0],
+                  *read_split(LIBRISPEECH_ROOT, "test-other")[0],
+                  *read_language(FLEURS_ROOT, "en_us")[0]]
+    return [u.audio for u in utterances]
+
+
+def test_the_speech_recognition_splits_hold_several_speakers_and_their_notes_say_so() -> None:
+    for split in ("test-clean", "test-other"):
+        utterances, note = read_split(LIBRISPEECH_ROOT, split)
+        assert (len(utterances), len({u.speaker for u in utterances})) == (8, 4)
+        assert note is not None and "8 of" in note
+    fleurs, note = read_language(FLEURS_ROOT, "en_us")
+    assert Counter(u.sentence for u in fleurs) == dict.fromkeys(("1001", "1002", "1003",
+                                                                  "1004"), 2)
+    assert all(u.transcription == u.transcription.lower() for u in fleurs)
+    assert note is not None and "8 of 647" in note
 
 
 def test_mmau_covers_its_three_tasks_and_difficulties_with_two_to_five_options() -> None:
@@ -114,7 +137,8 @@ def test_mmar_covers_every_modality_and_layer_with_rubrics() -> None:
 
 
 def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
-    clips = _chat_clips() + _mmar_clips() + _foundation_clips() + _mmau_clips()
+    clips = (_chat_clips() + _mmar_clips() + _foundation_clips() + _mmau_clips()
+             + _speech_clips())
     assert sorted(clips) == sorted([*MINI.rglob("*.wav"), *MINI.rglob("*.flac")])
     for clip in clips:
         info = sf.info(clip)
@@ -125,7 +149,7 @@ def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
         assert abs(data).max() > 0, clip
 
 
-def test_the_folder_stays_under_6_mb() -> None:
+def test_the_folder_stays_under_8_mb() -> None:
     size = sum(p.stat().st_size for p in MINI.rglob("*") if p.is_file())
     assert size < SIZE_LIMIT, f"{MINI} holds {size:,} bytes, over {SIZE_LIMIT:,}"
 

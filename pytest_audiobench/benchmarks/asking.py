@@ -1,4 +1,5 @@
-"""Asking the model about one sample: its audio and a prompt in one user message."""
+"""Asking the model about one sample: its audio and a prompt in one user message, after the
+benchmark's system message when it has one."""
 
 from __future__ import annotations
 
@@ -16,46 +17,53 @@ from pytest_audiobench.transport.types import Completion
 
 
 def model_fingerprint(sample: Sample, prompt: str, audio_sha256: str,
-                      audio_mode: str) -> dict[str, Any]:
-    """What identifies a model request in the cache: its text, its audio, how it is sent; and
-    a multiple-choice question's options, which in-process models read."""
+                      audio_mode: str, system: str | None = None) -> dict[str, Any]:
+    """What identifies a model request in the cache: its text, its audio, how it is sent, its
+    system message when it has one; and a multiple-choice question's options, which
+    in-process models read."""
     fingerprint: dict[str, Any] = {"prompt": prompt, "audio": audio_sha256,
                                    "audio_mode": audio_mode}
+    if system is not None:
+        fingerprint["system"] = system
     if sample.choices:
         fingerprint["choices"] = list(sample.choices)
     return fingerprint
 
 
-def cached_answer(sample: Sample, prompt: str, runtime: Runtime, run: int) -> ModelAnswer | None:
+def cached_answer(sample: Sample, prompt: str, runtime: Runtime, run: int,
+                  system: str | None = None) -> ModelAnswer | None:
     """The cached answer to this request, read without sending (for dry runs); None when it
     is not cached. Reads the audio to hash it; EmptyAudio when there is none."""
     payload = load_audio(sample.audio)
     settings = runtime.settings
-    hit = runtime.model.cached(_messages(payload, prompt, settings.audio_mode), seed_offset=run,
-                               fingerprint=model_fingerprint(sample, prompt, payload.sha256,
-                                                             settings.audio_mode))
-    return None if hit is None else _answer(prompt, payload, runtime, run, hit)
+    hit = runtime.model.cached(_messages(payload, prompt, settings.audio_mode, system),
+                               seed_offset=run, fingerprint=model_fingerprint(
+                                   sample, prompt, payload.sha256, settings.audio_mode, system))
+    return None if hit is None else _answer(prompt, payload, runtime, run, hit, system)
 
 
-async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int) -> ModelAnswer:
-    """Send the sample's audio and ``prompt`` in one user message (no system prompt); each
-    run of ``--audiobench-runs`` moves the seed on by one when a seed is set. An empty answer
-    is an answer (``Endpoint`` asked it again first)."""
+async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int,
+                    system: str | None = None) -> ModelAnswer:
+    """Send the sample's audio and ``prompt`` in one user message, after ``system`` as a
+    system message when given; each run of ``--audiobench-runs`` moves the seed on by one
+    when a seed is set. An empty answer is an answer (``Endpoint`` asked it again first)."""
     payload = await asyncio.to_thread(load_audio, sample.audio)
     mode = runtime.settings.audio_mode
     completion = await runtime.model.complete(
-        _messages(payload, prompt, mode), seed_offset=run,
-        fingerprint=model_fingerprint(sample, prompt, payload.sha256, mode))
-    return _answer(prompt, payload, runtime, run, completion)
+        _messages(payload, prompt, mode, system), seed_offset=run,
+        fingerprint=model_fingerprint(sample, prompt, payload.sha256, mode, system))
+    return _answer(prompt, payload, runtime, run, completion, system)
 
 
-def _messages(payload: AudioPayload, prompt: str, mode: AudioMode) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": [audio_part(payload, mode),
-                                         {"type": "text", "text": prompt}]}]
+def _messages(payload: AudioPayload, prompt: str, mode: AudioMode,
+              system: str | None) -> list[dict[str, Any]]:
+    user = {"role": "user", "content": [audio_part(payload, mode),
+                                        {"type": "text", "text": prompt}]}
+    return [user] if system is None else [{"role": "system", "content": system}, user]
 
 
 def _answer(prompt: str, payload: AudioPayload, runtime: Runtime, run: int,
-            completion: Completion) -> ModelAnswer:
+            completion: Completion, system: str | None = None) -> ModelAnswer:
     """The answer ``completion`` gives, with the request that asked it."""
     settings = runtime.settings
     warnings = []
@@ -67,7 +75,8 @@ def _answer(prompt: str, payload: AudioPayload, runtime: Runtime, run: int,
     endpoint = runtime.model.settings  # the model's, or head to head the baseline model's
     request = RequestRecord(
         url=endpoint.url, model=endpoint.model, sampling=endpoint.sampling.drawn(run),
-        audio_mode=settings.audio_mode, prompt=prompt, audio_format=payload.format,
+        audio_mode=settings.audio_mode, prompt=prompt, system=system,
+        audio_format=payload.format,
         audio_seconds=round(payload.seconds, 3), audio_sha256=payload.sha256,
         transcoded=payload.transcoded,
     )

@@ -153,6 +153,10 @@ class Benchmark(ABC):
     def prompt(self, sample: Sample) -> str:
         """The text sent with the sample's audio."""
 
+    def system(self, sample: Sample) -> str | None:
+        """A system message sent before the sample's audio; None (the default): none."""
+        return None
+
     @abstractmethod
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
         """Grade one answer; JudgeError when no verdict can be had."""
@@ -169,6 +173,11 @@ class Benchmark(ABC):
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
                 verdicts: Sequence[Verdict]) -> str | None:
         """The report of a sample that fails its item, or None when it passes."""
+
+    def compared(self, sample: Sample, baseline: str, now: str) -> list[str]:
+        """What a regressed item's report shows beside the baseline's answer and the new one
+        (for a transcript, each one's words aligned with the reference's); none by default."""
+        return []
 
     def metrics(self, records: Iterable[SampleRecord], run: int) -> dict[str, Metric]:
         """The numbers of inference run ``run`` from the graded samples. A benchmark defines

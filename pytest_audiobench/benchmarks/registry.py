@@ -32,7 +32,9 @@ ENTRY_POINTS = "pytest_audiobench.benchmarks"
 BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.mmar:SPEC",
             "pytest_audiobench.benchmarks.air_bench_foundation:SPEC",
-            "pytest_audiobench.benchmarks.mmau:SPEC")
+            "pytest_audiobench.benchmarks.mmau:SPEC",
+            "pytest_audiobench.benchmarks.librispeech:SPEC",
+            "pytest_audiobench.benchmarks.fleurs:SPEC")
 
 
 def built_in() -> tuple[str, ...]:

@@ -7,7 +7,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
@@ -138,19 +138,23 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
              allowed: int | None = None, identity: ModelIdentity | None = None,
              noise: float | None = None, judge: JudgeIdentity | None = None, *,
              spans: Mapping[str, float] | None = None,
-             replaces: Replaced | None = None) -> Baseline:
+             replaces: Replaced | None = None, lower: Collection[str] = frozenset()
+             ) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
     tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given. A
     new metric's tolerance is ``tolerance`` (--audiobench-tolerance, in points of a 0-10 score)
     scaled to its range, whose width ``spans`` gives where it is known. ``replaces``: the
-    baseline it replaces, as the run held against it."""
+    baseline it replaces, as the run held against it. ``lower``: the metrics better lower,
+    whose thresholds are ceilings (``lower_better``)."""
     old = previous.metrics if previous else {}
     kept: dict[str, Threshold] = {}
     for name in dict.fromkeys((*names, *old)):
         if name in metrics:
             kept[name] = Threshold(
-                # Rounded down: a baseline must hold against the run that wrote it.
-                threshold=math.floor(metrics[name].value * 10_000) / 10_000,
+                # Rounded towards worse (down, or up for a ceiling): a baseline must hold
+                # against the run that wrote it.
+                threshold=(math.ceil if name in lower else math.floor)(
+                    metrics[name].value * 10_000) / 10_000,
                 tolerance=old[name].tolerance if name in old else _tolerance(
                     name, tolerance, (spans or {}).get(name)),
                 margin=old[name].margin if name in old else None,
@@ -179,8 +183,17 @@ SCORE_SPAN = 10.0
 
 
 def spans_of(names: Iterable[str], linear: Callable[[str], Linear | None]) -> dict[str, float]:
-    """The width of each metric's range, of those ``linear`` knows."""
-    return {name: made.high - made.low for name in names if (made := linear(name)) is not None}
+    """The width a sample's whole swing spans in each metric (its range's, or its
+    ``swing`` when the range is open), of those ``linear`` knows."""
+    return {name: made.span for name in names if (made := linear(name)) is not None}
+
+
+def lower_better(names: Iterable[str], linear: Callable[[str], Linear | None]) -> frozenset[str]:
+    """The metrics of ``names`` that are better lower (a word error rate), as their
+    benchmark makes them (``Linear.lower_is_better``): the direction is the benchmark's data,
+    never a baseline file's."""
+    return frozenset(name for name in names
+                     if (made := linear(name)) is not None and made.lower_is_better)
 
 
 def samples_path(path: Path) -> Path:

@@ -66,7 +66,7 @@ class Decision:
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
            identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-           pairing: Pairing | None = None,
+           pairing: Pairing,
            assessed: Mapping[str, Assessed] | None = None, *, selected: int = 1,
            left_out: int = 0, withheld: bool = False, partial: bool = False) -> Decision:
     """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
@@ -90,7 +90,9 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
     if partial:
         return Decision("partial" if current is not None else "missing", path)
     held = None if current is None else _held(settings, current, metrics, missing, loaded,
-                                              identities, assessed, left_out)
+                                              identities, assessed, left_out,
+                                              baselines.lower_better(current.metrics,
+                                                                     pairing.linear))
     if settings.update_baseline:
         return _update(settings, benchmark, headline, metrics, missing, loaded, identities,
                        pairing, held)
@@ -104,37 +106,41 @@ PARTIAL_WRITES_NONE = ("a rerun of earlier failures or a run stopped early is no
 def _held(settings: Settings, current: baselines.Baseline, metrics: Mapping[str, Metric],
           missing: int, loaded: LoadedBaseline,
           identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-          assessed: Mapping[str, Assessed] | None, left_out: int) -> Gate:
-    """The run held against the baseline file ``current``."""
+          assessed: Mapping[str, Assessed] | None, left_out: int, lower: frozenset[str]
+          ) -> Gate:
+    """The run held against the baseline file ``current`` (``lower``: its metrics better
+    lower)."""
     identity, judge = identities
     judge_model = settings.judge.endpoint.model if settings.judge else None
     # Judged again today: the thresholds the old judge set say nothing, its model id neither
     # (head to head, today's judge set them, on the live model's answers).
     stale = loaded.judged.metrics if loaded.rejudged and loaded.baseline_endpoint is None else None
     return evaluate(current, metrics, missing, judge_model, settings.max_errors, identity,
-                    assessed, stale, narrowed=left_out > 0, judge=judge)
+                    assessed, stale, narrowed=left_out > 0, judge=judge, lower=lower)
 
 
 def _update(settings: Settings, benchmark: str, headline: Sequence[str],
             metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
             identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-            pairing: Pairing | None, replaced: Gate | None) -> Decision:
+            pairing: Pairing, replaced: Gate | None) -> Decision:
     """Write a baseline from this run when the run holds against it; over an existing one
     (``replaced``: the run held against it), record what it replaces, and refuse when it does
     not hold against that one and --audiobench-update-if-held says so."""
     path, current = loaded.path, loaded.file
     identity, judge = identities
     judge_model = settings.judge.endpoint.model if settings.judge else None
-    base, new = (pairing.base, pairing.new) if pairing else ({}, {})
+    base, new = pairing.base, pairing.new
     lines = {**base, **new}  # the old lines without their texts: the noise needs draws
-    spans = baselines.spans_of(headline, pairing.linear) if pairing else {}
+    spans = baselines.spans_of(headline, pairing.linear)
+    lower = baselines.lower_better((*headline, *(current.metrics if current else ())),
+                                   pairing.linear)
     replaces = None if current is None or replaced is None else baselines.Replaced.of(
         current, replaced.held, replaced.reasons())
     fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
                                tuple(headline), settings.tolerance, current,
                                settings.max_errors, identity, judge_noise(lines.values()),
-                               judge, spans=spans, replaces=replaces)
-    gate = evaluate(fresh, metrics, missing, judge_model)
+                               judge, spans=spans, replaces=replaces, lower=lower)
+    gate = evaluate(fresh, metrics, missing, judge_model, lower=lower)
     if not gate.held:
         return Decision("refused", path, gate, replaced=replaced)
     if replaced is not None and not replaced.held and settings.update_if_held:

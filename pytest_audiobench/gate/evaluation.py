@@ -10,7 +10,8 @@ threshold.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -25,12 +26,15 @@ from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
 RowVerdict = Literal["ok", "worse within margin", "can't tell", "below", "regressed",
-                     "too small", "not measured", "not selected", "judge changed", "above"]
+                     "too small", "not measured", "not selected", "judge changed", "above",
+                     "over", "under"]
 """A paired metric's verdict, or a threshold's: ``above`` or ``below`` its threshold less its
-tolerance (``ok`` is said only of a paired metric whose interval rules a drop out)."""
+tolerance, for a metric better higher; ``under`` or ``over`` its threshold plus its
+tolerance, for one better lower (a word error rate). ``ok`` is said only of a paired metric
+whose interval rules a drop out (a rise, when lower is better)."""
 HOLDING: frozenset[RowVerdict] = frozenset({"ok", "worse within margin", "can't tell",
                                             "too small", "not selected", "judge changed",
-                                            "above"})
+                                            "above", "under"})
 """Verdicts the gate holds on: a metric measurably worse but not beyond its margin is said
 and held; one whose interval reaches past the margin while the exact tests find no
 regression cannot be told either way (held, and said: the run could not rule the drop out);
@@ -71,10 +75,25 @@ class GateRow(BaseModel):
     """Paired: the width of the metric's range; its change lies within plus or minus it."""
     min_n: int | None = None
     """Paired: the samples both runs scored from which it is gated."""
+    lower_is_better: bool = False
+    """The metric is better lower (a word error rate): its threshold is a ceiling, its
+    margin a rise allowed, and ``detectable`` the smallest rise found."""
 
     @property
     def delta(self) -> float | None:
         return None if self.value is None else self.value - self.threshold
+
+    @property
+    def sign(self) -> int:
+        """+1 when higher is better, -1 when lower is: a change times it is a gain."""
+        return -1 if self.lower_is_better else 1
+
+    @property
+    def limit(self) -> float:
+        """The change that is allowed at worst, signed: minus the margin (paired) or the
+        tolerance (a threshold), plus it when lower is better."""
+        allowed = (self.margin or 0.0) if self.test == "paired" else self.tolerance
+        return -self.sign * allowed
 
 
 class Gate(BaseModel):
@@ -170,14 +189,15 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
              identity: ModelIdentity | None = None,
              assessed: Mapping[str, Assessed] | None = None,
              stale: frozenset[str] | None = None, narrowed: bool = False,
-             judge: JudgeIdentity | None = None) -> Gate:
+             judge: JudgeIdentity | None = None, lower: Collection[str] = frozenset()) -> Gate:
     """Hold every metric of the baseline against this run: paired where ``assessed`` has it
     (``family.plan``), else against its threshold, unless it is in ``stale``: a judge decides
     it and every baseline answer was judged again today, so the threshold the baseline's
     judge set says nothing (reported, not held; nor is another judge model a mismatch).
     ``narrowed``: the run's selection left some of the benchmark's samples out, so a metric
     without a value was not selected (held), not lost (failed). ``judge``: today's judge's
-    identity, held against the baseline's by ``drift.other_judge``."""
+    identity, held against the baseline's by ``drift.other_judge``. ``lower``: the metrics
+    better lower, whose thresholds are ceilings (``baseline.lower_better``)."""
     rows = []
     for name, limit in baseline.metrics.items():
         metric = metrics.get(name)
@@ -188,13 +208,11 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
             verdict: RowVerdict = "not selected" if narrowed else "not measured"
         elif stale is not None and name in stale:
             verdict = "judge changed"
-        elif metric.value < limit.threshold - limit.tolerance - 1e-9:
-            verdict = "below"
         else:
-            verdict = "above"
+            verdict = _threshold_verdict(metric.value, limit, name in lower)
         rows.append(GateRow(metric=name, value=metric.value if metric else None,
                             threshold=limit.threshold, tolerance=limit.tolerance,
-                            verdict=verdict))
+                            verdict=verdict, lower_is_better=name in lower))
     mismatch = None
     other = None if baseline.judge_model is None or stale is not None else other_judge(
         baseline.judge_model, baseline.judge, judge_model, judge)
@@ -210,6 +228,13 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
                 judge_mismatch=mismatch, other_model=other)
 
 
+def _threshold_verdict(value: float, limit: Threshold, lower: bool) -> RowVerdict:
+    """A value against its threshold: a floor less the tolerance, or a ceiling plus it."""
+    if lower:
+        return "over" if value > limit.threshold + limit.tolerance + 1e-9 else "under"
+    return "below" if value < limit.threshold - limit.tolerance - 1e-9 else "above"
+
+
 def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
                metric: Metric | None = None) -> GateRow:
     """``name`` as the paired gate held it. ``limit`` is the baseline's entry; ``metric``
@@ -222,8 +247,9 @@ def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
         tolerance=limit.tolerance if limit else 0.0, verdict=_paired_verdict(test), test="paired",
         n=result.n, baseline=result.baseline, difference=result.difference, low=test.low,
         high=test.high, margin=test.margin, detectable=test.detectable, method=result.method,
-        level=test.level, p=test.p, span=result.span,
-        min_n=limit.min_n if limit and limit.min_n else MIN_N)
+        level=test.level, p=test.p, span=result.span if math.isfinite(result.span) else None,
+        min_n=limit.min_n if limit and limit.min_n else MIN_N,
+        lower_is_better=result.sign < 0)
 
 
 def _paired_verdict(test: Assessed) -> RowVerdict:
@@ -235,17 +261,22 @@ def _paired_verdict(test: Assessed) -> RowVerdict:
         return "too small"
     if test.regressed:
         return "regressed"
-    if test.low is None or test.high is None or test.low < -test.margin - 1e-12:
+    worst, best = test.gains
+    if worst is None or best is None or worst < -test.margin - 1e-12:
         return "can't tell"
-    return "worse within margin" if test.high < 0 else "ok"
+    return "worse within margin" if best < 0 else "ok"
 
 
 def _why(row: GateRow) -> str:
     if row.verdict == "below" and row.value is not None:
         return f" ({row.value:.3f} < {row.threshold:g} - {row.tolerance:g})"
-    if row.verdict == "regressed" and row.difference is not None and row.high is not None:
-        return (f" (changed {row.difference:+.3f}; at most {row.high:+.3f}, beyond the margin "
-                f"-{row.margin:g}; p {row.p:.2g} at level {row.level:.2g})")
+    if row.verdict == "over" and row.value is not None:
+        return f" ({row.value:.3f} > {row.threshold:g} + {row.tolerance:g})"
+    bound = row.high if row.sign > 0 else row.low
+    if row.verdict == "regressed" and row.difference is not None and bound is not None:
+        return (f" (changed {row.difference:+.3f}; at {'most' if row.sign > 0 else 'least'} "
+                f"{bound:+.3f}, beyond the margin {row.limit:+g}; p {row.p:.2g} at level "
+                f"{row.level:.2g})")
     return ""
 
 
@@ -271,11 +302,17 @@ def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-s
         lines.append(f"judge changed: {', '.join(changed)} held against a threshold the "
                      "baseline's judge set, while every baseline answer was judged again "
                      "today: reported, not held")
-    lines += [f"{r.metric}: its interval lies below the margin, but the exact tests say the "
-              f"drop could be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
-              for r in paired if r.verdict == "can't tell" and r.high is not None
-              and r.margin is not None
-              and r.high < -r.margin and r.p is not None and r.level is not None]
+    lines += [f"{r.metric}: its interval lies {'below' if r.sign > 0 else 'above'} the "
+              f"margin, but the exact tests say the {'drop' if r.sign > 0 else 'rise'} could "
+              f"be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
+              for r in paired if r.verdict == "can't tell" and r.low is not None
+              and r.high is not None and r.margin is not None
+              and (r.high if r.sign > 0 else -r.low) < -r.margin and r.p is not None
+              and r.level is not None]
+    lower = [r.metric for r in rows if r.lower_is_better]
+    if lower:
+        lines.append(f"lower is better: {some(lower)}: a rise is a regression, and its margin "
+                     "and detects are rises")
     unclear = [r for r in paired if r.verdict == "can't tell"]
     if unclear:
         lines.append(f"can't tell: {len(unclear)} metric(s) whose interval reaches past the "

@@ -96,14 +96,16 @@ class Change:
                     f"({fixed(self.allowed)}): baseline {then}, now {now}")
         if self.kind == "xpassed":
             return f"under its bar in the baseline ({then}), clears it now ({now})"
-        drop = (f"score {then} in the baseline, {now} now: a drop of "
-                f"{self.base.score - self.new.score:g}")
+        worse = "a rise" if self.new.lower_is_better else "a drop"
+        drop = (f"score {then} in the baseline, {now} now: {worse} of "
+                f"{abs(self.base.score - self.new.score):g}")
         confirmed = (f", over {len(self.new.draws)} draws with {self.rounds} fresh round(s)"
                      if self.rounds else "")
         if self.allowed > 0:
             return (f"{drop}, more than the judge's noise explains ({fixed(self.allowed)})"
                     f"{confirmed}")
-        return f"{drop}; its grading does not vary between draws, so any drop is a change"
+        return (f"{drop}; its grading does not vary between draws, so any "
+                f"{worse.removeprefix('a ')} is a change")
 
 
 def change(base: SampleLine | None, new: SampleLine | None, fails_now: bool,
@@ -121,7 +123,7 @@ def change(base: SampleLine | None, new: SampleLine | None, fails_now: bool,
     if confirming is not None:
         base, new, rounds = confirmed(base, new, noise, confidence, confirming)
         allowed = allowed_drop(base, new, noise, confidence) or 0.0
-    if base.score - new.score > allowed and new.score < base.score:
+    if loss(base, new) > allowed and loss(base, new) > 0:
         return Change("regressed", base, new, allowed, rounds)
     if fails_now:
         return Change("xfailed", base, new, allowed)
@@ -130,11 +132,18 @@ def change(base: SampleLine | None, new: SampleLine | None, fails_now: bool,
     return None
 
 
+def loss(base: SampleLine, new: SampleLine) -> float:
+    """How much worse the item's score is now: its drop, or its rise when lower is better
+    (an utterance's word errors)."""
+    worse = base.score - new.score
+    return -worse if new.lower_is_better else worse
+
+
 def suggests(base: SampleLine, new: SampleLine, noise: float | None) -> bool:
     """Whether the draws so far suggest a drop: beyond the noise at the one-sided ``SUGGESTS``
     level (a graded rule or a deterministic judge, whose draws never vary, suggests none)."""
     spread = allowed_drop(base, new, noise, 2 * SUGGESTS - 1)
-    return bool(spread) and base.score - new.score > (spread or 0.0)
+    return bool(spread) and loss(base, new) > (spread or 0.0)
 
 
 def confirmed(base: SampleLine, new: SampleLine, noise: float | None, confidence: float,
@@ -145,7 +154,7 @@ def confirmed(base: SampleLine, new: SampleLine, noise: float | None, confidence
     sample's chance of failing at about the item's level (measured in docs/statistics.md)."""
     for round_ in range(1, confirming.rounds + 1):
         allowed = allowed_drop(base, new, noise, confidence) or 0.0
-        shown = round_ > 1 and base.score - new.score > allowed
+        shown = round_ > 1 and loss(base, new) > allowed
         drawn = None if shown or not suggests(base, new, noise) else confirming.draw(round_)
         if drawn is None:
             return base, new, round_ - 1

@@ -3,7 +3,8 @@ new one over the samples both scored, tested at its level by a method valid for 
 kind of score, and whether one sample dropped by more than the judge's noise explains.
 
 A metric regresses when two exact tests both reject at its level, neither of which rests on
-a standard error (so none can come from one that fell to zero):
+a standard error (so none can come from one that fell to zero); "dropped" reads "rose" for a
+metric that is better lower (a word error rate), whose changes the tests take negated:
 - "nothing changed", by the sign-flip test of the clusters' sums of differences
   (``exact.sign_flip_p``; for 0/1 scores with one item per clip, McNemar's exact test on the
   discordant pairs): an unchanged model fails it at most at its level, at any n;
@@ -65,7 +66,8 @@ class Paired:
     low: float
     """The lowest value a sample (and so the metric) can take."""
     span: float
-    """The width of the metric's range: its change lies within ``[-span, +span]``."""
+    """The width of the metric's range: its change lies within ``[-span, +span]`` (infinite
+    for a range open above)."""
     sums: tuple[float, ...]
     """Per cluster, its samples' weighted differences added up; their total is the change."""
     weights: tuple[float, ...]
@@ -86,10 +88,22 @@ class Paired:
     sign-flip test."""
     se_swap: float = 0.0
     """With ``swaps``, the change's spread over the run-swap test's choices."""
+    sign: int = 1
+    """+1 when the metric is better higher, -1 when better lower (``Linear.sign``): ``sums``
+    and ``swaps`` hold the changes times it, gains."""
+    swing: float | None = None
+    """One sample's whole swing (``Linear.span``), for the smallest detectable change."""
+    room: float = 0.0
+    """How far the metric can worsen from the baseline within its range."""
 
     @property
     def difference(self) -> float:
         return self.new - self.baseline
+
+    @property
+    def gain(self) -> float:
+        """The change as an improvement: the difference, negated when lower is better."""
+        return self.sign * self.difference
 
     @property
     def se(self) -> float | None:
@@ -109,7 +123,7 @@ class Paired:
         """Whether any outcome in the metric's range could reject at ``level``: even every
         sample falling to the lowest value is otherwise within chance (known before the new
         run's scores, from the baseline and n only)."""
-        return self.baseline - self.low > margin and 0.5 ** self.can_fall <= level
+        return self.room > margin and 0.5 ** self.can_fall <= level
 
 
 def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, SampleLine],
@@ -123,7 +137,7 @@ def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, Sam
         group = n.groups.get(metric.by, "")
         if group in metric.weights and metric.value in b.values and metric.value in n.values:
             groups.setdefault(group, []).append((b, n))
-    if set(groups) != set(metric.weights):
+    if set(groups) != set(metric.weights) or not _weighed(metric, groups):
         return None
     swaps = _swaps(metric, groups)
     if swaps == ():
@@ -131,18 +145,20 @@ def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, Sam
     sums: dict[str, float] = {}
     weights: dict[str, float] = {}
     residuals: dict[str, float] = {}
-    noise_variance = base_value = new_value = 0.0
+    heaviest = noise_variance = base_value = new_value = 0.0
     for group, members in groups.items():
-        share = metric.weights[group] / len(members)
+        shares = _shares(metric, group, members)
         diffs = [n.values[metric.value] - b.values[metric.value] for b, n in members]
-        mean_diff = sum(diffs) / len(diffs)
-        base_value += share * sum(b.values[metric.value] for b, _ in members)
-        new_value += share * sum(n.values[metric.value] for _, n in members)
-        for (b, n), d in zip(members, diffs, strict=True):
-            sums[n.cluster] = sums.get(n.cluster, 0.0) + share * d
+        # The group's mean change, each sample weighed by its share.
+        mean_diff = sum(s * d for s, d in zip(shares, diffs, strict=True)) / sum(shares)
+        heaviest = max(heaviest, *shares)
+        for (b, n), d, share in zip(members, diffs, shares, strict=True):
+            base_value += share * b.values[metric.value]
+            new_value += share * n.values[metric.value]
+            sums[n.cluster] = sums.get(n.cluster, 0.0) + share * d * metric.sign
             weights[n.cluster] = weights.get(n.cluster, 0.0) + share
             # Less its group's mean: the residuals the cluster-robust estimator adds up
-            # within each cluster before squaring.
+            # within each cluster before squaring (for a ratio, its linearisation).
             residuals[n.cluster] = residuals.get(n.cluster, 0.0) + share * (d - mean_diff)
             if metric.drawn and noise:
                 noise_variance += share * share * noise * noise * _draw_weight(b, n)
@@ -153,8 +169,32 @@ def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, Sam
         weights=tuple(weights[cluster] for cluster in sums),
         se_clustered=_clustered(residuals.values()), se_noise=math.sqrt(noise_variance),
         table=_table(metric, pairs, len(sums)), can_fall=_can_fall(metric, groups),
-        heaviest=max(metric.weights[g] / len(m) for g, m in groups.items()), swaps=swaps,
-        se_swap=exact.swap_se(swaps) if swaps else 0.0)
+        heaviest=heaviest, swaps=swaps, se_swap=exact.swap_se(swaps) if swaps else 0.0,
+        sign=metric.sign, swing=metric.span,
+        room=metric.high - base_value if metric.lower_is_better else base_value - metric.low)
+
+
+def _weighed(metric: Linear, groups: Mapping[str, list[tuple[SampleLine, SampleLine]]]) -> bool:
+    """Whether every group weighs something: without ``weight`` it always does; with it,
+    every sample holds the weight and each group's add up to more than zero."""
+    if metric.weight is None:
+        return True
+    for members in groups.values():
+        found = [b.values.get(metric.weight) for b, _ in members]
+        if any(w is None or w < 0 for w in found) or not sum(w or 0.0 for w in found):
+            return False
+    return True
+
+
+def _shares(metric: Linear, group: str, members: list[tuple[SampleLine, SampleLine]]
+            ) -> list[float]:
+    """Each sample's weight in the metric: its group's weight shared equally, or by the
+    samples' ``weight`` value (the baseline's side: the reference both sides are held to)."""
+    if metric.weight is None:
+        return [metric.weights[group] / len(members)] * len(members)
+    found = [b.values[metric.weight] for b, _ in members]
+    total = sum(found)
+    return [metric.weights[group] * w / total for w in found]
 
 
 def _swaps(metric: Linear, groups: Mapping[str, list[tuple[SampleLine, SampleLine]]]
@@ -166,12 +206,13 @@ def _swaps(metric: Linear, groups: Mapping[str, list[tuple[SampleLine, SampleLin
         return None
     swaps = []
     for group, members in groups.items():
-        share = metric.weights[group] / len(members)
-        for b, n in members:
+        for (b, n), share in zip(members, _shares(metric, group, members), strict=True):
             base, new = _runs(b, metric.value), _runs(n, metric.value)
             if base is None or new is None or math.comb(len(base) + len(new), len(new)) > SWAP_WAYS:
                 return ()
-            swaps.append((share, base, new))
+            # Gains: the test asks whether the new runs are this much worse.
+            swaps.append((share, tuple(metric.sign * v for v in base),
+                          tuple(metric.sign * v for v in new)))
     return tuple(swaps)
 
 
@@ -215,8 +256,11 @@ def _table(metric: Linear, pairs: list[tuple[SampleLine, SampleLine]],
 
 def _can_fall(metric: Linear,
               groups: Mapping[str, list[tuple[SampleLine, SampleLine]]]) -> int:
+    """Clusters with a sample that can worsen: above the lowest value, or below the highest
+    when lower is better."""
     return len({b.cluster for members in groups.values() for b, _ in members
-                if b.values[metric.value] > metric.low})
+                if (b.values[metric.value] < metric.high if metric.lower_is_better
+                    else b.values[metric.value] > metric.low)})
 
 
 def quantile(p: float) -> float:
@@ -238,8 +282,8 @@ class Assessed:
     """The interval of the change at ``level`` on each side, inside the metric's range; None
     when it cannot be had (one cluster, or no spread at all and no judge noise)."""
     detectable: float | None
-    """The smallest drop found with 80 % power; None when no drop within the range is, or
-    when the metric is not gated."""
+    """The smallest drop (a rise, when lower is better) found with 80 % power, as a positive
+    size; None when no drop within the range is, or when the metric is not gated."""
     p: float | None
     """The larger p-value of the two exact tests (or a bound on it below the level), when the
     change is beyond the margin and the metric is gated; None otherwise (it could not
@@ -250,13 +294,21 @@ class Assessed:
         """Both exact tests reject: the change is not chance, and beyond the margin."""
         return self.gated and self.p is not None and self.p <= self.level
 
+    @property
+    def gains(self) -> tuple[float | None, float | None]:
+        """The interval as improvements (negated and swapped when lower is better): its
+        first end is the worst change the run allows."""
+        if self.paired.sign > 0 or self.low is None or self.high is None:
+            return self.low, self.high
+        return -self.high, -self.low
+
 
 def assess(result: Paired, margin: float, level: float, gated: bool = True) -> Assessed:
     """``result`` assessed at the one-sided ``level``: the interval, the smallest detectable
     drop and, when the change is beyond the margin, the exact tests."""
     low, high = _interval(result, level)
     p = None
-    if gated and result.difference < -margin:
+    if gated and result.gain < -margin:
         p = _p(result, margin, level)
     return Assessed(paired=result, margin=margin, level=level, gated=gated, low=low, high=high,
                     detectable=_detectable(result, margin, level) if gated else None, p=p)
@@ -299,9 +351,10 @@ def _detectable(result: Paired, margin: float, level: float) -> float | None:
     q = _quantile(result, level)
     if q is None or not result.detects_at_all(level, margin):
         return None
-    se = max(result.se or 0.0, result.span * result.heaviest)
+    swing = result.swing if result.swing is not None else result.span
+    se = max(result.se or 0.0, swing * result.heaviest)
     drop = margin + (q + quantile(POWER)) * se
-    return drop if drop <= result.baseline - result.low else None
+    return drop if drop <= result.room else None
 
 
 def judge_noise(lines: Iterable[SampleLine]) -> float | None:

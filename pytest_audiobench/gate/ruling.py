@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.gate.baseline import spans_of
+from pytest_audiobench.gate.baseline import lower_better, spans_of
 from pytest_audiobench.gate.decision import (
     BaselineUpdate,
     Decided,
@@ -149,4 +149,5 @@ def _answered(settings: Settings, name: str, baseline: LoadedBaseline, folded: F
     if folded.baseline_per_run is None:
         return baseline
     return baseline.answered(settings, name, combine_runs(folded.baseline_per_run),
-                             folded.headline, judge, spans_of(folded.headline, bench.linear))
+                             folded.headline, judge, spans_of(folded.headline, bench.linear),
+                             lower_better(folded.headline, bench.linear))

@@ -52,6 +52,9 @@ class SampleLine(BaseModel):
     deterministic judge)."""
     failed: bool
     """The sample fell short of its item's bar (a wrong answer, a score under the bar)."""
+    lower_is_better: bool = False
+    """The item's own score is better lower (an utterance's word errors): a regression is a
+    rise of its draws, not a drop."""
     answer_sha256: str
     answer: str
     """The first run's answer, for the diff a regression report shows."""
@@ -82,15 +85,18 @@ def without_texts(line: SampleLine) -> SampleLine:
         groups=_shared(line.groups),
         values={sys.intern(k): v for k, v in line.values.items()},
         runs=[{sys.intern(k): v for k, v in run.items()} for run in line.runs], draws=line.draws,
-        judged=line.judged, failed=line.failed, answer_sha256="", answer="", reasoning="",
+        judged=line.judged, failed=line.failed, lower_is_better=line.lower_is_better,
+        answer_sha256="", answer="", reasoning="",
         replies=[])
 
 
 class Linear(BaseModel):
     """A metric as ``sum(weights[g] * mean of values[value] over the samples of group g)``,
-    the groups taken from ``SampleLine.groups[by]``, the weights adding up to 1. Every
-    leaderboard number of the built-in benchmarks is one: a category mean (one weight of 1),
-    Mixed, Average, an accuracy."""
+    the groups taken from ``SampleLine.groups[by]``, the weights adding up to 1; with
+    ``weight``, each group's mean weighs its samples by that value. Every leaderboard number
+    of the built-in benchmarks is one: a category mean (one weight of 1), Mixed, Average, an
+    accuracy, a split's word error rate (a ratio: the utterances' error rates weighed by their
+    reference words are the errors summed over the words summed)."""
 
     value: str
     by: str
@@ -105,6 +111,27 @@ class Linear(BaseModel):
     drawn: bool = False
     """The value is the mean of the sample's judge draws (``SampleLine.draws``), so the
     judge's measured noise is part of its spread."""
+    weight: str | None = None
+    """A per-sample value (in ``SampleLine.values``, the baseline's side) that weighs each
+    sample within its group's mean; None: every sample weighs the same."""
+    lower_is_better: bool = False
+    """The metric is better lower (a word error rate): a regression is a rise, the margin a
+    rise allowed, the room to worsen ``high - baseline``."""
+    swing: float | None = None
+    """One sample's whole swing, when the range is open (``high`` infinite: an utterance's
+    error rate has no ceiling, insertions add to it): the smallest detectable change takes
+    a sample to move at least this much (a word error rate: 100, every word wrong). None:
+    the range's width."""
+
+    @property
+    def sign(self) -> int:
+        """+1 when higher is better, -1 when lower is: a change times it is a gain."""
+        return -1 if self.lower_is_better else 1
+
+    @property
+    def span(self) -> float:
+        """The width a sample's whole swing is measured in (``swing``, else the range's)."""
+        return self.swing if self.swing is not None else self.high - self.low
 
 
 class JudgedBy(BaseModel):

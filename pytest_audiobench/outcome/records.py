@@ -100,6 +100,8 @@ class RequestRecord(BaseModel):
     sampling: Sampling
     audio_mode: AudioMode
     prompt: str
+    system: str | None = None
+    """The system message sent before the audio, when the benchmark sends one."""
     audio_format: str
     audio_seconds: float
     audio_sha256: str

@@ -30,7 +30,8 @@ class Change:
     low: float | None
     high: float | None
     limit: float
-    """The drop allowed: the margin (paired) or the tolerance (threshold), as a negative."""
+    """The change allowed at worst: the margin (paired) or the tolerance (threshold), as a
+    negative, or a positive for a metric better lower."""
     state: RowState
     """How it is drawn: held, worse within its margin, too small to gate (muted), failed."""
     span: float | None = None

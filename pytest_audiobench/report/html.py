@@ -291,10 +291,10 @@ def figure(svg: str, caption: str) -> str:
 def _change(row: GateRow, prefix: str) -> charts.Change:
     label = row.metric.removeprefix(prefix)
     if row.test == "paired" and row.difference is not None:
-        return charts.Change(label, row.difference, row.low, row.high,
-                             -(row.margin or 0.0), row_state(row), row.span)
+        return charts.Change(label, row.difference, row.low, row.high, row.limit,
+                             row_state(row), row.span)
     delta = row.delta or 0.0
-    return charts.Change(label, delta, None, None, -row.tolerance, row_state(row))
+    return charts.Change(label, delta, None, None, row.limit, row_state(row))
 
 
 def _number(value: float | None, signed: bool = False) -> str:
@@ -327,7 +327,7 @@ def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
 def row_state(row: GateRow) -> charts.RowState:
     """How a page draws a gate's row: ok, worse (within its margin: held), small (reported,
     not gated) or failed (the alarm colour)."""
-    states: dict[str, charts.RowState] = {"ok": "ok", "above": "ok",
+    states: dict[str, charts.RowState] = {"ok": "ok", "above": "ok", "under": "ok",
                                           "worse within margin": "worse",
                                           "can't tell": "worse", "too small": "small",
                                           "not selected": "small", "judge changed": "small"}

@@ -132,7 +132,7 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             asked += [(baseline.for_sample(sample), run, True) for run in range(runs)]
         for endpoints, run, theirs in asked:
             try:
-                answer = cached_answer(sample, prompt, endpoints, run)
+                answer = cached_answer(sample, prompt, endpoints, run, bench.system(sample))
             except (EmptyAudio, AudioError):
                 plan.skipped.append(sample.nodeid)
                 break

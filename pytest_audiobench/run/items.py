@@ -13,7 +13,7 @@ asked or graded, and only the outcome travels back to the controller, which keep
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,22 +158,28 @@ def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer
             pytest.fail(state.settled.message or "failed", pytrace=False)
         return
     if state.decided.kind == "regressed" and state.change is not None:
-        today = session_of(request.config).baselines[audiobench_sample.benchmark].rejudged
-        pytest.fail(regression_report(audiobench_sample, state.change, today), pytrace=False)
+        session = session_of(request.config)
+        today = session.baselines[audiobench_sample.benchmark].rejudged
+        shown = session.worker.benchmarks[audiobench_sample.benchmark].compared(
+            audiobench_sample, state.change.base.answer, state.change.new.answer)
+        pytest.fail(regression_report(audiobench_sample, state.change, today, shown),
+                    pytrace=False)
     if state.shortfall is not None:
         pytest.fail(state.shortfall, pytrace=False)
 
 
-def regression_report(sample: Sample, change: Change, today: bool = False) -> str:
+def regression_report(sample: Sample, change: Change, today: bool = False,
+                      shown: Sequence[str] = ()) -> str:
     """The baseline's answer and the new one side by side, with both judges' replies (the
-    baseline's graded ``today`` in this run, or when it was written: "then")."""
+    baseline's graded ``today`` in this run, or when it was written: "then"), and what the
+    benchmark shows of the two beside them (``Benchmark.compared``)."""
     base, new = change.base, change.new
     return "\n".join([
         f"regressed: {change.reason}",
-        text_field("question", sample.question),
+        *([text_field("question", sample.question)] if sample.question else []),
         text_field("reference", sample.reference),
         text_field("baseline", base.answer),
-        text_field("now", new.answer),
+        text_field("now", new.answer), *shown,
         *_graded("base" if today else "then", base), *_graded("now", new),
         f"audio: {sample.audio}"])
 

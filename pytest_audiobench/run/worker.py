@@ -141,17 +141,18 @@ class Worker:
         if self.rejudging.fresh_replies(sample.benchmark):
             runtime = runtime.with_fresh_replies(self.gear.run_id)
         bench = self.benchmarks[sample.benchmark]
-        prompt = bench.prompt(sample)
+        prompt, system = bench.prompt(sample), bench.system(sample)
         runs = range(self.settings.runs)
         again = self.rejudging.to_judge_again(sample)
         theirs_asked: list[BaselineAnswered] = []
 
         async def answer() -> list[ModelAnswer]:
-            mine = asyncio.gather(*(ask_model(sample, prompt, runtime, r) for r in runs))
+            mine = asyncio.gather(*(ask_model(sample, prompt, runtime, r, system)
+                                    for r in runs))
             if self._baseline_runtime is None:
                 return list(await mine)
             answers, theirs = await asyncio.gather(
-                mine, self._ask_baseline_model(sample, prompt, runs))
+                mine, self._ask_baseline_model(sample, prompt, runs, system))
             theirs_asked.append(theirs)
             return list(answers)
 
@@ -174,15 +175,15 @@ class Worker:
 
         return self._engine.start(sample.nodeid, answer, grade)
 
-    async def _ask_baseline_model(self, sample: Sample, prompt: str,
-                                  runs: range) -> BaselineAnswered:
+    async def _ask_baseline_model(self, sample: Sample, prompt: str, runs: range,
+                                  system: str | None) -> BaselineAnswered:
         """Head to head: the live baseline model's answers, asked as the model is (once per
         inference run); a failure is said, not scored."""
         live = self._baseline_runtime
         assert live is not None
         baseline = live.for_sample(sample)
         try:
-            return list(await asyncio.gather(*(ask_model(sample, prompt, baseline, r)
+            return list(await asyncio.gather(*(ask_model(sample, prompt, baseline, r, system)
                                                 for r in runs))), None
         except (EndpointError, NotRun) as exc:
             return [], f"the baseline model {live.model.settings.model} did not answer " \

@@ -1,35 +1,36 @@
 """Download MMAU from Hugging Face: a split's parquet files are fetched into the Hugging Face hub
 cache and converted once into the maintainers' published layout (the split's JSON array and
-each record's audio at its ``audio_id``), which ``data.read_mmau`` reads. ``huggingface_hub``,
-``filelock`` and ``pyarrow`` are imported lazily inside the functions, so importing this module
-stays cheap.
+each record's audio at its ``audio_id``), which ``data.read_mmau`` reads. What is not MMAU's
+own (the probe, offline use, the file list, the errors, converting once behind a marker and a
+lock) is ``hub.converting``'s. ``huggingface_hub``, ``filelock`` and ``pyarrow`` are imported
+lazily inside the functions, so importing this module stays cheap.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from pytest_audiobench import files
 from pytest_audiobench.benchmarks.mmau.facts import SPLITS
-from pytest_audiobench.errors import DownloadError
-from pytest_audiobench.hub.huggingface import (
-    hf_fetch,
-    hf_offline,
-    hf_probe,
-    hf_reason,
-    is_missing,
-    resolve_hf_endpoint,
-    uncached_error,
+from pytest_audiobench.hub.converting import (
+    HF_CACHE_FOLDER,
+    LOCKS_FOLDER,
+    PARQUET_SUFFIX,
+    BadData,
+    Conversion,
+    blob_stamp,
+    column,
+    connect,
+    convert_or_explain,
+    fetch_or_explain,
+    parquet_names,
+    parquet_rows,
+    require_pyarrow,
 )
-from pytest_audiobench.hub.network import fix_hint, short_reason
+from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
+from pytest_audiobench.hub.network import fix_hint
 
 MMAU_REPOS: dict[str, str] = {
     "test-mini": "gamma-lab-umd/MMAU-test-mini",
@@ -38,49 +39,16 @@ MMAU_REPOS: dict[str, str] = {
 """Each split's dataset repo on the hub: parquet files, one row per question."""
 PYARROW_INSTALL = "pip install 'pytest-audiobench[mmau]'"
 
-# The hub cache under cache_dir; huggingface_hub's own layout inside (datasets--OWNER--NAME/).
-_HF_CACHE_FOLDER = "huggingface"
-_PARQUET_SUFFIX = ".parquet"
 # Written into the release root after a complete conversion; names the parquet blobs it came
 # from. _CONVERSION changes when the conversion writes something else, so the marker differs.
 _CONVERTED_MARKER = ".mmau-converted.json"
 _CONVERSION = 1
-# Rows in memory at once while converting: each holds its audio.
-_BATCH_ROWS = 16
 # The fields of other_attributes a record carries, in the published order after the answer.
 _ATTRIBUTES: tuple[str, ...] = ("dataset", "task", "split", "category", "sub-category",
                                 "difficulty")
 _EXPECTED_ROW = ("expected the columns instruction, choices (strings), answer, context (a "
                  "struct with the audio's bytes) and other_attributes (a JSON object with id, "
                  f"{', '.join(_ATTRIBUTES)})")
-
-
-class _NotCached(Exception):
-    """Offline, and the hub cache has no list of the split's parquet files."""
-
-
-class _NoParquet(Exception):
-    """The repo has no parquet file."""
-
-
-class _BadData(Exception):
-    """A parquet file, or one of its rows, is not as expected; the message names it."""
-
-
-@dataclass(frozen=True)
-class _Hub:
-    """The split's repo on a hub: only the hub cache is used when HF_HUB_OFFLINE is set
-    (``offline``) or the probe failed (``unreachable``)."""
-
-    repo_id: str
-    url: str
-    cache: Path
-    offline: bool
-    unreachable: Exception | None
-
-    @property
-    def local_only(self) -> bool:
-        return self.offline or self.unreachable is not None
 
 
 def download_mmau(cache_dir: Path, split: str, *, endpoint: str | None = None) -> Path:
@@ -121,14 +89,17 @@ def download_mmau(cache_dir: Path, split: str, *, endpoint: str | None = None) -
     cache_dir = Path(cache_dir).expanduser().resolve()
     root = cache_dir / repo_id.replace("/", "--")
     url = resolve_hf_endpoint(endpoint)
-    _require_pyarrow(repo_id, url, split)
-    hub = _connect(repo_id, url, cache_dir / _HF_CACHE_FOLDER)
-    listing = cache_dir / f".{root.name}{_PARQUET_SUFFIX}.json"
-    try:
-        blobs = _fetch_parquets(hub, listing)
-    except Exception as exc:
-        raise _fetch_error(exc, hub, split) from (hub.unreachable or exc)
-    _install_or_explain(blobs, root, split, listing, hub)
+    fix = _fix(url, split)
+    require_pyarrow(f"MMAU {split} ({repo_id} at {url})", fix, PYARROW_INSTALL)
+    hub = connect(repo_id, url, cache_dir / HF_CACHE_FOLDER)
+    listing = cache_dir / f".{root.name}{PARQUET_SUFFIX}.json"
+    blobs = fetch_or_explain(
+        hub, lambda: hub.fetch_all(parquet_names(hub, listing)),
+        what=f"MMAU {split} ({repo_id}: its *{PARQUET_SUFFIX} files)", fix=fix,
+        expected=f"one or more *{PARQUET_SUFFIX} files, one row per question")
+    convert_or_explain(_conversion(blobs, root, split), hub, what=f"MMAU {split}", fix=fix,
+                       lock=cache_dir / LOCKS_FOLDER / f"{root.name}.lock", listing=listing,
+                       names=list(blobs))
     return root
 
 
@@ -146,177 +117,15 @@ def _audio_folder(split: str) -> str:
     return f"{split}-audios"
 
 
-def _require_pyarrow(repo_id: str, url: str, split: str) -> None:
-    try:
-        importlib.import_module("pyarrow.parquet")
-    except ImportError as exc:
-        raise DownloadError(
-            f"cannot convert MMAU {split} ({repo_id} at {url}): the hub ships it as parquet "
-            f"files, which need pyarrow, and pyarrow is not installed ({exc}); install it with "
-            f"{PYARROW_INSTALL}, or {_fix(url, split)}"
-        ) from exc
+def _conversion(blobs: Mapping[str, Path], root: Path, split: str) -> Conversion:
+    """The release root built from the parquet files; its marker names their cache blobs."""
+    stamp = {"conversion": _CONVERSION, "split": split, "parquet": blob_stamp(blobs)}
 
+    def whole(folder: Path) -> bool:
+        return (folder / SPLITS[split]).is_file() and (folder / _audio_folder(split)).is_dir()
 
-def _connect(repo_id: str, url: str, cache: Path) -> _Hub:
-    offline = hf_offline()
-    return _Hub(repo_id, url, cache, offline, None if offline else _probe(url, repo_id))
-
-
-def _probe(url: str, repo_id: str) -> Exception | None:
-    """The probe's error, kept for the message when the hub cache lacks the files too."""
-    try:
-        hf_probe(url, repo_id)
-    except Exception as exc:  # the hub cache may still have the files
-        return exc
-    return None
-
-
-def _fetch_parquets(hub: _Hub, listing: Path) -> dict[str, Path]:
-    """Each parquet file's repo path -> its file in the hub cache, in sorted order."""
-    names = _saved_names(listing) if hub.local_only else _list_parquets(hub)
-    return {
-        name: hf_fetch(hub.repo_id, name, hub_cache=hub.cache, endpoint=hub.url,
-                       local_only=hub.local_only)
-        for name in names
-    }
-
-
-def _list_parquets(hub: _Hub) -> list[str]:
-    from huggingface_hub import HfApi
-
-    info = HfApi(endpoint=hub.url).dataset_info(hub.repo_id)
-    names = sorted(s.rfilename for s in info.siblings or () if _is_parquet(s.rfilename))
-    if not names:
-        raise _NoParquet(f"it has no *{_PARQUET_SUFFIX} file")
-    return names
-
-
-def _is_parquet(name: str) -> bool:
-    return name.lower().endswith(_PARQUET_SUFFIX)
-
-
-def _saved_names(listing: Path) -> list[str]:
-    """The parquet files an earlier online call found (written by _remember)."""
-    try:
-        names = json.loads(listing.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise _NotCached(f"cannot read {listing}: {exc}") from exc
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise _NotCached(f"{listing} is not a list of file names")
-    return names
-
-
-def _fetch_error(exc: BaseException, hub: _Hub, split: str) -> DownloadError:
-    from huggingface_hub.utils import RepositoryNotFoundError  # type: ignore[attr-defined]
-
-    what = f"MMAU {split} ({hub.repo_id}: its *{_PARQUET_SUFFIX} files)"
-    fix = _fix(hub.url, split)
-    host = urlsplit(hub.url).hostname
-    not_cached = isinstance(exc, _NotCached) or is_missing(exc, local=True)
-    uncached = uncached_error(what, hub.url, hub.cache, fix, offline=hub.offline,
-                              unreachable=hub.unreachable) if not_cached else None
-    if uncached is not None:
-        return uncached
-    if isinstance(exc, RepositoryNotFoundError):
-        status = getattr(getattr(exc, "response", None), "status_code", None) or 404
-        return DownloadError(
-            f"cannot download {what}: {hub.url} has no dataset {hub.repo_id} (HTTP {status}; a "
-            f"private or gated repo needs a token in HF_TOKEN); check the dataset id, or {fix}"
-        )
-    if isinstance(exc, _NoParquet) or is_missing(exc, local=False):
-        gone = f"a file it lists is gone ({hf_reason(exc, host)})"
-        said = str(exc) if isinstance(exc, _NoParquet) else gone
-        return DownloadError(
-            f"unexpected layout of dataset {hub.repo_id} at {hub.url}: {said} (expected one or "
-            f"more *{_PARQUET_SUFFIX} files, one row per question); {fix}"
-        )
-    return DownloadError(f"cannot download {what} from {hub.url}: {hf_reason(exc, host)}; {fix}")
-
-
-def _install_or_explain(
-    blobs: Mapping[str, Path], root: Path, split: str, listing: Path, hub: _Hub
-) -> None:
-    fix = _fix(hub.url, split)
-    try:
-        _install(blobs, root, split, listing)
-    except _BadData as exc:
-        raise DownloadError(
-            f"cannot convert MMAU {split} of {hub.repo_id} from {hub.url}: {exc}; nothing of "
-            f"it was written into {root}; {fix}"
-        ) from exc
-    except OSError as exc:
-        raise DownloadError(
-            f"cannot convert MMAU {split} of {hub.repo_id} into {root}: {short_reason(exc)}; "
-            f"{fix}"
-        ) from exc
-
-
-def _install(blobs: Mapping[str, Path], root: Path, split: str, listing: Path) -> None:
-    """Save the file list and convert the parquet files into `root` unless its marker says
-    they already are. Under a file lock, so concurrent callers (xdist workers) convert once."""
-    from filelock import FileLock  # a dependency of huggingface_hub
-
-    lock_path = root.parent / ".locks" / f"{root.name}.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(lock_path)):
-        _remember(listing, list(blobs))
-        stamp = _stamp(blobs, split)
-        if not _already_converted(root, split, stamp):
-            _convert_into_place(blobs, root, split, stamp)
-
-
-def _remember(listing: Path, names: Sequence[str]) -> None:
-    text = json.dumps(list(names))
-    if not listing.is_file() or listing.read_text(encoding="utf-8") != text:
-        with files.replacing(listing) as out:
-            out.write(text)
-
-
-def _stamp(blobs: Mapping[str, Path], split: str) -> dict[str, Any]:
-    """What the marker records: each parquet file's cache blob (named after its ETag)."""
-    parquet = {name: {"blob": str(path.resolve()), "size": path.stat().st_size}
-               for name, path in blobs.items()}
-    return {"conversion": _CONVERSION, "split": split, "parquet": parquet}
-
-
-def _already_converted(root: Path, split: str, stamp: Mapping[str, Any]) -> bool:
-    try:
-        recorded = json.loads((root / _CONVERTED_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    whole = (root / SPLITS[split]).is_file() and (root / _audio_folder(split)).is_dir()
-    return recorded == dict(stamp) and whole
-
-
-def _convert_into_place(
-    blobs: Mapping[str, Path], root: Path, split: str, stamp: Mapping[str, Any]
-) -> None:
-    _drop_leftovers(root)
-    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}-partial-", dir=root.parent))
-    try:
-        _write_release(blobs, staging, split)
-        (staging / _CONVERTED_MARKER).write_text(json.dumps(dict(stamp)), encoding="utf-8")
-        _swap(staging, root)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _drop_leftovers(root: Path) -> None:
-    """The temporary folders of an interrupted earlier call."""
-    for pattern in (f".{root.name}-partial-*", f".{root.name}-old-*"):
-        for leftover in root.parent.glob(pattern):
-            shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _swap(staging: Path, root: Path) -> None:
-    """Rename `staging` to `root`, moving an earlier root aside first and deleting it after."""
-    old = Path(tempfile.mkdtemp(prefix=f".{root.name}-old-", dir=root.parent))
-    try:
-        if root.exists() or root.is_symlink():
-            root.rename(old / root.name)
-        staging.rename(root)
-    finally:
-        shutil.rmtree(old, ignore_errors=True)
+    return Conversion(root, _CONVERTED_MARKER, stamp,
+                      lambda folder: _write_release(blobs, folder, split), whole)
 
 
 def _write_release(blobs: Mapping[str, Path], folder: Path, split: str) -> None:
@@ -329,20 +138,8 @@ def _write_release(blobs: Mapping[str, Path], folder: Path, split: str) -> None:
 
 
 def _records(name: str, blob: Path, audio: Path) -> Iterator[dict[str, Any]]:
-    for number, row in enumerate(_rows(name, blob), 1):
+    for number, row in enumerate(parquet_rows(name, blob), 1):
         yield _record(row, f"{name}: row {number}", audio)
-
-
-def _rows(name: str, blob: Path) -> Iterator[dict[str, Any]]:
-    import pyarrow  # type: ignore[import-untyped]
-    import pyarrow.parquet  # type: ignore[import-untyped]
-
-    try:
-        for batch in pyarrow.parquet.ParquetFile(blob).iter_batches(batch_size=_BATCH_ROWS):
-            yield from batch.to_pylist()
-    except pyarrow.ArrowException as exc:
-        raise _BadData(f"{name} ({blob}) is not a readable parquet file: "
-                       f"{short_reason(exc)}") from exc
 
 
 def _record(row: Mapping[str, Any], where: str, audio: Path) -> dict[str, Any]:
@@ -351,7 +148,7 @@ def _record(row: Mapping[str, Any], where: str, audio: Path) -> dict[str, Any]:
     choices = _column(row, "choices", where, list)
     answer = row.get("answer") or ""
     if not all(isinstance(c, str) for c in choices) or not isinstance(answer, str):
-        raise _BadData(f"{where}: choices or answer is not text; {_EXPECTED_ROW}")
+        raise BadData(f"{where}: choices or answer is not text; {_EXPECTED_ROW}")
     attributes = _attributes(_column(row, "other_attributes", where, (str, dict)), where)
     record_id = _record_id(attributes, where)
     _write_audio(audio / f"{record_id}.wav", _column(row, "context", where, dict), where)
@@ -364,21 +161,16 @@ def _record(row: Mapping[str, Any], where: str, audio: Path) -> dict[str, Any]:
 def _column(
     row: Mapping[str, Any], name: str, where: str, kind: type[Any] | tuple[type[Any], ...]
 ) -> Any:
-    value = row.get(name)
-    if value is None:
-        raise _BadData(f"{where}: no {name}; {_EXPECTED_ROW}")
-    if not isinstance(value, kind):
-        raise _BadData(f"{where}: {name} is a {type(value).__name__}; {_EXPECTED_ROW}")
-    return value
+    return column(row, name, where, kind, _EXPECTED_ROW)
 
 
 def _attributes(raw: str | dict[str, Any], where: str) -> dict[str, Any]:
     try:
         attributes = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError as exc:
-        raise _BadData(f"{where}: other_attributes is not JSON ({exc}); {_EXPECTED_ROW}") from exc
+        raise BadData(f"{where}: other_attributes is not JSON ({exc}); {_EXPECTED_ROW}") from exc
     if not isinstance(attributes, dict):
-        raise _BadData(f"{where}: other_attributes is not a JSON object; {_EXPECTED_ROW}")
+        raise BadData(f"{where}: other_attributes is not a JSON object; {_EXPECTED_ROW}")
     return attributes
 
 
@@ -387,21 +179,21 @@ def _record_id(attributes: Mapping[str, Any], where: str) -> str:
     value = attributes.get("id")
     if not isinstance(value, str) or value in ("", ".", "..") or any(
             c in value for c in "/\\\0"):
-        raise _BadData(f"{where}: the id {value!r} in other_attributes names no file; "
-                       "expected a text usable as a file name (no slash)")
+        raise BadData(f"{where}: the id {value!r} in other_attributes names no file; "
+                      "expected a text usable as a file name (no slash)")
     return value
 
 
 def _write_audio(path: Path, context: Mapping[str, Any], where: str) -> None:
     data = context.get("bytes")
     if not isinstance(data, bytes):
-        raise _BadData(f"{where}: context has no audio bytes; {_EXPECTED_ROW}")
+        raise BadData(f"{where}: context has no audio bytes; {_EXPECTED_ROW}")
     try:
         with path.open("xb") as out:
             out.write(data)
     except FileExistsError as exc:
-        raise _BadData(f"{where}: the id {path.stem!r} is an earlier row's too; expected "
-                       "every id once") from exc
+        raise BadData(f"{where}: the id {path.stem!r} is an earlier row's too; expected "
+                      "every id once") from exc
 
 
 def _unprefixed(choices: list[str], answer: str) -> tuple[list[str], str]:

@@ -1,0 +1,64 @@
+"""FLEURS: each utterance of one language's test split transcribed and scored by word error
+rate against the normalised ``transcription`` column (``wer/benchmark.py``); a sample's
+category is the sentence it reads, which several speakers read: the paired gate counts their
+errors together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.fleurs.data import Utterance, read_language
+from pytest_audiobench.benchmarks.fleurs.facts import NAME, RELEASE
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.benchmarks.wer.benchmark import (
+    TranscriptionBenchmark,
+    TranscriptVerdict,
+    reference_words,
+)
+from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
+from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.errors import DataError, DownloadError
+
+
+class FleursVerdict(TranscriptVerdict):
+    kind: Literal["fleurs"] = "fleurs"
+
+
+class Fleurs(TranscriptionBenchmark):
+    """The test utterances of one language; its task is the language."""
+
+    name = NAME
+    verdict = FleursVerdict
+    cluster_by = "sentence"
+
+    def __init__(self, settings: Settings) -> None:
+        own = settings.of(NAME, TranscriptionSettings)
+        super().__init__(settings, own)
+        self.language = own.language or ""
+
+    def download(self, source: str) -> Path:
+        from pytest_audiobench.benchmarks.fleurs.download import download_fleurs
+
+        try:
+            return download_fleurs(self.settings.cache_dir, self.language)
+        except DownloadError as exc:
+            raise DataError(f"--audiobench-data {source}: {exc}") from exc
+
+    def load(self, root: Path) -> Release:
+        utterances, note = read_language(root, self.language)
+        samples = [_sample(self.language, u) for u in utterances]
+        for sample in samples:
+            reference_words(sample)
+        return Release(samples, (f"{NAME}.{self.language}.wer",), (note,) if note else ())
+
+    def notes(self, release: Release) -> list[str]:
+        return [f"{RELEASE} {self.language} test, scored against its transcription column: "
+                f"{self.scored_with()}; {self.asking.asked_with}", *release.notes]
+
+
+def _sample(language: str, utterance: Utterance) -> Sample:
+    return Sample(benchmark=NAME, id=utterance.id, task=language,
+                  category=f"sentence {utterance.sentence}", subcategory=utterance.gender,
+                  audio=utterance.audio, question="", reference=utterance.transcription)

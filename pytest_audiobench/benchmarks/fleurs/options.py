@@ -1,0 +1,32 @@
+"""FLEURS's own options: the language, a prompt in place of ours, and a system prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+from pytest_audiobench.benchmarks.fleurs.facts import LANGUAGES
+from pytest_audiobench.config import convert
+from pytest_audiobench.config.declarations import BenchmarkOptions, Flag
+
+if TYPE_CHECKING:
+    from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
+
+
+class FleursOptions(BenchmarkOptions):
+    fleurs_language: Annotated[str, Flag(
+        "FLEURS language (its hub config) whose test split is run; those scored so far: "
+        f"{', '.join(LANGUAGES)} (each language needs its own normaliser)",
+        convert.choice(LANGUAGES), "LANG")] = LANGUAGES[0]
+    fleurs_prompt: Annotated[Path | None, Flag(
+        "file whose text is sent with each FLEURS utterance in place of ours (a model's own "
+        "convention, such as a language tag)", convert.path, "FILE")] = None
+    fleurs_system: Annotated[Path | None, Flag(
+        "file whose text is sent as a system message before each FLEURS utterance",
+        convert.path, "FILE")] = None
+
+    def settings(self) -> TranscriptionSettings:
+        from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
+
+        return TranscriptionSettings.read("fleurs", self.fleurs_prompt, self.fleurs_system,
+                                          language=self.fleurs_language)

@@ -1,0 +1,316 @@
+"""What the Hugging Face downloads that convert a dataset share: the repo reached (or only its
+hub cache used, offline or when the hub does not answer), the parquet files under a folder of
+the repo listed and kept for offline calls, their rows read, every failure as one line, and a
+release layout built once, in a temporary folder renamed into place, with a marker naming the
+files it came from, under a file lock.
+
+``huggingface_hub``, ``filelock`` and ``pyarrow`` are imported lazily inside the functions, so
+importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from pytest_audiobench import files
+from pytest_audiobench.errors import DownloadError, UnpackError
+from pytest_audiobench.hub.huggingface import (
+    hf_fetch,
+    hf_offline,
+    hf_probe,
+    hf_reason,
+    is_missing,
+    uncached_error,
+)
+from pytest_audiobench.hub.network import short_reason
+
+HF_CACHE_FOLDER = "huggingface"
+"""The hub cache under a download's cache folder; huggingface_hub's own layout inside
+(``datasets--OWNER--NAME/``)."""
+PARQUET_SUFFIX = ".parquet"
+LOCKS_FOLDER = ".locks"
+"""Beside the converted roots: one lock file per conversion, for concurrent callers."""
+
+_DISTRIBUTION = "pytest-audiobench"
+# A requirement of the distribution's metadata, e.g. 'pyarrow>=14; extra == "NAME"'.
+_PYARROW_EXTRA = re.compile(r"""^pyarrow\b[^;]*;.*\bextra\s*==\s*["']([\w.-]+)["']""")
+_BATCH_ROWS = 16
+"""Rows in memory at once while converting: each may hold its audio."""
+_GONE = "a file it lists is gone"
+
+T = TypeVar("T")
+
+
+class NotCached(Exception):
+    """Offline, and no earlier call saved the list of the files to take from the hub cache."""
+
+
+class NoFiles(Exception):
+    """The repo has none of the files looked for; the message says which."""
+
+
+class BadData(Exception):
+    """A downloaded file, or one of its rows, is not as expected; the message names it."""
+
+
+@dataclass(frozen=True)
+class HubRepo:
+    """A dataset repo on a hub: only the hub cache is used when HF_HUB_OFFLINE is set
+    (``offline``) or the probe failed (``unreachable``, its error)."""
+
+    repo_id: str
+    url: str
+    cache: Path
+    offline: bool
+    unreachable: Exception | None
+
+    @property
+    def local_only(self) -> bool:
+        return self.offline or self.unreachable is not None
+
+    def fetch(self, name: str) -> Path:
+        """The repo's file `name` in the hub cache, downloaded when the cache lacks it."""
+        return hf_fetch(self.repo_id, name, hub_cache=self.cache, endpoint=self.url,
+                        local_only=self.local_only)
+
+    def fetch_all(self, names: Iterable[str]) -> dict[str, Path]:
+        return {name: self.fetch(name) for name in names}
+
+
+def connect(repo_id: str, url: str, cache: Path) -> HubRepo:
+    """The repo at the hub `url`, after one quick request to it (none with HF_HUB_OFFLINE)."""
+    offline = hf_offline()
+    return HubRepo(repo_id, url, cache, offline, None if offline else _probe(url, repo_id))
+
+
+def _probe(url: str, repo_id: str) -> Exception | None:
+    """The probe's error, kept for the message when the hub cache lacks the files too."""
+    try:
+        hf_probe(url, repo_id)
+    except Exception as exc:  # the hub cache may still have the files
+        return exc
+    return None
+
+
+def parquet_names(hub: HubRepo, listing: Path, prefix: str = "") -> list[str]:
+    """The repo's ``*.parquet`` files whose path starts with `prefix`, sorted: from the repo's
+    file list (``GET {url}/api/datasets/{repo_id}``), or offline from `listing`, which
+    ``convert_once`` writes after each online call."""
+    if hub.local_only:
+        return _saved_names(listing)
+    from huggingface_hub import HfApi
+
+    info = HfApi(endpoint=hub.url).dataset_info(hub.repo_id)
+    names = sorted(s.rfilename for s in info.siblings or ()
+                   if s.rfilename.startswith(prefix)
+                   and s.rfilename.lower().endswith(PARQUET_SUFFIX))
+    if not names:
+        raise NoFiles(f"it has no {prefix}*{PARQUET_SUFFIX} file")
+    return names
+
+
+def _saved_names(listing: Path) -> list[str]:
+    try:
+        names = json.loads(listing.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise NotCached(f"cannot read {listing}: {exc}") from exc
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise NotCached(f"{listing} is not a list of file names")
+    return names
+
+
+def fetch_or_explain(hub: HubRepo, fetch: Callable[[], T], *, what: str, fix: str,
+                     expected: str, gone: str = _GONE) -> T:
+    """What `fetch` returns, or DownloadError in one line, chained: `what` could not be had
+    from the hub nor its cache, the repo is missing, or the files are not as `expected` (a
+    file missing on the hub is `gone`)."""
+    try:
+        return fetch()
+    except Exception as exc:
+        raise _fetch_error(exc, hub, what, fix, expected, gone) from (hub.unreachable or exc)
+
+
+def _fetch_error(exc: BaseException, hub: HubRepo, what: str, fix: str, expected: str,
+                 gone: str) -> DownloadError:
+    from huggingface_hub.utils import RepositoryNotFoundError  # type: ignore[attr-defined]
+
+    host = urlsplit(hub.url).hostname
+    not_cached = isinstance(exc, NotCached) or is_missing(exc, local=True)
+    uncached = uncached_error(what, hub.url, hub.cache, fix, offline=hub.offline,
+                              unreachable=hub.unreachable) if not_cached else None
+    if uncached is not None:
+        return uncached
+    if isinstance(exc, RepositoryNotFoundError):
+        status = getattr(getattr(exc, "response", None), "status_code", None) or 404
+        return DownloadError(
+            f"cannot download {what}: {hub.url} has no dataset {hub.repo_id} (HTTP {status}; a "
+            f"private or gated repo needs a token in HF_TOKEN); check the dataset id, or {fix}"
+        )
+    if isinstance(exc, NoFiles) or is_missing(exc, local=False):
+        said = str(exc) if isinstance(exc, NoFiles) else f"{gone} ({hf_reason(exc, host)})"
+        return DownloadError(f"unexpected layout of dataset {hub.repo_id} at {hub.url}: {said} "
+                             f"(expected {expected}); {fix}")
+    return DownloadError(f"cannot download {what} from {hub.url}: {hf_reason(exc, host)}; {fix}")
+
+
+def pyarrow_install() -> str:
+    """How to install pyarrow: the extra of this package that brings it, as its installed
+    metadata says (pyproject.toml is the one place that names it); plain pyarrow when the
+    metadata is not there or names no such extra."""
+    try:
+        requirements = metadata.requires(_DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        requirements = []
+    extras = [m.group(1) for r in requirements if (m := _PYARROW_EXTRA.match(r.strip()))]
+    return f"pip install '{_DISTRIBUTION}[{extras[0]}]'" if extras else "pip install pyarrow"
+
+
+def require_pyarrow(what: str, fix: str, install: str) -> None:
+    """DownloadError, one line, unless pyarrow can be imported: `what` (the release, its repo
+    and hub) comes as parquet files; `install` says how to get pyarrow."""
+    try:
+        importlib.import_module("pyarrow.parquet")
+    except ImportError as exc:
+        raise DownloadError(
+            f"cannot convert {what}: the hub ships it as parquet files, which need pyarrow, and "
+            f"pyarrow is not installed ({exc}); install it with {install}, or {fix}"
+        ) from exc
+
+
+def parquet_rows(name: str, blob: Path) -> Iterator[dict[str, Any]]:
+    """The rows of the parquet file `name` (its cache file `blob`), a few at a time; BadData
+    when it is not a readable parquet file."""
+    import pyarrow  # type: ignore[import-untyped]
+    import pyarrow.parquet  # type: ignore[import-untyped]
+
+    try:
+        for batch in pyarrow.parquet.ParquetFile(blob).iter_batches(batch_size=_BATCH_ROWS):
+            yield from batch.to_pylist()
+    except pyarrow.ArrowException as exc:
+        raise BadData(f"{name} ({blob}) is not a readable parquet file: "
+                      f"{short_reason(exc)}") from exc
+
+
+def column(row: Mapping[str, Any], name: str, where: str,
+           kind: type[Any] | tuple[type[Any], ...], expected: str) -> Any:
+    """The row's value of `name`; BadData naming `where` when it is missing or not a `kind`."""
+    value = row.get(name)
+    if value is None:
+        raise BadData(f"{where}: no {name}; {expected}")
+    if not isinstance(value, kind):
+        raise BadData(f"{where}: {name} is a {type(value).__name__}; {expected}")
+    return value
+
+
+def blob_stamp(blobs: Mapping[str, Path]) -> dict[str, dict[str, Any]]:
+    """Each file's cache blob (named after its ETag, so a changed file is another blob) and
+    size: what a marker records of the files a conversion read."""
+    return {name: {"blob": str(path.resolve()), "size": path.stat().st_size}
+            for name, path in blobs.items()}
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """A folder built whole from downloaded files: `build` writes it into an empty temporary
+    folder, which then becomes `target`; its `marker` file holds `stamp` (what it was built
+    from), and a later call builds it again only when the stamp differs or `whole` (given
+    `target`) says it is no longer complete."""
+
+    target: Path
+    marker: str
+    stamp: Mapping[str, Any]
+    build: Callable[[Path], None]
+    whole: Callable[[Path], bool]
+
+
+def convert_or_explain(conversion: Conversion, hub: HubRepo, *, what: str, fix: str,
+                       lock: Path, listing: Path | None = None,
+                       names: Sequence[str] = ()) -> None:
+    """``convert_once``, with BadData, UnpackError and OSError as one-line DownloadErrors
+    naming `what`, the repo and the target."""
+    target = conversion.target
+    try:
+        convert_once(conversion, lock=lock, listing=listing, names=names)
+    except (BadData, UnpackError) as exc:
+        raise DownloadError(
+            f"cannot convert {what} of {hub.repo_id} from {hub.url}: {exc}; nothing of it was "
+            f"written into {target}; {fix}"
+        ) from exc
+    except OSError as exc:
+        raise DownloadError(
+            f"cannot convert {what} of {hub.repo_id} into {target}: {short_reason(exc)}; {fix}"
+        ) from exc
+
+
+def convert_once(conversion: Conversion, *, lock: Path, listing: Path | None = None,
+                 names: Sequence[str] = ()) -> None:
+    """Save `names` into `listing` (for offline calls) and build the conversion unless its
+    marker says it is built. Under the file lock `lock`, so concurrent callers (xdist
+    workers) build it once."""
+    from filelock import FileLock  # a dependency of huggingface_hub
+
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(lock)):
+        if listing is not None:
+            _remember(listing, names)
+        if not _already_built(conversion):
+            _build_into_place(conversion)
+
+
+def _remember(listing: Path, names: Sequence[str]) -> None:
+    text = json.dumps(list(names))
+    if not listing.is_file() or listing.read_text(encoding="utf-8") != text:
+        with files.replacing(listing) as out:
+            out.write(text)
+
+
+def _already_built(conversion: Conversion) -> bool:
+    try:
+        marker = conversion.target / conversion.marker
+        recorded = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return recorded == dict(conversion.stamp) and conversion.whole(conversion.target)
+
+
+def _build_into_place(conversion: Conversion) -> None:
+    target = conversion.target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _drop_leftovers(target)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-partial-", dir=target.parent))
+    try:
+        conversion.build(staging)
+        marker = staging / conversion.marker
+        marker.write_text(json.dumps(dict(conversion.stamp)), encoding="utf-8")
+        _swap(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _drop_leftovers(target: Path) -> None:
+    """The temporary folders of an interrupted earlier call."""
+    for pattern in (f".{target.name}-partial-*", f".{target.name}-old-*"):
+        for leftover in target.parent.glob(pattern):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _swap(staging: Path, target: Path) -> None:
+    """Rename `staging` to `target`, moving an earlier target aside first and deleting it
+    after."""
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
+    try:
+        if target.exists() or target.is_symlink():
+            target.rename(old / target.name)
+        staging.rename(target)
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
