@@ -46,7 +46,9 @@ BENCHMARKS = registry.built_in()
 MAIN_JOB = ("--audiobench-model", "cascade", "--audiobench-judge-model", "overlap",
             "--audiobench-benchmark", ",".join(BENCHMARKS), "--audiobench-data", "mini")
 CHAT_ITEMS, MMAR_ITEMS, FOUNDATION_ITEMS, MMAU_ITEMS = 24, 28, 15, 12
-ITEMS = CHAT_ITEMS + MMAR_ITEMS + FOUNDATION_ITEMS + MMAU_ITEMS
+LIBRISPEECH_ITEMS, FLEURS_ITEMS = 16, 8
+ITEMS = (CHAT_ITEMS + MMAR_ITEMS + FOUNDATION_ITEMS + MMAU_ITEMS + LIBRISPEECH_ITEMS
+         + FLEURS_ITEMS)
 
 
 COMMITTED = Path(__file__).resolve().parents[1] / "baselines"
@@ -82,6 +84,8 @@ def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
     assert sum(n.startswith("audiobench::air_bench_foundation::") for n in outcomes) == \
         FOUNDATION_ITEMS
     assert sum(n.startswith("audiobench::mmau::") for n in outcomes) == MMAU_ITEMS
+    assert sum(n.startswith("audiobench::librispeech::") for n in outcomes) == LIBRISPEECH_ITEMS
+    assert sum(n.startswith("audiobench::fleurs::") for n in outcomes) == FLEURS_ITEMS
     counted = result.parseoutcomes()
     # Tones and noise leave a transcript-only model guessing, as they did when the committed
     # per-sample baseline was written: those items are expected failures, nothing regressed.
@@ -106,6 +110,13 @@ def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
         "passed"
     # The two speakers of a dialogue counted from the transcript: an MMAU speech item.
     assert outcomes["audiobench::mmau::speech::mini-003"] == "passed"
+    # Whisper tiny.en's real word error rate on the spoken mini utterances, not zero.
+    wer = {name: m["value"] for s in run.report["benchmarks"] for name, m in s["metrics"].items()
+           if name.endswith(".wer") and ".english." not in name}
+    assert set(wer) == {"librispeech.test-clean.wer", "librispeech.test-other.wer",
+                        "fleurs.en_us.wer"}
+    assert all(0 < value < 100 for value in wer.values()), wer
+    assert outcomes["audiobench::librispeech::test-clean::9101-4410-0000"] == "passed"
     # Word for word the answers the committed baselines were written from, under this CPU's
     # own instruction set (the test below forces the others).
     assert said == committed_answers()
@@ -122,7 +133,7 @@ def committed_answers() -> dict[str, str]:
 def test_the_main_job_under_xdist_gives_the_same_numbers(pytester: pytest.Pytester) -> None:
     # A judged benchmark and a multiple-choice one, the first sample of each of their tasks
     # (11 clips: every clip the cascade hears costs the suite a second of CPU; the main job's
-    # test above hears all 79 without xdist, and the other two benchmarks take the same paths
+    # test above hears all 103 without xdist, and the other two benchmarks take the same paths
     # under xdist). The two workers share them: each answer is the committed one, word for
     # word, and each metric of the run equals the committed baseline's on the same samples.
     twins = ("air_bench_chat", "mmau")

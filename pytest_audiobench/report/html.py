@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import difflib
+import heapq
 import json
 import os
 import tempfile
@@ -34,6 +35,7 @@ from pytest_audiobench.config.settings import Sampling, Settings
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.evaluation import GateRow, paired_notes
+from pytest_audiobench.gate.items import loss
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import SampleRecord
@@ -113,13 +115,14 @@ def write(page: Page, path: Path) -> Written:
     with ExitStack() as stack:
         rows = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
                 for kind in KINDS}
-        counts, tasks = _rows(page, rows)
+        counts, tasks, moved = _rows(page, rows)
         first = Audio(folder, page.audio_limit, written)
         rest = Audio(folder, _left_after_attention(rows, page.audio_limit), written)
         head, tail = document(page.title)
         with replacing(path) as out:
             out.write(head + _header(page) + "".join(
                 _benchmark(s, page.labels, page.report.settings.endpoint.sampling.max_tokens)
+                + _moved(moved.get(s.benchmark, []), page.labels)
                 for s in page.report.benchmarks))
             out.write('<section class="samples"><h2>Samples</h2>' + _filters(counts, tasks)
                       + '<div id="rows">')
@@ -468,11 +471,21 @@ def _kind(record: SampleRecord) -> str:
     return "not run" if record.outcome == "not_run" else record.outcome
 
 
-def _rows(page: Page, rows: Mapping[str, TextIO]) -> tuple[dict[str, int], set[tuple[str, str]]]:
+MOVED = 8
+"""The samples a benchmark's section lists as those whose own score moved most."""
+Moved = tuple[float, str, str, str, float, float]
+"""How far a sample moved (worse positive), its node id, task, id, and both scores."""
+
+
+def _rows(page: Page, rows: Mapping[str, TextIO]
+          ) -> tuple[dict[str, int], set[tuple[str, str]], dict[str, list[Moved]]]:
     """Write every sample's row to the file of its kind, a marker where its player goes (the
-    budget is shared once every clip is known); count the kinds, gather the tasks."""
+    budget is shared once every clip is known); count the kinds, gather the tasks, and keep
+    per benchmark the ``MOVED`` samples whose score moved most (a heap each, never every
+    sample)."""
     counts = dict.fromkeys(KINDS, 0)
     tasks = set()
+    moved: dict[str, list[tuple[float, Moved]]] = {}
     for record in page.samples:
         kind = _kind(record)
         counts[kind] += 1
@@ -483,7 +496,31 @@ def _rows(page: Page, rows: Mapping[str, TextIO]) -> tuple[dict[str, int], set[t
         now = bench.sample_line(record) if bench and base else None
         rows[kind].write(_sample(record, kind, view, (base, now), _deferred(record),
                                  page.labels))
-    return counts, tasks
+        if base is not None and now is not None and base.score != now.score:
+            worse = loss(base, now)
+            entry = (abs(worse), (worse, record.nodeid, record.task, record.sample_id,
+                                  base.score, now.score))
+            kept = moved.setdefault(record.benchmark, [])
+            (heapq.heappush if len(kept) < MOVED else heapq.heappushpop)(kept, entry)
+    return counts, tasks, {name: [m for _, m in sorted(kept, reverse=True)]
+                           for name, kept in moved.items()}
+
+
+def _moved(moved: Sequence[Moved], labels: tuple[str, str]) -> str:
+    """The samples whose own score moved most against the baseline, worse or better."""
+    if not moved:
+        return ""
+    body = "".join(
+        f'<tr class="{"worsened" if worse > 0 else "improved"}"><td>{escape(task)}</td>'
+        f"<td>{escape(ident)}</td><td>{fixed(base)}</td><td>{fixed(now)}</td>"
+        f"<td>{fixed(now - base, signed=True)} ({'worse' if worse > 0 else 'better'})</td></tr>"
+        for worse, _, task, ident, base, now in moved)
+    return ('<section class="moved"><h3>Moved most</h3><p class="note">The samples whose '
+            f"own score moved most against the {escape(labels[0])} (for a word error rate, "
+            'the utterance\'s word errors)</p><table class="moved"><thead><tr>'
+            + "".join(f"<th>{escape(h)}</th>" for h in ("task", "sample", labels[0],
+                                                         labels[1], "change"))
+            + f"</tr></thead><tbody>{body}</tbody></table></section>")
 
 
 def baseline_side(bench: Benchmark | None, record: SampleRecord,

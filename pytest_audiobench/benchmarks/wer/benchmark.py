@@ -173,7 +173,7 @@ class TranscriptionBenchmark(Benchmark):
         return "\n".join(lines)
 
     def compared(self, sample: Sample, baseline: str, now: str) -> list[str]:
-        return [*_alignment(sample.reference, baseline, "baseline"),
+        return [*_alignment(sample.reference, baseline, "base"),
                 *_alignment(sample.reference, now, "now")]
 
     def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:

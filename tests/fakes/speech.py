@@ -1,0 +1,106 @@
+"""Speech-recognition releases made for the tests, in the published layouts (LibriSpeech as
+openslr's tarballs extract, FLEURS as its hub repo keeps a language), and a fake model that
+answers each utterance by its clip.
+
+Every clip holds one constant sample value, its utterance's number: lossless, it survives
+the plugin's transcoding (FLAC to WAV), so the model reads which utterance it was sent."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
+
+from tests.fakes.openai_server import ChatRequest, Reply
+
+SAMPLES = 1_600
+"""A tenth of a second at 16 kHz."""
+FIRST_MARK = 100
+"""The first utterance's sample value (any value the clip keeps whole)."""
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One utterance of a made release: its split (or language), the speaker (or the FLEURS
+    sentence), its reference, and the model's reply to it."""
+
+    split: str
+    speaker: str
+    reference: str
+    reply: str | Reply
+
+
+def _clip(path: Path, mark: int, fmt: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    sf.write(buffer, np.full(SAMPLES, mark, dtype=np.int16), 16_000, format=fmt,
+             subtype="PCM_16")
+    path.write_bytes(buffer.getvalue())
+
+
+def build_librispeech(root: Path, utterances: Sequence[Utterance]) -> dict[str, int]:
+    """``root/LibriSpeech/<split>/<speaker>/<chapter>/``, one chapter per speaker (its number
+    the speaker's plus 1000), each utterance's FLAC and the chapter's transcript file; each
+    utterance id by its clip's mark."""
+    marks: dict[str, int] = {}
+    lines: dict[Path, list[str]] = {}
+    for index, utterance in enumerate(utterances):
+        chapter = str(int(utterance.speaker) + 1000)
+        folder = root / "LibriSpeech" / utterance.split / utterance.speaker / chapter
+        ident = f"{utterance.speaker}-{chapter}-{len(lines.get(folder, [])):04d}"
+        _clip(folder / f"{ident}.flac", FIRST_MARK + index, "FLAC")
+        lines.setdefault(folder, []).append(f"{ident} {utterance.reference}\n")
+        marks[ident] = FIRST_MARK + index
+    for folder, written in lines.items():
+        speaker, chapter = folder.parent.name, folder.name
+        (folder / f"{speaker}-{chapter}.trans.txt").write_text("".join(written),
+                                                               encoding="utf-8")
+    return marks
+
+
+def build_fleurs(root: Path, utterances: Sequence[Utterance],
+                 raw: Mapping[int, str] | None = None) -> dict[str, int]:
+    """``root/<language>/test.tsv`` and ``audio/test/``: each utterance's sentence id is its
+    ``speaker``, its ``transcription`` the reference, its ``raw_transcription`` ``raw``'s (by
+    index) or the reference; each utterance id by its clip's mark."""
+    marks: dict[str, int] = {}
+    rows: dict[str, list[str]] = {}
+    for index, utterance in enumerate(utterances):
+        name = f"{7000 + index}.wav"
+        folder = root / utterance.split
+        _clip(folder / "audio" / "test" / name, FIRST_MARK + index, "WAV")
+        written = (raw or {}).get(index, utterance.reference)
+        rows.setdefault(utterance.split, []).append("\t".join(
+            (utterance.speaker, name, written, utterance.reference, "x | y", str(SAMPLES),
+             "FEMALE")) + "\n")
+        marks[name.removesuffix(".wav")] = FIRST_MARK + index
+    for language, written in rows.items():
+        (root / language / "test.tsv").write_text("".join(written), encoding="utf-8")
+    return marks
+
+
+def heard(request: ChatRequest) -> int:
+    """The mark of the clip ``request`` sent."""
+    part = request.audio_parts[0]
+    data = part["input_audio"]["data"] if "input_audio" in part else \
+        part["audio_url"]["url"].partition(",")[2]
+    samples, _ = sf.read(io.BytesIO(base64.b64decode(data)), dtype="int16")
+    return int(samples[0])
+
+
+def by_clip(utterances: Sequence[Utterance],
+            change: Callable[[int, str | Reply], str | Reply] | None = None
+            ) -> Callable[[ChatRequest], str | Reply]:
+    """A model script that answers each clip with its utterance's reply, or ``change``'s
+    (given the utterance's index and reply)."""
+    def answer(request: ChatRequest) -> str | Reply:
+        index = heard(request) - FIRST_MARK
+        reply = utterances[index].reply
+        return reply if change is None else change(index, reply)
+
+    return answer
