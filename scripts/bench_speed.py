@@ -106,6 +106,11 @@ FOUNDATION_RIGHT, FOUNDATION_WRONG = "A", "B"
 # option, which the model names (all right) or the second (all wrong). No judge grades them.
 MMAU_SMALL = 900
 MMAU_OPTIONS = ("the first sound", "a second noise", "some third tone", "another fourth beat")
+# LibriSpeech at scale: both test splits' 5,559 utterances (their sizes and speakers) against
+# ten times as many, every transcript the same words, which the model repeats (all pass) or
+# replaces (all fail, every word an error). No judge grades them.
+LIBRISPEECH_TEXT = "A MADE UTTERANCE OF SIX WORDS"
+LIBRISPEECH_RIGHT, LIBRISPEECH_WRONG = "a made utterance of six words", "nothing was heard"
 # A run during which other processes used more than this share of one core is flagged.
 NOISE_SHARE = 0.1
 
@@ -731,10 +736,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              f"{SCALE_TIMES} x 2,200 samples, and AIR-Bench Foundation's "
                              f"{25 * FOUNDATION_PER_FOLDER:,} against {SCALE_TIMES} x as many, "
                              f"MMAU's {MMAU_SMALL} against {SCALE_TIMES * MMAU_SMALL:,} (the "
-                             "test split's size), all passing and all failing, with and "
+                             "test split's size), LibriSpeech's 5,559 test utterances against "
+                             f"{SCALE_TIMES} x as many, all passing and all failing, with and "
                              "without xdist")
     parser.add_argument("--scale-benchmark", default="all",
-                        choices=["all", "air_bench_chat", "air_bench_foundation", "mmau"],
+                        choices=["all", "air_bench_chat", "air_bench_foundation", "mmau",
+                                 "librispeech"],
                         help="with --scale: only this benchmark (default all)")
     parser.add_argument("--scale-runs", default="all", choices=["all", "plain"],
                         help="with --scale: every configuration, or only the plain one (every "
@@ -886,6 +893,21 @@ def build_mmau_scaled(root: Path, n: int) -> Path:
     return build_mmau(root, records, seconds=0.05)
 
 
+def build_librispeech_scaled(root: Path, times: int) -> tuple[Path, int]:
+    """LibriSpeech's two test splits in openslr's layout, each of its real size and speaker
+    count, ``times`` over with speakers of their own; the root and its utterances."""
+    sys.path.insert(0, str(REPO))
+    from pytest_audiobench.benchmarks.librispeech.facts import SPEAKERS, SPLITS
+    from tests.fakes.speech import Utterance, build_librispeech
+
+    utterances = [Utterance(split, str(10_000 * (copy + 1) + 1_000 * s + i % SPEAKERS[split]),
+                            LIBRISPEECH_TEXT, LIBRISPEECH_RIGHT)
+                  for copy in range(times) for s, split in enumerate(SPLITS)
+                  for i in range(SPLITS[split])]
+    build_librispeech(root, utterances)
+    return root, len(utterances)
+
+
 @dataclass
 class ScaleRun:
     samples: int
@@ -1023,6 +1045,11 @@ def scales(work: Path, which: str) -> list[Scale]:
         large = build_mmau_scaled(work / "mmau-scaled", n * SCALE_TIMES)
         out.append(Scale("mmau", ((small, n), (large, n * SCALE_TIMES)),
                          (MMAU_OPTIONS[0], JUDGE_REPLY), (MMAU_OPTIONS[1], JUDGE_REPLY)))
+    if which in ("all", "librispeech"):
+        small_speech = build_librispeech_scaled(work / "librispeech", 1)
+        large_speech = build_librispeech_scaled(work / "librispeech-scaled", SCALE_TIMES)
+        out.append(Scale("librispeech", (small_speech, large_speech),
+                         (LIBRISPEECH_RIGHT, JUDGE_REPLY), (LIBRISPEECH_WRONG, JUDGE_REPLY)))
     return out
 
 

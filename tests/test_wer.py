@@ -140,5 +140,32 @@ def test_the_normalisers_equal_openai_whisper_s_own(text: str) -> None:
     assert BasicTextNormalizer()(text) == theirs.BasicTextNormalizer()(text)
 
 
+def _every_reference() -> list[str]:
+    """Every reference and reply of the mini data and of the end-to-end tests' tables."""
+    from pytest_audiobench.benchmarks.fleurs.data import read_language
+    from pytest_audiobench.benchmarks.librispeech.data import read_split
+    from pytest_audiobench.config.names import MINI, bundled
+    from tests.test_wer_run import FLEURS, TABLE
+
+    speech = bundled(MINI, "librispeech")
+    texts = [u.transcript for split in ("test-clean", "test-other")
+             for u in read_split(speech, split)[0]]
+    fleurs, _ = read_language(bundled(MINI, "fleurs"), "en_us")
+    texts += [t for u in fleurs for t in (u.transcription, u.raw_transcription)]
+    return texts + [t for u in (*TABLE, *FLEURS) for t in (u.reference, str(u.reply))]
+
+
+def test_the_normalisers_equal_openai_whisper_s_own_on_every_reference() -> None:
+    from whisper_normalizer.basic import BasicTextNormalizer
+    from whisper_normalizer.english import EnglishTextNormalizer
+
+    theirs = _openai_whisper_normalisers()
+    texts = _every_reference()
+    assert len(texts) > 50
+    for text in texts:
+        assert EnglishTextNormalizer()(text) == theirs.EnglishTextNormalizer()(text), text
+        assert BasicTextNormalizer()(text) == theirs.BasicTextNormalizer()(text), text
+
+
 def test_every_pipeline_is_named() -> None:
     assert PIPELINES == ("reference", "english")

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import Servers
 from tests.fakes.openai_server import Reply
-from tests.fakes.speech import Utterance, build_fleurs, build_librispeech, by_clip
+from tests.fakes.speech import Utterance, build_fleurs, build_librispeech, by_clip, heard
 
 CLEAN, OTHER = "test-clean", "test-other"
 # (split, speaker, reference, reply); the errors under the reference pipeline and its
@@ -65,6 +65,14 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def speech_servers(servers: Servers) -> Servers:
     servers.model.script = by_clip(TABLE)
     return servers
+
+
+def _transcript(clip: Path) -> str:
+    """The reference of ``clip``, from its chapter's transcript file."""
+    speaker, chapter = clip.parent.parent.name, clip.parent.name
+    lines = (clip.parent / f"{speaker}-{chapter}.trans.txt").read_text(encoding="utf-8")
+    return next(line.split(" ", 1)[1] for line in lines.splitlines()
+                if line.startswith(clip.stem + " "))
 
 
 def _run(run_bench: Any, release: Path, *args: str, **kw: Any) -> Any:
@@ -221,3 +229,45 @@ def test_the_page_shows_each_split_s_rate_its_interval_and_the_utterances_that_m
     sample = page.samples()["audiobench::librispeech::test-clean::1001-2001-0000"]
     text = "".join(t for e in page.inside(sample, "pre") for t in e.text)
     assert "HYP: he had not seen his brother AT  ALL TODAY" in text  # under "***"
+
+
+def test_both_run_from_the_hub_fetching_only_what_is_selected(
+        run_bench: Any, release: Path, speech_servers: Servers, tmp_path: Path,
+        isolated_hf: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tarfile
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+
+    librispeech = tmp_path / "hub" / "librispeech"
+    for split, config in ((CLEAN, "clean"), (OTHER, "other")):
+        rows = [{"file": f"/x/{clip.name}", "audio": {"bytes": clip.read_bytes(),
+                                                    "path": clip.name},
+                 "text": text, "speaker_id": int(clip.parent.parent.name),
+                 "chapter_id": int(clip.parent.name), "id": clip.stem}
+                for clip in sorted((release / "LibriSpeech" / split).rglob("*.flac"))
+                for text in [_transcript(clip)]]
+        (librispeech / config / "test").mkdir(parents=True)
+        pq.write_table(pa.Table.from_pylist(rows), librispeech / config / "test" / "0000.parquet")
+    fleurs = tmp_path / "hub" / "fleurs"
+    build_fleurs(tmp_path / "made", FLEURS, first=1000)
+    heard_by = {"librispeech": by_clip(TABLE), "fleurs": by_clip(FLEURS, first=1000)}
+    speech_servers.model.script = lambda request: heard_by[
+        "fleurs" if heard(request) >= 1000 else "librispeech"](request)
+    language = fleurs / "data" / "en_us"
+    (language / "audio").mkdir(parents=True)
+    (language / "test.tsv").write_bytes((tmp_path / "made" / "en_us" / "test.tsv").read_bytes())
+    with tarfile.open(language / "audio" / "test.tar.gz", "w:gz") as archive:
+        archive.add(tmp_path / "made" / "en_us" / "audio" / "test", arcname="test")
+    with FakeHfHub({"openslr/librispeech_asr": librispeech, "google/fleurs": fleurs},
+                   lfs_patterns=(*DEFAULT_LFS_PATTERNS, "*.parquet")) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        run = run_bench("--audiobench-tasks", f"{CLEAN},en_us", data="huggingface",
+                        benchmark="librispeech,fleurs", judge=False)
+        fetched = {path for _, path in hub.requests}
+    assert run.metrics["librispeech.test-clean.wer"] == pytest.approx(_wer(CLEAN))
+    assert "librispeech.test-other.wer" not in run.metrics
+    assert run.metrics["fleurs.en_us.wer"] == pytest.approx(100 / 15)
+    assert not any("other/test" in path for path in fetched), fetched

@@ -22,6 +22,9 @@ SAMPLES = 1_600
 """A tenth of a second at 16 kHz."""
 FIRST_MARK = 100
 """The first utterance's sample value (any value the clip keeps whole)."""
+MARKS = 30_000
+"""Marks wrap after this many utterances (16-bit samples): a release larger than that (a
+scale benchmark's) is answered without reading its clips."""
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,10 @@ def build_librispeech(root: Path, utterances: Sequence[Utterance]) -> dict[str, 
         chapter = str(int(utterance.speaker) + 1000)
         folder = root / "LibriSpeech" / utterance.split / utterance.speaker / chapter
         ident = f"{utterance.speaker}-{chapter}-{len(lines.get(folder, [])):04d}"
-        _clip(folder / f"{ident}.flac", FIRST_MARK + index, "FLAC")
+        mark = FIRST_MARK + index % MARKS
+        _clip(folder / f"{ident}.flac", mark, "FLAC")
         lines.setdefault(folder, []).append(f"{ident} {utterance.reference}\n")
-        marks[ident] = FIRST_MARK + index
+        marks[ident] = mark
     for folder, written in lines.items():
         speaker, chapter = folder.parent.name, folder.name
         (folder / f"{speaker}-{chapter}.trans.txt").write_text("".join(written),
@@ -64,21 +68,22 @@ def build_librispeech(root: Path, utterances: Sequence[Utterance]) -> dict[str, 
 
 
 def build_fleurs(root: Path, utterances: Sequence[Utterance],
-                 raw: Mapping[int, str] | None = None) -> dict[str, int]:
+                 raw: Mapping[int, str] | None = None, first: int = FIRST_MARK
+                 ) -> dict[str, int]:
     """``root/<language>/test.tsv`` and ``audio/test/``: each utterance's sentence id is its
     ``speaker``, its ``transcription`` the reference, its ``raw_transcription`` ``raw``'s (by
-    index) or the reference; each utterance id by its clip's mark."""
+    index) or the reference; each utterance id by its clip's mark (from ``first``)."""
     marks: dict[str, int] = {}
     rows: dict[str, list[str]] = {}
     for index, utterance in enumerate(utterances):
         name = f"{7000 + index}.wav"
         folder = root / utterance.split
-        _clip(folder / "audio" / "test" / name, FIRST_MARK + index, "WAV")
+        _clip(folder / "audio" / "test" / name, first + index, "WAV")
         written = (raw or {}).get(index, utterance.reference)
         rows.setdefault(utterance.split, []).append("\t".join(
             (utterance.speaker, name, written, utterance.reference, "x | y", str(SAMPLES),
              "FEMALE")) + "\n")
-        marks[name.removesuffix(".wav")] = FIRST_MARK + index
+        marks[name.removesuffix(".wav")] = first + index
     for language, written in rows.items():
         (root / language / "test.tsv").write_text("".join(written), encoding="utf-8")
     return marks
@@ -94,12 +99,12 @@ def heard(request: ChatRequest) -> int:
 
 
 def by_clip(utterances: Sequence[Utterance],
-            change: Callable[[int, str | Reply], str | Reply] | None = None
-            ) -> Callable[[ChatRequest], str | Reply]:
+            change: Callable[[int, str | Reply], str | Reply] | None = None,
+            first: int = FIRST_MARK) -> Callable[[ChatRequest], str | Reply]:
     """A model script that answers each clip with its utterance's reply, or ``change``'s
-    (given the utterance's index and reply)."""
+    (given the utterance's index and reply); the clips marked from ``first``."""
     def answer(request: ChatRequest) -> str | Reply:
-        index = heard(request) - FIRST_MARK
+        index = heard(request) - first
         reply = utterances[index].reply
         return reply if change is None else change(index, reply)
 
