@@ -20,7 +20,8 @@ settings ``OwnSettings`` (``read_own`` reads them back), and the errors. A multi
 benchmark subclasses ``ChoiceBenchmark`` instead, with a ``MatchedVerdict`` (the official
 token-set rule and the strict one) or a ``ChoiceVerdict`` of its own, and gets the grading,
 numbers, gate lines, failure report, page and export from it; its spec offers the matchers
-by their names, ``MATCHERS``. A provider (a model or judge
+by their names, ``MATCHERS``; ``official_letter`` and ``strict_choice`` read a lettered
+option from a reply. A provider (a model or judge
 that answers in this process) needs, in its cheap spec module: ``ProviderSpec`` (registered in
 the ``pytest_audiobench.providers`` entry-point group) and ``ProviderOptions`` for its own
 flags; in its module: the ``ProviderSetup`` it is built with, the ``Completion`` it answers
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
         MatchedVerdict,
     )
     from pytest_audiobench.benchmarks.choice.gating import choice_line, choice_linear, percent
+    from pytest_audiobench.benchmarks.choice.letters import official_letter, strict_choice
     from pytest_audiobench.benchmarks.choice.names import MATCHERS
     from pytest_audiobench.benchmarks.judging import ask_until_parsed, fence_for, shown
     from pytest_audiobench.benchmarks.metafile import inside_root, read_json_array, validated
@@ -87,6 +89,8 @@ _LAZY = {
     "Tally": "pytest_audiobench.benchmarks.base",
     "choice_line": "pytest_audiobench.benchmarks.choice.gating",
     "choice_linear": "pytest_audiobench.benchmarks.choice.gating",
+    "official_letter": "pytest_audiobench.benchmarks.choice.letters",
+    "strict_choice": "pytest_audiobench.benchmarks.choice.letters",
     "percent": "pytest_audiobench.benchmarks.choice.gating",
     "ask_until_parsed": "pytest_audiobench.benchmarks.judging",
     "fence_for": "pytest_audiobench.benchmarks.judging",
@@ -187,9 +191,11 @@ __all__ = [
     "fence_for",
     "fetch_dataset",
     "inside_root",
+    "official_letter",
     "percent",
     "read_json_array",
     "read_own",
     "shown",
+    "strict_choice",
     "validated",
 ]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.benchmarks.air_bench_foundation.reading import (
+from pytest_audiobench.benchmarks.choice.letters import (
     official_letter,
     strict_choice,
 )

@@ -28,6 +28,7 @@ from pytest_audiobench.benchmarks.mmar.data import (
     read_mmar,
 )
 from pytest_audiobench.benchmarks.mmau import data as mmau
+from pytest_audiobench.benchmarks.mmsu.data import read_mmsu
 
 REPO = Path(__file__).resolve().parents[1]
 MINI = REPO / "pytest_audiobench" / "data" / "mini"
@@ -69,6 +70,14 @@ def _foundation_clips() -> list[Path]:
 
 def _mmau_clips() -> list[Path]:
     return [mmau.audio_path(MMAU_ROOT, r) for r in mmau.read_mmau(MMAU_ROOT, "test-mini")]
+
+
+def _mmsu_clips() -> list[Path]:
+    records, note = read_mmsu(MINI / "mmsu", Path("/nonexistent"))  # converted: no cache
+    assert note is not None and "8 of 5,000" in note
+    assert {r.category for r in records} == {"perception", "reasoning"}
+    assert {len(r.choices) for r in records} == {2, 3, 4}
+    return [r.audio for r in records]
 
 
 def _speech_clips() -> list[Path]:
@@ -138,7 +147,7 @@ def test_mmar_covers_every_modality_and_layer_with_rubrics() -> None:
 
 def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
     clips = (_chat_clips() + _mmar_clips() + _foundation_clips() + _mmau_clips()
-             + _speech_clips())
+             + _mmsu_clips() + _speech_clips())
     assert sorted(clips) == sorted([*MINI.rglob("*.wav"), *MINI.rglob("*.flac")])
     for clip in clips:
         info = sf.info(clip)

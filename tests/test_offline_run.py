@@ -46,9 +46,9 @@ BENCHMARKS = registry.built_in()
 MAIN_JOB = ("--audiobench-model", "cascade", "--audiobench-judge-model", "overlap",
             "--audiobench-benchmark", ",".join(BENCHMARKS), "--audiobench-data", "mini")
 CHAT_ITEMS, MMAR_ITEMS, FOUNDATION_ITEMS, MMAU_ITEMS = 24, 28, 15, 12
-LIBRISPEECH_ITEMS, FLEURS_ITEMS = 16, 8
-ITEMS = (CHAT_ITEMS + MMAR_ITEMS + FOUNDATION_ITEMS + MMAU_ITEMS + LIBRISPEECH_ITEMS
-         + FLEURS_ITEMS)
+MMSU_ITEMS, LIBRISPEECH_ITEMS, FLEURS_ITEMS = 8, 16, 8
+ITEMS = (CHAT_ITEMS + MMAR_ITEMS + FOUNDATION_ITEMS + MMAU_ITEMS + MMSU_ITEMS
+         + LIBRISPEECH_ITEMS + FLEURS_ITEMS)
 
 
 COMMITTED = Path(__file__).resolve().parents[1] / "baselines"
@@ -84,6 +84,7 @@ def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
     assert sum(n.startswith("audiobench::air_bench_foundation::") for n in outcomes) == \
         FOUNDATION_ITEMS
     assert sum(n.startswith("audiobench::mmau::") for n in outcomes) == MMAU_ITEMS
+    assert sum(n.startswith("audiobench::mmsu::") for n in outcomes) == MMSU_ITEMS
     assert sum(n.startswith("audiobench::librispeech::") for n in outcomes) == LIBRISPEECH_ITEMS
     assert sum(n.startswith("audiobench::fleurs::") for n in outcomes) == FLEURS_ITEMS
     counted = result.parseoutcomes()
@@ -117,6 +118,9 @@ def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
                         "fleurs.en_us.wer"}
     assert all(0 < value < 100 for value in wer.values()), wer
     assert outcomes["audiobench::librispeech::test-clean::9101-4410-0000"] == "passed"
+    # A word said is an MMSU option the transcript names, answered with its letter.
+    assert said["audiobench::mmsu::word_recognition::mini_002"] == "B. noon"
+    assert outcomes["audiobench::mmsu::word_recognition::mini_002"] == "passed"
     # Word for word the answers the committed baselines were written from, under this CPU's
     # own instruction set (the test below forces the others).
     assert said == committed_answers()
@@ -133,7 +137,7 @@ def committed_answers() -> dict[str, str]:
 def test_the_main_job_under_xdist_gives_the_same_numbers(pytester: pytest.Pytester) -> None:
     # A judged benchmark and a multiple-choice one, the first sample of each of their tasks
     # (11 clips: every clip the cascade hears costs the suite a second of CPU; the main job's
-    # test above hears all 103 without xdist, and the other two benchmarks take the same paths
+    # test above hears all 111 without xdist, and the other two benchmarks take the same paths
     # under xdist). The two workers share them: each answer is the committed one, word for
     # word, and each metric of the run equals the committed baseline's on the same samples.
     twins = ("air_bench_chat", "mmau")

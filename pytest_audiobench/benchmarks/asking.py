@@ -27,6 +27,8 @@ def model_fingerprint(sample: Sample, prompt: str, audio_sha256: str,
         fingerprint["system"] = system
     if sample.choices:
         fingerprint["choices"] = list(sample.choices)
+    if sample.lettered:
+        fingerprint["lettered"] = True
     return fingerprint
 
 

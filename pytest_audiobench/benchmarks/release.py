@@ -74,8 +74,10 @@ def check_inside(release: Release, root: Path) -> None:
 def select(samples: Sequence[Sample], spec: BenchmarkSpec, tasks: Sequence[str],
            limit: int | None) -> list[Sample]:
     """The samples of the wanted tasks (all when none of the benchmark's is named), at most
-    ``limit`` per task, the first ones in the release's order: the same on every run."""
-    wanted = set(tasks) & set(spec.tasks) or set(spec.tasks)
+    ``limit`` per task, the first ones in the release's order: the same on every run. A
+    benchmark whose release names its tasks (``spec.tasks`` empty) has the samples' ones."""
+    known = set(spec.tasks) or {sample.task for sample in samples}
+    wanted = set(tasks) & known or known
     taken: Counter[str] = Counter()
     kept = []
     for sample in samples:

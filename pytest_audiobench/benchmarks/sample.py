@@ -55,6 +55,9 @@ class Sample:
     subcategory: str = ""
     choices: tuple[str, ...] = ()
     """The options of a multiple-choice question (MMAR), in the release's order."""
+    lettered: bool = False
+    """The options are asked by letter (A, B, ...) and the reply read by its letter (MMSU):
+    an in-process model then names its option's letter first."""
     context: str = ""
     """What the judge reads in place of the audio (AIR-Bench Chat's meta_info); empty for a
     benchmark whose judge reads none."""

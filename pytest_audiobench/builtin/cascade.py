@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_audiobench.builtin.request import choices_of, request_parts
+from pytest_audiobench.builtin.request import as_chosen, choices_of, request_parts
 from pytest_audiobench.builtin.speech import Transcriber
 from pytest_audiobench.builtin.words import words
 from pytest_audiobench.config.frozen import OwnSettings, read_own
@@ -78,7 +78,8 @@ class Cascade:
             return await self._llm.complete(
                 [{"role": "user", "content": transcript_prompt(transcript, question)}])
         choices = choices_of(fingerprint)
-        text = best_choice(transcript, choices, question) if choices else transcript or NO_SPEECH
+        text = as_chosen(best_choice(transcript, choices, question), fingerprint) if choices \
+            else transcript or NO_SPEECH
         return Completion(text=text, finish_reason="stop")
 
     async def close(self) -> None:

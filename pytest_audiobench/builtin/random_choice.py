@@ -8,7 +8,7 @@ import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pytest_audiobench.builtin.request import choices_of
+from pytest_audiobench.builtin.request import as_chosen, choices_of
 from pytest_audiobench.transport.types import Completion
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class RandomChoice:
             return Completion(text=OPEN_RANDOM, finish_reason="stop")
         seed = json.dumps([options.get("seed", 0), fingerprint], sort_keys=True, default=str)
         rng = random.Random(hashlib.sha256(seed.encode("utf-8")).hexdigest())
-        return Completion(text=rng.choice(choices), finish_reason="stop")
+        return Completion(text=as_chosen(rng.choice(choices), fingerprint), finish_reason="stop")
 
     async def close(self) -> None:
         return None

@@ -30,6 +30,15 @@ def _base64(data: str) -> bytes:
     return base64.b64decode(data)
 
 
+def as_chosen(choice: str, fingerprint: Mapping[str, Any] | None) -> str:
+    """The reply naming ``choice``: its text, or its letter and text ("B. a cat") when the
+    question is asked by letter (a model that follows the instruction)."""
+    options = list((fingerprint or {}).get("choices") or [])
+    if not (fingerprint or {}).get("lettered") or choice not in options:
+        return choice
+    return f"{chr(ord('A') + options.index(choice))}. {choice}"
+
+
 def choices_of(fingerprint: Mapping[str, Any] | None) -> list[str]:
     """The question's options; a few real MMAR items hold an empty placeholder option, which
     no baseline should answer."""

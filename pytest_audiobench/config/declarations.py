@@ -261,7 +261,9 @@ class BenchmarkSpec:
     name: str
     """Its name in ``--audiobench-benchmark``, its node ids and its metric names."""
     tasks: tuple[str, ...]
-    """Every task, known before the data is read so that ``--audiobench-tasks`` is checked."""
+    """Every task, known before the data is read so that ``--audiobench-tasks`` is checked;
+    empty when the release names its tasks (MMSU's 47): a task given for such a benchmark is
+    checked once its data is read (``run/releases.py``)."""
     benchmark: Any
     """``module:Class`` of its ``Benchmark`` subclass, imported when a run selects it (a spec
     registered from a conftest may give the class itself)."""

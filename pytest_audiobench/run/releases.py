@@ -11,7 +11,9 @@ from pathlib import Path
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.benchmarks.release import check_inside, select
+from pytest_audiobench.config.declarations import Catalog
 from pytest_audiobench.config.settings import Settings
+from pytest_audiobench.errors import DataError
 
 
 class Releases:
@@ -29,11 +31,29 @@ class Releases:
         if self._loaded is None:
             catalog, settings = registry.catalog(), self.settings
             self._loaded = {}
+            found: dict[str, tuple[str, ...]] = {}
             for name, bench in self.benchmarks.items():
                 release = bench.load(self.roots[name])
                 check_inside(release, self.roots[name])
                 self.whole[name] = len(release.samples)
+                found[name] = catalog.specs[name].tasks or tuple(dict.fromkeys(
+                    sample.task for sample in release.samples))
                 chosen = select(release.samples, catalog.specs[name], settings.tasks,
                                 settings.limit)
                 self._loaded[name] = replace(release, samples=chosen)
+            self._check_tasks(catalog, found)
         return self._loaded
+
+    def _check_tasks(self, catalog: Catalog, found: Mapping[str, tuple[str, ...]]) -> None:
+        """Every task given is a task of a selected benchmark (``found``: each one's, its
+        release's when the release names them), checked here once such a release is read;
+        the others were checked when the options were read."""
+        given = self.settings.tasks
+        if not given or all(catalog.specs[name].tasks for name in self.benchmarks):
+            return
+        theirs = [task for tasks in found.values() for task in tasks]
+        unknown = [task for task in given if task not in theirs]
+        if unknown:
+            raise DataError(f"--audiobench-tasks {','.join(unknown)}: not a task of "
+                            f"--audiobench-benchmark {','.join(self.benchmarks)}; its tasks "
+                            f"are: {', '.join(theirs)}")

@@ -30,7 +30,9 @@ from pytest_audiobench import (
     SampleRecord,
     Settings,
     fetch_dataset,
+    official_letter,
     shown,
+    strict_choice,
 )
 from pytest_audiobench.benchmarks.air_bench_foundation.data import (
     META,
@@ -50,10 +52,6 @@ from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
     Matcher,
 )
 from pytest_audiobench.benchmarks.air_bench_foundation.prompts import align_prompt, model_prompt
-from pytest_audiobench.benchmarks.air_bench_foundation.reading import (
-    official_letter,
-    strict_choice,
-)
 from pytest_audiobench.benchmarks.air_bench_foundation.verdict import Alignment, FoundationVerdict
 
 ALIGN_TEMPERATURES = (1.0, 2.0)

@@ -1,14 +1,17 @@
-"""Which option a reply chose, by the two matchers (pure): ``official_letter`` reads a letter
-as the official scorer reads the align judge's reply; ``strict_choice`` reads the model's own
-reply and takes an option only when the reply names exactly one, by a letter it clearly gave
-or by one option's full text."""
+"""Which lettered option (A-D) a reply chose (pure): ``official_letter`` reads a letter as
+the official scripts of AIR-Bench Foundation (on its align judge's reply) and MMSU (on the
+model's reply) both read one, by its first or second-to-last character; ``strict_choice``
+reads a reply as a person would and takes an option only when the reply names exactly one,
+by a letter it clearly gave or by one option's full text. Public from the package root, for
+any benchmark of lettered options."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from pytest_audiobench.benchmarks.air_bench_foundation.facts import LETTERS
+LETTERS = ("A", "B", "C", "D")
+"""The option letters the official rule reads."""
 
 _PHRASES = re.compile(r"(?i:\b(?:answer|option|choice)\s*(?:is|:)?\s*)\(?([A-D])\)?(?![A-Za-z])")
 _ALONE = re.compile(r"(?<![A-Za-z])\(?([A-D])\)?(?:[.:)]|$)")

@@ -1,0 +1,332 @@
+"""MMSU: its records, read from the converted layout, or converted once from the release's
+parquet files (a local snapshot of the hub repo, or the download's), validated at load.
+
+The converted layout (facts.CONVERTED, ``mmsu.jsonl``) holds one JSON object a line with the
+release's fields, ``audio`` being the clip's path relative to the folder (``audio/<id><ext>``),
+and the clips in ``audio/``: it reads without pyarrow, and the bundled mini data ships in it.
+The release's parquet rows carry the clip itself (``audio``: a struct of the file's ``bytes``
+and its original ``path``); ``write_converted`` turns them into that layout, for the local
+snapshot here and for ``download.download_mmsu`` alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator, model_validator
+
+from pytest_audiobench.benchmarks.metafile import inside_root, validated
+from pytest_audiobench.benchmarks.mmsu.facts import CONVERTED, FIELDS, HUB_REPO, NAME, SIZE
+from pytest_audiobench.errors import DataError
+from pytest_audiobench.hub.converting import (
+    LOCKS_FOLDER,
+    PARQUET_SUFFIX,
+    BadData,
+    Conversion,
+    column,
+    convert_once,
+    parquet_rows,
+    pyarrow_install,
+)
+
+AUDIO_FOLDER = "audio"
+"""Where the converted layout keeps the clips, beside ``mmsu.jsonl``."""
+CONVERTED_MARKER = ".mmsu-converted.json"
+"""Written into a converted folder once it is complete; records what it was converted from."""
+LOCAL_FOLDER = NAME
+"""Under the cache folder: one converted folder per local parquet snapshot, named by a hash."""
+DEFAULT_SUFFIX = ".wav"
+"""The clip's extension when its original file name gives none."""
+# Changes when the conversion writes something else, so that earlier conversions are redone.
+_CONVERSION = 1
+_OPTIONAL = ("choice_c", "choice_d", "sub-sub-category", "linguistics_sub_discipline")
+_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,10}")
+_FILE_ID = re.compile(r"[^/\\\x00]+")
+_HASH_CHARS = 16
+_STRINGS = ", ".join(field for field in FIELDS if field != "audio")
+_EXPECTED = (f"expected an object with the strings {_STRINGS} (choice_c, choice_d, "
+             "sub-sub-category and linguistics_sub_discipline may be empty or null; answer_gt "
+             "the text of one of the options) and audio (the clip's path under the folder, "
+             f"{AUDIO_FOLDER}/<id><ext>)")
+_EXPECTED_ROW = (f"expected the columns {_STRINGS} (strings; choice_c, choice_d, "
+                 "sub-sub-category and linguistics_sub_discipline may be empty or null; "
+                 "answer_gt the text of one of the options) and audio (a struct with the "
+                 "clip's file bytes and its original file name, path)")
+_LAYOUTS = (f"expected the converted layout ({CONVERTED}, one record a line, and the clips in "
+            f"{AUDIO_FOLDER}/) or a snapshot of the hub repo {HUB_REPO} (its train split as "
+            f"*{PARQUET_SUFFIX} files, e.g. data/train-*{PARQUET_SUFFIX})")
+
+
+class MmsuRecord(BaseModel):
+    """One MMSU question: the release's fields, ``audio`` being the clip's file (absolute,
+    inside the folder read). ``answer_gt`` is the correct option's text, never a letter."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    id: StrictStr = Field(min_length=1)
+    task_name: StrictStr = Field(min_length=1)
+    """One of the 47 tasks, e.g. ``accent_identification``."""
+    question: StrictStr
+    choice_a: StrictStr
+    choice_b: StrictStr
+    choice_c: StrictStr = ""
+    """Empty for a question of two options (null in the release reads as empty)."""
+    choice_d: StrictStr = ""
+    answer_gt: StrictStr = Field(min_length=1)
+    category: StrictStr = Field(min_length=1)
+    """``perception`` or ``reasoning`` (facts.CATEGORIES)."""
+    sub_category: StrictStr = Field(alias="sub-category")
+    sub_sub_category: StrictStr = Field("", alias="sub-sub-category")
+    linguistics_sub_discipline: StrictStr = ""
+    audio: Path
+
+    @field_validator(*(name.replace("-", "_") for name in _OPTIONAL), mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+    @model_validator(mode="after")
+    def _answer_is_an_option(self) -> MmsuRecord:
+        if self.answer_gt not in self.choices:
+            raise ValueError(f"answer_gt {self.answer_gt!r} is none of the options "
+                             f"{list(self.choices)!r}")
+        return self
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The options given, in order: the non-empty ones among choice_a to choice_d."""
+        return tuple(option for option in self.letters.values() if option)
+
+    @property
+    def letters(self) -> dict[str, str]:
+        """Each letter's option, the empty ones kept: the official scoring reads a reply's
+        letter in these four."""
+        return {"A": self.choice_a, "B": self.choice_b, "C": self.choice_c, "D": self.choice_d}
+
+
+def read_mmsu(root: Path, cache_dir: Path) -> tuple[list[MmsuRecord], str | None]:
+    """MMSU's records under `root`, in the release's order, and a note when they are not the
+    whole release (None when they are its 5,000).
+
+    `root` holds the converted layout (``mmsu.jsonl`` and ``audio/``), read as it is; or else
+    the release's parquet files anywhere below it (a snapshot of the hub repo, hidden folders
+    left out), converted once into ``cache_dir/mmsu/<hash>/`` (the hash of the files' paths,
+    sizes and modification times, so a changed file is converted again) and read from there.
+    DataError, one line: neither layout is there; pyarrow, which the parquet files need, is
+    not installed; a parquet row is not as expected (its file and row named); or a line of
+    ``mmsu.jsonl`` is not (its file and line named, and what was expected): not JSON, a
+    field missing or not a string, an empty id, task_name or category, an ``answer_gt`` that
+    is none of the options, an id twice, an audio path outside the folder or missing.
+    """
+    root = Path(root).expanduser().resolve()
+    if (root / CONVERTED).exists():
+        folder = root
+    else:
+        cache = Path(cache_dir).expanduser().resolve()
+        folder = _convert_local(root, _parquet_files(root), cache)
+    records = _read_converted(folder)
+    return records, _note(len(records))
+
+
+def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
+    """Write the converted layout into the empty `folder` from the parquet files `blobs` (a
+    name to show in errors -> its file), their rows in order: each row's clip into
+    ``audio/<id><ext>`` (the extension of its original file name, else ``.wav``) and its
+    fields into a line of ``mmsu.jsonl``, nulls of the optional fields as empty strings.
+    BadData naming the file and the row (counted from 1) for a row that is not a valid
+    record, an id that cannot name a file or comes twice, or audio without bytes."""
+    (folder / AUDIO_FOLDER).mkdir()
+    seen: dict[str, str] = {}
+    with (folder / CONVERTED).open("w", encoding="utf-8", newline="\n") as out:
+        for where, row in _rows_of(blobs):
+            out.write(json.dumps(_write_row(row, where, folder, seen), ensure_ascii=False))
+            out.write("\n")
+
+
+def conversion(blobs: Mapping[str, Path], target: Path, stamp: Mapping[str, Any]) -> Conversion:
+    """The converted layout built into `target` from `blobs` (see ``write_converted``), its
+    marker holding `stamp`, what identifies the parquet files it came from."""
+    return Conversion(target, CONVERTED_MARKER, {"conversion": _CONVERSION, **stamp},
+                      lambda folder: write_converted(blobs, folder),
+                      lambda built: (built / CONVERTED).is_file())
+
+
+# --- a local snapshot -------------------------------------------------------------------------
+
+
+def _parquet_files(root: Path) -> list[Path]:
+    """The parquet files below `root`, sorted; DataError naming both layouts when none."""
+    found = sorted(path for path in root.rglob(f"*{PARQUET_SUFFIX}") if path.is_file()
+                   and not any(part.startswith(".") for part in path.relative_to(root).parts))
+    if not found:
+        there = "there" if root.is_dir() else "there (no such folder)"
+        raise DataError(f"--audiobench-data {root}: neither {CONVERTED} nor any "
+                        f"*{PARQUET_SUFFIX} file {there}; {_LAYOUTS}")
+    return found
+
+
+def _convert_local(root: Path, parquet: list[Path], cache_dir: Path) -> Path:
+    """The converted folder of the snapshot's `parquet` files, converted unless done."""
+    _require_pyarrow(root, len(parquet))
+    files = {str(path): _size_and_time(path) for path in parquet}
+    digest = hashlib.sha256(json.dumps([_CONVERSION, files]).encode()).hexdigest()
+    name = digest[:_HASH_CHARS]
+    target = cache_dir / LOCAL_FOLDER / name
+    lock = cache_dir / LOCKS_FOLDER / f"{LOCAL_FOLDER}-{name}.lock"
+    try:
+        convert_once(conversion({str(p): p for p in parquet}, target, {"parquet": files}),
+                     lock=lock)
+    except BadData as exc:
+        raise DataError(f"--audiobench-data {root}: cannot convert its MMSU parquet files: "
+                        f"{exc}; nothing of it was written into {target}") from exc
+    except OSError as exc:
+        raise DataError(f"--audiobench-data {root}: cannot convert its MMSU parquet files "
+                        f"into {target}: {exc}") from exc
+    return target
+
+
+def _size_and_time(path: Path) -> dict[str, int]:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _require_pyarrow(root: Path, count: int) -> None:
+    try:
+        importlib.import_module("pyarrow.parquet")
+    except ImportError as exc:
+        raise DataError(f"--audiobench-data {root}: holds MMSU as {count} parquet file(s), "
+                        f"which need pyarrow to be converted, and pyarrow is not installed "
+                        f"({exc}); install it with {pyarrow_install()}, or pass a folder "
+                        f"holding {CONVERTED} and {AUDIO_FOLDER}/") from exc
+
+
+# --- converting rows --------------------------------------------------------------------------
+
+
+def _rows_of(blobs: Mapping[str, Path]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each row of the parquet files with where it is: the file and the row, from 1."""
+    for name, blob in blobs.items():
+        for number, row in enumerate(parquet_rows(name, blob), 1):
+            yield f"{name}: row {number}", row
+
+
+def _write_row(row: Mapping[str, Any], where: str, folder: Path,
+               seen: dict[str, str]) -> dict[str, Any]:
+    """Write the row's clip into `folder` and return its line; `seen` maps the ids written
+    so far to where they were."""
+    record_id = _file_id(row, where)
+    if record_id in seen:
+        raise BadData(f"{where}: the id {record_id!r} is {seen[record_id]}'s too; expected "
+                      "every id once")
+    audio = column(row, "audio", where, dict, _EXPECTED_ROW)
+    data = audio.get("bytes")
+    if not isinstance(data, bytes) or not data:
+        raise BadData(f"{where} (id {record_id!r}): audio has no bytes; {_EXPECTED_ROW}")
+    relative = f"{AUDIO_FOLDER}/{record_id}{_suffix(audio.get('path'))}"
+    line = _checked_line({**row, "audio": relative}, where)
+    seen[record_id] = where
+    (folder / relative).write_bytes(data)
+    return line
+
+
+def _file_id(row: Mapping[str, Any], where: str) -> str:
+    record_id: str = column(row, "id", where, str, _EXPECTED_ROW)
+    if not _FILE_ID.fullmatch(record_id) or record_id in (".", ".."):
+        raise BadData(f"{where}: the id {record_id!r} cannot name a file; expected an id "
+                      "without '/', '\\' or NUL, and not '.' or '..'")
+    return record_id
+
+
+def _suffix(original: Any) -> str:
+    """The extension of the clip's original file name, when it has a plain one."""
+    if isinstance(original, str):
+        suffix = PurePosixPath(original.replace("\\", "/")).suffix
+        if _SUFFIX.fullmatch(suffix):
+            return suffix
+    return DEFAULT_SUFFIX
+
+
+def _checked_line(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The release's fields of `raw` as a line of ``mmsu.jsonl``, once valid as a record."""
+    try:
+        record = validated(MmsuRecord, dict(raw), where, _EXPECTED_ROW)
+    except DataError as exc:
+        raise BadData(str(exc)) from None
+    dumped = record.model_dump(mode="json", by_alias=True)
+    return {field: dumped[field] for field in FIELDS}
+
+
+# --- reading the converted layout -------------------------------------------------------------
+
+
+def _read_converted(folder: Path) -> list[MmsuRecord]:
+    path = folder / CONVERTED
+    records: list[MmsuRecord] = []
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(_lines(path), 1):
+        if not line.strip():
+            continue
+        record = _record(folder, path, number, line)
+        if record.id in first_line:
+            raise DataError(f"{path}: line {number}: the id {record.id!r} already appears on "
+                            f"line {first_line[record.id]}; expected every id once")
+        first_line[record.id] = number
+        records.append(record)
+    if not records:
+        raise DataError(f"{path}: holds no records; expected the {SIZE:,} questions of MMSU, "
+                        "one JSON object a line")
+    return records
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not readable as UTF-8 text ({exc}); expected one JSON "
+                        "object a line") from exc
+
+
+def _record(folder: Path, path: Path, number: int, line: str) -> MmsuRecord:
+    """The record of the `number`-th line of `path`, its audio found under `folder`."""
+    where = f"{path}: line {number}"
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where}: not JSON ({exc.msg} at column {exc.colno}); "
+                        f"{_EXPECTED}") from None
+    record = validated(MmsuRecord, raw, where, _EXPECTED)
+    return record.model_copy(update={"audio": _audio(folder, where, record, raw["audio"])})
+
+
+def _audio(folder: Path, where: str, record: MmsuRecord, value: Any) -> Path:
+    """The record's clip: its path `value`, relative to `folder`, resolved and checked to
+    stay inside it and to be a file."""
+    where = f"{where} (id {record.id!r})"
+    try:
+        path = folder.joinpath(*inside_root(str(value)).parts)
+    except ValueError as exc:
+        raise DataError(f"{where}: audio {exc}; {_EXPECTED}") from None
+    resolved = path.resolve()
+    if not resolved.is_relative_to(folder):
+        raise DataError(f"{where}: audio {str(value)!r} leads to {resolved}, outside "
+                        f"{folder}; expected a clip inside the folder")
+    if not resolved.is_file():
+        raise DataError(f"{where}: no audio file {path}; expected the clip there")
+    return resolved
+
+
+def _note(found: int) -> str | None:
+    """What a report must say when the records are not the published release."""
+    if found == SIZE:
+        return None
+    if found < SIZE:
+        return (f"{NAME}: {found:,} of {SIZE:,} questions (not the whole release: its numbers "
+                "are not comparable with published ones)")
+    return (f"{NAME}: {found:,} questions where the release has {SIZE:,} (not the published "
+            "release: its numbers are not comparable with published ones)")
