@@ -111,6 +111,11 @@ MMAU_OPTIONS = ("the first sound", "a second noise", "some third tone", "another
 # replaces (all fail, every word an error). No judge grades them.
 LIBRISPEECH_TEXT = "A MADE UTTERANCE OF SIX WORDS"
 LIBRISPEECH_RIGHT, LIBRISPEECH_WRONG = "a made utterance of six words", "nothing was heard"
+# MMSU at scale: its 5,000 questions in the converted layout against ten times as many,
+# two categories and twelve tasks in turn, two to four options, each answer option B, which
+# the model names (all right) or not (all wrong, each read as option A). No judge.
+MMSU_SMALL = 5_000
+MMSU_RIGHT, MMSU_WRONG = "B", "A"
 # A run during which other processes used more than this share of one core is flagged.
 NOISE_SHARE = 0.1
 
@@ -736,12 +741,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              f"{SCALE_TIMES} x 2,200 samples, and AIR-Bench Foundation's "
                              f"{25 * FOUNDATION_PER_FOLDER:,} against {SCALE_TIMES} x as many, "
                              f"MMAU's {MMAU_SMALL} against {SCALE_TIMES * MMAU_SMALL:,} (the "
-                             "test split's size), LibriSpeech's 5,559 test utterances against "
+                             "test split's size), MMSU's 5,000 and LibriSpeech's 5,559 test "
+                             "utterances against "
                              f"{SCALE_TIMES} x as many, all passing and all failing, with and "
                              "without xdist")
     parser.add_argument("--scale-benchmark", default="all",
                         choices=["all", "air_bench_chat", "air_bench_foundation", "mmau",
-                                 "librispeech"],
+                                 "mmsu", "librispeech"],
                         help="with --scale: only this benchmark (default all)")
     parser.add_argument("--scale-runs", default="all", choices=["all", "plain"],
                         help="with --scale: every configuration, or only the plain one (every "
@@ -908,6 +914,26 @@ def build_librispeech_scaled(root: Path, times: int) -> tuple[Path, int]:
     return root, len(utterances)
 
 
+def build_mmsu_scaled(root: Path, n: int) -> Path:
+    """``n`` made MMSU records in the converted layout (``mmsu.jsonl`` and ``audio/``)."""
+    sys.path.insert(0, str(REPO))
+    from tests.fakes.datasets import tiny_wav
+
+    (root / "audio").mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(n):
+        (root / "audio" / f"m{i}.wav").write_bytes(tiny_wav(i))
+        options = ["the first", "the second", "a third", "a fourth"][:2 + i % 3]
+        lines.append(json.dumps({
+            "id": f"m{i}", "task_name": f"task_{i % 12}", "audio": f"audio/m{i}.wav",
+            "question": f"Which is heard in clip {i}?", "choice_a": options[0],
+            "choice_b": options[1], "choice_c": options[2] if len(options) > 2 else "",
+            "choice_d": options[3] if len(options) > 3 else "", "answer_gt": options[1],
+            "category": ("perception", "reasoning")[i % 2], "sub-category": "semantics"}))
+    (root / "mmsu.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
 @dataclass
 class ScaleRun:
     samples: int
@@ -1045,6 +1071,12 @@ def scales(work: Path, which: str) -> list[Scale]:
         large = build_mmau_scaled(work / "mmau-scaled", n * SCALE_TIMES)
         out.append(Scale("mmau", ((small, n), (large, n * SCALE_TIMES)),
                          (MMAU_OPTIONS[0], JUDGE_REPLY), (MMAU_OPTIONS[1], JUDGE_REPLY)))
+    if which in ("all", "mmsu"):
+        small_mmsu = build_mmsu_scaled(work / "mmsu-converted", MMSU_SMALL)
+        large_mmsu = build_mmsu_scaled(work / "mmsu-converted-scaled", MMSU_SMALL * SCALE_TIMES)
+        out.append(Scale("mmsu", ((small_mmsu, MMSU_SMALL),
+                                  (large_mmsu, MMSU_SMALL * SCALE_TIMES)),
+                         (MMSU_RIGHT, JUDGE_REPLY), (MMSU_WRONG, JUDGE_REPLY)))
     if which in ("all", "librispeech"):
         small_speech = build_librispeech_scaled(work / "librispeech", 1)
         large_speech = build_librispeech_scaled(work / "librispeech-scaled", SCALE_TIMES)

@@ -76,7 +76,7 @@ def mmsu_servers(servers: Servers) -> Servers:
     return servers
 
 
-def _run(run_bench: Any, release: Path, *args: str, **kw: Any) -> Any:
+def _run(run_bench: Any, release: Path | str, *args: str, **kw: Any) -> Any:
     return run_bench(*args, data=release, benchmark="mmsu", judge=False, **kw)
 
 
@@ -156,3 +156,30 @@ def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
     assert rows["mmsu.avg"]["verdict"] == "regressed"
     assert rows["mmsu.avg"]["method"] == "exact"  # McNemar's on 40 discordant pairs
     worse.result.assert_outcomes(failed=40)
+
+
+def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
+                                               mmsu_servers: Servers, tmp_path: Path,
+                                               isolated_hf: None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+
+    rows = []
+    for line in (release / "mmsu.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        clip = release / record["audio"]
+        rows.append({**record, "audio": {"bytes": clip.read_bytes(), "path": clip.name}})
+    repo = tmp_path / "hub" / "mmsu"
+    (repo / "data").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows[:7]), repo / "data" / "train-00000-of-00002.parquet")
+    pq.write_table(pa.Table.from_pylist(rows[7:]), repo / "data" / "train-00001-of-00002.parquet")
+    with FakeHfHub({"ddwang2000/MMSU": repo},
+                   lfs_patterns=(*DEFAULT_LFS_PATTERNS, "*.parquet")) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        run = _run(run_bench, "huggingface")
+    assert run.metrics["mmsu.official.avg"] == pytest.approx(50.0)
+    assert run.metrics["mmsu.strict.avg"] == pytest.approx(800 / 12)
+    assert len(run.outcomes()) == len(TABLE)
