@@ -15,7 +15,7 @@ from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
     TranscriptionBenchmark,
     TranscriptVerdict,
-    reference_words,
+    require_words,
 )
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
@@ -50,7 +50,7 @@ class Fleurs(TranscriptionBenchmark):
         utterances, note = read_language(root, self.language)
         samples = [_sample(self.language, u) for u in utterances]
         for sample in samples:
-            reference_words(sample)
+            require_words(sample)
         return Release(samples, (f"{NAME}.{self.language}.wer",), (note,) if note else ())
 
     def notes(self, release: Release) -> list[str]:

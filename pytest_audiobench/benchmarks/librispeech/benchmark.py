@@ -14,7 +14,7 @@ from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
     TranscriptionBenchmark,
     TranscriptVerdict,
-    reference_words,
+    require_words,
 )
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
@@ -56,7 +56,7 @@ class Librispeech(TranscriptionBenchmark):
             samples += [_sample(split, u) for u in utterances]
             notes += [note] if note else []
         for sample in samples:
-            reference_words(sample)
+            require_words(sample)
         return Release(samples, tuple(f"{NAME}.{s}.wer" for s in self.splits()), tuple(notes))
 
     def notes(self, release: Release) -> list[str]:

@@ -50,7 +50,8 @@ def split_folder(root: Path, split: str) -> Path:
         if root.name == split and root.is_dir() else ""
     raise DataError(f"--audiobench-data {root}: no LibriSpeech {split} folder there, neither "
                     f"{places[0]} nor {places[1]}{hint}; expected the {CORPUS_FOLDER} folder "
-                    f"that openslr's {split} tarball extracts to, or the folder holding it")
+                    f"that openslr's {split} tarball extracts to, or the folder holding it (or "
+                    "select the splits it has with --audiobench-tasks)")
 
 
 def read_split(root: Path, split: str) -> tuple[list[Utterance], str | None]:

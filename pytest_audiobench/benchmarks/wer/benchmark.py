@@ -74,7 +74,7 @@ class TranscriptVerdict(Verdict):
         return self.errors["reference"]
 
 
-def reference_words(sample: Sample) -> None:
+def require_words(sample: Sample) -> None:
     """DataError when ``sample``'s reference makes no word under a pipeline: its errors
     could not be a share of its words."""
     for pipeline in PIPELINES:
@@ -91,7 +91,8 @@ class TranscriptionBenchmark(Benchmark):
 
     verdict: ClassVar[type[TranscriptVerdict]]
     cluster_by: ClassVar[str] = "speaker"
-    """What a sample's ``category`` names, for the reports."""
+    """What a sample's ``category`` names, whose utterances' errors the gate counts
+    together: said in the notes."""
 
     def __init__(self, settings: Settings, asking: TranscriptionSettings) -> None:
         super().__init__(settings)
@@ -109,7 +110,8 @@ class TranscriptionBenchmark(Benchmark):
         return ("word error rate per split, never pooled: the errors summed over the "
                 "reference words summed, after the reports' reference pipeline (wer) and "
                 "Whisper's English normaliser alone (english.wer); an empty answer is all "
-                "deletions, a preamble's words are insertions"
+                "deletions, a preamble's words are insertions; gated paired, lower is better, "
+                f"the utterances clustered by {self.cluster_by}"
                 + (f"; {runs} inference runs, numbers the mean of the middle runs"
                    if runs > 1 else ""))
 
