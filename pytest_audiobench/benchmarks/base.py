@@ -141,7 +141,8 @@ class Benchmark(ABC):
         self.settings = settings
 
     def download(self, source: str) -> Path:
-        """Fetch the release from ``source`` (one its spec declares) and return its root."""
+        """Fetch the release from ``source`` (one its spec declares) and return its root;
+        DownloadError in one line when it cannot (the run names the flag and the source)."""
         raise DataError(f"--audiobench-data {source}: {self.name} is not downloaded from there")
 
     @abstractmethod

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_audiobench.config.names import MINI, bundled
-from pytest_audiobench.errors import DataError
+from pytest_audiobench.errors import DataError, DownloadError
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark, Release
@@ -37,7 +37,10 @@ def locate(bench: Benchmark, value: str, catalog: Catalog) -> Path:
                             "with the plugin; give its release root")
         return root
     if value in spec.sources:
-        return bench.download(value)
+        try:
+            return bench.download(value)
+        except DownloadError as exc:
+            raise DataError(f"--audiobench-data {value}: {exc}") from exc
     if value in catalog.sources:
         theirs = ", ".join(repr(s) for s in spec.sources)
         raise DataError(f"--audiobench-data {value}: {bench.name} is not downloaded from "

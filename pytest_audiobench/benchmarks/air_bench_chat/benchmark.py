@@ -22,7 +22,7 @@ from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import DataError, JudgeError
+from pytest_audiobench.errors import JudgeError
 from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
@@ -51,13 +51,9 @@ class AirBenchChat(Benchmark):
         from pytest_audiobench.benchmarks.air_bench_chat.download import (
             download_air_bench_chat,
         )
-        from pytest_audiobench.errors import DownloadError
 
         tasks = [t for t in self.settings.tasks if t in TASK_CATEGORY] or list(TASK_CATEGORY)
-        try:
-            return download_air_bench_chat(tasks, self.settings.cache_dir / source)
-        except DownloadError as exc:
-            raise DataError(f"--audiobench-data {source}: {exc}") from exc
+        return download_air_bench_chat(tasks, self.settings.cache_dir / source)
 
     def load(self, root: Path) -> Release:
         groups = (*CATEGORIES, "mixed", "average")

@@ -20,8 +20,6 @@ from typing import Any
 from pytest_audiobench import (
     ChoiceBenchmark,
     ChoiceVerdict,
-    DataError,
-    DownloadError,
     ModelAnswer,
     OwnSettings,
     Release,
@@ -96,12 +94,9 @@ class Foundation(ChoiceBenchmark):
         """Only the meta file and the selected folders: the whole release is tens of GB."""
         folders = [f for f in self.settings.tasks if f in FOLDERS] or list(FOLDERS)
         paths = [META.as_posix(), *(f"Foundation/{folder}/" for folder in folders)]
-        try:
-            return fetch_dataset(REPO, paths, self.settings.cache_dir / source,
-                                 "AIR-Bench Foundation", layout="Foundation/Foundation_meta.json "
-                                 "and Foundation/<task>_<dataset>/ folders", also=OLDER_REPO)
-        except DownloadError as exc:
-            raise DataError(f"--audiobench-data {source}: {exc}") from exc
+        return fetch_dataset(REPO, paths, self.settings.cache_dir / source,
+                             "AIR-Bench Foundation", layout="Foundation/Foundation_meta.json "
+                             "and Foundation/<task>_<dataset>/ folders", also=OLDER_REPO)
 
     def load(self, root: Path) -> Release:
         samples = [_sample(root, record) for record in read_records(root)]

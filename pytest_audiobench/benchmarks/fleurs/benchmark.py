@@ -19,7 +19,6 @@ from pytest_audiobench.benchmarks.wer.benchmark import (
 )
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import DataError, DownloadError
 
 
 class FleursVerdict(TranscriptVerdict):
@@ -41,10 +40,7 @@ class Fleurs(TranscriptionBenchmark):
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.fleurs.download import download_fleurs
 
-        try:
-            return download_fleurs(self.settings.cache_dir, self.language)
-        except DownloadError as exc:
-            raise DataError(f"--audiobench-data {source}: {exc}") from exc
+        return download_fleurs(self.settings.cache_dir, self.language)
 
     def load(self, root: Path) -> Release:
         utterances, note = read_language(root, self.language)

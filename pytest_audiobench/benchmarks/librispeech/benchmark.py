@@ -18,7 +18,6 @@ from pytest_audiobench.benchmarks.wer.benchmark import (
 )
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import DataError, DownloadError
 
 
 class LibrispeechVerdict(TranscriptVerdict):
@@ -41,10 +40,7 @@ class Librispeech(TranscriptionBenchmark):
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.librispeech.download import download_librispeech
 
-        try:
-            roots = {download_librispeech(self.settings.cache_dir, s) for s in self.splits()}
-        except DownloadError as exc:
-            raise DataError(f"--audiobench-data {source}: {exc}") from exc
+        roots = {download_librispeech(self.settings.cache_dir, s) for s in self.splits()}
         (root,) = roots  # every split is converted into the one root
         return root
 

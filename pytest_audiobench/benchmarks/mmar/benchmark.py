@@ -29,7 +29,7 @@ from pytest_audiobench.benchmarks.mmar.settings import MmarSettings
 from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import DataError, EndpointError, NotRun
+from pytest_audiobench.errors import EndpointError, NotRun
 from pytest_audiobench.outcome.lines import protocol_sha256
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.transport.endpoint import Endpoint
@@ -59,12 +59,8 @@ class Mmar(ChoiceBenchmark):
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.mmar.download import download_mmar
-        from pytest_audiobench.errors import DownloadError
 
-        try:
-            return download_mmar(self.settings.cache_dir)
-        except DownloadError as exc:
-            raise DataError(f"--audiobench-data {source}: {exc}") from exc
+        return download_mmar(self.settings.cache_dir)
 
     def load(self, root: Path) -> Release:
         records, has_rubrics = read_mmar(root)

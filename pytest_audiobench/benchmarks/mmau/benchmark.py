@@ -22,7 +22,6 @@ from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, NAME, RELEASE,
 from pytest_audiobench.benchmarks.mmau.settings import MmauSettings
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.errors import DataError, DownloadError
 from pytest_audiobench.outcome.records import SampleRecord
 
 WITHHELD = ("MMAU test split: the answers are withheld, so there are no numbers and no gate; "
@@ -53,10 +52,7 @@ class Mmau(ChoiceBenchmark):
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.mmau.download import download_mmau
 
-        try:
-            return download_mmau(self.settings.cache_dir, self.own.split)
-        except DownloadError as exc:
-            raise DataError(f"--audiobench-data {source}: {exc}") from exc
+        return download_mmau(self.settings.cache_dir, self.own.split)
 
     def load(self, root: Path) -> Release:
         samples = [_sample(root, r) for r in read_mmau(root, self.own.split)]

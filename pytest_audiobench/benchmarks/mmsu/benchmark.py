@@ -9,8 +9,6 @@ from pathlib import Path
 
 from pytest_audiobench import (
     ChoiceBenchmark,
-    DataError,
-    DownloadError,
     ModelAnswer,
     Release,
     Runtime,
@@ -20,13 +18,12 @@ from pytest_audiobench import (
     Verdict,
 )
 from pytest_audiobench.benchmarks.choice.gating import slug
+from pytest_audiobench.benchmarks.choice.letters import LETTERS
 from pytest_audiobench.benchmarks.choice.settings import ChoiceSettings
 from pytest_audiobench.benchmarks.mmsu.data import MmsuRecord, read_mmsu
 from pytest_audiobench.benchmarks.mmsu.facts import CATEGORIES, NAME, RELEASE
 from pytest_audiobench.benchmarks.mmsu.prompts import mmsu_prompt
 from pytest_audiobench.benchmarks.mmsu.verdict import MmsuVerdict
-
-LETTERS = ("A", "B", "C", "D")
 
 
 class Mmsu(ChoiceBenchmark):
@@ -46,10 +43,7 @@ class Mmsu(ChoiceBenchmark):
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.mmsu.download import download_mmsu
 
-        try:
-            return download_mmsu(self.settings.cache_dir)
-        except DownloadError as exc:
-            raise DataError(f"--audiobench-data {source}: {exc}") from exc
+        return download_mmsu(self.settings.cache_dir)
 
     def load(self, root: Path) -> Release:
         records, note = read_mmsu(root, self.settings.cache_dir)
