@@ -79,9 +79,15 @@ class Paired:
     table: Table | None
     """For 0/1 scores of one group, one sample per cluster: the paired table."""
     can_fall: int
-    """Clusters with a sample above the lowest value in the baseline: those that can drop."""
+    """Clusters with a sample that can worsen in the baseline (above the lowest value, or
+    below the highest when lower is better)."""
     heaviest: float
     """The largest weight one sample has in the metric."""
+    swing: float
+    """One sample's whole swing (``Linear.span``: the range's width, or its ``swing`` when
+    the range is open), for the smallest detectable change."""
+    room: float
+    """How far the metric can worsen from the baseline within its range."""
     swaps: tuple[exact.Swap, ...] | None = None
     """Per sample, its weight and each side's per-run values, when some sample was asked a
     different number of times on the two sides: the run-swap test then stands for the
@@ -91,10 +97,6 @@ class Paired:
     sign: int = 1
     """+1 when the metric is better higher, -1 when better lower (``Linear.sign``): ``sums``
     and ``swaps`` hold the changes times it, gains."""
-    swing: float | None = None
-    """One sample's whole swing (``Linear.span``), for the smallest detectable change."""
-    room: float = 0.0
-    """How far the metric can worsen from the baseline within its range."""
 
     @property
     def difference(self) -> float:
@@ -351,8 +353,7 @@ def _detectable(result: Paired, margin: float, level: float) -> float | None:
     q = _quantile(result, level)
     if q is None or not result.detects_at_all(level, margin):
         return None
-    swing = result.swing if result.swing is not None else result.span
-    se = max(result.se or 0.0, swing * result.heaviest)
+    se = max(result.se or 0.0, result.swing * result.heaviest)
     drop = margin + (q + quantile(POWER)) * se
     return drop if drop <= result.room else None
 

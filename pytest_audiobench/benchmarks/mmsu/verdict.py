@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pytest_audiobench import ChoiceVerdict, Detail, official_letter, strict_choice
+from pytest_audiobench.benchmarks.choice.letters import LETTERS
 from pytest_audiobench.benchmarks.choice.names import Matcher
 
 _MARKUP = re.compile(r"[*_`]")
@@ -50,7 +51,7 @@ class MmsuVerdict(ChoiceVerdict):
 
     def chosen(self, choices: Sequence[str]) -> int | None:
         letter = self.official if self.matcher == "official" else self.strict
-        return None if letter is None else "ABCD".index(letter)
+        return None if letter is None else LETTERS.index(letter)
 
     def counts(self) -> dict[str, int]:
         """Replies the official rule read otherwise than the strict one (a letter, or none),
