@@ -159,6 +159,21 @@ def test_the_plugin_and_every_benchmark_spec_import_without_the_heavy_libraries(
     assert done.stdout.strip() == "[]", done.stderr
 
 
+DOWNLOADS = sorted(f"pytest_audiobench.benchmarks.{path.parent.name}.download"
+                   for path in PACKAGE.glob("benchmarks/*/download.py"))
+
+
+@pytest.mark.parametrize("module", [*DOWNLOADS, "pytest_audiobench.benchmarks.mmsu.data"])
+def test_a_download_module_imports_no_hub_client_nor_pyarrow(module: str) -> None:
+    """A release's download (and MMSU's reader, which converts a parquet snapshot) loads its
+    hub client and pyarrow only when it fetches or converts: importing it costs none."""
+    code = (f"import sys, {module}; print(sorted({{'huggingface_hub', 'pyarrow', "
+            "'modelscope'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=REPO, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
 def test_every_module_has_a_docstring() -> None:
     missing = [path.relative_to(PACKAGE).as_posix() for path in sorted(PACKAGE.rglob("*.py"))
                if ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) is None]
