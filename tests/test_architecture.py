@@ -163,10 +163,12 @@ DOWNLOADS = sorted(f"pytest_audiobench.benchmarks.{path.parent.name}.download"
                    for path in PACKAGE.glob("benchmarks/*/download.py"))
 
 
-@pytest.mark.parametrize("module", [*DOWNLOADS, "pytest_audiobench.benchmarks.mmsu.data"])
+@pytest.mark.parametrize("module", [*DOWNLOADS, "pytest_audiobench.benchmarks.mmsu.data",
+                                    "pytest_audiobench.benchmarks.big_bench_audio.data"])
 def test_a_download_module_imports_no_hub_client_nor_pyarrow(module: str) -> None:
-    """A release's download (and MMSU's reader, which converts a parquet snapshot) loads its
-    hub client and pyarrow only when it fetches or converts: importing it costs none."""
+    """A release's download (and the readers of MMSU and Big Bench Audio, which convert a
+    parquet snapshot) loads its hub client and pyarrow only when it fetches or converts:
+    importing it costs none."""
     code = (f"import sys, {module}; print(sorted({{'huggingface_hub', 'pyarrow', "
             "'modelscope'} & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -71,7 +71,7 @@ def test_the_overlap_judge_replies_with_the_two_score_line_in_the_prompt_s_order
 
 
 def test_the_overlap_judge_refuses_a_request_without_the_chat_judge_inputs() -> None:
-    with pytest.raises(EndpointError, match="only compares two answers with a reference"):
+    with pytest.raises(EndpointError, match="only compares answers with a reference"):
         judge_reply({"prompt": "rate this reasoning"})
 
 

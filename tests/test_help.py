@@ -55,7 +55,7 @@ def test_every_option_with_a_default_says_it(help_text: str) -> None:
     assert shown["--audiobench-timeout"].endswith("(and retried) (default: 120)")
     assert shown["--audiobench-benchmark"] == (
         "benchmarks to run, comma-separated, of: air_bench_chat, mmar, air_bench_foundation, "
-        "mmau, mmsu, librispeech, fleurs (default: air_bench_chat)")
+        "mmau, mmsu, big_bench_audio, librispeech, fleurs (default: air_bench_chat)")
     assert shown["--audiobench-rubric-seed"] == (
         "MMAR rubric judge seed (default: 42, the official one)")
 

@@ -17,9 +17,15 @@ import soundfile as sf
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
 from pytest_audiobench.benchmarks.air_bench_foundation import data as foundation
+from pytest_audiobench.benchmarks.big_bench_audio.data import read_big_bench_audio
+from pytest_audiobench.benchmarks.big_bench_audio.facts import CATEGORIES as BBA_CATEGORIES
 from pytest_audiobench.benchmarks.fleurs.data import read_language
 from pytest_audiobench.benchmarks.librispeech.data import read_split
-from pytest_audiobench.benchmarks.mini_making import ESPEAK_MISSING, espeak_version
+from pytest_audiobench.benchmarks.mini_making import (
+    ESPEAK_MISSING,
+    QUESTION_SECONDS,
+    espeak_version,
+)
 from pytest_audiobench.benchmarks.mmar import MODALITIES
 from pytest_audiobench.benchmarks.mmar.data import (
     CATEGORIES,
@@ -39,7 +45,7 @@ MMAU_ROOT = MINI / "mmau"
 LIBRISPEECH_ROOT = MINI / "librispeech"
 FLEURS_ROOT = MINI / "fleurs"
 SCRIPT = REPO / "scripts" / "make_mini.py"
-SIZE_LIMIT = 8_000_000
+SIZE_LIMIT = 9_000_000
 CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
                "uniq_id"]
 MMAR_FIELDS = ["id", "audio_path", "question", "choices", "answer", "modality", "category",
@@ -77,6 +83,13 @@ def _mmsu_clips() -> list[Path]:
     assert note is not None and "8 of 5,000" in note
     assert {r.category for r in records} == {"perception", "reasoning"}
     assert {len(r.choices) for r in records} == {2, 3, 4}
+    return [r.audio for r in records]
+
+
+def _question_clips() -> list[Path]:
+    records, note = read_big_bench_audio(MINI / "big_bench_audio", Path("/nonexistent"))
+    assert note is not None and "12 of 1,000" in note
+    assert Counter(r.category for r in records) == dict.fromkeys(BBA_CATEGORIES, 3)
     return [r.audio for r in records]
 
 
@@ -148,7 +161,8 @@ def test_mmar_covers_every_modality_and_layer_with_rubrics() -> None:
 def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
     clips = (_chat_clips() + _mmar_clips() + _foundation_clips() + _mmau_clips()
              + _mmsu_clips() + _speech_clips())
-    assert sorted(clips) == sorted([*MINI.rglob("*.wav"), *MINI.rglob("*.flac")])
+    assert sorted(clips + _question_clips()) == sorted(
+        [*MINI.rglob("*.wav"), *MINI.rglob("*.flac"), *MINI.rglob("*.mp3")])
     for clip in clips:
         info = sf.info(clip)
         assert (info.format, info.subtype, info.samplerate, info.channels) == (
@@ -158,7 +172,17 @@ def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
         assert abs(data).max() > 0, clip
 
 
-def test_the_folder_stays_under_8_mb() -> None:
+def test_the_spoken_questions_are_16_khz_mono_mp3_as_the_release_ships_them() -> None:
+    for clip in _question_clips():
+        info = sf.info(clip)
+        assert (clip.suffix, info.format, info.subtype, info.samplerate, info.channels) == (
+            ".mp3", "MP3", "MPEG_LAYER_III", 16_000, 1), clip
+        assert 1.5 <= info.duration <= QUESTION_SECONDS, clip
+        data, _ = sf.read(clip, dtype="int16")
+        assert abs(data).max() > 0, clip
+
+
+def test_the_folder_stays_under_9_mb() -> None:
     size = sum(p.stat().st_size for p in MINI.rglob("*") if p.is_file())
     assert size < SIZE_LIMIT, f"{MINI} holds {size:,} bytes, over {SIZE_LIMIT:,}"
 

@@ -34,6 +34,7 @@ BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.air_bench_foundation:SPEC",
             "pytest_audiobench.benchmarks.mmau:SPEC",
             "pytest_audiobench.benchmarks.mmsu:SPEC",
+            "pytest_audiobench.benchmarks.big_bench_audio:SPEC",
             "pytest_audiobench.benchmarks.librispeech:SPEC",
             "pytest_audiobench.benchmarks.fleurs:SPEC")
 

@@ -5,8 +5,11 @@ official two-score line, so parsing, passes, means and the gate are the ones an 
 through. Asked which option a reply chose (an align request: its fingerprint holds the
 ``choices`` and the ``reply``), it names the option the reply names by its letter alone, else
 the one whose words the reply shares most (the first of a tie; "none" when it shares none).
-Its numbers are not comparable to published (GPT-judged) ones; every report made with it
-says so."""
+Asked whether an answer agrees with an official answer (Big Bench Audio: the fingerprint
+holds ``official_answer`` and ``answer``), it replies CORRECT when the official answer's words
+occur in the answer with no answer word (yes, no, valid, invalid, a number) after their last
+occurrence (the final answer given), else INCORRECT. Its numbers are not comparable to
+published (GPT-judged) ones; every report made with it says so."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pytest_audiobench.builtin.words import overlap_f1
+from pytest_audiobench.builtin.words import NUMBER_WORDS, overlap_f1, words
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport.types import Completion
 
@@ -27,6 +30,11 @@ _LETTER = re.compile(r"^\(?([A-H])\)?(?:[.):]|$)|(?i:\b(?:answer|option)\s*(?:is
                      r"\(?([A-H])\)?(?![A-Za-z])")
 NOT_COMPARABLE = ("offline judge 'overlap' (content-word F1 against the reference, x10): "
                   "not comparable to published LLM-judge scores")
+NOT_COMPARABLE_VERDICTS = ("offline judge 'overlap' (CORRECT when the answer's last answer "
+                           "word is the official answer): not comparable to published "
+                           "LLM-judge accuracies")
+ANSWER_WORDS = frozenset(("yes", "no", "valid", "invalid")) | NUMBER_WORDS
+"""The words a final answer to a Big Bench Audio question is made of."""
 
 
 def score(answer: str, reference: str) -> int:
@@ -50,6 +58,17 @@ def aligned(reply: str, choices: list[str]) -> str:
     scores = [overlap_f1(reply, choice) for choice in choices]
     best = max(range(len(choices)), key=lambda i: scores[i], default=None)
     return "none" if best is None or scores[best] == 0 else letters[best]
+
+
+def agrees(answer: str, official: str) -> bool:
+    """Whether ``answer`` ends on ``official``: its words occur in the answer (numbers in
+    digits or words alike) and no answer word follows their last occurrence."""
+    said, wanted = words(answer), words(official)
+    if not wanted:
+        return False
+    ends = [i + len(wanted) for i in range(len(said) - len(wanted) + 1)
+            if said[i:i + len(wanted)] == wanted]
+    return bool(ends) and not ANSWER_WORDS.intersection(said[ends[-1]:])
 
 
 def _plain(text: str) -> str:
@@ -76,9 +95,13 @@ class OverlapJudge:
         if {"choices", "reply"} <= inputs.keys():
             return Completion(text=aligned(inputs["reply"], inputs["choices"]),
                               finish_reason="stop")
+        if {"official_answer", "answer"} <= inputs.keys():
+            said = agrees(inputs["answer"], inputs["official_answer"])
+            return Completion(text="CORRECT" if said else "INCORRECT", finish_reason="stop")
         if not {"reference", "answer_1", "answer_2"} <= inputs.keys():
-            raise EndpointError("the offline judge 'overlap' only compares two answers with a "
-                                "reference; other judging (reasoning rubrics) needs an LLM judge")
+            raise EndpointError("the offline judge 'overlap' only compares answers with a "
+                                "reference or an official answer; other judging (reasoning "
+                                "rubrics) needs an LLM judge")
         reference = inputs["reference"]
         line = f"{score(inputs['answer_1'], reference)} {score(inputs['answer_2'], reference)}"
         return Completion(text=line, finish_reason="stop")

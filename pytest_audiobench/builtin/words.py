@@ -12,6 +12,8 @@ _ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
          "eighteen", "nineteen")
 _TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+NUMBER_WORDS = frozenset(_ONES + _TENS[2:] + ("hundred",))
+"""The words numbers are spelled with (``words`` spells digits out into them)."""
 STOPWORDS = frozenset((
     "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "of", "to", "in",
     "on", "at", "by", "for", "with", "from", "as", "and", "or", "but", "it", "its", "it's",

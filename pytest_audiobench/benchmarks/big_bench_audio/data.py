@@ -1,0 +1,495 @@
+"""Big Bench Audio: its records, read from the layout a run reads (``metadata.jsonl``, the
+original release's file with each question's transcript added), or converted once from the
+parquet copy's files (a local snapshot of the hub repo, or the download's), validated at load.
+
+The layout (facts.METADATA) holds one JSON object a line: ``id``, ``category``,
+``official_answer``, ``file_name`` (the clip's path relative to the file's folder, as in a
+Hugging Face audiofolder) and ``transcript``, the question's text, which the judge needs. The
+original release (facts.ORIGINAL_REPO) has every field but the transcript: a line without one
+takes it from ``transcripts.jsonl`` (facts.TRANSCRIPTS) beside the file, one ``{"id": ...,
+"transcript": ...}`` a line. It reads without pyarrow, and the bundled mini data ships in it.
+The parquet copy's rows carry the transcript and the clip itself (``audio``: a struct of the
+file's ``bytes`` and its original ``path``); ``write_converted`` turns them into the layout,
+the clips in ``audio/``, for the local snapshot here and for ``download.download_big_bench_audio``
+alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePath, PurePosixPath
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictStr,
+)
+
+from pytest_audiobench.benchmarks.big_bench_audio.facts import (
+    CATEGORIES,
+    HUB_REPO,
+    METADATA,
+    NAME,
+    ORIGINAL_REPO,
+    SIZE,
+    TRANSCRIPTS,
+)
+from pytest_audiobench.benchmarks.metafile import inside_root, validated
+from pytest_audiobench.errors import DataError
+from pytest_audiobench.hub.converting import (
+    LOCKS_FOLDER,
+    PARQUET_SUFFIX,
+    BadData,
+    Conversion,
+    column,
+    convert_once,
+    parquet_rows,
+    pyarrow_install,
+)
+
+AUDIO_FOLDER = "audio"
+"""Where a conversion of the parquet files keeps the clips, beside ``metadata.jsonl``."""
+CONVERTED_MARKER = ".big_bench_audio-converted.json"
+"""Written into a converted folder once it is complete; records what it was converted from."""
+LOCAL_FOLDER = NAME
+"""Under the cache folder: one converted folder per local parquet snapshot, named by a hash."""
+DEFAULT_SUFFIX = ".wav"
+"""The clip's extension when its original file name gives none."""
+FILE_NAME = "file_name"
+"""The field of a line of ``metadata.jsonl`` that gives the clip's path."""
+# Changes when the conversion writes something else, so that earlier conversions are redone.
+_CONVERSION = 1
+_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,10}")
+_FILE_ID = re.compile(r"[^/\\\x00]+")
+_HASH_CHARS = 16
+_CATEGORY_LIST = ", ".join(CATEGORIES)
+_TRANSCRIPT_LINE = '{"id": ..., "transcript": ...}'
+_EXPECTED = (f"expected an object with id (a string or an integer), category (one of "
+             f"{_CATEGORY_LIST}), official_answer (a non-empty string or an integer), "
+             f"{FILE_NAME} (the clip's path relative to the folder) and transcript (the "
+             f"question's text, non-empty; or else given in {TRANSCRIPTS} beside {METADATA})")
+_EXPECTED_ROW = (f"expected the columns id (a string or an integer), category (one of "
+                 f"{_CATEGORY_LIST}), official_answer (a non-empty string or an integer), "
+                 "transcript (the question's text, non-empty) and audio (a struct with the "
+                 "clip's file bytes and its original file name, path)")
+_EXPECTED_TRANSCRIPT = (f"expected an object with id (a string or an integer, the id of a "
+                        f"line of {METADATA}) and transcript (the question's text, non-empty)")
+_LAYOUTS = (f"expected a folder holding {METADATA} (one record a line with id, category, "
+            f"official_answer, {FILE_NAME} and transcript, the clips at {FILE_NAME}: the "
+            f"original release {ORIGINAL_REPO}, with {TRANSCRIPTS} beside it when its lines "
+            f"have no transcript) or a snapshot of the hub repo {HUB_REPO} (its train split as "
+            f"*{PARQUET_SUFFIX} files, e.g. data/train-*{PARQUET_SUFFIX})")
+_NO_TEXT = (f"the original release {ORIGINAL_REPO} carries no question text, and the judge "
+            f"needs it: give {TRANSCRIPTS} beside {METADATA} (one {_TRANSCRIPT_LINE} a line) "
+            f"or use the hub repo {HUB_REPO}, which has it (e.g. --audiobench-data "
+            "huggingface)")
+
+
+def _decimal(value: Any) -> Any:
+    """An integer as its decimal string (the release's ids and answers may be numbers)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty nor only spaces")
+    return value
+
+
+def _not_empty(value: str) -> str:
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
+def _a_path(value: Any) -> Any:
+    """The clip's path: a string in the file (a Path in code)."""
+    if not isinstance(value, str | PurePath):
+        raise ValueError("must be a string, the clip's path relative to the folder (found "
+                         f"{type(value).__name__})")
+    return value
+
+
+def _known_category(value: str) -> str:
+    if value not in CATEGORIES:
+        raise ValueError(f"{value!r} is none of the categories {_CATEGORY_LIST}")
+    return value
+
+
+_Id = Annotated[StrictStr, BeforeValidator(_decimal), AfterValidator(_not_empty)]
+_Answer = Annotated[StrictStr, BeforeValidator(_decimal), AfterValidator(_not_blank)]
+_Text = Annotated[StrictStr, AfterValidator(_not_blank)]
+
+
+class BigBenchAudioRecord(BaseModel):
+    """One Big Bench Audio question: the release's fields and its transcript, ``audio`` being
+    the clip's file (absolute, inside the folder read; ``file_name`` in the file)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: _Id
+    """The release's id, a string (an integer in the file becomes its decimal string)."""
+    category: Annotated[StrictStr, AfterValidator(_known_category)]
+    """One of the four categories (facts.CATEGORIES), which are the tasks."""
+    official_answer: _Answer
+    """E.g. ``valid``, ``invalid``, ``Yes``, ``No``, ``7`` (an integer becomes its string)."""
+    transcript: _Text
+    """The question's text, as spoken in the clip; the judge reads it."""
+    audio: Annotated[Path, BeforeValidator(_a_path)] = Field(
+        validation_alias=AliasChoices(FILE_NAME, "audio"))
+    """The clip: ``file_name`` in the file (relative to its folder), absolute once read."""
+
+
+class _Transcript(BaseModel):
+    """A line of ``transcripts.jsonl``."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: _Id
+    transcript: _Text
+
+
+@dataclass(frozen=True)
+class _Given:
+    """A transcript of ``transcripts.jsonl`` and the line it is on."""
+
+    text: str
+    line: int
+
+
+def read_big_bench_audio(root: Path,
+                         cache_dir: Path) -> tuple[list[BigBenchAudioRecord], str | None]:
+    """Big Bench Audio's records under `root`, in the file's order, and a note when they are
+    not the whole release (None when they are its 1,000).
+
+    `root` holds ``metadata.jsonl``, read as it is (a line without a transcript takes it from
+    ``transcripts.jsonl`` beside it); or else, when it does not, the one ``metadata.jsonl``
+    below it (a snapshot of the original repo may keep it in a subfolder); or else the parquet
+    copy's files anywhere below it (a snapshot of the hub repo), converted once into
+    ``cache_dir/big_bench_audio/<hash>/`` (the hash of the files' paths, sizes and
+    modification times, so a changed file is converted again) and read from there. Hidden
+    folders are left out of both searches.
+
+    DataError, one line: neither layout is there; more than one ``metadata.jsonl`` is below
+    the root; pyarrow, which the parquet files need, is not installed; a parquet row is not as
+    expected (its file and row named); or a line of ``metadata.jsonl`` or
+    ``transcripts.jsonl`` is not (its file and line named, and what was expected): not JSON, a
+    field missing or of the wrong type, an unknown category, an empty id, answer or
+    transcript, an id twice, an audio path outside the folder or missing, a record without a
+    transcript in either file, a transcript that differs between them, or a transcript whose id
+    is in no record.
+    """
+    root = Path(root).expanduser().resolve()
+    metadata = _metadata_file(root)
+    if metadata is not None:
+        folder = metadata.parent.resolve()
+    else:
+        cache = Path(cache_dir).expanduser().resolve()
+        folder = _convert_local(root, _parquet_files(root), cache)
+    records = _read_folder(folder)
+    return records, _note(len(records))
+
+
+def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
+    """Write the layout into the empty `folder` from the parquet files `blobs` (a name to show
+    in errors -> its file), their rows in order: each row's clip into ``audio/<id><ext>`` (the
+    extension of its original file name, else ``.wav``) and its fields, the transcript among
+    them, into a line of ``metadata.jsonl`` (an integer id or answer as its string). BadData
+    naming the file and the row (counted from 1) for a row that is not a valid record, an id
+    that cannot name a file or comes twice, or audio without bytes."""
+    (folder / AUDIO_FOLDER).mkdir()
+    seen: dict[str, str] = {}
+    with (folder / METADATA).open("w", encoding="utf-8", newline="\n") as out:
+        for where, row in _rows_of(blobs):
+            out.write(json.dumps(_write_row(row, where, folder, seen), ensure_ascii=False))
+            out.write("\n")
+
+
+def conversion(blobs: Mapping[str, Path], target: Path, stamp: Mapping[str, Any]) -> Conversion:
+    """The layout built into `target` from `blobs` (see ``write_converted``), its marker
+    holding `stamp`, what identifies the parquet files it came from."""
+    return Conversion(target, CONVERTED_MARKER, {"conversion": _CONVERSION, **stamp},
+                      lambda folder: write_converted(blobs, folder),
+                      lambda built: (built / METADATA).is_file())
+
+
+# --- finding the layout -----------------------------------------------------------------------
+
+
+def _below(root: Path, pattern: str) -> list[Path]:
+    """The files matching `pattern` anywhere below `root`, hidden folders left out, sorted."""
+    return sorted(path for path in root.rglob(pattern) if path.is_file()
+                  and not any(part.startswith(".") for part in path.relative_to(root).parts))
+
+
+def _metadata_file(root: Path) -> Path | None:
+    """``root/metadata.jsonl``, else the one below `root`; None when there is none."""
+    if (root / METADATA).is_file():
+        return root / METADATA
+    if not root.is_dir():
+        return None
+    found = _below(root, METADATA)
+    if len(found) > 1:
+        names = ", ".join(str(path.relative_to(root)) for path in found)
+        raise DataError(f"--audiobench-data {root}: {len(found)} {METADATA} files below it "
+                        f"({names}); expected one: pass the folder of the one to read")
+    return found[0] if found else None
+
+
+# --- a local snapshot of the parquet copy -----------------------------------------------------
+
+
+def _parquet_files(root: Path) -> list[Path]:
+    """The parquet files below `root`, sorted; DataError naming both layouts when none."""
+    found = _below(root, f"*{PARQUET_SUFFIX}") if root.is_dir() else []
+    if not found:
+        there = "in it nor below it" if root.is_dir() else "there (no such folder)"
+        raise DataError(f"--audiobench-data {root}: neither {METADATA} nor any "
+                        f"*{PARQUET_SUFFIX} file {there}; {_LAYOUTS}")
+    return found
+
+
+def _convert_local(root: Path, parquet: list[Path], cache_dir: Path) -> Path:
+    """The converted folder of the snapshot's `parquet` files, converted unless done."""
+    _require_pyarrow(root, len(parquet))
+    files = {str(path): _size_and_time(path) for path in parquet}
+    digest = hashlib.sha256(json.dumps([_CONVERSION, files]).encode()).hexdigest()
+    name = digest[:_HASH_CHARS]
+    target = cache_dir / LOCAL_FOLDER / name
+    lock = cache_dir / LOCKS_FOLDER / f"{LOCAL_FOLDER}-{name}.lock"
+    try:
+        convert_once(conversion({str(p): p for p in parquet}, target, {"parquet": files}),
+                     lock=lock)
+    except BadData as exc:
+        raise DataError(f"--audiobench-data {root}: cannot convert its Big Bench Audio parquet "
+                        f"files: {exc}; nothing of it was written into {target}") from exc
+    except OSError as exc:
+        raise DataError(f"--audiobench-data {root}: cannot convert its Big Bench Audio parquet "
+                        f"files into {target}: {exc}") from exc
+    return target
+
+
+def _size_and_time(path: Path) -> dict[str, int]:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _require_pyarrow(root: Path, count: int) -> None:
+    try:
+        importlib.import_module("pyarrow.parquet")
+    except ImportError as exc:
+        raise DataError(f"--audiobench-data {root}: holds Big Bench Audio as {count} parquet "
+                        f"file(s), which need pyarrow to be converted, and pyarrow is not "
+                        f"installed ({exc}); install it with {pyarrow_install()}, or pass a "
+                        f"folder holding {METADATA} (with the transcripts) and the clips"
+                        ) from exc
+
+
+# --- converting rows --------------------------------------------------------------------------
+
+
+def _rows_of(blobs: Mapping[str, Path]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each row of the parquet files with where it is: the file and the row, from 1."""
+    for name, blob in blobs.items():
+        for number, row in enumerate(parquet_rows(name, blob), 1):
+            yield f"{name}: row {number}", row
+
+
+def _write_row(row: Mapping[str, Any], where: str, folder: Path,
+               seen: dict[str, str]) -> dict[str, Any]:
+    """Write the row's clip into `folder` and return its line; `seen` maps the ids written
+    so far to where they were."""
+    record_id = _file_id(row, where)
+    if record_id in seen:
+        raise BadData(f"{where}: the id {record_id!r} is {seen[record_id]}'s too; expected "
+                      "every id once")
+    audio = column(row, "audio", where, dict, _EXPECTED_ROW)
+    data = audio.get("bytes")
+    if not isinstance(data, bytes) or not data:
+        raise BadData(f"{where} (id {record_id!r}): audio has no bytes; {_EXPECTED_ROW}")
+    relative = f"{AUDIO_FOLDER}/{record_id}{_suffix(audio.get('path'))}"
+    line = _checked_line({**row, FILE_NAME: relative}, where)
+    seen[record_id] = where
+    (folder / relative).write_bytes(data)
+    return line
+
+
+def _file_id(row: Mapping[str, Any], where: str) -> str:
+    """The row's id as a string, checked to name a file."""
+    value = row.get("id")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        value = column(row, "id", where, str, _EXPECTED_ROW)  # says what is wrong with it
+    record_id = str(value)
+    if not _FILE_ID.fullmatch(record_id) or record_id in (".", ".."):
+        raise BadData(f"{where}: the id {record_id!r} cannot name a file; expected an id "
+                      "without '/', '\\' or NUL, and not '.' or '..'")
+    return record_id
+
+
+def _suffix(original: Any) -> str:
+    """The extension of the clip's original file name, when it has a plain one."""
+    if isinstance(original, str):
+        suffix = PurePosixPath(original.replace("\\", "/")).suffix
+        if _SUFFIX.fullmatch(suffix):
+            return suffix
+    return DEFAULT_SUFFIX
+
+
+def _checked_line(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The fields of `raw` as a line of ``metadata.jsonl``, once valid as a record."""
+    try:
+        record = validated(BigBenchAudioRecord, dict(raw), where, _EXPECTED_ROW)
+    except DataError as exc:
+        raise BadData(str(exc)) from None
+    return {"id": record.id, "category": record.category,
+            "official_answer": record.official_answer, "transcript": record.transcript,
+            FILE_NAME: raw[FILE_NAME]}
+
+
+# --- reading the layout -----------------------------------------------------------------------
+
+
+def _read_folder(folder: Path) -> list[BigBenchAudioRecord]:
+    """The records of ``folder/metadata.jsonl``, transcripts from ``transcripts.jsonl`` where
+    its lines have none."""
+    path = folder / METADATA
+    given_path = folder / TRANSCRIPTS
+    given = _read_transcripts(given_path) if given_path.is_file() else None
+    records: list[BigBenchAudioRecord] = []
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(_lines(path), 1):
+        if not line.strip():
+            continue
+        record = _record(folder, path, number, line, given)
+        if record.id in first_line:
+            raise DataError(f"{path}: line {number}: the id {record.id!r} already appears on "
+                            f"line {first_line[record.id]}; expected every id once")
+        first_line[record.id] = number
+        records.append(record)
+    if not records:
+        raise DataError(f"{path}: holds no records; expected the {SIZE:,} questions of Big "
+                        "Bench Audio, one JSON object a line")
+    if given is not None:
+        _all_used(given_path, given, path, first_line)
+    return records
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8-sig").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not readable as UTF-8 text ({exc}); expected one JSON "
+                        "object a line") from exc
+
+
+def _parsed(where: str, line: str, expected: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where}: not JSON ({exc.msg} at column {exc.colno}); "
+                        f"{expected}") from None
+
+
+def _read_transcripts(path: Path) -> dict[str, _Given]:
+    """Each id's transcript in ``transcripts.jsonl``, with its line."""
+    given: dict[str, _Given] = {}
+    for number, line in enumerate(_lines(path), 1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {number}"
+        entry = validated(_Transcript, _parsed(where, line, _EXPECTED_TRANSCRIPT), where,
+                          _EXPECTED_TRANSCRIPT)
+        if entry.id in given:
+            raise DataError(f"{where}: the id {entry.id!r} already appears on line "
+                            f"{given[entry.id].line}; expected one transcript per id")
+        given[entry.id] = _Given(entry.transcript, number)
+    return given
+
+
+def _all_used(given_path: Path, given: Mapping[str, _Given], path: Path,
+              ids: Mapping[str, int]) -> None:
+    """DataError naming the first transcript whose id is in no record: another release's
+    file, or one for another version of this one."""
+    unknown = [(entry.line, key) for key, entry in given.items() if key not in ids]
+    if unknown:
+        number, key = min(unknown)
+        more = f" (nor are {len(unknown) - 1} more of its ids)" if len(unknown) > 1 else ""
+        raise DataError(f"{given_path}: line {number}: the id {key!r} is in no record of "
+                        f"{path}{more}; expected the transcripts of that file's records "
+                        "(is it another release's file?)")
+
+
+def _record(folder: Path, path: Path, number: int, line: str,
+            given: Mapping[str, _Given] | None) -> BigBenchAudioRecord:
+    """The record of the `number`-th line of `path`, its transcript from the line or else
+    from `given` (``transcripts.jsonl``, None when there is none), its audio under `folder`."""
+    where = f"{path}: line {number}"
+    raw = _parsed(where, line, _EXPECTED)
+    if isinstance(raw, dict) and "id" in raw:
+        raw = _with_transcript({**raw, "id": _decimal(raw["id"])}, where, given,
+                               path.parent / TRANSCRIPTS)
+    record = validated(BigBenchAudioRecord, raw, where, _EXPECTED)
+    value = raw.get(FILE_NAME, raw.get("audio"))
+    return record.model_copy(update={"audio": _audio(folder, where, record, value)})
+
+
+def _with_transcript(raw: dict[str, Any], where: str, given: Mapping[str, _Given] | None,
+                     given_path: Path) -> dict[str, Any]:
+    """`raw` with its transcript: its own, or the one ``transcripts.jsonl`` gives its id.
+    An id that is not valid is left to the record's validation to name."""
+    key = raw["id"]
+    if not isinstance(key, str) or not key:
+        return raw
+    own = raw.get("transcript")
+    entry = given.get(key) if given is not None else None
+    if own is None and entry is None:
+        source = (f"no {TRANSCRIPTS} beside it" if given is None
+                  else f"{given_path} has none for it")
+        raise DataError(f"{where} (id {key!r}): no transcript, and {source}; {_NO_TEXT}")
+    if entry is None:
+        return raw
+    if own is not None and own != entry.text:
+        raise DataError(f"{where} (id {key!r}): its transcript differs from the one on line "
+                        f"{entry.line} of {given_path}; expected one transcript per id (the "
+                        "same in both files, or in one of them)")
+    return {**raw, "transcript": entry.text}
+
+
+def _audio(folder: Path, where: str, record: BigBenchAudioRecord, value: Any) -> Path:
+    """The record's clip: its path `value`, relative to `folder`, resolved and checked to
+    stay inside it and to be a file."""
+    where = f"{where} (id {record.id!r})"
+    try:
+        path = folder.joinpath(*inside_root(str(value)).parts)
+    except ValueError as exc:
+        raise DataError(f"{where}: {FILE_NAME} {exc}; {_EXPECTED}") from None
+    resolved = path.resolve()
+    if not resolved.is_relative_to(folder):
+        raise DataError(f"{where}: {FILE_NAME} {str(value)!r} leads to {resolved}, outside "
+                        f"{folder}; expected a clip inside the folder")
+    if not resolved.is_file():
+        raise DataError(f"{where}: no audio file {path}; expected the clip there")
+    return resolved
+
+
+def _note(found: int) -> str | None:
+    """What a report must say when the records are not the published release."""
+    if found == SIZE:
+        return None
+    if found < SIZE:
+        return (f"{NAME}: {found:,} of {SIZE:,} questions (not the whole release: its numbers "
+                "are not comparable with published ones)")
+    return (f"{NAME}: {found:,} questions where the release has {SIZE:,} (not the published "
+            "release: its numbers are not comparable with published ones)")

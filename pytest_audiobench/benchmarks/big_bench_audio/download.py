@@ -1,0 +1,81 @@
+"""Download Big Bench Audio from Hugging Face: the parquet copy's files (the hub repo
+``fixie-ai/big_bench_audio``, which carries each question's transcript, as the original
+release does not) are fetched into the Hugging Face hub cache and converted once into the
+layout ``data.read_big_bench_audio`` reads (``metadata.jsonl`` with the transcripts, and the
+clips in ``audio/``), by the same ``data.write_converted`` that converts a local snapshot.
+What is not Big Bench Audio's own (the probe, offline use, the file list, the errors,
+converting once behind a marker and a lock) is ``hub.converting``'s. ``huggingface_hub``,
+``filelock`` and ``pyarrow`` are imported lazily inside the functions, so importing this
+module stays cheap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_audiobench.benchmarks.big_bench_audio.data import conversion
+from pytest_audiobench.benchmarks.big_bench_audio.facts import HUB_REPO, METADATA, SIZE
+from pytest_audiobench.hub.converting import (
+    HF_CACHE_FOLDER,
+    LOCKS_FOLDER,
+    PARQUET_SUFFIX,
+    blob_stamp,
+    connect,
+    convert_or_explain,
+    fetch_or_explain,
+    parquet_names,
+    pyarrow_install,
+    require_pyarrow,
+)
+from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
+from pytest_audiobench.hub.network import fix_hint
+
+
+def download_big_bench_audio(cache_dir: Path, *, endpoint: str | None = None) -> Path:
+    """Fetch Big Bench Audio's parquet files from the hub repo ``fixie-ai/big_bench_audio``
+    through huggingface_hub into `cache_dir`, convert them once, and return the folder that
+    ``read_big_bench_audio`` reads as it is: ``metadata.jsonl`` (one record a line with its
+    transcript, the release's order) and the clips in ``audio/``.
+
+    The repo, as known: one config, ``default``, with one split, ``train``, of 1,000 rows,
+    whose columns are ``id``, ``category``, ``official_answer``, ``transcript`` (the
+    question's text) and ``audio`` (an Audio feature: each row holds its clip's bytes and its
+    original file name). Public loaders read it as ``data/train-*.parquet``-style files; the
+    file names are not assumed here: the files taken are every ``*.parquet`` file of the
+    repo's file list (``GET {endpoint}/api/datasets/fixie-ai/big_bench_audio``), in sorted
+    order, at the ``main`` revision; huggingface_hub downloads only what its cache lacks.
+
+    Layout under `cache_dir`: the hub cache is ``cache_dir/huggingface``; the converted folder
+    is ``cache_dir/fixie-ai--big_bench_audio``, built in a temporary folder renamed into
+    place, with a marker naming the parquet blobs (a later call converts again only when a
+    parquet file changed or the folder is gone); ``.fixie-ai--big_bench_audio.parquet.json``
+    beside it lists the repo's parquet files for offline calls; a lock file for concurrent
+    callers is in ``cache_dir/.locks``. The parquet files stay in the hub cache, so the audio
+    takes its space twice. The hub, its probe and offline use are as for the other downloads:
+    `endpoint`, else HF_ENDPOINT, else https://huggingface.co; with HF_HUB_OFFLINE set, or
+    when the hub does not answer, only the hub cache and the saved file list are used.
+
+    Raises DownloadError (one line naming the repo and the hub, chained) when pyarrow is not
+    installed, the hub is unreachable and the files are not cached, the repo or its parquet
+    files are missing, the download fails, or a parquet file or one of its rows (named with
+    its number) is not as expected.
+    """
+    cache_dir = Path(cache_dir).expanduser().resolve()
+    name = HUB_REPO.replace("/", "--")
+    root = cache_dir / name
+    url = resolve_hf_endpoint(endpoint)
+    fix = fix_hint(url, f"a snapshot of {HUB_REPO}, or a folder holding {METADATA} with each "
+                        "question's transcript, and the clips")
+    require_pyarrow(f"Big Bench Audio ({HUB_REPO} at {url})", fix, pyarrow_install())
+    hub = connect(HUB_REPO, url, cache_dir / HF_CACHE_FOLDER)
+    listing = cache_dir / f".{name}{PARQUET_SUFFIX}.json"
+    blobs = fetch_or_explain(
+        hub, lambda: hub.fetch_all(parquet_names(hub, listing)),
+        what=f"Big Bench Audio ({HUB_REPO}: *{PARQUET_SUFFIX})", fix=fix,
+        expected=f"one or more *{PARQUET_SUFFIX} files holding the train split, {SIZE:,} rows "
+                 "of one question each, its transcript and its clip")
+    convert_or_explain(conversion(blobs, root, {"parquet": blob_stamp(blobs)}), hub,
+                       what="Big Bench Audio", fix=fix,
+                       lock=cache_dir / LOCKS_FOLDER / f"{name}.lock", listing=listing,
+                       names=list(blobs))
+    return root

@@ -1,0 +1,43 @@
+"""Big Bench Audio's own options: the instruction sent with the clip, the judge prompt and
+its retries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+from pytest_audiobench.config import convert
+from pytest_audiobench.config.declarations import BenchmarkOptions, Flag
+
+if TYPE_CHECKING:
+    from pytest_audiobench.benchmarks.big_bench_audio.settings import BigBenchAudioSettings
+
+
+class BigBenchAudioOptions(BenchmarkOptions):
+    big_bench_audio_prompt: Annotated[Path | None, Flag(
+        "file replacing the instruction sent with each Big Bench Audio clip (the question "
+        "is only in the audio; default: answer the question you hear)", convert.path,
+        "FILE")] = None
+    big_bench_audio_judge_template: Annotated[Path | None, Flag(
+        "file replacing the built-in Big Bench Audio judge prompt; it must contain "
+        "{question}, {official_answer} and {answer}, and ask for CORRECT or INCORRECT",
+        convert.path, "FILE")] = None
+    big_bench_audio_judge_retries: Annotated[int, Flag(
+        "new Big Bench Audio judge calls after a reply that is not the single word CORRECT "
+        "or INCORRECT", convert.non_negative_int, "N")] = 2
+
+    def settings(self) -> BigBenchAudioSettings:
+        from pytest_audiobench.benchmarks.big_bench_audio.judge import read_template
+        from pytest_audiobench.benchmarks.big_bench_audio.settings import (
+            BigBenchAudioSettings,
+        )
+        from pytest_audiobench.benchmarks.templating import read_template as read_prompt
+
+        prompt, template = self.big_bench_audio_prompt, self.big_bench_audio_judge_template
+        return BigBenchAudioSettings(
+            prompt_path=prompt,
+            prompt=read_prompt(prompt, "--audiobench-big-bench-audio-prompt", ())
+            if prompt else None,
+            judge_template_path=template,
+            judge_template=read_template(template) if template else None,
+            judge_retries=self.big_bench_audio_judge_retries)

@@ -1,0 +1,229 @@
+"""Big Bench Audio end to end, as a user runs it (a real model server and a real judge
+server on 127.0.0.1, with and without xdist): accuracy is the share of CORRECT verdicts on a
+table worked by hand; the judge reads the question's text, the official answer and the
+answer; an unreadable judge reply is asked again and, when every attempt is unreadable, the
+sample is an error, never a score; judge repeats average; a worse model fails the paired gate
+and an unchanged one holds; the release runs from the hub's parquet files."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from tests.conftest import Servers
+from tests.fakes.openai_server import ChatRequest
+from tests.fakes.speech import heard
+
+FIRST = 500
+"""The mark of the first clip: each clip is one value repeated, its sample's index + FIRST."""
+
+# (category, official answer, the model's reply); the judge says CORRECT when the official
+# answer is in the reply (case aside), and otherwise INCORRECT, but for the replies below.
+TABLE = [
+    ("formal_fallacies", "valid", "valid"),  # CORRECT
+    ("formal_fallacies", "invalid", "It is not"),  # INCORRECT
+    ("navigate", "Yes", "Yes, you end where you started."),  # CORRECT
+    ("navigate", "No", ""),  # an empty answer is judged: INCORRECT, counted
+    ("object_counting", "4", "HESITANT 4"),  # judge: 'correct' (unread), then CORRECT
+    ("object_counting", "3", "5"),  # INCORRECT
+    ("web_of_lies", "No", "No"),  # CORRECT
+    ("web_of_lies", "Yes", "GARBLE yes"),  # judge never reads: an error, not counted
+]
+# Counted: 7 (the last is an error); CORRECT: rows 0, 2, 4, 6 -> 4 of 7 = 57.14 %.
+# formal_fallacies 1 of 2, navigate 1 of 2, object_counting 1 of 2, web_of_lies 1 of 1.
+
+
+def _clip(mark: int) -> bytes:
+    buffer = io.BytesIO()
+    sf.write(buffer, np.full(1_600, mark, dtype=np.int16), 16_000, format="WAV",
+             subtype="PCM_16")
+    return buffer.getvalue()
+
+
+def build(root: Path, table: list[tuple[str, str, str]]) -> Path:
+    """The layout a run reads: ``metadata.jsonl`` with transcripts, a clip per question."""
+    (root / "audio").mkdir(parents=True)
+    lines = []
+    for index, (category, official, _) in enumerate(table):
+        ident = f"q{index:02d}"
+        (root / "audio" / f"{ident}.wav").write_bytes(_clip(FIRST + index))
+        lines.append({"id": ident, "category": category, "official_answer": official,
+                      "file_name": f"audio/{ident}.wav",
+                      "transcript": f"Question {index}: what is the answer?"})
+    (root / "metadata.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines),
+                                         encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build(tmp_path_factory.mktemp("bba"), TABLE)
+
+
+def answering(replies: list[str]) -> Any:
+    """A model script: each clip answered with its question's reply."""
+    return lambda request: replies[heard(request) - FIRST]
+
+
+def the_judged(prompt: str) -> tuple[str, str, str]:
+    """The question, official answer and answer of our built-in prompt, as a judge reads
+    them (the answer between the fence lines its instructions name)."""
+    fence = re.search(r"between two lines that read (\S+)\.", prompt)
+    assert fence is not None, prompt
+    question = prompt.split("[Question]\n", 1)[1].split("\n", 1)[0]
+    official = prompt.split("[Official answer]\n", 1)[1].split("\n", 1)[0]
+    marker = re.escape(fence.group(1))
+    answer = re.search(rf"\n{marker}\n(.*?)\n?{marker}\n", prompt, re.S)
+    assert answer is not None, prompt
+    return question, official, answer.group(1)
+
+
+class VerdictJudge:
+    """CORRECT when the official answer is in the answer; a hesitant answer's first reply is
+    in lower case (unread), a garbled answer's every reply has extra words."""
+
+    def __init__(self) -> None:
+        self.seen: Counter[str] = Counter()
+        self.lock = threading.Lock()
+        self.asked: list[tuple[str, str, str]] = []
+
+    def __call__(self, request: ChatRequest) -> str:
+        question, official, answer = the_judged(request.text)
+        with self.lock:
+            self.asked.append((question, official, answer))
+            self.seen[request.text] += 1
+            first = self.seen[request.text] == 1
+        said = "CORRECT" if official.lower() in answer.lower() else "INCORRECT"
+        if "GARBLE" in answer:
+            return f"The answer is {said}"
+        if "HESITANT" in answer and first:
+            return said.lower()
+        return said
+
+
+@pytest.fixture
+def judged(servers: Servers) -> VerdictJudge:
+    judge = VerdictJudge()
+    servers.judge.script = judge
+    servers.model.script = answering([row[2] for row in TABLE])
+    return judge
+
+
+def _run(run_bench: Any, release: Path | str, *args: str, **kw: Any) -> Any:
+    return run_bench(*args, data=release, benchmark="big_bench_audio", **kw)
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
+def test_accuracy_is_the_share_of_correct_as_worked_by_hand(
+        run_bench: Any, release: Path, judged: VerdictJudge, servers: Servers,
+        xdist: tuple[str, ...]) -> None:
+    run = _run(run_bench, release, xdist=xdist)
+    metrics = run.metrics
+    assert metrics["big_bench_audio.accuracy"] == pytest.approx(400 / 7)
+    for category in ("formal_fallacies", "navigate", "object_counting"):
+        assert metrics[f"big_bench_audio.{category}.accuracy"] == pytest.approx(50.0)
+    assert metrics["big_bench_audio.web_of_lies.accuracy"] == pytest.approx(100.0)
+    counted = {name: m["n"] for b in run.report["benchmarks"]
+               for name, m in b["metrics"].items()}
+    assert counted["big_bench_audio.accuracy"] == 7
+    outcomes = run.outcomes()
+    assert [outcomes[f"audiobench::big_bench_audio::{c}::q{i:02d}"]
+            for i, (c, _, _) in enumerate(TABLE)] == [
+        "passed", "failed", "passed", "failed", "passed", "failed", "passed", "error"]
+    # The judge read each question's text, its official answer and the model's answer.
+    assert ("Question 3: what is the answer?", "No", "") in judged.asked
+    assert ("Question 1: what is the answer?", "invalid", "It is not") in judged.asked
+    # One request per question, the hesitant one twice, the garbled one three times.
+    assert servers.judge.count() == 6 + 2 + 3
+    out = run.result.stdout.str()
+    assert ("JudgeError: judge judge-model replied neither CORRECT nor INCORRECT in 3 "
+            "attempt(s) per draw; replies: 'The answer is CORRECT'; 'The answer is CORRECT'; "
+            "'The answer is CORRECT'") in out
+    assert run.result.ret != pytest.ExitCode.OK  # an error is never a silent drop
+
+
+def test_a_wrong_answer_s_report_shows_the_question_the_official_answer_and_the_judge(
+        run_bench: Any, release: Path, judged: VerdictJudge) -> None:
+    run = _run(run_bench, release, "-k", "q05")
+    assert run.outcomes() == {"audiobench::big_bench_audio::object_counting::q05": "failed"}
+    out = run.result.stdout.str()
+    assert "judged INCORRECT\n" in out
+    assert "question:  Question 5: what is the answer?" in out
+    assert "official:  3" in out
+    assert "answer:    5" in out
+    assert "judge: 'INCORRECT' -> INCORRECT" in out
+
+
+def test_judge_repeats_average_each_answer_s_draws(run_bench: Any, tmp_path: Path,
+                                                   servers: Servers) -> None:
+    root = build(tmp_path / "two", [("navigate", "Yes", "Yes"), ("navigate", "No", "No")])
+    servers.model.script = answering(["Yes", "No"])
+    seen: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def drawing(request: ChatRequest) -> str:  # CORRECT, INCORRECT, CORRECT, ... per prompt
+        with lock:
+            seen[request.text] += 1
+            return "CORRECT" if seen[request.text] % 2 else "INCORRECT"
+
+    servers.judge.script = drawing
+    run = _run(run_bench, root, "--audiobench-judge-repeats", "3")
+    assert run.metrics["big_bench_audio.accuracy"] == pytest.approx(100 * 2 / 3)
+    assert servers.judge.count() == 6
+    assert set(run.outcomes().values()) == {"passed"}  # two of three draws say CORRECT
+
+
+def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
+        run_bench: Any, tmp_path: Path, servers: Servers) -> None:
+    categories = ("formal_fallacies", "navigate", "object_counting", "web_of_lies")
+    table = [(categories[i % 4], "Yes", "") for i in range(40)]
+    root = build(tmp_path / "big", table)
+    servers.judge.script = VerdictJudge()
+    servers.model.script = answering(["Yes"] * 40)
+    folder = tmp_path / "baselines"
+    written = _run(run_bench, root, "--audiobench-update-baseline",
+                   f"--audiobench-baselines={folder}")
+    assert written.result.ret == pytest.ExitCode.OK
+    same = _run(run_bench, root, f"--audiobench-baselines={folder}")
+    assert same.result.ret == pytest.ExitCode.OK
+    servers.model.script = answering(["No"] * 40)
+    worse = _run(run_bench, root, f"--audiobench-baselines={folder}")
+    assert worse.result.ret == pytest.ExitCode.TESTS_FAILED
+    rows = {r["metric"]: r for b in worse.report["benchmarks"] for r in b["gate"]["rows"]}
+    assert rows["big_bench_audio.accuracy"]["verdict"] == "regressed"
+    worse.result.assert_outcomes(failed=40)
+
+
+def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
+                                               judged: VerdictJudge, tmp_path: Path,
+                                               isolated_hf: None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+
+    rows = []
+    for line in (release / "metadata.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        clip = release / record.pop("file_name")
+        rows.append({**record, "audio": {"bytes": clip.read_bytes(), "path": clip.name}})
+    repo = tmp_path / "hub" / "bba"
+    (repo / "data").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows[:5]), repo / "data" / "train-00000-of-00002.parquet")
+    pq.write_table(pa.Table.from_pylist(rows[5:]), repo / "data" / "train-00001-of-00002.parquet")
+    with FakeHfHub({"fixie-ai/big_bench_audio": repo},
+                   lfs_patterns=(*DEFAULT_LFS_PATTERNS, "*.parquet")) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        run = _run(run_bench, "huggingface")
+    assert run.metrics["big_bench_audio.accuracy"] == pytest.approx(400 / 7)
+    assert len(run.outcomes()) == len(TABLE)
