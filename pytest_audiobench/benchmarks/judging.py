@@ -12,14 +12,38 @@ import hashlib
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 from pytest_audiobench.transport.types import Usage
 
 if TYPE_CHECKING:
+    from pytest_audiobench.config.settings import JudgeSettings
     from pytest_audiobench.transport.types import Completion
 
 P = TypeVar("P")
+
+
+class JudgeUse(NamedTuple):
+    """How a protocol asks the run's judge."""
+
+    retries: int
+    """New calls after a reply its parser rejects: none for an offline judge, which always
+    replies in the protocol's format."""
+    max_answer_chars: int
+    """The answer is cut after this many characters for the judge."""
+    repeats: int
+    """Draws of each judge request (``--audiobench-judge-repeats``)."""
+    judged: bool
+    """Scores come from a sampled LLM judge, not the deterministic offline one."""
+
+
+def judge_use(judge: JudgeSettings | None, retries: int) -> JudgeUse:
+    """How a protocol whose own retries are ``retries`` asks ``judge`` (None: no judge)."""
+    if judge is None:
+        return JudgeUse(retries=0, max_answer_chars=0, repeats=1, judged=False)
+    return JudgeUse(retries=0 if judge.offline else retries,
+                    max_answer_chars=judge.max_answer_chars, repeats=judge.repeats,
+                    judged=not judge.offline)
 
 
 def fence_for(*texts: str) -> str:

@@ -1,8 +1,9 @@
 """What the Hugging Face downloads that convert a dataset share: the repo reached (or only its
 hub cache used, offline or when the hub does not answer), the parquet files under a folder of
-the repo listed and kept for offline calls, their rows read, every failure as one line, and a
-release layout built once, in a temporary folder renamed into place, with a marker naming the
-files it came from, under a file lock.
+the repo listed and kept for offline calls, their rows read, each row's clip named and taken
+out, every failure as one line, and a release layout built once, in a temporary folder renamed
+into place, with a marker naming the files it came from, under a file lock; and a local
+snapshot's parquet files converted the same way, once, into the plugin's cache.
 
 ``huggingface_hub``, ``filelock`` and ``pyarrow`` are imported lazily inside the functions, so
 importing this module stays cheap.
@@ -10,6 +11,7 @@ importing this module stays cheap.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import re
@@ -18,12 +20,12 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from pytest_audiobench import files
-from pytest_audiobench.errors import DownloadError, UnpackError
+from pytest_audiobench.errors import DataError, DownloadError, UnpackError
 from pytest_audiobench.hub.huggingface import (
     hf_fetch,
     hf_offline,
@@ -47,6 +49,11 @@ _PYARROW_EXTRA = re.compile(r"""^pyarrow\b[^;]*;.*\bextra\s*==\s*["']([\w.-]+)["
 _BATCH_ROWS = 16
 """Rows in memory at once while converting: each may hold its audio."""
 _GONE = "a file it lists is gone"
+DEFAULT_CLIP_SUFFIX = ".wav"
+"""A clip's extension when its original file name gives none."""
+_CLIP_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,10}")
+_FILE_ID = re.compile(r"[^/\\\x00]+")
+_HASH_CHARS = 16
 
 T = TypeVar("T")
 
@@ -210,6 +217,95 @@ def column(row: Mapping[str, Any], name: str, where: str,
     if not isinstance(value, kind):
         raise BadData(f"{where}: {name} is a {type(value).__name__}; {expected}")
     return value
+
+
+def numbered_rows(blobs: Mapping[str, Path]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each row of the parquet files `blobs` (a name to show -> its file) with where it is:
+    the file and the row, counted from 1."""
+    for name, blob in blobs.items():
+        for number, row in enumerate(parquet_rows(name, blob), 1):
+            yield f"{name}: row {number}", row
+
+
+def clip_id(row: Mapping[str, Any], where: str, expected: str) -> str:
+    """The row's ``id`` as the name of its clip's file (an integer as its decimal string);
+    BadData when it is missing, of another type, or cannot name a file."""
+    value = row.get("id")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        value = column(row, "id", where, str, expected)  # says what is wrong with it
+    record_id = str(value)
+    if not _FILE_ID.fullmatch(record_id) or record_id in (".", ".."):
+        raise BadData(f"{where}: the id {record_id!r} cannot name a file; expected an id "
+                      "without '/', '\\' or NUL, and not '.' or '..'")
+    return record_id
+
+
+def clip_of(row: Mapping[str, Any], where: str, record_id: str,
+            expected: str) -> tuple[bytes, str]:
+    """The row's clip (its ``audio`` struct's bytes) and the extension of its original file
+    name (``DEFAULT_CLIP_SUFFIX`` when it gives none); BadData when there are no bytes."""
+    audio = column(row, "audio", where, dict, expected)
+    data = audio.get("bytes")
+    if not isinstance(data, bytes) or not data:
+        raise BadData(f"{where} (id {record_id!r}): audio has no bytes; {expected}")
+    original = audio.get("path")
+    if isinstance(original, str):
+        suffix = PurePosixPath(original.replace("\\", "/")).suffix
+        if _CLIP_SUFFIX.fullmatch(suffix):
+            return data, suffix
+    return data, DEFAULT_CLIP_SUFFIX
+
+
+def snapshot_files(root: Path, pattern: str = f"*{PARQUET_SUFFIX}") -> list[Path]:
+    """The files matching `pattern` anywhere below `root` (a local snapshot of a hub repo; by
+    default its parquet files), hidden folders left out, sorted; none when `root` is not a
+    folder."""
+    if not root.is_dir():
+        return []
+    return sorted(path for path in root.rglob(pattern) if path.is_file()
+                  and not any(part.startswith(".") for part in path.relative_to(root).parts))
+
+
+def convert_snapshot(root: Path, parquet: Sequence[Path], cache_dir: Path, *, folder: str,
+                     what: str, version: int, instead: str,
+                     conversion: Callable[[Mapping[str, Path], Path, Mapping[str, Any]],
+                                          Conversion]) -> Path:
+    """The folder `conversion` builds from a local snapshot's `parquet` files, built once into
+    ``cache_dir/<folder>/<hash>/``: the hash of `version` (the conversion's) and the files'
+    paths, sizes and modification times, so a changed file is converted again. DataError,
+    one line naming ``--audiobench-data`` `root` and `what`: pyarrow is not installed (then
+    `instead` says which folder to pass), a row is not as expected, or the cache cannot be
+    written."""
+    _snapshot_needs_pyarrow(root, len(parquet), what, instead)
+    files = {str(path): _size_and_time(path) for path in parquet}
+    name = hashlib.sha256(json.dumps([version, files]).encode()).hexdigest()[:_HASH_CHARS]
+    target = cache_dir / folder / name
+    lock = cache_dir / LOCKS_FOLDER / f"{folder}-{name}.lock"
+    try:
+        convert_once(conversion({str(p): p for p in parquet}, target, {"parquet": files}),
+                     lock=lock)
+    except BadData as exc:
+        raise DataError(f"--audiobench-data {root}: cannot convert its {what} parquet files: "
+                        f"{exc}; nothing of it was written into {target}") from exc
+    except OSError as exc:
+        raise DataError(f"--audiobench-data {root}: cannot convert its {what} parquet files "
+                        f"into {target}: {exc}") from exc
+    return target
+
+
+def _size_and_time(path: Path) -> dict[str, int]:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _snapshot_needs_pyarrow(root: Path, count: int, what: str, instead: str) -> None:
+    try:
+        importlib.import_module("pyarrow.parquet")
+    except ImportError as exc:
+        raise DataError(f"--audiobench-data {root}: holds {what} as {count} parquet file(s), "
+                        f"which need pyarrow to be converted, and pyarrow is not installed "
+                        f"({exc}); install it with {pyarrow_install()}, or pass {instead}"
+                        ) from exc
 
 
 def blob_stamp(blobs: Mapping[str, Path]) -> dict[str, dict[str, Any]]:

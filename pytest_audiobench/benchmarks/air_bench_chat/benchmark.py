@@ -18,6 +18,7 @@ from pytest_audiobench.benchmarks.air_bench_chat.judge import (
 from pytest_audiobench.benchmarks.air_bench_chat.scoring import CATEGORIES, ChatScores
 from pytest_audiobench.benchmarks.air_bench_chat.settings import ChatSettings
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
+from pytest_audiobench.benchmarks.judging import judge_use
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
@@ -39,13 +40,8 @@ class AirBenchChat(Benchmark):
         super().__init__(settings)
         self.own = settings.of(NAME, ChatSettings)
         self.template = self.own.judge_template or builtin_template()
-        judge = settings.judge
-        # An offline judge always replies in the protocol's format: nothing to ask again.
-        self.retries = 0 if judge is None or judge.offline else self.own.judge_retries
-        self.max_answer_chars = judge.max_answer_chars if judge is not None else 0
-        self.repeats = judge.repeats if judge is not None else 1
-        self.judged = judge is not None and not judge.offline
-        """Scores come from a sampled LLM judge (not the deterministic offline one)."""
+        self.retries, self.max_answer_chars, self.repeats, self.judged = judge_use(
+            settings.judge, self.own.judge_retries)
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.air_bench_chat.download import (

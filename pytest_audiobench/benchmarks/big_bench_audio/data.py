@@ -16,13 +16,10 @@ alike.
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import json
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePath, PurePosixPath
+from pathlib import Path, PurePath
 from typing import Annotated, Any
 
 from pydantic import (
@@ -47,14 +44,14 @@ from pytest_audiobench.benchmarks.big_bench_audio.facts import (
 from pytest_audiobench.benchmarks.metafile import inside_root, validated
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.hub.converting import (
-    LOCKS_FOLDER,
     PARQUET_SUFFIX,
     BadData,
     Conversion,
-    column,
-    convert_once,
-    parquet_rows,
-    pyarrow_install,
+    clip_id,
+    clip_of,
+    convert_snapshot,
+    numbered_rows,
+    snapshot_files,
 )
 
 AUDIO_FOLDER = "audio"
@@ -63,15 +60,10 @@ CONVERTED_MARKER = ".big_bench_audio-converted.json"
 """Written into a converted folder once it is complete; records what it was converted from."""
 LOCAL_FOLDER = NAME
 """Under the cache folder: one converted folder per local parquet snapshot, named by a hash."""
-DEFAULT_SUFFIX = ".wav"
-"""The clip's extension when its original file name gives none."""
 FILE_NAME = "file_name"
 """The field of a line of ``metadata.jsonl`` that gives the clip's path."""
 # Changes when the conversion writes something else, so that earlier conversions are redone.
 _CONVERSION = 1
-_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,10}")
-_FILE_ID = re.compile(r"[^/\\\x00]+")
-_HASH_CHARS = 16
 _CATEGORY_LIST = ", ".join(CATEGORIES)
 _TRANSCRIPT_LINE = '{"id": ..., "transcript": ...}'
 _EXPECTED = (f"expected an object with id (a string or an integer), category (one of "
@@ -212,7 +204,7 @@ def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
     (folder / AUDIO_FOLDER).mkdir()
     seen: dict[str, str] = {}
     with (folder / METADATA).open("w", encoding="utf-8", newline="\n") as out:
-        for where, row in _rows_of(blobs):
+        for where, row in numbered_rows(blobs):
             out.write(json.dumps(_write_row(row, where, folder, seen), ensure_ascii=False))
             out.write("\n")
 
@@ -228,19 +220,13 @@ def conversion(blobs: Mapping[str, Path], target: Path, stamp: Mapping[str, Any]
 # --- finding the layout -----------------------------------------------------------------------
 
 
-def _below(root: Path, pattern: str) -> list[Path]:
-    """The files matching `pattern` anywhere below `root`, hidden folders left out, sorted."""
-    return sorted(path for path in root.rglob(pattern) if path.is_file()
-                  and not any(part.startswith(".") for part in path.relative_to(root).parts))
-
-
 def _metadata_file(root: Path) -> Path | None:
     """``root/metadata.jsonl``, else the one below `root`; None when there is none."""
     if (root / METADATA).is_file():
         return root / METADATA
     if not root.is_dir():
         return None
-    found = _below(root, METADATA)
+    found = snapshot_files(root, METADATA)
     if len(found) > 1:
         names = ", ".join(str(path.relative_to(root)) for path in found)
         raise DataError(f"--audiobench-data {root}: {len(found)} {METADATA} files below it "
@@ -253,7 +239,7 @@ def _metadata_file(root: Path) -> Path | None:
 
 def _parquet_files(root: Path) -> list[Path]:
     """The parquet files below `root`, sorted; DataError naming both layouts when none."""
-    found = _below(root, f"*{PARQUET_SUFFIX}") if root.is_dir() else []
+    found = snapshot_files(root)
     if not found:
         there = "in it nor below it" if root.is_dir() else "there (no such folder)"
         raise DataError(f"--audiobench-data {root}: neither {METADATA} nor any "
@@ -263,88 +249,29 @@ def _parquet_files(root: Path) -> list[Path]:
 
 def _convert_local(root: Path, parquet: list[Path], cache_dir: Path) -> Path:
     """The converted folder of the snapshot's `parquet` files, converted unless done."""
-    _require_pyarrow(root, len(parquet))
-    files = {str(path): _size_and_time(path) for path in parquet}
-    digest = hashlib.sha256(json.dumps([_CONVERSION, files]).encode()).hexdigest()
-    name = digest[:_HASH_CHARS]
-    target = cache_dir / LOCAL_FOLDER / name
-    lock = cache_dir / LOCKS_FOLDER / f"{LOCAL_FOLDER}-{name}.lock"
-    try:
-        convert_once(conversion({str(p): p for p in parquet}, target, {"parquet": files}),
-                     lock=lock)
-    except BadData as exc:
-        raise DataError(f"--audiobench-data {root}: cannot convert its Big Bench Audio parquet "
-                        f"files: {exc}; nothing of it was written into {target}") from exc
-    except OSError as exc:
-        raise DataError(f"--audiobench-data {root}: cannot convert its Big Bench Audio parquet "
-                        f"files into {target}: {exc}") from exc
-    return target
-
-
-def _size_and_time(path: Path) -> dict[str, int]:
-    stat = path.stat()
-    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-
-
-def _require_pyarrow(root: Path, count: int) -> None:
-    try:
-        importlib.import_module("pyarrow.parquet")
-    except ImportError as exc:
-        raise DataError(f"--audiobench-data {root}: holds Big Bench Audio as {count} parquet "
-                        f"file(s), which need pyarrow to be converted, and pyarrow is not "
-                        f"installed ({exc}); install it with {pyarrow_install()}, or pass a "
-                        f"folder holding {METADATA} (with the transcripts) and the clips"
-                        ) from exc
+    return convert_snapshot(root, parquet, cache_dir, folder=LOCAL_FOLDER,
+                            what="Big Bench Audio", version=_CONVERSION, conversion=conversion,
+                            instead=f"a folder holding {METADATA} (with the transcripts) and "
+                                    "the clips")
 
 
 # --- converting rows --------------------------------------------------------------------------
-
-
-def _rows_of(blobs: Mapping[str, Path]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Each row of the parquet files with where it is: the file and the row, from 1."""
-    for name, blob in blobs.items():
-        for number, row in enumerate(parquet_rows(name, blob), 1):
-            yield f"{name}: row {number}", row
 
 
 def _write_row(row: Mapping[str, Any], where: str, folder: Path,
                seen: dict[str, str]) -> dict[str, Any]:
     """Write the row's clip into `folder` and return its line; `seen` maps the ids written
     so far to where they were."""
-    record_id = _file_id(row, where)
+    record_id = clip_id(row, where, _EXPECTED_ROW)
     if record_id in seen:
         raise BadData(f"{where}: the id {record_id!r} is {seen[record_id]}'s too; expected "
                       "every id once")
-    audio = column(row, "audio", where, dict, _EXPECTED_ROW)
-    data = audio.get("bytes")
-    if not isinstance(data, bytes) or not data:
-        raise BadData(f"{where} (id {record_id!r}): audio has no bytes; {_EXPECTED_ROW}")
-    relative = f"{AUDIO_FOLDER}/{record_id}{_suffix(audio.get('path'))}"
+    data, suffix = clip_of(row, where, record_id, _EXPECTED_ROW)
+    relative = f"{AUDIO_FOLDER}/{record_id}{suffix}"
     line = _checked_line({**row, FILE_NAME: relative}, where)
     seen[record_id] = where
     (folder / relative).write_bytes(data)
     return line
-
-
-def _file_id(row: Mapping[str, Any], where: str) -> str:
-    """The row's id as a string, checked to name a file."""
-    value = row.get("id")
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        value = column(row, "id", where, str, _EXPECTED_ROW)  # says what is wrong with it
-    record_id = str(value)
-    if not _FILE_ID.fullmatch(record_id) or record_id in (".", ".."):
-        raise BadData(f"{where}: the id {record_id!r} cannot name a file; expected an id "
-                      "without '/', '\\' or NUL, and not '.' or '..'")
-    return record_id
-
-
-def _suffix(original: Any) -> str:
-    """The extension of the clip's original file name, when it has a plain one."""
-    if isinstance(original, str):
-        suffix = PurePosixPath(original.replace("\\", "/")).suffix
-        if _SUFFIX.fullmatch(suffix):
-            return suffix
-    return DEFAULT_SUFFIX
 
 
 def _checked_line(raw: Mapping[str, Any], where: str) -> dict[str, Any]:

@@ -11,12 +11,9 @@ snapshot here and for ``download.download_mmsu`` alike.
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import json
-import re
-from collections.abc import Iterator, Mapping
-from pathlib import Path, PurePosixPath
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator, model_validator
@@ -25,14 +22,14 @@ from pytest_audiobench.benchmarks.metafile import inside_root, validated
 from pytest_audiobench.benchmarks.mmsu.facts import CONVERTED, FIELDS, HUB_REPO, NAME, SIZE
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.hub.converting import (
-    LOCKS_FOLDER,
     PARQUET_SUFFIX,
     BadData,
     Conversion,
-    column,
-    convert_once,
-    parquet_rows,
-    pyarrow_install,
+    clip_id,
+    clip_of,
+    convert_snapshot,
+    numbered_rows,
+    snapshot_files,
 )
 
 AUDIO_FOLDER = "audio"
@@ -41,14 +38,9 @@ CONVERTED_MARKER = ".mmsu-converted.json"
 """Written into a converted folder once it is complete; records what it was converted from."""
 LOCAL_FOLDER = NAME
 """Under the cache folder: one converted folder per local parquet snapshot, named by a hash."""
-DEFAULT_SUFFIX = ".wav"
-"""The clip's extension when its original file name gives none."""
 # Changes when the conversion writes something else, so that earlier conversions are redone.
 _CONVERSION = 1
 _OPTIONAL = ("choice_c", "choice_d", "sub-sub-category", "linguistics_sub_discipline")
-_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,10}")
-_FILE_ID = re.compile(r"[^/\\\x00]+")
-_HASH_CHARS = 16
 _STRINGS = ", ".join(field for field in FIELDS if field != "audio")
 _EXPECTED = (f"expected an object with the strings {_STRINGS} (choice_c, choice_d, "
              "sub-sub-category and linguistics_sub_discipline may be empty or null; answer_gt "
@@ -144,7 +136,7 @@ def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
     (folder / AUDIO_FOLDER).mkdir()
     seen: dict[str, str] = {}
     with (folder / CONVERTED).open("w", encoding="utf-8", newline="\n") as out:
-        for where, row in _rows_of(blobs):
+        for where, row in numbered_rows(blobs):
             out.write(json.dumps(_write_row(row, where, folder, seen), ensure_ascii=False))
             out.write("\n")
 
@@ -162,8 +154,7 @@ def conversion(blobs: Mapping[str, Path], target: Path, stamp: Mapping[str, Any]
 
 def _parquet_files(root: Path) -> list[Path]:
     """The parquet files below `root`, sorted; DataError naming both layouts when none."""
-    found = sorted(path for path in root.rglob(f"*{PARQUET_SUFFIX}") if path.is_file()
-                   and not any(part.startswith(".") for part in path.relative_to(root).parts))
+    found = snapshot_files(root)
     if not found:
         there = "there" if root.is_dir() else "there (no such folder)"
         raise DataError(f"--audiobench-data {root}: neither {CONVERTED} nor any "
@@ -173,83 +164,28 @@ def _parquet_files(root: Path) -> list[Path]:
 
 def _convert_local(root: Path, parquet: list[Path], cache_dir: Path) -> Path:
     """The converted folder of the snapshot's `parquet` files, converted unless done."""
-    _require_pyarrow(root, len(parquet))
-    files = {str(path): _size_and_time(path) for path in parquet}
-    digest = hashlib.sha256(json.dumps([_CONVERSION, files]).encode()).hexdigest()
-    name = digest[:_HASH_CHARS]
-    target = cache_dir / LOCAL_FOLDER / name
-    lock = cache_dir / LOCKS_FOLDER / f"{LOCAL_FOLDER}-{name}.lock"
-    try:
-        convert_once(conversion({str(p): p for p in parquet}, target, {"parquet": files}),
-                     lock=lock)
-    except BadData as exc:
-        raise DataError(f"--audiobench-data {root}: cannot convert its MMSU parquet files: "
-                        f"{exc}; nothing of it was written into {target}") from exc
-    except OSError as exc:
-        raise DataError(f"--audiobench-data {root}: cannot convert its MMSU parquet files "
-                        f"into {target}: {exc}") from exc
-    return target
-
-
-def _size_and_time(path: Path) -> dict[str, int]:
-    stat = path.stat()
-    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-
-
-def _require_pyarrow(root: Path, count: int) -> None:
-    try:
-        importlib.import_module("pyarrow.parquet")
-    except ImportError as exc:
-        raise DataError(f"--audiobench-data {root}: holds MMSU as {count} parquet file(s), "
-                        f"which need pyarrow to be converted, and pyarrow is not installed "
-                        f"({exc}); install it with {pyarrow_install()}, or pass a folder "
-                        f"holding {CONVERTED} and {AUDIO_FOLDER}/") from exc
+    return convert_snapshot(root, parquet, cache_dir, folder=LOCAL_FOLDER, what="MMSU",
+                            version=_CONVERSION, conversion=conversion,
+                            instead=f"a folder holding {CONVERTED} and {AUDIO_FOLDER}/")
 
 
 # --- converting rows --------------------------------------------------------------------------
-
-
-def _rows_of(blobs: Mapping[str, Path]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Each row of the parquet files with where it is: the file and the row, from 1."""
-    for name, blob in blobs.items():
-        for number, row in enumerate(parquet_rows(name, blob), 1):
-            yield f"{name}: row {number}", row
 
 
 def _write_row(row: Mapping[str, Any], where: str, folder: Path,
                seen: dict[str, str]) -> dict[str, Any]:
     """Write the row's clip into `folder` and return its line; `seen` maps the ids written
     so far to where they were."""
-    record_id = _file_id(row, where)
+    record_id = clip_id(row, where, _EXPECTED_ROW)
     if record_id in seen:
         raise BadData(f"{where}: the id {record_id!r} is {seen[record_id]}'s too; expected "
                       "every id once")
-    audio = column(row, "audio", where, dict, _EXPECTED_ROW)
-    data = audio.get("bytes")
-    if not isinstance(data, bytes) or not data:
-        raise BadData(f"{where} (id {record_id!r}): audio has no bytes; {_EXPECTED_ROW}")
-    relative = f"{AUDIO_FOLDER}/{record_id}{_suffix(audio.get('path'))}"
+    data, suffix = clip_of(row, where, record_id, _EXPECTED_ROW)
+    relative = f"{AUDIO_FOLDER}/{record_id}{suffix}"
     line = _checked_line({**row, "audio": relative}, where)
     seen[record_id] = where
     (folder / relative).write_bytes(data)
     return line
-
-
-def _file_id(row: Mapping[str, Any], where: str) -> str:
-    record_id: str = column(row, "id", where, str, _EXPECTED_ROW)
-    if not _FILE_ID.fullmatch(record_id) or record_id in (".", ".."):
-        raise BadData(f"{where}: the id {record_id!r} cannot name a file; expected an id "
-                      "without '/', '\\' or NUL, and not '.' or '..'")
-    return record_id
-
-
-def _suffix(original: Any) -> str:
-    """The extension of the clip's original file name, when it has a plain one."""
-    if isinstance(original, str):
-        suffix = PurePosixPath(original.replace("\\", "/")).suffix
-        if _SUFFIX.fullmatch(suffix):
-            return suffix
-    return DEFAULT_SUFFIX
 
 
 def _checked_line(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
