@@ -49,6 +49,35 @@ def inside_root(value: str) -> PurePosixPath:
     return posix
 
 
+def clip_inside(folder: Path, where: str, field: str, value: Any, expected: str) -> Path:
+    """A record's clip: its path `value` (its field `field`), relative to the resolved
+    `folder`, resolved and checked to stay inside it and to be a file; DataError saying
+    `where` the record is otherwise."""
+    try:
+        path = folder.joinpath(*inside_root(str(value)).parts)
+    except ValueError as exc:
+        raise DataError(f"{where}: {field} {exc}; {expected}") from None
+    resolved = path.resolve()
+    if not resolved.is_relative_to(folder):
+        raise DataError(f"{where}: {field} {str(value)!r} leads to {resolved}, outside "
+                        f"{folder}; expected a clip inside the folder")
+    if not resolved.is_file():
+        raise DataError(f"{where}: no audio file {path}; expected the clip there")
+    return resolved
+
+
+def size_note(name: str, found: int, size: int) -> str | None:
+    """What a report must say when benchmark `name`'s release read holds `found` questions
+    where the published one holds `size`; None when it holds them all."""
+    if found == size:
+        return None
+    if found < size:
+        return (f"{name}: {found:,} of {size:,} questions (not the whole release: its numbers "
+                "are not comparable with published ones)")
+    return (f"{name}: {found:,} questions where the release has {size:,} (not the published "
+            "release: its numbers are not comparable with published ones)")
+
+
 def validated(model: type[M], raw: Any, where: str, expected: str) -> M:
     """``raw`` as a ``model`` record; DataError saying ``where`` it is (its file and place,
     and its id when it has one), each field that is wrong, and what was ``expected``."""

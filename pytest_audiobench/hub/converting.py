@@ -32,9 +32,10 @@ from pytest_audiobench.hub.huggingface import (
     hf_probe,
     hf_reason,
     is_missing,
+    resolve_hf_endpoint,
     uncached_error,
 )
-from pytest_audiobench.hub.network import short_reason
+from pytest_audiobench.hub.network import fix_hint, short_reason
 
 HF_CACHE_FOLDER = "huggingface"
 """The hub cache under a download's cache folder; huggingface_hub's own layout inside
@@ -217,6 +218,36 @@ def column(row: Mapping[str, Any], name: str, where: str,
     if not isinstance(value, kind):
         raise BadData(f"{where}: {name} is a {type(value).__name__}; {expected}")
     return value
+
+
+def download_parquet_release(repo_id: str, cache_dir: Path, endpoint: str | None, *,
+                             what: str, holding: str, expected: str,
+                             conversion: Callable[[Mapping[str, Path], Path,
+                                                   Mapping[str, Any]], Conversion]) -> Path:
+    """Every ``*.parquet`` file of the hub repo `repo_id` fetched into ``cache_dir``'s hub
+    cache and converted once by `conversion` into ``cache_dir/<owner>--<name>``, which is
+    returned: a release shipped whole as parquet files (MMSU, Big Bench Audio).
+    ``.<owner>--<name>.parquet.json`` beside it lists the repo's files for offline calls; a
+    lock in ``cache_dir/.locks`` keeps concurrent callers to one conversion; the marker names
+    the parquet blobs, so a changed file is converted again. DownloadError, one line naming
+    `what`, the repo and the hub, and the fix (pass a snapshot of the repo, or `holding`):
+    pyarrow missing, the hub unreachable with nothing cached, no parquet file (`expected`
+    says what should be there), a download or a row that fails."""
+    cache_dir = Path(cache_dir).expanduser().resolve()
+    name = repo_id.replace("/", "--")
+    url = resolve_hf_endpoint(endpoint)
+    fix = fix_hint(url, f"a snapshot of {repo_id}, or {holding}")
+    require_pyarrow(f"{what} ({repo_id} at {url})", fix, pyarrow_install())
+    hub = connect(repo_id, url, cache_dir / HF_CACHE_FOLDER)
+    listing = cache_dir / f".{name}{PARQUET_SUFFIX}.json"
+    blobs = fetch_or_explain(hub, lambda: hub.fetch_all(parquet_names(hub, listing)),
+                             what=f"{what} ({repo_id}: *{PARQUET_SUFFIX})", fix=fix,
+                             expected=expected)
+    root = cache_dir / name
+    convert_or_explain(conversion(blobs, root, {"parquet": blob_stamp(blobs)}), hub,
+                       what=what, fix=fix, lock=cache_dir / LOCKS_FOLDER / f"{name}.lock",
+                       listing=listing, names=list(blobs))
+    return root
 
 
 def numbered_rows(blobs: Mapping[str, Path]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -41,7 +41,7 @@ from pytest_audiobench.benchmarks.big_bench_audio.facts import (
     SIZE,
     TRANSCRIPTS,
 )
-from pytest_audiobench.benchmarks.metafile import inside_root, validated
+from pytest_audiobench.benchmarks.metafile import clip_inside, size_note, validated
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.hub.converting import (
     PARQUET_SUFFIX,
@@ -191,7 +191,7 @@ def read_big_bench_audio(root: Path,
         cache = Path(cache_dir).expanduser().resolve()
         folder = _convert_local(root, _parquet_files(root), cache)
     records = _read_folder(folder)
-    return records, _note(len(records))
+    return records, size_note(NAME, len(records), SIZE)
 
 
 def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
@@ -369,7 +369,8 @@ def _record(folder: Path, path: Path, number: int, line: str,
                                path.parent / TRANSCRIPTS)
     record = validated(BigBenchAudioRecord, raw, where, _EXPECTED)
     value = raw.get(FILE_NAME, raw.get("audio"))
-    return record.model_copy(update={"audio": _audio(folder, where, record, value)})
+    clip = clip_inside(folder, f"{where} (id {record.id!r})", FILE_NAME, value, _EXPECTED)
+    return record.model_copy(update={"audio": clip})
 
 
 def _with_transcript(raw: dict[str, Any], where: str, given: Mapping[str, _Given] | None,
@@ -392,31 +393,3 @@ def _with_transcript(raw: dict[str, Any], where: str, given: Mapping[str, _Given
                         f"{entry.line} of {given_path}; expected one transcript per id (the "
                         "same in both files, or in one of them)")
     return {**raw, "transcript": entry.text}
-
-
-def _audio(folder: Path, where: str, record: BigBenchAudioRecord, value: Any) -> Path:
-    """The record's clip: its path `value`, relative to `folder`, resolved and checked to
-    stay inside it and to be a file."""
-    where = f"{where} (id {record.id!r})"
-    try:
-        path = folder.joinpath(*inside_root(str(value)).parts)
-    except ValueError as exc:
-        raise DataError(f"{where}: {FILE_NAME} {exc}; {_EXPECTED}") from None
-    resolved = path.resolve()
-    if not resolved.is_relative_to(folder):
-        raise DataError(f"{where}: {FILE_NAME} {str(value)!r} leads to {resolved}, outside "
-                        f"{folder}; expected a clip inside the folder")
-    if not resolved.is_file():
-        raise DataError(f"{where}: no audio file {path}; expected the clip there")
-    return resolved
-
-
-def _note(found: int) -> str | None:
-    """What a report must say when the records are not the published release."""
-    if found == SIZE:
-        return None
-    if found < SIZE:
-        return (f"{NAME}: {found:,} of {SIZE:,} questions (not the whole release: its numbers "
-                "are not comparable with published ones)")
-    return (f"{NAME}: {found:,} questions where the release has {SIZE:,} (not the published "
-            "release: its numbers are not comparable with published ones)")

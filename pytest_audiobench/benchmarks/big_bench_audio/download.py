@@ -15,20 +15,7 @@ from pathlib import Path
 
 from pytest_audiobench.benchmarks.big_bench_audio.data import conversion
 from pytest_audiobench.benchmarks.big_bench_audio.facts import HUB_REPO, METADATA, SIZE
-from pytest_audiobench.hub.converting import (
-    HF_CACHE_FOLDER,
-    LOCKS_FOLDER,
-    PARQUET_SUFFIX,
-    blob_stamp,
-    connect,
-    convert_or_explain,
-    fetch_or_explain,
-    parquet_names,
-    pyarrow_install,
-    require_pyarrow,
-)
-from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
-from pytest_audiobench.hub.network import fix_hint
+from pytest_audiobench.hub.converting import PARQUET_SUFFIX, download_parquet_release
 
 
 def download_big_bench_audio(cache_dir: Path, *, endpoint: str | None = None) -> Path:
@@ -60,22 +47,8 @@ def download_big_bench_audio(cache_dir: Path, *, endpoint: str | None = None) ->
     files are missing, the download fails, or a parquet file or one of its rows (named with
     its number) is not as expected.
     """
-    cache_dir = Path(cache_dir).expanduser().resolve()
-    name = HUB_REPO.replace("/", "--")
-    root = cache_dir / name
-    url = resolve_hf_endpoint(endpoint)
-    fix = fix_hint(url, f"a snapshot of {HUB_REPO}, or a folder holding {METADATA} with each "
-                        "question's transcript, and the clips")
-    require_pyarrow(f"Big Bench Audio ({HUB_REPO} at {url})", fix, pyarrow_install())
-    hub = connect(HUB_REPO, url, cache_dir / HF_CACHE_FOLDER)
-    listing = cache_dir / f".{name}{PARQUET_SUFFIX}.json"
-    blobs = fetch_or_explain(
-        hub, lambda: hub.fetch_all(parquet_names(hub, listing)),
-        what=f"Big Bench Audio ({HUB_REPO}: *{PARQUET_SUFFIX})", fix=fix,
+    return download_parquet_release(
+        HUB_REPO, cache_dir, endpoint, what="Big Bench Audio", conversion=conversion,
+        holding=f"a folder holding {METADATA} with each question's transcript, and the clips",
         expected=f"one or more *{PARQUET_SUFFIX} files holding the train split, {SIZE:,} rows "
                  "of one question each, its transcript and its clip")
-    convert_or_explain(conversion(blobs, root, {"parquet": blob_stamp(blobs)}), hub,
-                       what="Big Bench Audio", fix=fix,
-                       lock=cache_dir / LOCKS_FOLDER / f"{name}.lock", listing=listing,
-                       names=list(blobs))
-    return root

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator, model_validator
 
-from pytest_audiobench.benchmarks.metafile import inside_root, validated
+from pytest_audiobench.benchmarks.metafile import clip_inside, size_note, validated
 from pytest_audiobench.benchmarks.mmsu.facts import CONVERTED, FIELDS, HUB_REPO, NAME, SIZE
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.hub.converting import (
@@ -123,7 +123,7 @@ def read_mmsu(root: Path, cache_dir: Path) -> tuple[list[MmsuRecord], str | None
         cache = Path(cache_dir).expanduser().resolve()
         folder = _convert_local(root, _parquet_files(root), cache)
     records = _read_converted(folder)
-    return records, _note(len(records))
+    return records, size_note(NAME, len(records), SIZE)
 
 
 def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
@@ -237,32 +237,5 @@ def _record(folder: Path, path: Path, number: int, line: str) -> MmsuRecord:
         raise DataError(f"{where}: not JSON ({exc.msg} at column {exc.colno}); "
                         f"{_EXPECTED}") from None
     record = validated(MmsuRecord, raw, where, _EXPECTED)
-    return record.model_copy(update={"audio": _audio(folder, where, record, raw["audio"])})
-
-
-def _audio(folder: Path, where: str, record: MmsuRecord, value: Any) -> Path:
-    """The record's clip: its path `value`, relative to `folder`, resolved and checked to
-    stay inside it and to be a file."""
-    where = f"{where} (id {record.id!r})"
-    try:
-        path = folder.joinpath(*inside_root(str(value)).parts)
-    except ValueError as exc:
-        raise DataError(f"{where}: audio {exc}; {_EXPECTED}") from None
-    resolved = path.resolve()
-    if not resolved.is_relative_to(folder):
-        raise DataError(f"{where}: audio {str(value)!r} leads to {resolved}, outside "
-                        f"{folder}; expected a clip inside the folder")
-    if not resolved.is_file():
-        raise DataError(f"{where}: no audio file {path}; expected the clip there")
-    return resolved
-
-
-def _note(found: int) -> str | None:
-    """What a report must say when the records are not the published release."""
-    if found == SIZE:
-        return None
-    if found < SIZE:
-        return (f"{NAME}: {found:,} of {SIZE:,} questions (not the whole release: its numbers "
-                "are not comparable with published ones)")
-    return (f"{NAME}: {found:,} questions where the release has {SIZE:,} (not the published "
-            "release: its numbers are not comparable with published ones)")
+    clip = clip_inside(folder, f"{where} (id {record.id!r})", "audio", raw["audio"], _EXPECTED)
+    return record.model_copy(update={"audio": clip})

@@ -12,20 +12,7 @@ from pathlib import Path
 
 from pytest_audiobench.benchmarks.mmsu.data import AUDIO_FOLDER, conversion
 from pytest_audiobench.benchmarks.mmsu.facts import CONVERTED, HUB_REPO, SIZE
-from pytest_audiobench.hub.converting import (
-    HF_CACHE_FOLDER,
-    LOCKS_FOLDER,
-    PARQUET_SUFFIX,
-    blob_stamp,
-    connect,
-    convert_or_explain,
-    fetch_or_explain,
-    parquet_names,
-    pyarrow_install,
-    require_pyarrow,
-)
-from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
-from pytest_audiobench.hub.network import fix_hint
+from pytest_audiobench.hub.converting import PARQUET_SUFFIX, download_parquet_release
 
 
 def download_mmsu(cache_dir: Path, *, endpoint: str | None = None) -> Path:
@@ -58,21 +45,8 @@ def download_mmsu(cache_dir: Path, *, endpoint: str | None = None) -> Path:
     files are missing, the download fails, or a parquet file or one of its rows (named with
     its number) is not as expected.
     """
-    cache_dir = Path(cache_dir).expanduser().resolve()
-    name = HUB_REPO.replace("/", "--")
-    root = cache_dir / name
-    url = resolve_hf_endpoint(endpoint)
-    fix = fix_hint(url, f"a snapshot of {HUB_REPO}, or a folder holding {CONVERTED} and "
-                        f"{AUDIO_FOLDER}/")
-    require_pyarrow(f"MMSU ({HUB_REPO} at {url})", fix, pyarrow_install())
-    hub = connect(HUB_REPO, url, cache_dir / HF_CACHE_FOLDER)
-    listing = cache_dir / f".{name}{PARQUET_SUFFIX}.json"
-    blobs = fetch_or_explain(
-        hub, lambda: hub.fetch_all(parquet_names(hub, listing)),
-        what=f"MMSU ({HUB_REPO}: *{PARQUET_SUFFIX})", fix=fix,
+    return download_parquet_release(
+        HUB_REPO, cache_dir, endpoint, what="MMSU", conversion=conversion,
+        holding=f"a folder holding {CONVERTED} and {AUDIO_FOLDER}/",
         expected=f"one or more *{PARQUET_SUFFIX} files holding the train split, {SIZE:,} rows "
                  "of one question each")
-    convert_or_explain(conversion(blobs, root, {"parquet": blob_stamp(blobs)}), hub,
-                       what="MMSU", fix=fix, lock=cache_dir / LOCKS_FOLDER / f"{name}.lock",
-                       listing=listing, names=list(blobs))
-    return root
