@@ -227,3 +227,24 @@ def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
         run = _run(run_bench, "huggingface")
     assert run.metrics["big_bench_audio.accuracy"] == pytest.approx(400 / 7)
     assert len(run.outcomes()) == len(TABLE)
+
+
+def test_the_page_shows_each_verdict_and_the_judge_s_replies(
+        run_bench: Any, release: Path, judged: VerdictJudge) -> None:
+    from tests.pages import read_page
+
+    run = _run(run_bench, release, "-k", "q04 or q05", "--audiobench-html=page.html")
+    page = read_page(run.report_path.parent / "page.html")
+    samples = page.samples()
+
+    def shown(ident: str, tag: str, cls: str | None = None) -> list[str]:
+        sample = samples[f"audiobench::big_bench_audio::object_counting::{ident}"]
+        return ["".join(e.text) for e in page.inside(sample, tag)
+                if cls is None or cls in e.classes]
+
+    assert shown("q04", "span", "score") == ["CORRECT"]
+    assert shown("q05", "span", "score") == ["INCORRECT"]
+    assert shown("q04", "pre") == ["judge: 'correct' | 'CORRECT' -> CORRECT"]
+    report, judge = shown("q05", "pre")  # why the item failed, then the judge's reply
+    assert report == "judged INCORRECT"
+    assert judge == "judge: 'INCORRECT' -> INCORRECT"
