@@ -90,3 +90,25 @@ def test_without_the_model_flag_the_plugin_stays_out_of_the_way(pytester: pytest
     result = pytester.runpytest_subprocess()
     result.assert_outcomes(passed=1)
     assert "audiobench" not in result.stdout.str().replace("audiobench-0.1.0", "")
+
+
+class _Asks:
+    """A benchmark as the summary reads its judge protocol."""
+
+    def __init__(self, *words: str) -> None:
+        self.words = list(words)
+
+    def judge_protocol(self) -> list[str]:
+        return self.words
+
+
+def test_the_judge_protocol_names_each_benchmark_only_when_several_ask_the_judge() -> None:
+    from pytest_audiobench.report.summary import judge_protocol
+
+    one = {"air_bench_chat": _Asks("both orders", "prompt built-in"), "mmsu": _Asks()}
+    assert judge_protocol(one) == ["both orders", "prompt built-in"]  # type: ignore[arg-type]
+    two = {"air_bench_chat": _Asks("both orders"), "mmsu": _Asks(),
+           "big_bench_audio": _Asks("CORRECT/INCORRECT", "prompt built-in")}
+    assert judge_protocol(two) == [  # type: ignore[arg-type]
+        "air_bench_chat: both orders", "big_bench_audio: CORRECT/INCORRECT, prompt built-in"]
+    assert judge_protocol({"mmsu": _Asks()}) == []  # type: ignore[arg-type]

@@ -34,7 +34,7 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     nothing; the records stay out of it (``RunReport.write`` takes them)."""
     summaries = [summarise(bench, releases[name], counts[name], ruling.benchmarks[name])
                  for name, bench in benchmarks.items()]
-    protocol = [words for bench in benchmarks.values() for words in bench.judge_protocol()]
+    protocol = judge_protocol(benchmarks)
     return RunReport(settings=settings, run=run, benchmarks=summaries,
                      judge_protocol=protocol, usage=usage.priced(settings), traffic=traffic,
                      gate_held=ruling.verdict.held, verdict=ruling.verdict.kind,
@@ -82,3 +82,11 @@ def baselines_unwritten(report: RunReport, failed: Mapping[str, str]) -> RunRepo
         for s in report.benchmarks]
     return report.model_copy(update={"benchmarks": summaries})
 
+
+def judge_protocol(benchmarks: Mapping[str, Benchmark]) -> list[str]:
+    """How the benchmarks ask the judge, for the summary's first line: one benchmark's words as
+    they are; several benchmarks' each under its name (``air_bench_chat: both orders``)."""
+    asked = {name: words for name, bench in benchmarks.items() if (words := bench.judge_protocol())}
+    if len(asked) == 1:
+        return next(iter(asked.values()))
+    return [f"{name}: {', '.join(words)}" for name, words in asked.items()]
