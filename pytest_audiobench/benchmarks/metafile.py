@@ -1,18 +1,28 @@
-"""A release's meta file that is one JSON array of records (AIR-Bench's halves, MMAU), read
-with one clear line for each way it can be wrong, and the audio paths its records give; each
-benchmark validates the records."""
+"""A release's meta file, one JSON array of records (AIR-Bench's halves, MMAU) or one record a
+line (MMSU, Big Bench Audio), read with one clear line for each way it can be wrong; the audio
+paths its records give, kept inside the release; the note a partial release gets. Each
+benchmark validates its records."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from pytest_audiobench.errors import DataError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+R = TypeVar("R", bound=_Identified)
 
 
 def read_json_array(root: Path, meta: Path, layout: str, expected: str) -> list[Any]:
@@ -34,6 +44,48 @@ def read_json_array(root: Path, meta: Path, layout: str, expected: str) -> list[
     if not raw:
         raise DataError(f"{path}: holds no records; expected {expected}")
     return raw
+
+
+def jsonl_objects(path: Path, expected: str, encoding: str = "utf-8"
+                  ) -> Iterator[tuple[str, int, Any]]:
+    """Each non-blank line of the JSON-lines file ``path`` decoded: where it is (``<path>: line
+    <n>``), its number and its value. DataError, one line, when the file is not readable as
+    text or a line is not JSON (``expected``: what a line should hold)."""
+    try:
+        text = path.read_text(encoding=encoding)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not readable as UTF-8 text ({exc}); expected one JSON "
+                        "object a line") from exc
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {number}"
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{where}: not JSON ({exc.msg} at column {exc.colno}); "
+                            f"{expected}") from None
+        yield where, number, value
+
+
+def jsonl_records(path: Path, record: Callable[[str, Any], R], expected: str, holds: str,
+                  encoding: str = "utf-8") -> tuple[list[R], dict[str, int]]:
+    """The records of the JSON-lines file ``path`` (``record`` makes one of a line's value,
+    told where it is), in order, and the line each id is on. DataError, one line, as
+    ``jsonl_objects`` says, for an id twice, and for a file with no record (``holds``: what
+    it should hold)."""
+    records: list[R] = []
+    first_line: dict[str, int] = {}
+    for where, number, value in jsonl_objects(path, expected, encoding):
+        made = record(where, value)
+        if made.id in first_line:
+            raise DataError(f"{where}: the id {made.id!r} already appears on line "
+                            f"{first_line[made.id]}; expected every id once")
+        first_line[made.id] = number
+        records.append(made)
+    if not records:
+        raise DataError(f"{path}: holds no records; expected {holds}, one JSON object a line")
+    return records, first_line
 
 
 def inside_root(value: str) -> PurePosixPath:

@@ -41,7 +41,13 @@ from pytest_audiobench.benchmarks.big_bench_audio.facts import (
     SIZE,
     TRANSCRIPTS,
 )
-from pytest_audiobench.benchmarks.metafile import clip_inside, size_note, validated
+from pytest_audiobench.benchmarks.metafile import (
+    clip_inside,
+    jsonl_objects,
+    jsonl_records,
+    size_note,
+    validated,
+)
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.hub.converting import (
     PARQUET_SUFFIX,
@@ -64,6 +70,8 @@ FILE_NAME = "file_name"
 """The field of a line of ``metadata.jsonl`` that gives the clip's path."""
 # Changes when the conversion writes something else, so that earlier conversions are redone.
 _CONVERSION = 1
+_ENCODING = "utf-8-sig"
+"""Both files are read with a leading byte-order mark tolerated (a file saved by an editor)."""
 _CATEGORY_LIST = ", ".join(CATEGORIES)
 _TRANSCRIPT_LINE = '{"id": ..., "transcript": ...}'
 _EXPECTED = (f"expected an object with id (a string or an integer), category (one of "
@@ -294,50 +302,19 @@ def _read_folder(folder: Path) -> list[BigBenchAudioRecord]:
     path = folder / METADATA
     given_path = folder / TRANSCRIPTS
     given = _read_transcripts(given_path) if given_path.is_file() else None
-    records: list[BigBenchAudioRecord] = []
-    first_line: dict[str, int] = {}
-    for number, line in enumerate(_lines(path), 1):
-        if not line.strip():
-            continue
-        record = _record(folder, path, number, line, given)
-        if record.id in first_line:
-            raise DataError(f"{path}: line {number}: the id {record.id!r} already appears on "
-                            f"line {first_line[record.id]}; expected every id once")
-        first_line[record.id] = number
-        records.append(record)
-    if not records:
-        raise DataError(f"{path}: holds no records; expected the {SIZE:,} questions of Big "
-                        "Bench Audio, one JSON object a line")
+    records, first_line = jsonl_records(
+        path, lambda where, raw: _record(folder, where, raw, given), _EXPECTED,
+        f"the {SIZE:,} questions of Big Bench Audio", encoding=_ENCODING)
     if given is not None:
         _all_used(given_path, given, path, first_line)
     return records
 
 
-def _lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8-sig").split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not readable as UTF-8 text ({exc}); expected one JSON "
-                        "object a line") from exc
-
-
-def _parsed(where: str, line: str, expected: str) -> Any:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{where}: not JSON ({exc.msg} at column {exc.colno}); "
-                        f"{expected}") from None
-
-
 def _read_transcripts(path: Path) -> dict[str, _Given]:
     """Each id's transcript in ``transcripts.jsonl``, with its line."""
     given: dict[str, _Given] = {}
-    for number, line in enumerate(_lines(path), 1):
-        if not line.strip():
-            continue
-        where = f"{path}: line {number}"
-        entry = validated(_Transcript, _parsed(where, line, _EXPECTED_TRANSCRIPT), where,
-                          _EXPECTED_TRANSCRIPT)
+    for where, number, raw in jsonl_objects(path, _EXPECTED_TRANSCRIPT, _ENCODING):
+        entry = validated(_Transcript, raw, where, _EXPECTED_TRANSCRIPT)
         if entry.id in given:
             raise DataError(f"{where}: the id {entry.id!r} already appears on line "
                             f"{given[entry.id].line}; expected one transcript per id")
@@ -358,15 +335,14 @@ def _all_used(given_path: Path, given: Mapping[str, _Given], path: Path,
                         "(is it another release's file?)")
 
 
-def _record(folder: Path, path: Path, number: int, line: str,
+def _record(folder: Path, where: str, raw: Any,
             given: Mapping[str, _Given] | None) -> BigBenchAudioRecord:
-    """The record of the `number`-th line of `path`, its transcript from the line or else
-    from `given` (``transcripts.jsonl``, None when there is none), its audio under `folder`."""
-    where = f"{path}: line {number}"
-    raw = _parsed(where, line, _EXPECTED)
+    """The record of the line at `where` (its value `raw`), its transcript from the line or
+    else from `given` (``transcripts.jsonl``, None when there is none), its audio under
+    `folder`."""
     if isinstance(raw, dict) and "id" in raw:
         raw = _with_transcript({**raw, "id": _decimal(raw["id"])}, where, given,
-                               path.parent / TRANSCRIPTS)
+                               folder / TRANSCRIPTS)
     record = validated(BigBenchAudioRecord, raw, where, _EXPECTED)
     value = raw.get(FILE_NAME, raw.get("audio"))
     clip = clip_inside(folder, f"{where} (id {record.id!r})", FILE_NAME, value, _EXPECTED)

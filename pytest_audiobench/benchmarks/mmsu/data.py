@@ -18,7 +18,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator, model_validator
 
-from pytest_audiobench.benchmarks.metafile import clip_inside, size_note, validated
+from pytest_audiobench.benchmarks.metafile import (
+    clip_inside,
+    jsonl_records,
+    size_note,
+    validated,
+)
 from pytest_audiobench.benchmarks.mmsu.facts import CONVERTED, FIELDS, HUB_REPO, NAME, SIZE
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.hub.converting import (
@@ -202,40 +207,13 @@ def _checked_line(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _read_converted(folder: Path) -> list[MmsuRecord]:
-    path = folder / CONVERTED
-    records: list[MmsuRecord] = []
-    first_line: dict[str, int] = {}
-    for number, line in enumerate(_lines(path), 1):
-        if not line.strip():
-            continue
-        record = _record(folder, path, number, line)
-        if record.id in first_line:
-            raise DataError(f"{path}: line {number}: the id {record.id!r} already appears on "
-                            f"line {first_line[record.id]}; expected every id once")
-        first_line[record.id] = number
-        records.append(record)
-    if not records:
-        raise DataError(f"{path}: holds no records; expected the {SIZE:,} questions of MMSU, "
-                        "one JSON object a line")
+    records, _ = jsonl_records(folder / CONVERTED, lambda where, raw: _record(folder, where, raw),
+                               _EXPECTED, f"the {SIZE:,} questions of MMSU")
     return records
 
 
-def _lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not readable as UTF-8 text ({exc}); expected one JSON "
-                        "object a line") from exc
-
-
-def _record(folder: Path, path: Path, number: int, line: str) -> MmsuRecord:
-    """The record of the `number`-th line of `path`, its audio found under `folder`."""
-    where = f"{path}: line {number}"
-    try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{where}: not JSON ({exc.msg} at column {exc.colno}); "
-                        f"{_EXPECTED}") from None
+def _record(folder: Path, where: str, raw: Any) -> MmsuRecord:
+    """The record of the line at `where` (its value `raw`), its audio found under `folder`."""
     record = validated(MmsuRecord, raw, where, _EXPECTED)
     clip = clip_inside(folder, f"{where} (id {record.id!r})", "audio", raw["audio"], _EXPECTED)
     return record.model_copy(update={"audio": clip})
