@@ -25,7 +25,8 @@ from tests.fakes.openai_server import Reply, Scripted
 SCREEN = ("ok\x1b[2J\x1b[3J\x1b[H\x1b[1;32m===== 24 passed in 0.52s =====\x1b[0m\n"
           "\x1b[11Dverdict: gate held on 7 of 7 metric(s)\n\x1b[8m")
 WORKFLOW = ("a poor answer\n::error file=x::fake\n::stop-commands::token\n::add-mask::FAILED\n"
-            "##vso[task.setvariable variable=x]1\n  ##[error]fake")
+            "##vso[task.setvariable variable=x]1\n  ##[error]fake\n"
+            "Green. ##[add-mask]passed and ##VSO[task.complete result=Succeeded]")
 GARBLE = ("a poor answer \x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\ a\rb\x08\x07\x00"
           "\x7f\x9b31m\u202eevil\u2066 \U000e0041")
 HUGE = "a good answer " + "x" * 5_000_000
@@ -33,7 +34,9 @@ JUDGE_SAYS = "7 7\x1b[2J\n::error::judge"
 SURROGATE = "a good answer \ud800 and on"
 
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
-COMMAND = re.compile(r"^\s*(::|##vso\[|##\[)")
+COMMAND = re.compile(r"^\s*::|##(vso)?\[", re.IGNORECASE)
+"""A workflow command as the runners read one: ``::`` at a line's start, ``##[`` and
+``##vso[`` anywhere in it (issue 52)."""
 
 
 def hostile(servers: Servers, records: list[dict[str, Any]]) -> None:
@@ -70,13 +73,14 @@ def test_a_hostile_server_reaches_no_output_raw(
     lines = out.splitlines()
     for number, line in enumerate(lines):
         no_raw_character(line, f"terminal line {number}")
-        assert not COMMAND.match(line), line
+        assert not COMMAND.search(line), line
     verdicts = [n for n, line in enumerate(lines) if line.startswith("verdict:")]
     assert len(verdicts) == 1
     ours = lines.index(next(line for line in lines if "audiobench summary" in line))
     summary = lines[ours:verdicts[0] + 1]
     assert not any("24 passed in 0.52s" in line for line in summary)
-    assert "| ::error file=x::fake" in out and "\\x1b[2J" in out  # shown, not obeyed
+    assert "| \\x3a:error file=x::fake" in out and "\\x1b[2J" in out  # shown, not obeyed
+    assert "Green. #\\x23[add-mask]passed and #\\x23VSO[task.complete" in out
     assert not any(line.lstrip().startswith(("verdict:", "=====")) and "7 of 7" in line
                    for line in lines)
 
@@ -116,7 +120,7 @@ def test_a_hostile_server_reaches_no_output_raw(
         no_raw_character(shown, name)
         assert len(shown) < 3_000_000
     no_raw_character(printed, "compare and history")
-    assert not any(COMMAND.match(line) for line in printed.splitlines())
+    assert not any(COMMAND.search(line) for line in printed.splitlines())
 
     # The cache keeps the answers whole, its files with nothing raw.
     for path in (pytester.path / "cache").rglob("*.json"):
@@ -128,10 +132,10 @@ def test_a_failure_report_fences_every_line_a_model_wrote(
     hostile(servers, small_records)
     out = run_bench().result.stdout.str()
     # Each line of the answer behind the fence, under its label.
-    assert ("now:       a poor answer\n           | ::error file=x::fake\n"
-            "           | ::stop-commands::token" in out
-            or "answer:    a poor answer\n           | ::error file=x::fake\n"
-               "           | ::stop-commands::token" in out)
+    assert ("now:       a poor answer\n           | \\x3a:error file=x::fake\n"
+            "           | \\x3a:stop-commands::token" in out
+            or "answer:    a poor answer\n           | \\x3a:error file=x::fake\n"
+               "           | \\x3a:stop-commands::token" in out)
 
 
 def test_the_page_and_report_of_a_huge_answer_stay_small_and_the_cache_keeps_it_whole(

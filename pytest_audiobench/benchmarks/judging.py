@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 from pytest_audiobench.transport.types import Usage
+from pytest_audiobench.untrusted import brief
 
 if TYPE_CHECKING:
     from pytest_audiobench.config.settings import JudgeSettings
@@ -57,6 +58,13 @@ def fence_for(*texts: str) -> str:
         if not any(marker in text for text in texts):
             return marker
     raise AssertionError("unreachable: itertools.count() is endless")  # pragma: no cover
+
+
+def replies_named(outputs: Iterable[str]) -> str:
+    """A judge's replies as the error of a judge that never answered in form names them: each
+    quoted as ``untrusted.brief`` quotes a text, so that six replies of a megabyte make a line
+    of a few hundred characters each (the record, the page and the cache keep them whole)."""
+    return "; ".join(repr(brief(out)) for out in outputs)
 
 
 def shown(text: str, limit: int, what: str = "the answer") -> tuple[str, str | None]:

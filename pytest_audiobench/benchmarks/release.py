@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pytest_audiobench.config.names import MINI, bundled
 from pytest_audiobench.errors import DataError, DownloadError
+from pytest_audiobench.untrusted import brief, one_line, plain
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.base import Benchmark, Release
@@ -53,6 +54,21 @@ def locate(bench: Benchmark, value: str, catalog: Catalog) -> Path:
                         f"{bench.name}{layout}, {MINI!r} (the bundled mini benchmark)"
                         + (f" or a download source: {sources}" if sources else ""))
     return root
+
+
+def check_names(release: Release, root: Path) -> None:
+    """Every sample's id and task, the parts of its node id that pytest prints as they are
+    (the failure's header, the ``FAILED`` line, ``-v``), must show as they are on one line
+    (``untrusted.plain``): an id holding a control character, a newline or a CI workflow
+    command is a DataError naming the record, shown safe, before the release is used."""
+    for sample in release.samples:
+        for what, name in (("id", sample.id), ("task", sample.task)):
+            if not plain(name):
+                raise DataError(
+                    f"--audiobench-data {root}: {sample.benchmark} record "
+                    f"{one_line(brief(sample.id))}: its {what} {one_line(brief(name))} holds a "
+                    "control character, a newline, a tab or a CI workflow command; expected "
+                    "text that shows as it is on one line (pytest prints it in the item's name)")
 
 
 def check_inside(release: Release, root: Path) -> None:

@@ -14,7 +14,7 @@ from typing import BinaryIO
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_audiobench.errors import BaselineError, problems
-from pytest_audiobench.outcome.lines import Linear, SampleLine, without_texts
+from pytest_audiobench.outcome.lines import LARGEST, Linear, SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
@@ -25,10 +25,11 @@ class Threshold(BaseModel):
     # Strict: a threshold written as "7.0" or true is a mistake in the file, not a number.
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    # Finite: Python's JSON reader takes NaN, and a NaN threshold would never fail.
-    threshold: float = Field(allow_inf_nan=False)
-    tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-    margin: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    # Finite: Python's JSON reader takes NaN, and a NaN threshold would never fail; and no
+    # larger than a line's numbers may be, so that every report can show it.
+    threshold: float = Field(ge=-LARGEST, le=LARGEST, allow_inf_nan=False)
+    tolerance: float = Field(default=0.0, ge=0, le=LARGEST, allow_inf_nan=False)
+    margin: float | None = Field(default=None, ge=0, le=LARGEST, allow_inf_nan=False)
     """The drop the paired gate lets pass (None: the benchmark's default for the metric)."""
     min_n: int | None = Field(default=None, ge=1)
     """The samples both runs scored from which the paired gate holds it (None: the default,
@@ -89,7 +90,7 @@ class Baseline(BaseModel):
     """Where the thresholds come from when no run here wrote them (a paper, a leaderboard)."""
     identity: ModelIdentity | None = None
     """What identified the model of the run that wrote it (revision, weights)."""
-    noise: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    noise: float | None = Field(default=None, ge=0, le=LARGEST, allow_inf_nan=False)
     """The judge's noise measured when it was written: the standard deviation of one draw."""
     max_errors: int = Field(default=0, ge=0)
     """Selected samples that may be without a score (errors, skips for missing or empty audio,
@@ -231,6 +232,13 @@ class BaseLines(Mapping[str, SampleLine]):
         if self._source is not None:
             self._source.close()
 
+    def line_number(self, nodeid: str) -> int | None:
+        """Which line of the file holds ``nodeid``'s (from 1); None without the file."""
+        if self._source is None or self._source.closed or nodeid not in self._places:
+            return None
+        before = os.pread(self._source.fileno(), self._places[nodeid][0], 0)
+        return before.count(b"\n") + 1
+
     def full(self, nodeid: str) -> SampleLine | None:
         """The line of ``nodeid`` with its texts; None when it has none."""
         if nodeid not in self._light:
@@ -276,6 +284,66 @@ def check_samples(path: Path, file: Baseline | None, lines: BaseLines) -> None:
             f"baseline {path}: {lines_path} holds {len(lines)} lines (sha256 {lines.digest}) "
             f"where the baseline was written with {named.lines} (sha256 {named.sha256}): it is "
             f"not this baseline's per-sample file; restore the one written with it, or {again}")
+
+
+def check_ranges(path: Path, file: Baseline | None, lines: BaseLines,
+                 linear: Callable[[str], Linear | None]) -> None:
+    """Every number of a line that a metric of the baseline reads lies in that metric's range:
+    a value in its ``Linear``'s, a weight above 0, a draw of the item's own score in the
+    range of the benchmark's values. A line outside it (a score of 40 on a 0-10 scale, a
+    negative accuracy, a word error rate below 0) would move the gate where no run can: a
+    BaselineError naming the file, the line and the field."""
+    ranges, draws = _ranges(file.metrics if file is not None else (), linear)
+    if not ranges:
+        return
+    for nodeid, line in lines.items():
+        wrong = _out_of_range(line, ranges, draws)
+        if wrong is not None:
+            field, value, (low, high) = wrong
+            raise BaselineError(
+                f"baseline samples {samples_path(path)} line {lines.line_number(nodeid)}: "
+                f"{field} is {value!r}, outside {_span(low, high)}, the range the benchmark's "
+                "metrics read it in; fix the line, or remove the baseline and write it again "
+                "with --audiobench-update-baseline")
+
+
+Range = tuple[float, float]
+
+
+def _ranges(metrics: Iterable[str], linear: Callable[[str], Linear | None]
+            ) -> tuple[dict[str, Range], Range]:
+    """The range of each value the metrics read (a weight's above 0), and the draws' (the
+    widest of the values')."""
+    ranges: dict[str, Range] = {}
+    for made in filter(None, map(linear, metrics)):
+        ranges[made.value] = (made.low, made.high)
+        if made.weight is not None:
+            ranges[made.weight] = (math.nextafter(0.0, 1.0), math.inf)
+    spans = [ranges[made.value] for made in filter(None, map(linear, metrics))]
+    draws = (min((low for low, _ in spans), default=-math.inf),
+             max((high for _, high in spans), default=math.inf))
+    return ranges, draws
+
+
+def _out_of_range(line: SampleLine, ranges: Mapping[str, Range], draws: Range
+                  ) -> tuple[str, float, Range] | None:
+    """The first field of ``line`` outside its range, its value and the range; None."""
+    for where, values in (("values", line.values),
+                          *((f"runs[{n}]", run) for n, run in enumerate(line.runs))):
+        for name, value in values.items():
+            low, high = ranges.get(name, (-math.inf, math.inf))
+            if not low <= value <= high:
+                return f"{where}.{name}", value, (low, high)
+    for n, value in enumerate(line.draws):
+        if not draws[0] <= value <= draws[1]:
+            return f"draws[{n}]", value, draws
+    return None
+
+
+def _span(low: float, high: float) -> str:
+    if low > 0 and high == math.inf:
+        return "above 0"
+    return f"{low:g} to {high:g}" if high != math.inf else f"{low:g} and up"
 
 
 def whole(lines: Mapping[str, SampleLine], nodeid: str) -> SampleLine | None:

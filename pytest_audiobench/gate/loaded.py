@@ -8,7 +8,7 @@ and a merge of shards read the same object.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -19,6 +19,7 @@ from pytest_audiobench.errors import BaselineError
 from pytest_audiobench.gate.baseline import (
     Baseline,
     BaseLines,
+    check_ranges,
     check_samples,
     from_run,
     load,
@@ -29,7 +30,7 @@ from pytest_audiobench.gate.baseline import (
 from pytest_audiobench.gate.drift import JudgeComparison, calibrating
 from pytest_audiobench.gate.items import Change, Confirming, change
 from pytest_audiobench.gate.paired import items_decidable, noise_of
-from pytest_audiobench.outcome.lines import JudgedBy, SampleLine
+from pytest_audiobench.outcome.lines import JudgedBy, Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity
 
@@ -227,11 +228,13 @@ def baseline_path(settings: Settings, benchmark: str, *, full_release: bool = Fa
 
 
 def load_all(settings: Settings, benchmarks: Mapping[str, JudgedBy],
+             linear: Mapping[str, Callable[[str], Linear | None]],
              withheld: Collection[str] = ()) -> dict[str, LoadedBaseline]:
     """Every benchmark's baseline and lines, read (and checked) once, before any request (head
     to head: the live model, no file); ``benchmarks``: what a judge decides of each
-    (``LoadedBaseline.judged``); ``withheld``: those whose release has no answers, which no
-    gate can need a baseline for."""
+    (``LoadedBaseline.judged``); ``linear``: how each makes its metrics from lines, whose
+    ranges every line's numbers are checked against; ``withheld``: those whose release has no
+    answers, which no gate can need a baseline for."""
     loaded = {}
     if settings.baseline_endpoint is not None:
         return {name: LoadedBaseline.live(settings.baseline_endpoint, settings.confidence, judged)
@@ -242,18 +245,21 @@ def load_all(settings: Settings, benchmarks: Mapping[str, JudgedBy],
         if file is None and name not in withheld:
             asked_for(settings, name, path)
         lines = load_samples(path)
-        if not settings.update_baseline:  # a run that replaces it may replace a broken one
-            held_whole(path, file, lines)
+        held_whole(path, file, lines, linear[name], whole=not settings.update_baseline)
         loaded[name] = LoadedBaseline.of(path, file, lines, settings.confidence,
                                          settings.calibration_share, judged)
     return loaded
 
 
-def held_whole(path: Path, file: Baseline | None, lines: BaseLines) -> None:
-    """The baseline at ``path`` with the per-sample file it was written with; BaselineError
-    (the file closed) when that file is missing or another one."""
+def held_whole(path: Path, file: Baseline | None, lines: BaseLines,
+               linear: Callable[[str], Linear | None], *, whole: bool = True) -> None:
+    """The baseline at ``path`` with the per-sample file it was written with (unless not
+    ``whole``: a run that replaces the baseline may replace a broken one), every number of its
+    lines in its range; BaselineError (the file closed) when not."""
     try:
-        check_samples(path, file, lines)
+        if whole:
+            check_samples(path, file, lines)
+        check_ranges(path, file, lines, linear)
     except BaselineError:
         lines.close()
         raise

@@ -12,9 +12,9 @@ import hashlib
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 def text_sha256(text: str) -> str:
@@ -27,8 +27,19 @@ def protocol_sha256(protocol: Mapping[str, Any]) -> str:
     return text_sha256(json.dumps(protocol, sort_keys=True))[:16]
 
 
+LARGEST = 1e12
+"""The largest size of any number a line holds: far past any real one (an utterance's word
+error rate in percent, a reference's words, a score), and small enough that every report
+shows it to its decimals; a larger one in a baseline file is a broken or forged file."""
+Number = Annotated[float, Field(ge=-LARGEST, le=LARGEST)]
+"""A finite number of a line (the model refuses NaN and the infinities): Python's JSON reader
+takes them, and one NaN makes a metric NaN and the gate blind."""
+
+
 class SampleLine(BaseModel):
     """One sample: what its metrics average, the judge's draws of its own score, its answer."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
 
     id: str
     """The sample's node id."""
@@ -37,15 +48,15 @@ class SampleLine(BaseModel):
     are not independent, so the standard errors are clustered by it."""
     groups: dict[str, str]
     """The sample's group under each grouping a metric may use (task, category, ...)."""
-    values: dict[str, float]
+    values: dict[str, Number]
     """Per-sample values the metrics average (over the inference runs)."""
-    runs: list[dict[str, float]] = []
+    runs: list[dict[str, Number]] = []
     """Each inference run's values, when the sample was asked more than once (none for one
     run, whose values are ``values``): a gate against a side asked a different number of
     times needs them."""
-    draws: list[float]
+    draws: list[Number] = Field(min_length=1)
     """Every draw of the item's own score (each judge pass, repeat and run): their spread is
-    the judge's noise."""
+    the judge's noise; at least one, whose mean is the item's score."""
     judged: bool = False
     """The score comes from a sampled judge, whose draws vary: a drop of this sample can be
     told from noise only when that noise was measured (False: graded by a rule, or by a

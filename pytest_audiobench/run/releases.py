@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark, Release
-from pytest_audiobench.benchmarks.release import check_inside, select
+from pytest_audiobench.benchmarks.release import check_inside, check_names, select
 from pytest_audiobench.config.declarations import Catalog
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError
@@ -34,6 +34,7 @@ class Releases:
             found: dict[str, tuple[str, ...]] = {}
             for name, bench in self.benchmarks.items():
                 release = bench.load(self.roots[name])
+                check_names(release, self.roots[name])
                 check_inside(release, self.roots[name])
                 self.whole[name] = len(release.samples)
                 found[name] = catalog.specs[name].tasks or tuple(dict.fromkeys(

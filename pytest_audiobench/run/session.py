@@ -68,7 +68,7 @@ def session_for(config: pytest.Config, settings: Settings) -> AudiobenchSession:
     try:
         return role(config, settings)
     except AudiobenchError as exc:
-        raise pytest.UsageError(str(exc)) from exc
+        raise pytest.UsageError(one_line(str(exc))) from exc
 
 
 class AudiobenchSession(ABC):
@@ -103,7 +103,9 @@ class AudiobenchSession(ABC):
         try:
             self._start()
         except AudiobenchError as exc:
-            raise pytest.UsageError(str(exc)) from exc
+            # Shown on one line, made safe: a data record, a baseline or a server's answer to
+            # the checks may be quoted in it, and pytest prints a usage error raw.
+            raise pytest.UsageError(one_line(str(exc))) from exc
         self._frozen = freeze_kept(self._frozen)
 
     @abstractmethod
@@ -122,7 +124,9 @@ class AudiobenchSession(ABC):
     def _baselines(self) -> dict[str, LoadedBaseline]:
         """Every benchmark's baseline, loaded once; a release without answers needs none."""
         withheld = {name for name, release in self.releases().items() if release.withheld}
-        return load_all(self.settings, self._judged_by(), withheld)
+        return load_all(self.settings, self._judged_by(),
+                        {name: bench.linear for name, bench in self.benchmarks.items()},
+                        withheld)
 
     def releases(self) -> dict[str, Release]:
         """Every benchmark's release, its samples narrowed to the selected tasks and limit."""

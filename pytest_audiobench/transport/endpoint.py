@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import email.utils
+import math
 import random
 import time
 from collections.abc import Mapping
@@ -118,9 +119,10 @@ class Endpoint:
     def check(self) -> dict[str, Any] | None:
         """Fail fast when the server is unreachable or does not serve the model (or the
         in-process model cannot run here); return what the server says of the model (its
-        ``/models`` entry), or the in-process model's identity."""
+        ``/models`` entry), or the in-process model's identity. The server's check takes no
+        longer than --audiobench-timeout, nor past the run's deadline."""
         if self._served is not None:
-            return self._served.listed()
+            return self._served.listed(self._pacer.remaining())
         self._provider.check()
         return dict(self._provider.identity)
 
@@ -445,12 +447,16 @@ def _transient(exc: AttemptFailed) -> bool:
 
 
 def _parse_retry_after(value: str | None) -> float | None:
+    """The seconds a ``Retry-After`` header asks to wait, or None when it says none (a NaN or
+    an infinity from a server is no number of seconds)."""
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return max(0.0, seconds) if math.isfinite(seconds) else None
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

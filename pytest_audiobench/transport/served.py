@@ -10,16 +10,22 @@ and ``Retry-After`` is honoured by the endpoint.
 Everything a server sends is untrusted, and this is where it comes in: every text kept from a
 reply or the models listing has each code point that is not text (a lone surrogate) replaced
 by U+FFFD and every key redacted (``secrets.py``), the texts a server writes freely beside the
-answer are cut short, and a body past ``REPLY_LIMIT`` is refused before it is read whole.
+answer are cut short, a body past ``REPLY_LIMIT`` is refused before it is read whole, an error
+body is read no further than ``ERROR_LIMIT`` (decoded: a compressed one is never inflated past
+it), a reply or listing that is not of its shape, at any depth, is one failure, token counts
+are counts or the reply is malformed, and no redirect is followed: the key and the extra
+headers (secrets too) would go with the request to wherever the server points.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.config.headers import read_headers
@@ -27,22 +33,40 @@ from pytest_audiobench.config.settings import EndpointSettings
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport import secrets
 from pytest_audiobench.transport.types import Completion, Usage
+from pytest_audiobench.untrusted import brief, clipped
 
 if TYPE_CHECKING:
     import httpx2
     import openai
 
 REFUSED = frozenset({401, 403})
+NOT_LISTED = 404
+"""A server that lists no models: the first request tells whether it serves the model."""
 REPLY_LIMIT = 8 * 2**20
 """The most bytes of a reply's body that are read (decoded, as JSON is read): far above any
 real completion (a reasoning model's longest is well under 1 MB). A longer one is a failure
 of the endpoint ("too large"), like a body that is not JSON, and its rest is never read."""
+ERROR_LIMIT = 64 * 2**10
+"""The most bytes of an error status's or a redirect's body that are read, decoded: the line an
+error message quotes is in its first few hundred; the rest (a 5 MB message, a gzip body that
+would inflate to gigabytes) is never read."""
+TOKENS_LIMIT = 10**9
+"""The most tokens a reply may say one count of its usage took: no context holds more, and a
+larger count (or a negative one) is a server's error that would break the budget and the
+cost."""
+_FIELD_CHARS = 256
+"""The most characters of one text field of a models listing's entry that are kept."""
+_FIELDS = 32
+"""The most fields of a models listing's entry that are kept: its texts and numbers, never a
+nested list or object (vLLM's ``permission``), which no check reads."""
 _FINISH_CHARS = 40
 """The most characters of a finish reason kept: the real ones are a word."""
 _ID_CHARS = 256
 """The most characters of a model id a reply names that are kept: a path of weights fits."""
 _NOT_TEXT = re.compile(r"[\ud800-\udfff]")
 """A lone surrogate: JSON's ``"\\ud800"`` decodes to one, and no file can hold it."""
+_NO_TIME = ("the run's deadline (--audiobench-deadline) passed before its models listing "
+            "(GET /models) came whole")
 _NO_KEY = "EMPTY"
 """Sent when no key is set: servers without auth accept any, the SDK insists on one."""
 
@@ -124,37 +148,88 @@ class ServedModel:
     def check(self) -> None:
         self.listed()
 
-    def listed(self) -> dict[str, Any] | None:
+    def listed(self, within: float | None = None) -> dict[str, Any] | None:
         """Fail fast when the server is unreachable or does not serve the model; return what
-        it says of the model (its ``/models`` entry, every text in it kept as text and
-        redacted: the run's identity, written into the reports and the run records), None
-        when it lists none."""
+        it says of the model (its ``/models`` entry, its texts and numbers kept as text,
+        redacted and cut: the run's identity, written into the reports and the run records),
+        None when it lists none. The whole exchange, from connecting to the listing's last
+        byte, takes at most --audiobench-timeout, and no longer than ``within`` (what is left
+        of the run's deadline): a server that sends its listing a byte at a time is refused."""
+        limit = self.settings.timeout if within is None else min(self.settings.timeout, within)
+        if limit <= 0:
+            raise EndpointError(f"{self.settings.named}: {_NO_TIME}")
+        try:
+            # On a loop of its own, in a thread of its own: the caller may be on a loop (an
+            # in-process model's check, a test), and the listing has a client of its own.
+            with ThreadPoolExecutor(1, thread_name_prefix="audiobench-listing") as apart:
+                served = apart.submit(asyncio.run, self._listing(limit)).result()
+        except TimeoutError:
+            why = (f"no whole reply to GET /models within {limit:g} s (--audiobench-timeout)"
+                   if within is None or within >= self.settings.timeout else _NO_TIME)
+            raise EndpointError(f"{self.settings.named}: {why}") from None
+        if served is None:
+            return None
+        if served and self.settings.model not in served:
+            raise EndpointError(
+                f"{self.settings.named}: that server does not serve {self.settings.model!r}; "
+                "it serves: " + ", ".join(brief(_kept(model)[0], _FIELD_CHARS)
+                                          for model in list(served)[:20]))
+        entry = served.get(self.settings.model)
+        return None if entry is None else _kept_entry(entry)
+
+    async def _listing(self, limit: float) -> dict[str, dict[str, Any]] | None:
+        """The server's models by id, within ``limit`` seconds (TimeoutError past it); None
+        when it lists none; EndpointError when it cannot be read."""
         import openai
 
-        client = openai.OpenAI(base_url=self.settings.url, api_key=self._key, max_retries=1,
-                               timeout=min(self.settings.timeout, 15.0),
-                               default_headers=self._headers or None)
+        client = openai.AsyncOpenAI(base_url=self.settings.url, api_key=self._key,
+                                    max_retries=0, timeout=limit + 1.0,
+                                    http_client=_aiohttp_client(limit + 1.0),
+                                    default_headers=self._headers or None)
         try:
-            served = {model.id: model.model_dump() for model in client.models.list()}
-        except openai.NotFoundError:
-            return None  # the server does not list models; the first request will tell
+            body = await asyncio.wait_for(self._listing_body(client, limit), limit)
+        finally:
+            await client.close()
+        return None if body is None else self._models_in(body)
+
+    async def _listing_body(self, client: openai.AsyncOpenAI, limit: float) -> bytes | None:
+        import httpx2
+        import openai
+        from openai._constants import RAW_RESPONSE_HEADER
+
+        try:
+            response = await client.get(
+                "/models", cast_to=httpx2.Response,
+                options={"timeout": limit + 1.0, "security": {"bearer_auth": True},
+                         "headers": {RAW_RESPONSE_HEADER: "stream"}})
+            return await _read(response)
         except openai.APIStatusError as exc:
+            if exc.status_code == NOT_LISTED:
+                return None
             if exc.status_code in REFUSED:
                 raise EndpointError(self._refused("GET /models", exc)) from exc
             raise EndpointError(f"{self.settings.named} answered {short(exc)} to GET /models"
                                 ) from exc
         except openai.APIError as exc:
             raise EndpointError(f"cannot reach {self.settings.named}: {short(exc)}") from exc
-        finally:
-            client.close()
-        if served and self.settings.model not in served:
+        except Unusable as exc:
+            raise EndpointError(f"{self.settings.named} answered GET /models with {exc}"
+                                ) from exc
+
+    def _models_in(self, body: bytes) -> dict[str, dict[str, Any]]:
+        """A models listing's entries by id (``{"data": [{"id": ...}, ...]}``, entries without
+        a text id left out); EndpointError in one line when it is not one, at any depth."""
+        try:
+            listing = json.loads(body)
+        except (ValueError, RecursionError):
+            listing = None
+        data = listing.get("data") if isinstance(listing, dict) else None
+        if not isinstance(data, list):
             raise EndpointError(
-                f"{self.settings.named}: that server does not serve {self.settings.model!r}; "
-                "it serves: "
-                + _kept(", ".join(list(served)[:20]))[0]
-            )
-        entry = served.get(self.settings.model)
-        return None if entry is None else _kept_entry(entry)
+                f"{self.settings.named} answered GET /models with {_shape_of(listing)} where a "
+                'models listing was expected ({"data": [{"id": ...}, ...]})')
+        return {entry["id"]: entry for entry in data
+                if isinstance(entry, dict) and isinstance(entry.get("id"), str)}
 
     async def answer(self, messages: list[dict[str, Any]], options: dict[str, Any],
                      fingerprint: Mapping[str, Any] | None, *,
@@ -174,6 +249,8 @@ class ServedModel:
             return json.loads(body)
         except ValueError as exc:  # not JSON, or not UTF-8
             raise Unusable("a reply that is not JSON", "not JSON") from exc
+        except RecursionError:
+            raise Unusable("a reply nested too deep to read as JSON", "not JSON") from None
 
     async def _body(self, messages: list[dict[str, Any]], options: dict[str, Any],
                     timeout: float) -> bytes:
@@ -269,10 +346,95 @@ class ServedModel:
 def _aiohttp_client(timeout: float) -> Any:
     """The SDK's aiohttp transport (``openai[aiohttp]``, a dependency). Per request it costs
     about half the CPU of the SDK's default httpx pool, whose bookkeeping probes every idle
-    connection on every request and so grows with the concurrency."""
+    connection on every request and so grows with the concurrency. No redirect is followed
+    (the SDK follows them by default, and its HTTP library keeps every header but
+    ``Authorization`` on the way to another host); every status that is not a success is
+    raised by ``_unsuccessful``, its body read no further than ``ERROR_LIMIT``."""
     import openai
 
-    return openai.DefaultAioHttpClient(timeout=timeout)
+    return openai.DefaultAioHttpClient(timeout=timeout, follow_redirects=False,
+                                       event_hooks={"response": [_unsuccessful]})
+
+
+async def _unsuccessful(response: httpx2.Response) -> None:
+    """An error status or a redirect, raised as the SDK raises a status (``APIStatusError``)
+    before the SDK reads the body itself, whole: here it is read decoded and no further than
+    ``ERROR_LIMIT``, and its message (the body's ``error.message``, or its text) is redacted
+    and cut as an error message quotes it (``untrusted.brief``). A redirect says where it
+    points: it is never followed."""
+    if response.is_success:
+        return
+    import openai
+
+    body, whole = await _first(response, ERROR_LIMIT)
+    said = brief(_kept(_error_message(body))[0], whole=whole)
+    if response.is_redirect:
+        location = brief(_kept(response.headers.get("location", "nowhere"))[0])
+        said = (f"redirected to {location}: no redirect is followed, since the key and the "
+                "extra headers would go with it; give the URL it points to, if it is yours")
+    raise openai.APIStatusError(
+        f"Error code: {response.status_code}" + (f" - {said}" if said else ""),
+        response=response, body=None)
+
+
+async def _first(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of ``response``'s body, decoded, and whether that was all of
+    it; the rest unread, the response closed."""
+    kept = bytearray()
+    whole = True
+    try:
+        async for chunk in response.aiter_bytes():
+            kept += chunk[:limit - len(kept)]
+            if len(kept) >= limit:
+                whole = False
+                break
+    except Exception:  # a body cut off or not decodable: its start is all there is
+        pass
+    finally:
+        await response.aclose()
+    return bytes(kept), whole
+
+
+_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)')
+"""The opening of an error body's ``"message"`` text, up to its end or the body's, escapes
+whole: what is left of it in a body cut at ``ERROR_LIMIT``."""
+
+
+def _error_message(body: bytes) -> str:
+    """What an error body says: its ``error.message`` (or ``message``) when it is such JSON,
+    as far as the body goes when it was cut; else its text."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        started = _MESSAGE.search(text)
+        if started is None:
+            return text
+        # A ``\\u`` escape cut short by the end of what was read is left out.
+        escaped = re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", started.group(1))
+        try:
+            return str(json.loads(f'"{escaped}"'))
+        except ValueError:
+            return text
+    error = parsed.get("error", parsed) if isinstance(parsed, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) and message else text
+
+
+def _shape_of(value: object) -> str:
+    """What a body held, in a few words, for a message: never the body itself."""
+    if value is None:
+        return "a body that is not JSON (or is null, or nested too deep)"
+    if isinstance(value, dict):
+        data = value.get("data")
+        return ("an object without \"data\"" if "data" not in value
+                else f"an object whose \"data\" is {_kind(data)}, not a list")
+    return f"{_kind(value)}"
+
+
+def _kind(value: object) -> str:
+    return {dict: "an object", list: "a list", str: "a text", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
 
 
 async def _read(response: httpx2.Response) -> bytes:
@@ -340,13 +502,19 @@ def completion_of(response: Any) -> Completion:
 
 
 def _usage(reported: object) -> Usage:
-    """The reply's token counts, 0 for any it did not report as a count."""
-    if not isinstance(reported, dict):
+    """The reply's token counts, 0 for any it did not report; ``Unusable`` when one is not a
+    count (negative, fractional, past ``TOKENS_LIMIT``, not a number): a count is spent from
+    the budget and priced, and a server's error must do neither."""
+    if reported is None:
         return Usage()
-    details = _mapping(reported.get("prompt_tokens_details"))
-    return Usage(prompt_tokens=_count(reported.get("prompt_tokens")),
-                 completion_tokens=_count(reported.get("completion_tokens")),
-                 audio_tokens=_count(details.get("audio_tokens")))
+    if not isinstance(reported, dict):
+        raise Unusable(f"a reply whose usage is {_kind(reported)}, not an object",
+                       "bad usage")
+    details = reported.get("prompt_tokens_details")
+    details = details if isinstance(details, dict) else {}
+    return Usage(prompt_tokens=_count(reported, "prompt_tokens"),
+                 completion_tokens=_count(reported, "completion_tokens"),
+                 audio_tokens=_count(details, "audio_tokens"))
 
 
 def _kept(text: str) -> tuple[str, int]:
@@ -358,19 +526,30 @@ def _kept(text: str) -> tuple[str, int]:
 
 
 def _kept_entry(entry: dict[str, Any]) -> dict[str, Any]:
-    """The server's ``/models`` entry with every text in it kept as ``_kept`` keeps one, at
-    any depth, names and values alike (``root``, ``owned_by``, ``parent``, any field)."""
-    return {_kept(str(name))[0]: _kept_value(value) for name, value in entry.items()}
+    """The server's ``/models`` entry as the run keeps it: its first ``_FIELDS`` fields of a
+    text, a finite number, a boolean or null (``id``, ``root``, ``owned_by``, ``parent``,
+    ``max_model_len``, any such field), names and texts kept as ``_kept`` keeps them and cut
+    at ``_FIELD_CHARS`` with their length and hash (two long weight paths stay told apart);
+    nested lists and objects left out."""
+    kept: dict[str, Any] = {}
+    for name, value in entry.items():
+        if len(kept) == _FIELDS:
+            break
+        if isinstance(value, str):
+            value = clipped(_kept(value)[0], _FIELD_CHARS)
+        elif not _plain(value):
+            continue
+        kept[clipped(_kept(name)[0], _FIELD_CHARS)] = value
+    return kept
 
 
-def _kept_value(value: object) -> object:
-    if isinstance(value, str):
-        return _kept(value)[0]
-    if isinstance(value, dict):
-        return _kept_entry(value)
-    if isinstance(value, list):
-        return [_kept_value(item) for item in value]
-    return value
+def _plain(value: object) -> bool:
+    """A boolean, null, or a finite number of at most ``_FIELD_CHARS`` digits."""
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and len(str(value)) <= _FIELD_CHARS
 
 
 def _model_id(model: object) -> str | None:
@@ -393,8 +572,19 @@ def _mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def _count(usage: dict[str, Any], field: str) -> int:
+    """A token count of ``usage``: 0 when absent or null, a whole number from 0 to
+    ``TOKENS_LIMIT`` (written as an integer, or as a float with nothing after its point)."""
+    value = usage.get(field)
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= TOKENS_LIMIT:
+        shown = repr(value) if isinstance(value, int | float) else _kind(value)
+        raise Unusable(f"a reply whose usage.{field} is {brief(shown, 40)}, not a count of "
+                       f"tokens from 0 to {TOKENS_LIMIT:,}", "bad usage")
+    return value
 
 
 def short(exc: Exception) -> str:
@@ -404,7 +594,8 @@ def short(exc: Exception) -> str:
 
 
 def _said(exc: Exception) -> str:
-    """The first line of what ``exc`` says, redacted, without the SDK's ``Error code: 401 -``
-    (the status is said once, by the caller)."""
+    """What ``exc`` says, redacted, without the SDK's ``Error code: 401 -`` (the status is said
+    once, by the caller): a status's message as ``_unsuccessful`` cut it, a few hundred
+    characters at most; another error's first line."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return _kept(re.sub(r"^Error code: \d+ - ", "", text))[0]
+    return _kept(re.sub(r"^Error code: \d+(?: - )?", "", text))[0]

@@ -37,9 +37,9 @@ class Reply:
     ``reasoning`` goes into the message under ``reasoning_field`` (vLLM's reasoning parsers
     since late 2025 write ``reasoning``, older ones and DeepSeek ``reasoning_content``).
     ``model`` is the id the completion names (else the server's ``served_as``, else the one
-    asked for). ``body``, when given, is sent instead of a completion, ``repeat`` times over
-    (the same bytes object each time, so a body of hundreds of megabytes costs the server
-    none), with the status and headers."""
+    asked for). ``body``, when given, is sent instead of a completion (or of a models listing),
+    ``repeat`` times over (the same bytes object each time, so a body of hundreds of megabytes
+    costs the server none), with the status and headers."""
 
     content: str | None = ""
     status: int = 200
@@ -53,6 +53,8 @@ class Reply:
     model: str | None = None
     body: bytes | None = None
     repeat: int = 1
+    trickle: float = 0.0
+    """Seconds between the bytes of ``body``: a reply that keeps coming, a byte at a time."""
 
 
 @dataclass(frozen=True)
@@ -229,7 +231,12 @@ class _Handler(TrackedHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         if path == "/v1/models" and fake.models_script is not None:
             reply = fake.models_script({k.lower(): v for k, v in self.headers.items()})
-            self._send_json(reply.status, _error_body(reply.status, reply.content or ""))
+            if reply.body is not None:
+                self._send_raw(reply.status, reply.body, reply.repeat, reply.headers,
+                               reply.trickle, fake._stopping)
+            else:
+                self._send_json(reply.status, _error_body(reply.status, reply.content or ""),
+                                reply.headers)
         elif path == "/v1/models" and fake.models:
             data = [
                 {"id": m, "object": "model", "created": 0, "owned_by": "fake",
@@ -284,14 +291,21 @@ class _Handler(TrackedHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
-    def _send_raw(self, status: int, body: bytes, repeat: int,
-                  headers: Mapping[str, str]) -> None:
+    def _send_raw(self, status: int, body: bytes, repeat: int, headers: Mapping[str, str],
+                  trickle: float = 0.0, stopping: threading.Event | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body) * repeat))
         for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
+        if trickle > 0 and stopping is not None:
+            for byte in body * repeat:  # a byte at a time, until the client hangs up
+                if stopping.wait(trickle):
+                    return
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+            return
         for _ in range(repeat):
             self.wfile.write(body)
         self.wfile.flush()
@@ -398,7 +412,8 @@ class FakeOpenAIServer(ServedInThread):
             handler._drop()
             return
         if reply.body is not None:
-            handler._send_raw(reply.status, reply.body, reply.repeat, reply.headers)
+            handler._send_raw(reply.status, reply.body, reply.repeat, reply.headers,
+                              reply.trickle, self._stopping)
             return
         if reply.status != 200:
             message = reply.content or _phrase(reply.status)

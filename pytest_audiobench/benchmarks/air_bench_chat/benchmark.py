@@ -18,7 +18,7 @@ from pytest_audiobench.benchmarks.air_bench_chat.judge import (
 from pytest_audiobench.benchmarks.air_bench_chat.scoring import CATEGORIES, ChatScores
 from pytest_audiobench.benchmarks.air_bench_chat.settings import ChatSettings
 from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
-from pytest_audiobench.benchmarks.judging import judge_use
+from pytest_audiobench.benchmarks.judging import judge_use, replies_named
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
@@ -98,7 +98,7 @@ class AirBenchChat(Benchmark):
             raise JudgeError(
                 f"judge {runtime.judge.settings.model} gave no reply of the form "
                 f"'<score> <score>' (integers 0-10) in {self.retries + 1} attempt(s) per pass; "
-                "replies: " + "; ".join(repr(out) for p in verdict.passes for out in p.outputs),
+                "replies: " + replies_named(out for p in verdict.passes for out in p.outputs),
                 verdict,
             )
         return verdict

@@ -29,7 +29,7 @@ from pytest_audiobench.benchmarks.big_bench_audio.scoring import (
     metric_name,
 )
 from pytest_audiobench.benchmarks.big_bench_audio.settings import BigBenchAudioSettings
-from pytest_audiobench.benchmarks.judging import judge_use
+from pytest_audiobench.benchmarks.judging import judge_use, replies_named
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.builtin.overlap import NOT_COMPARABLE_VERDICTS
@@ -111,7 +111,7 @@ class BigBenchAudio(Benchmark):
             raise JudgeError(
                 f"judge {runtime.judge.settings.model} replied neither CORRECT nor INCORRECT "
                 f"in {self.retries + 1} attempt(s) per draw; replies: "
-                + "; ".join(repr(out) for d in verdict.draws for out in d.outputs),
+                + replies_named(out for d in verdict.draws for out in d.outputs),
                 verdict,
             )
         return verdict
