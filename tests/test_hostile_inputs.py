@@ -143,14 +143,13 @@ def test_a_nan_threshold_a_huge_one_and_a_huge_noise_are_refused_naming_the_fiel
     assert "noise: input should be less than or equal to" in usage_error(run_bench().result)
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_an_untouched_baseline_still_holds_and_a_regressed_model_still_fails(
-        run_bench: Any, pytester: pytest.Pytester, servers: Servers, xdist: list[str]) -> None:
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers) -> None:
     """The checks refuse forged lines only: the plugin's own lines load and gate."""
     written_baseline(run_bench, pytester)
-    assert run_bench(xdist=xdist).result.ret == pytest.ExitCode.OK
+    assert run_bench().result.ret == pytest.ExitCode.OK
     servers.model.script = Scripted("a poor answer")
-    assert run_bench(xdist=xdist).result.ret == pytest.ExitCode.TESTS_FAILED
+    assert run_bench().result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 # --- workflow commands anywhere in a line ---------------------------------------------------
@@ -283,15 +282,13 @@ def test_a_redirect_of_the_listing_to_another_origin_is_refused_and_no_header_go
     assert seen == []
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_redirect_of_a_request_to_another_origin_is_refused_and_no_header_goes_there(
-        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch, elsewhere: Any,
-        xdist: list[str]) -> None:
+        run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch, elsewhere: Any,) -> None:
     other, _ = elsewhere
     monkeypatch.setenv("AUDIOBENCH_HEADERS", '{"X-Gateway-Token": "gw-secret-4521"}')
     servers.model.script = Scripted(Reply(
         status=307, headers={"Location": f"{other.url}/chat/completions"}, content="moved"))
-    run = run_bench(xdist=xdist)
+    run = run_bench()
     run.result.assert_outcomes(errors=16)
     assert f"failed after 1 attempt: HTTP 307: redirected to {other.url}/chat/completions" in (
         run.result.stdout.str())
@@ -301,12 +298,11 @@ def test_a_redirect_of_a_request_to_another_origin_is_refused_and_no_header_goes
 # --- errors without end ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_judge_that_replies_a_megabyte_that_never_parses_makes_a_short_error(
         run_bench: Any, pytester: pytest.Pytester, servers: Servers,
-        small_records: list[dict[str, Any]], xdist: list[str]) -> None:
+        small_records: list[dict[str, Any]]) -> None:
     servers.judge.script = ScoringJudge(replies={small_records[0]["question"]: "z" * 1_000_000})
-    run = run_bench("--junitxml=junit.xml", xdist=xdist)
+    run = run_bench("--junitxml=junit.xml")
     run.result.assert_outcomes(passed=15, errors=1)
     out = run.result.stdout.str()
     assert "gave no reply of the form" in out and "[cut: 1000000 characters in all]" in out
@@ -382,15 +378,14 @@ def test_a_reply_with_a_token_count_that_is_no_count_is_malformed_and_retried(
         assert said in failure(settings(server.url, retries=1))
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_negative_and_absurd_token_counts_never_pass_the_budget_nor_make_a_cost(
-        run_bench: Any, servers: Servers, xdist: list[str]) -> None:
+        run_bench: Any, servers: Servers) -> None:
     servers.model.script = Scripted(Reply("a good answer", usage={
         "prompt_tokens": 5, "completion_tokens": -24_000_000}))
     servers.judge.script = lambda request: Reply(ScoringJudge()(request), usage={  # type: ignore[arg-type]
         "prompt_tokens": 10**400, "completion_tokens": 1})
     run = run_bench("--audiobench-budget-tokens", "1000", "--audiobench-retries", "1",
-                    "--audiobench-price", f"{MODEL}=1/1,{JUDGE}=1/1", xdist=xdist)
+                    "--audiobench-price", f"{MODEL}=1/1,{JUDGE}=1/1")
     out = run.result.stdout.str()
     assert "INTERNALERROR" not in out and "OverflowError" not in out
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
@@ -403,15 +398,13 @@ def test_negative_and_absurd_token_counts_never_pass_the_budget_nor_make_a_cost(
 # --- malformed replies ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_reply_nested_100000_deep_is_a_retried_malformed_reply_not_a_recursion_error(
-        run_bench: Any, servers: Servers, small_records: list[dict[str, Any]],
-        xdist: list[str]) -> None:
+        run_bench: Any, servers: Servers, small_records: list[dict[str, Any]],) -> None:
     deep = b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     servers.model.script = Scripted("a good answer").when(
         contains=small_records[0]["question"], replies=[Reply(body=deep), "a good answer"])
     servers.model.script.when(contains=small_records[1]["question"], replies=Reply(body=deep))
-    run = run_bench("--audiobench-retries", "1", xdist=xdist)
+    run = run_bench("--audiobench-retries", "1")
     run.result.assert_outcomes(passed=15, errors=1)
     out = run.result.stdout.str()
     assert "RecursionError" not in out
