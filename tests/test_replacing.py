@@ -15,7 +15,7 @@ import pytest
 
 from pytest_audiobench.config.names import bundled
 
-BENCHMARKS = ("air_bench_chat", "mmar")
+BENCHMARKS = ("air_bench_chat", "mmar", "librispeech")
 TEAM = f"""
 [tool.pytest.ini_options]
 audiobench_benchmark = "{",".join(BENCHMARKS)}"
@@ -76,8 +76,10 @@ def test_a_baseline_without_per_sample_lines_is_held_by_thresholds_and_says_so(
                                       "thresholds, not paired: air_bench_chat.")
     rows = [row for b in json.loads((pytester.path / "report.json").read_text())["benchmarks"]
             for row in b["gate"]["rows"]]
-    # No row without an interval reads ok: a threshold is above or below.
-    assert {row["verdict"] for row in rows} <= {"above", "below", "not measured"}
+    # No row without an interval reads ok: a threshold is above or below (a word error
+    # rate's, a ceiling, under or over).
+    assert {row["verdict"] for row in rows} <= {"above", "below", "under", "over",
+                                                "not measured"}
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
@@ -87,35 +89,86 @@ def test_replacing_a_baseline_holds_the_run_against_it_and_records_what_it_repla
     before = json.loads((folder / "air_bench_chat" / "random.json").read_text())
     assert pytester.runpytest(*RANDOM).ret == pytest.ExitCode.TESTS_FAILED
     replaced = pytester.runpytest(*RANDOM, "--audiobench-update-baseline")
-    assert replaced.ret == pytest.ExitCode.OK
+    # Written as asked, and the run fails: it fell short of the baseline it replaced, and a
+    # job that writes the baseline can fail on that (issue 53).
+    assert replaced.ret == pytest.ExitCode.TESTS_FAILED
     said = verdict(replaced)
-    assert said.startswith("verdict: baseline written for air_bench_chat, mmar: later runs are "
-                           "held to it; air_bench_chat: against the one it replaces, this run "
-                           "FAILED: air_bench_chat.average.score regressed (changed -2.708;")
+    assert said.startswith("verdict: gate FAILED: air_bench_chat: baseline written over one this "
+                           "run falls short of: air_bench_chat.average.score regressed (changed "
+                           "-2.708;")
+    assert said.endswith("; 11 item(s) regressed against their baseline lines (and 2 more "
+                         "benchmark(s))")
+    out = replaced.stdout.str()
     assert "gate: against the baseline it replaces, this run FAILED: " \
-           "air_bench_chat.average.score regressed" in replaced.stdout.str()
+           "air_bench_chat.average.score regressed" in out
+    # A benchmark whose metrics are too small to gate falls short by its items.
+    assert "gate: against the baseline it replaces, this run FAILED: 13 item(s) regressed " \
+           "against their baseline lines" in out
+    assert _files_line(replaced, "written") == [folder / name / "random.json"
+                                                for name in BENCHMARKS]
     written = json.loads((folder / "air_bench_chat" / "random.json").read_text())
     record = written["replaces"]
     assert (record["model"], record["held"]) == ("cascade", False)
     assert record["reasons"][0].startswith("air_bench_chat.average.score regressed")
+    assert record["reasons"][1] == "11 item(s) regressed against their baseline lines"
     assert len(record["digest"]) == 16 and record["digest"] != _digest(written)
     assert written["samples"]["lines"] == 24 and written["written"]
     assert before["model"] == "cascade" and written["model"] == "random"
+    speech = json.loads((folder / "librispeech" / "random.json").read_text())["replaces"]
+    assert (speech["held"], speech["reasons"]) == (
+        False, ["13 item(s) regressed against their baseline lines"])
 
 
-def test_a_job_can_refuse_a_replacement_that_regresses(pytester: pytest.Pytester) -> None:
+def test_a_job_can_refuse_a_replacement_that_regresses_by_its_metrics_or_its_items(
+        pytester: pytest.Pytester) -> None:
     folder = cascades_as_randoms(pytester)
-    chat = {p: p.read_bytes() for p in (folder / "air_bench_chat").iterdir()}
+    kept = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     refused = pytester.runpytest(*RANDOM, "--audiobench-update-baseline",
                                  "--audiobench-update-if-held")
     assert refused.ret == pytest.ExitCode.TESTS_FAILED
     assert verdict(refused) == (
-        "verdict: gate FAILED: air_bench_chat: baseline NOT written: it does not hold against "
-        "the baseline it would replace (--audiobench-update-if-held)")
-    assert {p: p.read_bytes() for p in (folder / "air_bench_chat").iterdir()} == chat
-    # Each benchmark's baseline is its own: MMAR's, which this run holds against, is replaced.
-    record = json.loads((folder / "mmar" / "random.json").read_text())["replaces"]
-    assert record["held"] is True and record["reasons"] == []
+        "verdict: gate FAILED: air_bench_chat: baseline NOT written: it falls short of the "
+        "baseline it would replace: air_bench_chat.average.score regressed (changed -2.708; at "
+        "most -1.715, beyond the margin -0.1; p 0.011 at level 0.013) (and 1 more) "
+        "(--audiobench-update-if-held) (and 2 more benchmark(s))")
+    out = refused.stdout.str()
+    # MMAR and LibriSpeech are too small to gate, and their items regressed: refused too.
+    assert ("baseline NOT written to {}: it falls short of the baseline it would replace: 13 "
+            "item(s) regressed against their baseline lines (--audiobench-update-if-held)"
+            .format(folder / "librispeech" / "random.json")) in out
+    assert _files_line(refused, "refused, not written") == [folder / name / "random.json"
+                                                             for name in BENCHMARKS]
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == kept
+
+
+def test_an_update_if_held_that_held_nothing_writes_nothing(pytester: pytest.Pytester) -> None:
+    """An unchanged model on benchmarks too small to gate regresses nothing and holds nothing:
+    --audiobench-update-if-held writes only what a run showed to hold (issue 53)."""
+    pytester.makefile(".toml", pyproject=TEAM)
+    assert pytester.runpytest(*RANDOM, "--audiobench-update-baseline").ret == pytest.ExitCode.OK
+    folder = pytester.path / "baselines" / "mini"
+    kept = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    again = pytester.runpytest(*RANDOM, "--audiobench-update-baseline",
+                               "--audiobench-update-if-held")
+    assert again.ret == pytest.ExitCode.TESTS_FAILED
+    assert ("baseline NOT written: it held nothing against the baseline it would replace: none "
+            "of its 7 metric(s) could be told from chance (too small to gate, or can't tell), so "
+            "nothing shows that it holds (--audiobench-update-if-held)") in verdict(again)
+    assert "gate: against the baseline it replaces, this run told nothing: none of 7 " \
+           "metric(s) could be told from chance" in again.stdout.str()
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == kept
+    # Without --audiobench-update-if-held it is written, and the run passes: it fell short of
+    # nothing.
+    plain = pytester.runpytest(*RANDOM, "--audiobench-update-baseline")
+    assert plain.ret == pytest.ExitCode.OK
+    assert _files_line(plain, "written") == [folder / name / "random.json"
+                                             for name in BENCHMARKS]
+
+
+def _files_line(result: pytest.RunResult, what: str) -> list[Path]:
+    """The files the summary's line of baselines ``what`` names."""
+    (line,) = [line for line in result.stdout.lines if line.startswith(f"baselines {what}: ")]
+    return [Path(path) for path in line.removeprefix(f"baselines {what}: ").split(", ")]
 
 
 def test_a_first_baseline_is_written_as_before(pytester: pytest.Pytester) -> None:
@@ -123,8 +176,8 @@ def test_a_first_baseline_is_written_as_before(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest(*RANDOM, "--audiobench-update-baseline",
                                 "--audiobench-baselines=own")
     assert result.ret == pytest.ExitCode.OK
-    assert verdict(result) == ("verdict: baseline written for air_bench_chat, mmar: later runs "
-                               "are held to it")
+    assert verdict(result) == ("verdict: baseline written for air_bench_chat, mmar, librispeech: "
+                               "later runs are held to it")
     written = json.loads((pytester.path / "own" / "mini" / "mmar" / "random.json").read_text())
     assert "replaces" not in written and written["samples"]["file"] == "random.samples.jsonl"
 

@@ -75,7 +75,10 @@ def test_the_two_commands_of_the_page_run_the_teams_tests_and_hold_the_gate(
     held = team(*gate)
     assert held.ret == pytest.ExitCode.OK, held.stdout.str()[-3000:]
     out = held.stdout.str()
-    assert "gate: held" in out and re.search(r"verdict: gate held on \d+ of \d+ metric", out)
+    # An unchanged model on 38 samples: every metric too small or can't tell, and the verdict
+    # says the gate told nothing rather than that it held.
+    assert "gate: held" in out and re.search(r"verdict: gate told nothing: none of the \d+ "
+                                             r"metric\(s\)", out)
     assert (pytester.path / "audiobench-report.json").is_file()
     assert "2 passed" not in out  # the gate's run is the samples alone
     # A selection that keeps some samples gates what they measure and names the rest; too

@@ -230,10 +230,13 @@ class GateOptions(OptionGroup):
         "published reference model in the repository's baselines/", str, "MODEL")] = None
     update_baseline: Annotated[bool, Flag(
         "write the baseline file from this run's metrics; over an existing one, the run is "
-        "held against it first and the new file records what it replaced")] = False
+        "held against it first, the new file records what it replaced, and the run fails "
+        "(exit 1) when it fell short of it (a metric failed or an item regressed)")] = False
     update_if_held: Annotated[bool, Flag(
-        "with --audiobench-update-baseline, refuse to replace a baseline this run does not "
-        "hold against (for a job that updates baselines on a schedule)")] = False
+        "with --audiobench-update-baseline, write a benchmark's baseline only over one this "
+        "run held against: no metric failed, no item regressed, and some metric told (one too "
+        "small to gate held nothing); else its files stay as they were and the run fails "
+        "(for a job that updates baselines on a schedule)")] = False
     require_baseline: Annotated[bool, Flag("fail the run when no baseline file exists")] = False
     fail_on_samples: Annotated[bool, Flag(
         "fail the run when any sample fails, even if the gate holds")] = False

@@ -60,7 +60,13 @@ class Decision:
     """With ``written`` or ``refused`` over an existing baseline: the run held against the
     baseline it replaces (what the new file records, and the verdict says)."""
     why: str | None = None
-    """With ``refused`` and no gate: why nothing was written."""
+    """With ``refused``: why nothing was written, when its gate does not say it (a partial
+    run, --audiobench-update-if-held)."""
+    short: tuple[str, ...] = ()
+    """With ``written`` or ``refused`` over an existing baseline: how this run falls short of
+    the baseline it replaces (its metrics that failed, its items that regressed); empty when
+    it does not. A baseline written over one the run fell short of fails the run (exit 1):
+    the file is written as asked, and a job that writes it can fail on it."""
 
 
 def decide(settings: Settings, benchmark: str, headline: Sequence[str],
@@ -68,7 +74,8 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
            identities: tuple[ModelIdentity | None, JudgeIdentity | None],
            pairing: Pairing,
            assessed: Mapping[str, Assessed] | None = None, *, selected: int = 1,
-           left_out: int = 0, withheld: bool = False, partial: bool = False) -> Decision:
+           left_out: int = 0, withheld: bool = False, partial: bool = False,
+           regressed: int = 0) -> Decision:
     """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
     --audiobench-update-baseline decide to write a new one, with this run's sample lines (and
     the old lines of samples this run did not score), when they would hold against it (a
@@ -77,7 +84,9 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
     benchmark's samples the run's selection took and left out; what was not selected is not
     measured, and never fails the gate. ``withheld``: the release has no answers to score (it
     is neither gated nor written as a baseline). ``partial``: a rerun of earlier failures or a
-    run stopped early (``scope.py``): no metric is gated, and no baseline written."""
+    run stopped early (``scope.py``): no metric is gated, and no baseline written.
+    ``regressed``: the items that regressed against their baseline line, which a replacement
+    is held to as its metrics are."""
     path, current = loaded.path, loaded.file
     if settings.shard is not None:
         return Decision("shard", path)
@@ -95,7 +104,7 @@ def decide(settings: Settings, benchmark: str, headline: Sequence[str],
                                                                      pairing.linear))
     if settings.update_baseline:
         return _update(settings, benchmark, headline, metrics, missing, loaded, identities,
-                       pairing, held)
+                       pairing, held, regressed)
     return Decision("missing", path) if held is None else Decision("applied", path, held)
 
 
@@ -122,10 +131,12 @@ def _held(settings: Settings, current: baselines.Baseline, metrics: Mapping[str,
 def _update(settings: Settings, benchmark: str, headline: Sequence[str],
             metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
             identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-            pairing: Pairing, replaced: Gate | None) -> Decision:
+            pairing: Pairing, replaced: Gate | None, regressed: int) -> Decision:
     """Write a baseline from this run when the run holds against it; over an existing one
-    (``replaced``: the run held against it), record what it replaces, and refuse when it does
-    not hold against that one and --audiobench-update-if-held says so."""
+    (``replaced``: the run held against it; ``regressed`` of its items regressed), record
+    what it replaces and how the run fell short of it, and with --audiobench-update-if-held
+    refuse unless the run held against it: no metric failed, no item regressed, and some
+    metric was told (a benchmark too small to gate held nothing)."""
     path, current = loaded.path, loaded.file
     identity, judge = identities
     judge_model = settings.judge.endpoint.model if settings.judge else None
@@ -134,21 +145,44 @@ def _update(settings: Settings, benchmark: str, headline: Sequence[str],
     spans = baselines.spans_of(headline, pairing.linear)
     lower = baselines.lower_better((*headline, *(current.metrics if current else ())),
                                    pairing.linear)
+    short = () if replaced is None else fell_short(replaced, regressed)
     replaces = None if current is None or replaced is None else baselines.Replaced.of(
-        current, replaced.held, replaced.reasons())
+        current, not short, list(short))
     fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
                                tuple(headline), settings.tolerance, current,
                                settings.max_errors, identity, judge_noise(lines.values()),
                                judge, spans=spans, replaces=replaces, lower=lower)
     gate = evaluate(fresh, metrics, missing, judge_model, lower=lower)
     if not gate.held:
-        return Decision("refused", path, gate, replaced=replaced)
-    if replaced is not None and not replaced.held and settings.update_if_held:
-        return Decision("refused", path, replaced, replaced=replaced,
-                        why="it does not hold against the baseline it would replace "
-                            "(--audiobench-update-if-held)")
+        return Decision("refused", path, gate, replaced=replaced, short=short)
+    unproven = None if replaced is None else not_held(replaced, short)
+    if unproven is not None and settings.update_if_held:
+        return Decision("refused", path, replaced, replaced=replaced, short=short,
+                        why=f"{unproven} (--audiobench-update-if-held)")
     return Decision("written", path, gate, BaselineUpdate(path, fresh, new, base),
-                    replaced=replaced)
+                    replaced=replaced, short=short)
+
+
+def fell_short(replaced: Gate, regressed: int) -> tuple[str, ...]:
+    """How a run falls short of the baseline it replaces: its reasons for failing against it,
+    and its items that regressed against their lines (which the metrics may not show: a
+    benchmark too small to gate regresses item by item)."""
+    items = (f"{regressed} item(s) regressed against their baseline lines",) if regressed else ()
+    return (*replaced.reasons(), *items)
+
+
+def not_held(replaced: Gate, short: Sequence[str]) -> str | None:
+    """Why a run did not hold against the baseline it would replace, or None when it did:
+    it fell short of it (``short``), or it told none of its metrics (too small to gate, or
+    can't tell: nothing shows that it holds)."""
+    if short:
+        more = f" (and {len(short) - 1} more)" if len(short) > 1 else ""
+        return f"it falls short of the baseline it would replace: {short[0]}{more}"
+    if not any(row.verdict not in UNRESOLVED for row in replaced.rows):
+        return (f"it held nothing against the baseline it would replace: none of its "
+                f"{len(replaced.rows)} metric(s) could be told from chance (too small to gate, "
+                "or can't tell), so nothing shows that it holds")
+    return None
 
 
 VerdictKind = Literal["held", "failed", "blind", "partial", "shard", "ungated"]
@@ -177,6 +211,8 @@ class Decided:
     """Of ``failed``, those that regressed against their baseline line."""
     missing: int
     """Selected samples without a score (errors, skips, not run)."""
+    short: bool = False
+    """A baseline written over one the run fell short of (``Decision.short``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,13 +227,15 @@ class RunVerdict:
 
 def run_verdict(decided: Sequence[Decided], scope: Scope, sharded: bool) -> RunVerdict:
     """The one place that decides whether the run held: a shard never decides; a gate that
-    failed, or a baseline refused, fails the run; a partial run passes only when none of its
+    failed, a baseline refused, or one written over a baseline the run fell short of, fails
+    the run; a partial run passes only when none of its
     items failed and nothing is missing (and, for a rerun, the last whole run held: a subset
     drawn again cannot overturn it); a gate that tested no metric while samples regressed
     does not overrule pytest's items (``blind``: they decide); else the gate held."""
     if sharded:
         return RunVerdict("shard", True)
-    if any(d.status == "refused" or (d.gate is not None and not d.gate.held) for d in decided):
+    if any(d.status == "refused" or d.short or (d.gate is not None and not d.gate.held)
+           for d in decided):
         return RunVerdict("failed", False)
     # With no baseline a partial run's benchmark is "missing": a run stopped early is as
     # partial with a baseline as without one, and passes on the same terms.

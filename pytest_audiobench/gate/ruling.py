@@ -132,13 +132,15 @@ def rule(settings: Settings, benchmarks: Mapping[str, Pairs], folded: Mapping[st
         decision = decide(settings, name, mine.headline, metrics, mine.missing, baseline,
                           (model, judges[name]), pairings[name], assessed[name],
                           selected=mine.selected, left_out=mine.left_out,
-                          withheld=mine.withheld, partial=scope.partial)
+                          withheld=mine.withheld, partial=scope.partial,
+                          regressed=mine.regressed)
         drift = None if not mine.baseline_verdicts_asked or baseline.baseline_endpoint else \
             judge_drift(mine.judged_metrics, bench.linear, baseline.lines, mine.baseline_verdicts,
                         mine.baseline_verdicts_asked, settings.confidence)
         ruled[name] = BenchmarkRuling(metrics, mine.per_run, decision, baseline, drift)
     verdict = run_verdict([Decided(r.decision.status, r.decision.gate, folded[name].failed,
-                                   folded[name].regressed, folded[name].missing)
+                                   folded[name].regressed, folded[name].missing,
+                                   r.decision.status == "written" and bool(r.decision.short))
                            for name, r in ruled.items()], scope, settings.shard is not None)
     return Ruling(ruled, verdict)
 

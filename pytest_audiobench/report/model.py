@@ -108,7 +108,12 @@ class BenchmarkSummary(BaseModel):
     """With ``written`` or ``refused`` over an existing baseline: this run held against the
     baseline it replaces (or would have)."""
     refused_why: str | None = None
-    """With ``refused`` and no gate: why no baseline was written (a partial run)."""
+    """With ``refused``: why no baseline was written, when its gate does not say it (a
+    partial run, --audiobench-update-if-held)."""
+    fell_short: list[str] = []
+    """With ``written`` or ``refused`` over an existing baseline: how this run falls short of
+    the baseline it replaces (its failed metrics, its regressed items); a baseline written
+    over one the run fell short of fails the run."""
     judge_comparison: JudgeComparison | None = None
     """What the gate paired this run against, and why (``gate/drift.py``); None without a
     judged per-sample baseline."""

@@ -55,7 +55,8 @@ def summarise(bench: Benchmark, release: Release, counts: Counts,
         baseline_file=None if baseline.baseline_endpoint else str(decision.path),
         baseline_model=baseline.against if baseline.baseline_endpoint else None,
         baseline_digest=baseline.digest, baseline_status=decision.status, gate=decision.gate,
-        replaced=decision.replaced, refused_why=decision.why, judge_drift=ruled.drift,
+        replaced=decision.replaced, refused_why=decision.why, fell_short=list(decision.short),
+        judge_drift=ruled.drift,
         judge_comparison=baseline.comparison)
 
 

@@ -63,7 +63,19 @@ def render(report: RunReport, verbose: bool = False, written: Sequence[str] = ()
     lines += _traffic(report.traffic)
     # A line can quote a server (a model id its replies named, the weights it lists, why it
     # stopped): each line is shown on its own line, its characters visible.
-    return [one_line(line) for line in [*lines, *written, "", verdict(report)]]
+    return [one_line(line) for line in [*lines, *written, *baseline_files(report), "",
+                                        verdict(report)]]
+
+
+def baseline_files(report: RunReport) -> list[str]:
+    """Every baseline file the run wrote and every one it refused to write, each named: an
+    update of several benchmarks may write some and refuse others, and the working tree then
+    holds exactly these changes."""
+    written = [s.against for s in report.benchmarks if s.baseline_status == "written"]
+    refused = [s.against for s in report.benchmarks if s.baseline_status == "refused"]
+    return [f"baselines {what}: {', '.join(paths)}"
+            for what, paths in (("written", written), ("refused, not written", refused))
+            if paths]
 
 
 def answer_lines(counts: Counts, max_tokens: int | None) -> list[str]:
@@ -255,9 +267,14 @@ def paired(gate: Gate) -> bool:
 
 
 def _replaced(summary: BenchmarkSummary) -> list[str]:
-    """What a written (or refused) baseline replaces, and how this run did against it."""
+    """What a written (or refused) baseline replaces, and how this run did against it (its
+    items that regressed too)."""
     gate = summary.replaced
-    return [] if gate is None else [f"gate: against the baseline it replaces, {against(gate)}"]
+    if gate is None:
+        return []
+    how = ("this run FAILED: " + "; ".join(summary.fell_short) if summary.fell_short
+           else against(gate))
+    return [f"gate: against the baseline it replaces, {how}"]
 
 
 def against(gate: Gate) -> str:
@@ -266,6 +283,8 @@ def against(gate: Gate) -> str:
         return "this run FAILED: " + "; ".join(gate.reasons())
     rows = gate.rows
     told = sum(row.verdict not in UNRESOLVED for row in rows)
+    if not told:
+        return f"this run told nothing: none of {len(rows)} metric(s) could be told from chance"
     return f"this run held on {told} of {len(rows)} metric(s)"
 
 
@@ -316,7 +335,8 @@ def verdict(report: RunReport) -> str:
     if kind == "partial":
         return _partial(report)
     failed = [f"{s.benchmark}: {_failure(s)}" for s in summaries
-              if s.baseline_status == "refused" or (s.gate is not None and not s.gate.held)]
+              if s.baseline_status == "refused" or (s.gate is not None and not s.gate.held)
+              or (s.baseline_status == "written" and s.fell_short)]
     if failed:
         more = f" (and {len(failed) - 1} more benchmark(s))" if len(failed) > 1 else ""
         return f"verdict: gate FAILED: {failed[0]}{more}"
@@ -343,9 +363,12 @@ def verdict(report: RunReport) -> str:
     if thresholds:
         extra.append(f"held by thresholds, not paired: {', '.join(thresholds)} (no per-sample "
                      "lines in the baseline)")
-    return (f"verdict: gate held on {told} of {len(rows)} metric(s) of "
-            f"{', '.join(s.benchmark for s in gated)}"
-            + "".join(f"; {part}" for part in [*_unresolved(rows), *extra]))
+    names = ", ".join(s.benchmark for s in gated)
+    # A gate that told no metric held nothing, whatever its rows: it says so, not "held".
+    said = (f"verdict: gate held on {told} of {len(rows)} metric(s) of {names}" if told else
+            f"verdict: gate told nothing: none of the {len(rows)} metric(s) of {names} could "
+            "be told from chance")
+    return said + "".join(f"; {part}" for part in [*_unresolved(rows), *extra])
 
 
 def short_verdict(report: RunReport) -> str:
@@ -360,7 +383,11 @@ def short_verdict(report: RunReport) -> str:
         return "a shard: its merge gates"
     if not gated:
         return "no gate applied"
-    return "gate held" if report.gate_held else "gate FAILED"
+    if not report.gate_held:
+        return "gate FAILED"
+    rows = [row for s in report.benchmarks if s.gate is not None for row in s.gate.rows]
+    told = any(row.verdict not in UNRESOLVED for row in rows)
+    return "gate held" if told or kind != "held" else "gate told nothing (too small or can't tell)"
 
 
 def _blind(report: RunReport, rows: Sequence[GateRow]) -> str:
@@ -381,6 +408,9 @@ def _blind(report: RunReport, rows: Sequence[GateRow]) -> str:
 def _failure(summary: BenchmarkSummary) -> str:
     if summary.baseline_status == "refused" and summary.refused_why:
         return f"baseline NOT written: {summary.refused_why}"
+    if summary.baseline_status == "written":
+        return ("baseline written over one this run falls short of: "
+                + "; ".join(summary.fell_short))
     gate = summary.gate
     mode = "" if gate is None or paired(gate) else "held by thresholds, not paired: "
     return mode + ("; ".join(gate.reasons() if gate else []) or "failed")
