@@ -102,3 +102,38 @@ def test_other_unknown_keys_are_left_to_pytest(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "Unknown config option: some_other_key" in result.stdout.str()
+
+
+@pytest.mark.parametrize(("table", "value", "said"), [
+    ("tool.pytest.ini_options", '"ture"',
+     "ini option audiobench_require_baseline: invalid truth value 'ture'; expected true or "
+     "false"),
+    ("tool.pytest", '"yes please"',
+     "ini option audiobench_require_baseline: {ini}: config option "
+     "'audiobench_require_baseline' expects a bool, got str: 'yes please'; expected true or "
+     "false"),
+])
+def test_a_bad_boolean_in_the_file_is_one_line_naming_its_key(
+        pytester: pytest.Pytester, table: str, value: str, said: str) -> None:
+    ini = pytester.makefile(".toml", pyproject=f"[{table}]\naudiobench_require_baseline = "
+                            f"{value}\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audiobench-model",
+                                           "random", "--audiobench-data", "mini")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        "ERROR: " + said.format(ini=ini)]
+
+
+def test_numbers_in_pytests_toml_table_are_numbers(pytester: pytest.Pytester) -> None:
+    """pytest's own TOML table (``[tool.pytest]``) types its values: a timeout written as a
+    number is a number (an ini key typed as a string refused it)."""
+    pytester.makefile(".toml", pyproject="[tool.pytest]\naudiobench_timeout = 30\n"
+                      "audiobench_confidence = 0.9\naudiobench_limit = 1\n"
+                      'audiobench_benchmark = "mmar"\n')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audiobench-model",
+                                           "random", "--audiobench-data", "mini",
+                                           "--audiobench-report=report.json")
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stderr.str()
+    settings = json.loads((pytester.path / "report.json").read_text())["settings"]
+    assert (settings["endpoint"]["timeout"], settings["confidence"], settings["limit"]) == (
+        30.0, 0.9, 1)

@@ -305,7 +305,7 @@ def test_without_pyarrow_the_error_says_how_to_install_it(
         download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
 
     _assert_one_line_naming(raised.value, REPO, hub.url)
-    assert "install it with pip install 'pytest-audiobench[mmau]'" in str(raised.value)
+    assert "install it with pip install 'pytest-audiobench[hub]'" in str(raised.value)
     assert hub.requests == []
 
 

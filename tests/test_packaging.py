@@ -79,6 +79,25 @@ def test_the_sdist_and_the_wheel_have_valid_metadata(dist: Path) -> None:
     assert checked.stdout.count("PASSED") == 2
 
 
+def test_the_metadata_says_what_it_is_and_asks_only_for_what_a_run_needs(dist: Path) -> None:
+    """The Summary says what the plugin is without a list of benchmarks that the next one
+    would make stale; syrupy, which only the tests use, is no dependency of a user's run (it
+    would load as a plugin into every pytest start); each extra is named for what it brings
+    (issue 53)."""
+    with zipfile.ZipFile(_one(dist, "*.whl")) as wheel:
+        name = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+        meta = email.message_from_bytes(wheel.read(name))
+    summary = meta["Summary"]
+    assert "pytest release gate" in summary
+    assert not [word for word in ("AIR-Bench", "MMAR", "MMAU", "MMSU", "LibriSpeech", "FLEURS",
+                                  *registry.built_in()) if word in summary], summary
+    required = meta.get_all("Requires-Dist") or []
+    assert [r for r in required if r.startswith("syrupy")] == [
+        r for r in required if r.startswith("syrupy") and 'extra == "dev"' in r] != []
+    assert set(meta.get_all("Provides-Extra") or []) == {"dev", "cascade", "hub"}
+    assert any(r.startswith("pyarrow") and 'extra == "hub"' in r for r in required)
+
+
 def test_the_wheel_holds_the_mini_benchmark_the_assets_the_prompts_and_the_entry_points(
         dist: Path) -> None:
     with zipfile.ZipFile(_one(dist, "*.whl")) as wheel:

@@ -70,7 +70,7 @@ def test_its_two_first_lines_are_the_main_job_and_the_test_command_ci_runs() -> 
     packages, install_dev, reference, tests = _command(first.group(2)).split(" && ")
     assert set(packages.split()[3:]) == {"espeak-ng", "chromium", "chromium-driver"}
     assert all(name in ci for name in ("espeak-ng", "chromium", "chromium-driver"))
-    extras = "-e '.[dev,cascade,mmau]'"
+    extras = "-e '.[dev,cascade,hub]'"
     assert install_dev == f"pip install {extras}" and extras in ci
     # openai-whisper's normalisers, for the WER parity test, without torch (tests/test_wer.py).
     assert reference == "pip install --no-deps openai-whisper==20250625"

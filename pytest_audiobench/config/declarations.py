@@ -30,6 +30,20 @@ if TYPE_CHECKING:
 
 G = TypeVar("G", bound="OptionGroup")
 
+Concern = Literal["model", "judge", "data", "gate", "run", "reports"]
+CONCERNS: dict[Concern, str] = {
+    "model": "audiobench: the model (what is asked, and how its audio is sent)",
+    "judge": "audiobench: the judge (what grades the answers)",
+    "data": "audiobench: data and benchmarks (the releases, their tasks and samples, and each "
+            "benchmark's own options)",
+    "gate": "audiobench: gate and baselines (what a run is held against, and how)",
+    "run": "audiobench: run and cache (requests, pacing, budgets, the response cache, resuming, "
+           "shards)",
+    "reports": "audiobench: reports (the JSON report, the page, what a partial run writes)",
+}
+"""The groups ``pytest --help`` lists the options in, in this order, each with its heading: a
+hundred options in one list is a wall, and a team looks for one concern at a time."""
+
 
 class Flag:
     """How an option is given: its help (``{default}`` is filled in), the converter of its
@@ -39,10 +53,15 @@ class Flag:
 
     def __init__(self, help: str, convert: Callable[[str], Any] | None = None,
                  metavar: str | None = None, *, merge_setting: str | None = None,
-                 formerly: str | None = None) -> None:
+                 formerly: str | None = None, concern: Concern | None = None,
+                 unset: str = "none") -> None:
         self.help = help
         self.convert = convert
         self.metavar = metavar
+        self.concern = concern
+        """Where ``--help`` lists it, when not its group's (``OptionGroup.concern``)."""
+        self.unset = unset
+        """What a default of None means, as the help says it ("none", "the model's own")."""
         self.formerly = formerly
         """The name the option had before it was renamed: its old flag and ini key are still
         read, when the new ones are not given, with a warning that names the new flag."""
@@ -58,6 +77,10 @@ class Declared:
     attr: str
     default: Any
     how: Flag
+    concern: Concern = "run"
+    """Where ``--help`` lists it (``CONCERNS``)."""
+    kind: type = str
+    """Its value's type once read (int, float, bool or str): the ini key's type."""
 
     @property
     def flag(self) -> str:
@@ -72,7 +95,7 @@ class Declared:
         """The option under the name it had before it was renamed (``Flag.formerly``)."""
         if self.how.formerly is None:
             return None
-        return Declared(self.how.formerly, self.default, self.how)
+        return Declared(self.how.formerly, self.default, self.how, self.concern, self.kind)
 
     @property
     def switch(self) -> bool:
@@ -88,17 +111,19 @@ class Declared:
 
     def described(self, catalog: Catalog) -> str:
         """The help text, ``{default}`` filled in where it names the default (else the
-        default said at the end, when there is one to say), ``{models}``, ``{judges}`` and
-        ``{benchmarks}`` where it names what this start has."""
+        default said at the end: off for a switch, the option's ``unset`` words for one
+        that is not given), ``{models}``, ``{judges}`` and ``{benchmarks}`` where it names
+        what this start has."""
         shown = _shown(self.default)
-        text = (self.how.help.replace("{default}", shown or "none")
+        said = shown or ("off" if self.switch else self.how.unset)
+        text = (self.how.help.replace("{default}", said)
                 .replace("{models}", catalog.listed("model"))
                 .replace("{judges}", catalog.listed("judge"))
                 .replace("{benchmarks}", ", ".join(catalog.names))
                 .replace("{default_benchmarks}", ",".join(catalog.defaults)))
-        if shown is None or "{default}" in self.how.help or "(default" in text:
+        if "{default}" in self.how.help or "(default" in text:
             return text
-        return f"{text} (default: {shown})"
+        return f"{text} (default: {said})"
 
 
 def _shown(default: Any) -> str | None:
@@ -110,9 +135,20 @@ def _shown(default: Any) -> str | None:
     return str(default)
 
 
+def _kind(hint: Any) -> type:
+    """The type an option's value has once read, from its annotation (``Annotated[int | None,
+    Flag]``): int, float or bool when it is one of them (None aside), else str."""
+    members = [t for t in typing.get_args(typing.get_args(hint)[0]) or
+               [typing.get_args(hint)[0]] if t is not type(None)]
+    return members[0] if len(members) == 1 and members[0] in (int, float, bool) else str
+
+
 class OptionGroup:
     """Options declared as annotated class attributes (see the module's docstring); an
     instance holds the values one start read, and cannot be changed."""
+
+    concern: ClassVar[Concern] = "run"
+    """Where ``--help`` lists its options, unless an option's ``Flag`` says otherwise."""
 
     def __init__(self, values: Mapping[str, Any], given: Iterable[str] = ()) -> None:
         object.__setattr__(self, "_given", frozenset(given))
@@ -140,7 +176,8 @@ def _declarations(group: type[OptionGroup]) -> tuple[Declared, ...]:
         if flags:
             if not hasattr(group, attr):
                 raise TypeError(f"{group.__name__}.{attr}: an option needs a default")
-            found.append(Declared(attr, getattr(group, attr), flags[0]))
+            found.append(Declared(attr, getattr(group, attr), flags[0],
+                                  flags[0].concern or group.concern, _kind(hint)))
     return tuple(found)
 
 
@@ -182,6 +219,8 @@ def was_given(group: OptionGroup, attr: str) -> bool:
 class BenchmarkOptions(OptionGroup):
     """A benchmark's own options (declared in its folder, named by its spec)."""
 
+    concern: ClassVar[Concern] = "data"
+
     def settings(self) -> OwnSettings:
         """The benchmark's settings from these values. AudiobenchError (one line naming the
         flag) when a value is unusable."""
@@ -190,6 +229,8 @@ class BenchmarkOptions(OptionGroup):
 
 class ProviderOptions(OptionGroup):
     """A provider's own options (declared beside its spec, named by it)."""
+
+    concern: ClassVar[Concern] = "model"
 
     served_option: ClassVar[str | None] = None
     """The option naming a model served at ``--audiobench-api-url`` that the provider asks
@@ -219,7 +260,13 @@ def _value(config: pytest.Config, option: Declared) -> Any:
     given = config.getoption(option.dest)
     if given is not None:
         return given
-    raw = config.getini(option.dest)
+    try:
+        raw = config.getini(option.dest)
+    except (ValueError, TypeError, pytest.UsageError) as exc:
+        # pytest reads a bool, an int or a float itself, and its error does not name the key.
+        expected = {bool: "true or false", int: "a whole number",
+                    float: "a number"}.get(option.kind, "a string")
+        raise pytest.UsageError(f"ini option {option.dest}: {exc}; expected {expected}") from None
     if option.switch:
         return True if raw else None
     if raw in (None, "", []):
@@ -234,12 +281,15 @@ def _value(config: pytest.Config, option: Declared) -> Any:
 
 def register(parser: pytest.Parser, groups: Iterable[type[OptionGroup]],
              catalog: Catalog) -> None:
-    """Add every option of ``groups`` to one ``audiobench`` group, and its ini key."""
-    group = parser.getgroup("audiobench", "audio-language-model benchmarks as a release gate")
+    """Add every option of ``groups`` to the help group of its concern (``CONCERNS``, made
+    first, in their order), and its ini key."""
+    made = {concern: parser.getgroup(f"audiobench-{concern}", title)
+            for concern, title in CONCERNS.items()}
     for option in (option for g in groups for option in declared(g)):
-        _add(parser, group, option, option.described(catalog))
+        _add(parser, made[option.concern], option, option.described(catalog))
         if option.former is not None:
-            _add(parser, group, option.former, f"deprecated name of {option.flag}")
+            _add(parser, made[option.concern], option.former,
+                 f"deprecated name of {option.flag}")
 
 
 def _add(parser: pytest.Parser, group: Any, option: Declared, help: str) -> None:
@@ -251,7 +301,10 @@ def _add(parser: pytest.Parser, group: Any, option: Declared, help: str) -> None
     else:
         group.addoption(option.flag, type=option.converter, default=None, dest=option.dest,
                         metavar=option.how.metavar, help=help)
-        parser.addini(option.dest, help, default=None)
+        # A number is typed as one, so that pytest's TOML table takes ``timeout = 30``; its
+        # text is then checked by the option's converter as a flag's is.
+        kind = {int: "int", float: "float"}.get(option.kind, "string")
+        parser.addini(option.dest, help, type=kind, default=None)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)

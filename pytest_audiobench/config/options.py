@@ -7,12 +7,19 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import pytest
 
 from pytest_audiobench.config import convert
-from pytest_audiobench.config.declarations import Catalog, Flag, OptionGroup, declared, option
+from pytest_audiobench.config.declarations import (
+    Catalog,
+    Concern,
+    Flag,
+    OptionGroup,
+    declared,
+    option,
+)
 from pytest_audiobench.config.names import (
     AUDIO_MODES,
     PARTIAL_REPORT,
@@ -29,12 +36,15 @@ class ModelOptions(OptionGroup):
     """The model asked and how its endpoint is reached; resolved into the run's endpoint (and its
     built-in model)."""
 
+    concern: ClassVar[Concern] = "model"
+
     model: Annotated[str | None, Flag(
         "model to evaluate: the model id served at --audiobench-api-url, or one that runs "
-        "here: {models}; setting it turns the benchmark run on", str, "NAME")] = None
+        "here: {models}; setting it turns the benchmark run on", str, "NAME",
+        unset="none: the plugin stays off")] = None
     api_url: Annotated[str | None, Flag(
         "base URL of the OpenAI-compatible model endpoint, e.g. http://gpu-box:8000/v1",
-        str, "URL")] = None
+        str, "URL", unset="none; a served model needs one")] = None
     api_key_env: Annotated[str, Flag(
         "environment variable holding the model endpoint's API key (default: {default}; unset:"
         " no key is sent, and an HTTPS server not on this machine is an error)",
@@ -44,13 +54,14 @@ class ModelOptions(OptionGroup):
     max_tokens: Annotated[int, Flag(
         "model completion token limit", convert.positive_int, "N")] = 1024
     seed: Annotated[int | None, Flag(
-        "model sampling seed (omitted from requests when unset)", convert.whole_number, "N")] = None
+        "model sampling seed", convert.whole_number, "N",
+        unset="none, omitted from requests")] = None
     extra_body: Annotated[dict[str, Any] | None, Flag(
         "a JSON object merged into every model request's body, for what a server takes beyond "
         "OpenAI's parameters, e.g. vLLM's "
         '\'{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}\'; recorded in '
         "the report and part of the response cache's key", convert.json_body(""),
-        "JSON")] = None
+        "JSON", unset="none")] = None
     headers_env: Annotated[str, Flag(
         "environment variable holding extra HTTP headers for the model endpoint: a JSON object "
         "of names and values, or the path of a file holding one (default: {default}; never "
@@ -59,26 +70,30 @@ class ModelOptions(OptionGroup):
     baseline_model: Annotated[str | None, Flag(
         "a second model, served at --audiobench-baseline-api-url, that answers every sample in "
         "the same run: the model is held against it head to head, with no baseline file",
-        str, "NAME")] = None
+        str, "NAME", concern="gate",
+        unset="none: the run is held against its baseline file")] = None
     baseline_api_url: Annotated[str | None, Flag(
         "base URL of the OpenAI-compatible endpoint of --audiobench-baseline-model",
-        str, "URL")] = None
+        str, "URL", concern="gate", unset="none; a served baseline model needs one")] = None
     baseline_api_key_env: Annotated[str, Flag(
         "environment variable holding the baseline model endpoint's API key (default: "
         "{default}; unset: no key is sent, and an HTTPS server not on this machine is an "
-        "error)", convert.env_name, "VAR")] = "AUDIOBENCH_BASELINE_API_KEY"
+        "error)", convert.env_name, "VAR", concern="gate")] = "AUDIOBENCH_BASELINE_API_KEY"
     baseline_extra_body: Annotated[dict[str, Any] | None, Flag(
         "a JSON object merged into every request of --audiobench-baseline-model (default: "
-        "--audiobench-extra-body's)", convert.json_body(""), "JSON")] = None
+        "--audiobench-extra-body's)", convert.json_body(""), "JSON", concern="gate",
+        unset="none")] = None
     baseline_headers_env: Annotated[str, Flag(
         "environment variable holding extra HTTP headers for the baseline model's endpoint, "
         "as --audiobench-headers-env's (default: {default})", convert.env_name,
-        "VAR")] = "AUDIOBENCH_BASELINE_HEADERS"
+        "VAR", concern="gate")] = "AUDIOBENCH_BASELINE_HEADERS"
 
 
 class RequestOptions(OptionGroup):
     """How every request (to the model and to the judge) is timed and retried; kept in each
     endpoint's settings as given."""
+
+    concern: ClassVar[Concern] = "run"
 
     timeout: Annotated[float, Flag(
         "seconds one request may take, from sending it to the last byte of its reply, before it"
@@ -102,11 +117,14 @@ class RequestOptions(OptionGroup):
 class JudgeOptions(OptionGroup):
     """The judge; resolved into the run's judge settings."""
 
+    concern: ClassVar[Concern] = "judge"
+
     judge_model: Annotated[str | None, Flag(
         "judge model id served at --audiobench-judge-api-url, or an offline judge that runs "
-        "here: {judges}", str, "NAME")] = None
+        "here: {judges}", str, "NAME", unset="none: no judge")] = None
     judge_api_url: Annotated[str | None, Flag(
-        "base URL of the OpenAI-compatible judge endpoint", str, "URL")] = None
+        "base URL of the OpenAI-compatible judge endpoint", str, "URL",
+        unset="none; a served judge needs one")] = None
     judge_api_key_env: Annotated[str, Flag(
         "environment variable holding the judge's API key (default: {default}; unset: no "
         "key is sent, and an HTTPS server not on this machine is an error)",
@@ -114,12 +132,13 @@ class JudgeOptions(OptionGroup):
     judge_temperature: Annotated[float, Flag(
         "judge sampling temperature", convert.non_negative_float, "T")] = 1.0
     judge_seed: Annotated[int | None, Flag(
-        "judge sampling seed (omitted when unset)", convert.whole_number, "N")] = None
+        "judge sampling seed", convert.whole_number, "N",
+        unset="none, omitted from requests")] = None
     judge_max_tokens: Annotated[int, Flag(
         "judge completion token limit", convert.positive_int, "N")] = 1024
     judge_extra_body: Annotated[dict[str, Any] | None, Flag(
         "a JSON object merged into every judge request's body, as --audiobench-extra-body is "
-        "into the model's", convert.json_body("judge-"), "JSON")] = None
+        "into the model's", convert.json_body("judge-"), "JSON", unset="none")] = None
     judge_headers_env: Annotated[str, Flag(
         "environment variable holding extra HTTP headers for the judge endpoint, as "
         "--audiobench-headers-env's (default: {default})", convert.env_name,
@@ -136,51 +155,60 @@ class JudgeOptions(OptionGroup):
 class SourceOptions(OptionGroup):
     """What is run and where things are kept; resolved (names checked, defaults found)."""
 
+    concern: ClassVar[Concern] = "data"
+
     benchmark: Annotated[tuple[str, ...] | None, Flag(
         "benchmarks to run, comma-separated, of: {benchmarks} (default: {default_benchmarks})",
         convert.names, "LIST")] = None
     data: Annotated[str | None, Flag(
         "release root of the benchmark data, 'mini' (the small benchmark bundled with the "
         "plugin, offline), or a download source of the benchmark (see its docs) into "
-        "--audiobench-cache-dir; per benchmark: NAME=PATH,NAME=PATH", str, "PATH")] = None
+        "--audiobench-cache-dir; per benchmark: NAME=PATH,NAME=PATH", str, "PATH",
+        unset="none; a benchmark run needs it")] = None
     cache_dir: Annotated[Path | None, Flag(
         "where downloads and the response cache are kept (default: ~/.cache/pytest-audiobench)",
-        convert.path, "DIR")] = None
+        convert.path, "DIR", concern="run")] = None
     baselines: Annotated[Path | None, Flag(
         "folder of baseline files <benchmark>/<model>.json (default: baselines/ beside the "
-        "pytest ini file, else in the folder pytest runs in)", convert.path, "DIR")] = None
+        "pytest ini file, else in the folder pytest runs in)", convert.path, "DIR",
+        concern="gate")] = None
 
 
 class AskOptions(OptionGroup):
     """Which samples are asked, how often and how; kept in the settings as given."""
 
+    concern: ClassVar[Concern] = "data"
+
     model_revision: Annotated[str | None, Flag(
         "a tag for the model's weights (a checkpoint, a commit), recorded in the report and the"
         " baseline; the summary says when the baseline was written for another tag", str,
-        "TAG")] = None
+        "TAG", concern="model", unset="none")] = None
     tasks: Annotated[tuple[str, ...], Flag(
-        "only these tasks, comma-separated", convert.names, "LIST")] = ()
+        "only these tasks, comma-separated", convert.names, "LIST",
+        unset="every task of the selected benchmarks")] = ()
     limit: Annotated[int | None, Flag(
         "at most N samples per task, the same N on every run (the release's first ones)",
-        convert.positive_int, "N")] = None
+        convert.positive_int, "N", unset="every sample")] = None
     runs: Annotated[int, Flag(
         "ask the model N times per sample; metrics are the mean of the middle runs (5 runs: "
-        "middle 3), every run is reported", convert.positive_int, "N")] = 1
+        "middle 3), every run is reported", convert.positive_int, "N", concern="run")] = 1
     audio_mode: Annotated[AudioMode, Flag(
         "how audio is sent: input_audio (raw base64, OpenAI and vLLM), data-uri (data: URI "
         "inside input_audio, DashScope), audio-url (vLLM audio_url)",
-        convert.choice(AUDIO_MODES), "MODE")] = "input_audio"
+        convert.choice(AUDIO_MODES), "MODE", concern="model")] = "input_audio"
     max_audio_seconds: Annotated[float, Flag(
         "warn for clips longer than this (many models hear only 30 s)",
-        convert.non_negative_float, "S")] = 30.0
+        convert.non_negative_float, "S", concern="model")] = 30.0
     shard: Annotated[tuple[int, int] | None, Flag(
         "run only slice K of N (a deterministic split of the selected samples); each shard "
         "writes its --audiobench-report and audiobench-merge gates on the union",
-        convert.shard, "K/N")] = None
+        convert.shard, "K/N", concern="run", unset="none: the whole selection")] = None
 
 
 class CacheOptions(OptionGroup):
     """The response cache and earlier runs; kept in the settings as given."""
+
+    concern: ClassVar[Concern] = "run"
 
     no_cache: Annotated[bool, Flag(
         "send every request, ignoring and not filling the response cache")] = False
@@ -191,11 +219,13 @@ class CacheOptions(OptionGroup):
         "is asked")] = False
     reuse: Annotated[str | None, Flag(
         "let the cached answers of an earlier run (its id, or 'last') serve this one, when it "
-        "asked the same model; the summary counts them", str, "RUN")] = None
+        "asked the same model; the summary counts them", str, "RUN", unset="none")] = None
 
 
 class PacingOptions(OptionGroup):
     """How fast and how much is sent; kept in the settings as given."""
+
+    concern: ClassVar[Concern] = "run"
 
     concurrency: Annotated[int, Flag(
         "requests in flight per process", convert.positive_int, "N")] = 8
@@ -208,26 +238,31 @@ class PacingOptions(OptionGroup):
     deadline: Annotated[float | None, Flag(
         "seconds after the start past which no request is sent and those in flight are "
         "abandoned; the samples still waiting are then not run, so a run never hangs",
-        convert.positive_float, "S")] = None
+        convert.positive_float, "S", unset="none: no deadline")] = None
     budget_requests: Annotated[int | None, Flag(
         "send at most N requests in the whole run (split over xdist workers; cached replies are"
-        " free); the rest is reported as not run", convert.positive_int, "N")] = None
+        " free); the rest is reported as not run", convert.positive_int, "N",
+        unset="none: no budget")] = None
     budget_tokens: Annotated[int | None, Flag(
         "stop sending once N prompt+completion tokens were used (split over xdist workers)",
-        convert.positive_int, "N")] = None
+        convert.positive_int, "N", unset="none: no budget")] = None
     price: Annotated[tuple[Price, ...], Flag(
         "what tokens cost, in dollars per million prompt (audio included) and completion "
         "tokens, per model id (the model's, the judge's, the baseline model's), comma-separated"
         f", e.g. {PRICE_EXAMPLE}: the dry run, the summary, the JSON report and the page then "
-        "say what the run costs", prices, "MODEL=IN/OUT,...")] = ()
+        "say what the run costs", prices, "MODEL=IN/OUT,...", concern="reports",
+        unset="none: no cost said")] = ()
 
 
 class GateOptions(OptionGroup):
     """The gate and its baselines; kept in the settings as given."""
 
+    concern: ClassVar[Concern] = "gate"
+
     gate_against: Annotated[str | None, Flag(
         "gate against the baseline of this model instead of the evaluated model's own, e.g. a "
-        "published reference model in the repository's baselines/", str, "MODEL")] = None
+        "published reference model in the repository's baselines/", str, "MODEL",
+        unset="the evaluated model's own")] = None
     update_baseline: Annotated[bool, Flag(
         "write the baseline file from this run's metrics; over an existing one, the run is "
         "held against it first, the new file records what it replaced, and the run fails "
@@ -243,7 +278,8 @@ class GateOptions(OptionGroup):
     max_errors: Annotated[int | None, Flag(
         "selected samples that may be without a score (errors, skips for missing or empty "
         "audio, not run) before the gate fails; overrides the baseline's max_errors, and "
-        "--audiobench-update-baseline writes it there", convert.non_negative_int, "N")] = None
+        "--audiobench-update-baseline writes it there", convert.non_negative_int, "N",
+        unset="the baseline's max_errors, else 0")] = None
     tolerance: Annotated[float, Flag(
         "tolerance --audiobench-update-baseline writes for a metric new to the baseline, in "
         "points of a 0-10 score and scaled to each metric's range (the default is 2 points of "
@@ -274,11 +310,14 @@ class GateOptions(OptionGroup):
 class OutputOptions(OptionGroup):
     """What the run writes besides the terminal summary; kept in the settings as given."""
 
+    concern: ClassVar[Concern] = "reports"
+
     report: Annotated[Path | None, Flag(
-        "write the JSON report of the whole run here", convert.path, "PATH")] = None
+        "write the JSON report of the whole run here", convert.path, "PATH",
+        unset="none: not written")] = None
     html: Annotated[Path | None, Flag(
         "write the run as one self-contained HTML page here (charts, every sample, its audio)",
-        convert.path, "PATH")] = None
+        convert.path, "PATH", unset="none: not written")] = None
     partial_report: Annotated[PartialReport, Flag(
         "where a run that is no release verdict (a rerun of earlier failures, --lf or --sw; "
         "a run stopped early, -x, --maxfail, Ctrl-C, the deadline) writes its JSON report, "

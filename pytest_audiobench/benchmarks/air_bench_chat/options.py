@@ -18,7 +18,8 @@ class ChatOptions(BenchmarkOptions):
         "N")] = 2
     judge_template: Annotated[Path | None, Flag(
         "file replacing the built-in judge prompt; it must contain {audio_description}, "
-        "{question}, {answer_1} and {answer_2}", convert.path, "FILE")] = None
+        "{question}, {answer_1} and {answer_2}", convert.path, "FILE",
+        unset="the built-in prompt")] = None
     no_swap: Annotated[bool, Flag(
         "judge once (reference as Assistant 1) instead of both orders")] = False
     sample_bar: Annotated[float, Flag(

@@ -16,12 +16,12 @@ if TYPE_CHECKING:
 class BigBenchAudioOptions(BenchmarkOptions):
     big_bench_audio_prompt: Annotated[Path | None, Flag(
         "file replacing the instruction sent with each Big Bench Audio clip (the question "
-        "is only in the audio; default: answer the question you hear)", convert.path,
-        "FILE")] = None
+        "is only in the audio)", convert.path, "FILE",
+        unset="ours, to answer the question heard")] = None
     big_bench_audio_judge_template: Annotated[Path | None, Flag(
         "file replacing the built-in Big Bench Audio judge prompt; it must contain "
         "{question}, {official_answer} and {answer}, and ask for CORRECT or INCORRECT",
-        convert.path, "FILE")] = None
+        convert.path, "FILE", unset="the built-in prompt")] = None
     big_bench_audio_judge_retries: Annotated[int, Flag(
         "new Big Bench Audio judge calls after a reply that is not the single word CORRECT "
         "or INCORRECT", convert.non_negative_int, "N")] = 2

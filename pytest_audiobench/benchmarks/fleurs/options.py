@@ -20,10 +20,11 @@ class FleursOptions(BenchmarkOptions):
         convert.choice(LANGUAGES), "LANG")] = LANGUAGES[0]
     fleurs_prompt: Annotated[Path | None, Flag(
         "file whose text is sent with each FLEURS utterance in place of ours (a model's own "
-        "convention, such as a language tag)", convert.path, "FILE")] = None
+        "convention, such as a language tag)", convert.path, "FILE",
+        unset="the built-in instruction")] = None
     fleurs_system: Annotated[Path | None, Flag(
         "file whose text is sent as a system message before each FLEURS utterance",
-        convert.path, "FILE")] = None
+        convert.path, "FILE", unset="none: no system message")] = None
 
     def settings(self) -> TranscriptionSettings:
         from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings

@@ -24,7 +24,7 @@ class MmarOptions(BenchmarkOptions):
         "then an 'Answer:' line)", convert.choice(PROMPT_STYLES), "STYLE")] = "default"
     mmar_template: Annotated[Path | None, Flag(
         "file replacing the MMAR prompt; it must contain {question} and {choices}",
-        convert.path, "FILE")] = None
+        convert.path, "FILE", unset="the built-in prompt")] = None
     mmar_matcher: Annotated[Matcher, Flag(
         "MMAR answer matcher that decides correctness: official (the official script's "
         "decisions) or strict (fixes its same-words false positives, accepts an option "
@@ -32,7 +32,8 @@ class MmarOptions(BenchmarkOptions):
         formerly="matcher")] = "official"
     export_mmar: Annotated[Path | None, Flag(
         "write the MMAR challenge submission (JSONL of id, thinking_prediction, "
-        "answer_prediction) here", convert.path, "PATH", merge_setting="export_path")] = None
+        "answer_prediction) here", convert.path, "PATH", merge_setting="export_path",
+        unset="none: not written")] = None
     rubric_temperature: Annotated[float, Flag(
         "MMAR rubric judge temperature (default: {default}, the official one)",
         convert.non_negative_float, "T")] = 0.0

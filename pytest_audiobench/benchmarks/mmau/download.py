@@ -27,6 +27,7 @@ from pytest_audiobench.hub.converting import (
     fetch_or_explain,
     parquet_names,
     parquet_rows,
+    pyarrow_install,
     require_pyarrow,
 )
 from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
@@ -37,7 +38,6 @@ MMAU_REPOS: dict[str, str] = {
     "test": "gamma-lab-umd/MMAU-test",
 }
 """Each split's dataset repo on the hub: parquet files, one row per question."""
-PYARROW_INSTALL = "pip install 'pytest-audiobench[mmau]'"
 
 # Written into the release root after a complete conversion; names the parquet blobs it came
 # from. _CONVERSION changes when the conversion writes something else, so the marker differs.
@@ -90,7 +90,7 @@ def download_mmau(cache_dir: Path, split: str, *, endpoint: str | None = None) -
     root = cache_dir / repo_id.replace("/", "--")
     url = resolve_hf_endpoint(endpoint)
     fix = _fix(url, split)
-    require_pyarrow(f"MMAU {split} ({repo_id} at {url})", fix, PYARROW_INSTALL)
+    require_pyarrow(f"MMAU {split} ({repo_id} at {url})", fix, pyarrow_install())
     hub = connect(repo_id, url, cache_dir / HF_CACHE_FOLDER)
     listing = cache_dir / f".{root.name}{PARQUET_SUFFIX}.json"
     blobs = fetch_or_explain(

@@ -30,7 +30,7 @@ class MmauOptions(BenchmarkOptions):
         convert.choice(PROMPT_STYLES), "STYLE")] = "default"
     mmau_template: Annotated[Path | None, Flag(
         "file replacing the MMAU prompt; it must contain {question} and {choices}",
-        convert.path, "FILE")] = None
+        convert.path, "FILE", unset="the built-in prompt")] = None
     mmau_matcher: Annotated[Matcher, Flag(
         "MMAU answer matcher that decides correctness: official (the official evaluation.py's "
         "decisions) or strict (fixes its same-words false positives, accepts an option "
@@ -38,7 +38,7 @@ class MmauOptions(BenchmarkOptions):
     export_mmau: Annotated[Path | None, Flag(
         "write the MMAU submission here: the split's records as a JSON array, each with the "
         "model's answer under model_output and model_prediction", convert.path, "PATH",
-        merge_setting="export_path")] = None
+        merge_setting="export_path", unset="none: not written")] = None
 
     def settings(self) -> MmauSettings:
         from pytest_audiobench.benchmarks.choice.templates import CHOICE_PLACEHOLDERS

@@ -25,7 +25,7 @@ class MmsuOptions(BenchmarkOptions):
         convert.choice(PROMPT_STYLES), "STYLE")] = "default"
     mmsu_template: Annotated[Path | None, Flag(
         "file replacing the MMSU prompt; it must contain {question} and {choices} (the "
-        "lettered options, one a line)", convert.path, "FILE")] = None
+        "lettered options, one a line)", convert.path, "FILE", unset="the built-in prompt")] = None
     mmsu_matcher: Annotated[Matcher, Flag(
         "MMSU answer matcher that decides correctness: official (mmsu_evaluation.py's rule: "
         "the reply's first or second-to-last character, other replies left out of the count) "
