@@ -17,7 +17,8 @@ from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport.endpoint import Endpoint
 from pytest_audiobench.transport.ledger import Ledger
 from pytest_audiobench.transport.pacing import Pacer
-from pytest_audiobench.transport.served import Unusable, api_key, completion_of
+from pytest_audiobench.transport.replies import Unusable, completion_of
+from pytest_audiobench.transport.served import api_key
 from pytest_audiobench.transport.types import Completion, EndpointTraffic, Usage
 from tests.fakes.fault_proxy import Chooser, FaultProxy
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted

@@ -18,7 +18,7 @@ import pytest
 
 from pytest_audiobench.transport import secrets
 from pytest_audiobench.transport.ledger import Ledger
-from pytest_audiobench.transport.served import completion_of
+from pytest_audiobench.transport.replies import completion_of
 from tests.conftest import MODEL, XDIST_MODES, Servers
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 from tests.test_client import complete, failure, settings, traffic

@@ -23,13 +23,13 @@ from pytest_audiobench.config.frozen import OwnSettings
 from pytest_audiobench.config.settings import EndpointSettings
 from pytest_audiobench.errors import DeadlineReached, EndpointError, NotRun
 from pytest_audiobench.transport.ledger import Ledger, Peeked
-from pytest_audiobench.transport.served import (
+from pytest_audiobench.transport.replies import (
     AttemptFailed,
     NoReply,
-    ServedModel,
     StatusFailure,
     Unusable,
 )
+from pytest_audiobench.transport.served import ServedModel
 from pytest_audiobench.transport.types import Completion, Provider, Usage
 
 if TYPE_CHECKING:

@@ -3,25 +3,22 @@ a provider beside the ones that answer in this process (``builtin/``).
 
 The one place that talks HTTP. One ``answer`` is one attempt; the ``Endpoint`` in front of it
 (``endpoint.py``) keeps the response cache, the pacing, the ledger and the retries, and tells
-an attempt's failures apart by the exceptions here: an HTTP error status, a 200 that holds no
-answer, no reply at all. The client's own retries are off, so that every attempt is counted
-and ``Retry-After`` is honoured by the endpoint.
+an attempt's failures apart by the exceptions of ``replies.py``: an HTTP error status, a 200
+that holds no answer, no reply at all. The client's own retries are off, so that every
+attempt is counted and ``Retry-After`` is honoured by the endpoint.
 
-Everything a server sends is untrusted, and this is where it comes in: every text kept from a
-reply or the models listing has each code point that is not text (a lone surrogate) replaced
-by U+FFFD and every key redacted (``secrets.py``), the texts a server writes freely beside the
-answer are cut short, a body past ``REPLY_LIMIT`` is refused before it is read whole, an error
-body is read no further than ``ERROR_LIMIT`` (decoded: a compressed one is never inflated past
-it), a reply or listing that is not of its shape, at any depth, is one failure, token counts
-are counts or the reply is malformed, and no redirect is followed: the key and the extra
-headers (secrets too) would go with the request to wherever the server points.
+Everything a server sends is untrusted, and this is where it comes in, to be read as data by
+``replies.py``: a body past ``REPLY_LIMIT`` is refused before it is read whole, an error body
+is read no further than ``ERROR_LIMIT`` (decoded: a compressed one is never inflated past
+it), the start's models listing is one exchange bounded by the timeout and the deadline, and
+no redirect is followed: the key and the extra headers (secrets too) would go with the
+request to wherever the server points.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -32,8 +29,20 @@ from pytest_audiobench.config.headers import read_headers
 from pytest_audiobench.config.settings import EndpointSettings
 from pytest_audiobench.errors import EndpointError
 from pytest_audiobench.transport import secrets
-from pytest_audiobench.transport.types import Completion, Usage
-from pytest_audiobench.untrusted import brief, clipped
+from pytest_audiobench.transport.replies import (
+    NoReply,
+    StatusFailure,
+    Unusable,
+    completion_of,
+    error_message,
+    ids_named,
+    kept,
+    listing_entry,
+    model_id,
+    models_in,
+)
+from pytest_audiobench.transport.types import Completion
+from pytest_audiobench.untrusted import brief
 
 if TYPE_CHECKING:
     import httpx2
@@ -50,56 +59,10 @@ ERROR_LIMIT = 64 * 2**10
 """The most bytes of an error status's or a redirect's body that are read, decoded: the line an
 error message quotes is in its first few hundred; the rest (a 5 MB message, a gzip body that
 would inflate to gigabytes) is never read."""
-TOKENS_LIMIT = 10**9
-"""The most tokens a reply may say one count of its usage took: no context holds more, and a
-larger count (or a negative one) is a server's error that would break the budget and the
-cost."""
-_FIELD_CHARS = 256
-"""The most characters of one text field of a models listing's entry that are kept."""
-_FIELDS = 32
-"""The most fields of a models listing's entry that are kept: its texts and numbers, never a
-nested list or object (vLLM's ``permission``), which no check reads."""
-_FINISH_CHARS = 40
-"""The most characters of a finish reason kept: the real ones are a word."""
-_ID_CHARS = 256
-"""The most characters of a model id a reply names that are kept: a path of weights fits."""
-_NOT_TEXT = re.compile(r"[\ud800-\udfff]")
-"""A lone surrogate: JSON's ``"\\ud800"`` decodes to one, and no file can hold it."""
 _NO_TIME = ("the run's deadline (--audiobench-deadline) passed before its models listing "
             "(GET /models) came whole")
 _NO_KEY = "EMPTY"
 """Sent when no key is set: servers without auth accept any, the SDK insists on one."""
-
-
-class AttemptFailed(Exception):
-    """One attempt that gave no answer; ``reason`` is its short name in the counts."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-class StatusFailure(AttemptFailed):
-    """The server answered with an error status."""
-
-    def __init__(self, message: str, status: int, retry_after: str | None,
-                 refused: str | None) -> None:
-        super().__init__(message, f"HTTP {status}")
-        self.status = status
-        self.retry_after = retry_after
-        self.refused = refused
-        """For a 401 or 403, the line that says which key was refused or that none is set."""
-
-
-class Unusable(AttemptFailed):
-    """An HTTP 200 that holds no completion (a body that is not JSON, no choices), or a
-    judge's empty reply: a failure of the endpoint like a 500, retried, never cached, never
-    judged. A model's empty answer is not one: it is asked again, then it is the answer."""
-
-
-class NoReply(AttemptFailed):
-    """No reply: the connection was refused or dropped (``reason`` "connection"), or the
-    reply was not whole within the timeout ("timeout")."""
 
 
 def api_key(settings: EndpointSettings) -> str:
@@ -172,10 +135,9 @@ class ServedModel:
         if served and self.settings.model not in served:
             raise EndpointError(
                 f"{self.settings.named}: that server does not serve {self.settings.model!r}; "
-                "it serves: " + ", ".join(brief(_kept(model)[0], _FIELD_CHARS)
-                                          for model in list(served)[:20]))
+                f"it serves: {ids_named(served)}")
         entry = served.get(self.settings.model)
-        return None if entry is None else _kept_entry(entry)
+        return None if entry is None else listing_entry(entry)
 
     async def _listing(self, limit: float) -> dict[str, dict[str, Any]] | None:
         """The server's models by id, within ``limit`` seconds (TimeoutError past it); None
@@ -190,7 +152,7 @@ class ServedModel:
             body = await asyncio.wait_for(self._listing_body(client, limit), limit)
         finally:
             await client.close()
-        return None if body is None else self._models_in(body)
+        return None if body is None else models_in(body, self.settings.named)
 
     async def _listing_body(self, client: openai.AsyncOpenAI, limit: float) -> bytes | None:
         import httpx2
@@ -216,21 +178,6 @@ class ServedModel:
             raise EndpointError(f"{self.settings.named} answered GET /models with {exc}"
                                 ) from exc
 
-    def _models_in(self, body: bytes) -> dict[str, dict[str, Any]]:
-        """A models listing's entries by id (``{"data": [{"id": ...}, ...]}``, entries without
-        a text id left out); EndpointError in one line when it is not one, at any depth."""
-        try:
-            listing = json.loads(body)
-        except (ValueError, RecursionError):
-            listing = None
-        data = listing.get("data") if isinstance(listing, dict) else None
-        if not isinstance(data, list):
-            raise EndpointError(
-                f"{self.settings.named} answered GET /models with {_shape_of(listing)} where a "
-                'models listing was expected ({"data": [{"id": ...}, ...]})')
-        return {entry["id"]: entry for entry in data
-                if isinstance(entry, dict) and isinstance(entry.get("id"), str)}
-
     async def answer(self, messages: list[dict[str, Any]], options: dict[str, Any],
                      fingerprint: Mapping[str, Any] | None, *,
                      timeout: float | None = None) -> Completion:
@@ -238,7 +185,7 @@ class ServedModel:
         the reply read as a completion; an ``AttemptFailed`` when it gives none."""
         response = await self._post(messages, options, timeout or self.settings.timeout)
         completion = completion_of(response)
-        self._named(_model_id(response.get("model")))
+        self._named(model_id(response.get("model")))
         return completion
 
     async def _post(self, messages: list[dict[str, Any]], options: dict[str, Any],
@@ -367,9 +314,9 @@ async def _unsuccessful(response: httpx2.Response) -> None:
     import openai
 
     body, whole = await _first(response, ERROR_LIMIT)
-    said = brief(_kept(_error_message(body))[0], whole=whole)
+    said = brief(kept(error_message(body))[0], whole=whole)
     if response.is_redirect:
-        location = brief(_kept(response.headers.get("location", "nowhere"))[0])
+        location = brief(kept(response.headers.get("location", "nowhere"))[0])
         said = (f"redirected to {location}: no redirect is followed, since the key and the "
                 "extra headers would go with it; give the URL it points to, if it is yours")
     raise openai.APIStatusError(
@@ -393,48 +340,6 @@ async def _first(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
     finally:
         await response.aclose()
     return bytes(kept), whole
-
-
-_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)')
-"""The opening of an error body's ``"message"`` text, up to its end or the body's, escapes
-whole: what is left of it in a body cut at ``ERROR_LIMIT``."""
-
-
-def _error_message(body: bytes) -> str:
-    """What an error body says: its ``error.message`` (or ``message``) when it is such JSON,
-    as far as the body goes when it was cut; else its text."""
-    text = body.decode("utf-8", "replace").strip()
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        started = _MESSAGE.search(text)
-        if started is None:
-            return text
-        # A ``\\u`` escape cut short by the end of what was read is left out.
-        escaped = re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", started.group(1))
-        try:
-            return str(json.loads(f'"{escaped}"'))
-        except ValueError:
-            return text
-    error = parsed.get("error", parsed) if isinstance(parsed, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    return message if isinstance(message, str) and message else text
-
-
-def _shape_of(value: object) -> str:
-    """What a body held, in a few words, for a message: never the body itself."""
-    if value is None:
-        return "a body that is not JSON (or is null, or nested too deep)"
-    if isinstance(value, dict):
-        data = value.get("data")
-        return ("an object without \"data\"" if "data" not in value
-                else f"an object whose \"data\" is {_kind(data)}, not a list")
-    return f"{_kind(value)}"
-
-
-def _kind(value: object) -> str:
-    return {dict: "an object", list: "a list", str: "a text", bool: "a boolean",
-            type(None): "null"}.get(type(value), "a number")
 
 
 async def _read(response: httpx2.Response) -> bytes:
@@ -480,113 +385,6 @@ def _dropped(exc: BaseException) -> bool:
     return False
 
 
-def completion_of(response: Any) -> Completion:
-    """The reply as the decoded JSON of a chat completion (read leniently, like the SDK):
-    its content (empty for ``null``), the reasoning sent beside it, why it ended and its
-    tokens; Unusable when it holds no completion at all."""
-    choices = response.get("choices") if isinstance(response, dict) else None
-    if not choices or not isinstance(choices, list):
-        raise Unusable("a completion without choices", "no choices")
-    choice = _mapping(choices[0])
-    message = _mapping(choice.get("message"))
-    text, in_text = _kept(_text(message.get("content")))
-    # vLLM's reasoning parsers since late 2025; older vLLM, DeepSeek and others.
-    reasoning, in_reasoning = _kept(_text(message.get("reasoning"))
-                                    or _text(message.get("reasoning_content")))
-    sent = choice.get("finish_reason")
-    finish, in_finish = _kept(sent) if isinstance(sent, str) else (None, 0)
-    return Completion(text=text, reasoning=reasoning or None,
-                      finish_reason=None if finish is None else finish[:_FINISH_CHARS],
-                      usage=_usage(response.get("usage")),
-                      replaced=in_text + in_reasoning + in_finish)
-
-
-def _usage(reported: object) -> Usage:
-    """The reply's token counts, 0 for any it did not report; ``Unusable`` when one is not a
-    count (negative, fractional, past ``TOKENS_LIMIT``, not a number): a count is spent from
-    the budget and priced, and a server's error must do neither."""
-    if reported is None:
-        return Usage()
-    if not isinstance(reported, dict):
-        raise Unusable(f"a reply whose usage is {_kind(reported)}, not an object",
-                       "bad usage")
-    details = reported.get("prompt_tokens_details")
-    details = details if isinstance(details, dict) else {}
-    return Usage(prompt_tokens=_count(reported, "prompt_tokens"),
-                 completion_tokens=_count(reported, "completion_tokens"),
-                 audio_tokens=_count(details, "audio_tokens"))
-
-
-def _kept(text: str) -> tuple[str, int]:
-    """``text`` from a server as it may be kept, and how many of its code points were not
-    text: each lone surrogate replaced by U+FFFD (a file, the cache's among them, cannot hold
-    one), then every key redacted."""
-    valid, replaced = _NOT_TEXT.subn("\ufffd", text)
-    return secrets.redact(valid), replaced
-
-
-def _kept_entry(entry: dict[str, Any]) -> dict[str, Any]:
-    """The server's ``/models`` entry as the run keeps it: its first ``_FIELDS`` fields of a
-    text, a finite number, a boolean or null (``id``, ``root``, ``owned_by``, ``parent``,
-    ``max_model_len``, any such field), names and texts kept as ``_kept`` keeps them and cut
-    at ``_FIELD_CHARS`` with their length and hash (two long weight paths stay told apart);
-    nested lists and objects left out."""
-    kept: dict[str, Any] = {}
-    for name, value in entry.items():
-        if len(kept) == _FIELDS:
-            break
-        if isinstance(value, str):
-            value = clipped(_kept(value)[0], _FIELD_CHARS)
-        elif not _plain(value):
-            continue
-        kept[clipped(_kept(name)[0], _FIELD_CHARS)] = value
-    return kept
-
-
-def _plain(value: object) -> bool:
-    """A boolean, null, or a finite number of at most ``_FIELD_CHARS`` digits."""
-    if value is None or isinstance(value, bool):
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return isinstance(value, int) and len(str(value)) <= _FIELD_CHARS
-
-
-def _model_id(model: object) -> str | None:
-    """The model id a reply named, kept as text, redacted and cut short; None when it named
-    none."""
-    return _kept(model)[0][:_ID_CHARS] if isinstance(model, str) else None
-
-
-def _text(content: object) -> str:
-    """A message's content: a string, or the text of its parts (some servers send a list)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(part["text"] for part in content
-                       if isinstance(part, dict) and isinstance(part.get("text"), str))
-    return ""
-
-
-def _mapping(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _count(usage: dict[str, Any], field: str) -> int:
-    """A token count of ``usage``: 0 when absent or null, a whole number from 0 to
-    ``TOKENS_LIMIT`` (written as an integer, or as a float with nothing after its point)."""
-    value = usage.get(field)
-    if value is None:
-        return 0
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= TOKENS_LIMIT:
-        shown = repr(value) if isinstance(value, int | float) else _kind(value)
-        raise Unusable(f"a reply whose usage.{field} is {brief(shown, 40)}, not a count of "
-                       f"tokens from 0 to {TOKENS_LIMIT:,}", "bad usage")
-    return value
-
-
 def short(exc: Exception) -> str:
     """One line about a failed request, with any key the server echoed redacted."""
     status = getattr(exc, "status_code", None)
@@ -598,4 +396,4 @@ def _said(exc: Exception) -> str:
     once, by the caller): a status's message as ``_unsuccessful`` cut it, a few hundred
     characters at most; another error's first line."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return _kept(re.sub(r"^Error code: \d+(?: - )?", "", text))[0]
+    return kept(re.sub(r"^Error code: \d+(?: - )?", "", text))[0]
