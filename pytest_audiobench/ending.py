@@ -24,46 +24,49 @@ from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import writing
 from pytest_audiobench.gate.decision import exit_status
+from pytest_audiobench.gate.evidence import Folded
 from pytest_audiobench.gate.loaded import LoadedBaseline
-from pytest_audiobench.gate.ruling import Folded, kept_line, rule, wants_lines
+from pytest_audiobench.gate.ruling import kept_line, rule, wants_lines
 from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report.model import (
     Counting,
     Counts,
-    RunInfo,
     RunReport,
     TokenUsage,
     add_usage,
 )
-from pytest_audiobench.report.summary import baselines_unwritten, build_report, exported
-from pytest_audiobench.transport.types import Traffic
+from pytest_audiobench.report.summary import (
+    Finished,
+    baselines_unwritten,
+    build_report,
+    exported,
+)
 
 
 def conclude(settings: Settings, benchmarks: Mapping[str, Benchmark],
              releases: Mapping[str, Release], records: Iterable[SampleRecord],
-             selected: Sequence[str], loaded: Mapping[str, LoadedBaseline], traffic: Traffic,
-             run: RunInfo | None, *, seconds: float | None, left_out: Mapping[str, int],
-             scope: Scope) -> RunReport:
+             loaded: Mapping[str, LoadedBaseline], finished: Finished) -> RunReport:
     """The run's report once its baselines and exports were written (or said not to be).
     ``records`` are read once for the report, and once more by a benchmark that exports;
-    ``selected`` are the node ids asked (a missing record: not run); ``left_out``: per
-    benchmark, the release's samples the selection left out."""
+    ``finished``: what else the run left (the node ids asked, a missing record being one not
+    run; the samples its selection left out; its scope)."""
+    selected, scope = finished.selected, finished.scope
     folds = {name: _Fold.of(settings, name, bench, selected, loaded[name])
              for name, bench in benchmarks.items()}
     usage = TokenUsage()
     for record in records:
         folds[record.benchmark].add(settings, benchmarks[record.benchmark], record)
         add_usage(usage, record)
-    counts = {name: fold.counting.done().model_copy(update={"left_out": left_out.get(name, 0)})
+    counts = {name: fold.counting.done().model_copy(
+                  update={"left_out": finished.left_out.get(name, 0)})
               for name, fold in folds.items()}
     folded = {name: fold.folded(settings, benchmarks[name], releases[name], counts[name])
               for name, fold in folds.items()}
-    ruling = rule(settings, benchmarks, folded, loaded, traffic,
-                  run.identity if run is not None else None, scope)
-    report = build_report(settings, benchmarks, releases, ruling, counts, usage, selected,
-                          traffic, run, seconds, scope)
+    ruling = rule(settings, benchmarks, folded, loaded, finished.traffic,
+                  finished.run.identity if finished.run is not None else None, scope)
+    report = build_report(settings, benchmarks, releases, ruling, (counts, usage), finished)
     report = baselines_unwritten(report, writing.apply(ruling.updates))
     if aside(settings, scope):
         return exported(report, unexported(benchmarks, scope.words()))

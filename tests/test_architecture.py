@@ -289,3 +289,38 @@ def test_the_check_above_sees_a_name_defined_twice(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("class Decision:\n    pass\n", encoding="utf-8")
     (tmp_path / "b.py").write_text("Decision = 1\n_private = 2\n", encoding="utf-8")
     assert _public_names(tmp_path) == {"Decision": ["a.py", "b.py"]}
+
+
+WIDEST = 7
+"""The most parameters a function on the gate's path takes (gate/, report/, ending.py): it is
+passed values (the folded run, the evidence, the loaded baselines), not their fields."""
+
+
+def _wide_functions(tree: ast.AST) -> list[tuple[str, int]]:
+    """Each function of ``tree`` with more than ``WIDEST`` parameters (self and cls not
+    counted), and how many it takes."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            given = node.args
+            names = [a.arg for a in (*given.posonlyargs, *given.args, *given.kwonlyargs)]
+            count = len(names) + bool(given.vararg) + bool(given.kwarg) \
+                - (names[:1] in (["self"], ["cls"]))
+            if count > WIDEST:
+                found.append((node.name, count))
+    return found
+
+
+def test_no_function_on_the_gates_path_takes_more_than_seven_parameters() -> None:
+    paths = [*(PACKAGE / "gate").glob("*.py"), *(PACKAGE / "report").glob("*.py"),
+             PACKAGE / "ending.py"]
+    wide = {f"{path.relative_to(REPO)}:{name}": count for path in paths
+            for name, count in _wide_functions(ast.parse(path.read_text(encoding="utf-8")))}
+    assert wide == {}
+
+
+def test_the_check_above_counts_parameters_as_written() -> None:
+    code = ("def wide(a, b, c, d, e, f, g, *, h): ...\n"
+            "class C:\n    def narrow(self, a, b, c, d, e, f, g): ...\n"
+            "    def wider(self, a, b, c, d, e, f, *rest, **named): ...\n")
+    assert _wide_functions(ast.parse(code)) == [("wide", 8), ("wider", 8)]

@@ -12,6 +12,7 @@ from pytest import ExitCode
 from pytest_audiobench.errors import BaselineError
 from pytest_audiobench.gate.baseline import (
     Baseline,
+    Provenance,
     Threshold,
     check_samples,
     from_run,
@@ -28,11 +29,11 @@ from pytest_audiobench.gate.decision import (
     exit_status,
     run_verdict,
 )
-from pytest_audiobench.gate.evaluation import Gate, GateRow, RowVerdict, evaluate
+from pytest_audiobench.gate.evaluation import Gate, GateRow, Measured, RowVerdict, evaluate
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.scope import LastWhole, Scope
 from pytest_audiobench.gate.writing import write
-from pytest_audiobench.outcome.lines import SampleLine, text_sha256
+from pytest_audiobench.outcome.lines import Linear, SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
 from tests.settings import make_settings
 
@@ -199,20 +200,20 @@ VERDICTS = [
 
 @pytest.mark.parametrize(("value", "verdict"), VERDICTS)
 def test_a_metric_is_held_against_threshold_minus_tolerance(value: float, verdict: str) -> None:
-    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), measured(speech=value), 0, JUDGE)
+    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), Measured(measured(speech=value), 0, JUDGE))
     assert [(row.metric, row.verdict) for row in gate.rows] == [(SPEECH, verdict)]
     assert gate.held is (verdict == "above")
 
 
 def test_a_float_sum_that_lands_a_hair_under_the_limit_is_still_above() -> None:
     # 6.93 - 0.1 is 6.829999999999999 in floats; a value of 6.83 must not fail on that.
-    gate = evaluate(baseline({SPEECH: (6.93, 0.1)}), measured(speech=6.83), 0, JUDGE)
+    gate = evaluate(baseline({SPEECH: (6.93, 0.1)}), Measured(measured(speech=6.83), 0, JUDGE))
     assert gate.rows[0].verdict == "above"
 
 
 def test_a_gated_metric_this_run_did_not_measure_is_not_measured_and_fails() -> None:
-    gate = evaluate(baseline({SPEECH: (7.0, 0.2), SOUND: (6.0, 0.2)}), measured(speech=7.5),
-                    0, JUDGE)
+    gate = evaluate(baseline({SPEECH: (7.0, 0.2), SOUND: (6.0, 0.2)}),
+                    Measured(measured(speech=7.5), 0, JUDGE))
     rows = {row.metric: row for row in gate.rows}
     assert rows[SOUND].verdict == "not measured"
     assert rows[SOUND].value is None and rows[SOUND].delta is None
@@ -220,13 +221,14 @@ def test_a_gated_metric_this_run_did_not_measure_is_not_measured_and_fails() -> 
 
 
 def test_a_measured_metric_the_baseline_does_not_gate_is_ignored() -> None:
-    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), measured(speech=7.5, sound=0.0), 0, JUDGE)
+    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}),
+                    Measured(measured(speech=7.5, sound=0.0), 0, JUDGE))
     assert [row.metric for row in gate.rows] == [SPEECH]
     assert gate.held
 
 
 def test_the_delta_is_the_value_minus_the_threshold() -> None:
-    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), measured(speech=6.5), 0, JUDGE)
+    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), Measured(measured(speech=6.5), 0, JUDGE))
     assert gate.rows[0].delta == pytest.approx(-0.5)
 
 
@@ -242,14 +244,15 @@ MISSING = [
 @pytest.mark.parametrize(("missing", "in_file", "override", "held"), MISSING)
 def test_the_allowance_of_missing_samples_comes_from_the_argument_else_the_baseline(
         missing: int, in_file: int, override: int | None, held: bool) -> None:
-    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}, max_errors=in_file), measured(speech=7.0),
-                    missing, JUDGE, allowed=override)
+    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}, max_errors=in_file),
+                    Measured(measured(speech=7.0), missing, JUDGE), allowed=override)
     assert gate.allowed == (in_file if override is None else override)
     assert gate.held is held
 
 
 def test_a_baseline_from_another_judge_does_not_hold_and_names_both_judges() -> None:
-    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), measured(speech=9.0), 0, "gpt-4o-mini")
+    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}),
+                    Measured(measured(speech=9.0), 0, "gpt-4o-mini"))
     assert not gate.held
     assert gate.judge_mismatch is not None
     assert JUDGE in gate.judge_mismatch and "gpt-4o-mini" in gate.judge_mismatch
@@ -257,28 +260,28 @@ def test_a_baseline_from_another_judge_does_not_hold_and_names_both_judges() -> 
 
 
 def test_a_baseline_without_a_judge_is_held_whatever_the_judge() -> None:
-    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}, judge_model=None), measured(speech=7.0), 0,
-                    "any-judge")
+    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}, judge_model=None),
+                    Measured(measured(speech=7.0), 0, "any-judge"))
     assert gate.judge_mismatch is None
     assert gate.held
 
 
 def test_a_baseline_with_no_metrics_holds_on_missing_samples_alone() -> None:
-    assert evaluate(baseline({}), {}, 0, JUDGE).held
-    assert not evaluate(baseline({}), {}, 1, JUDGE).held
+    assert evaluate(baseline({}), Measured({}, 0, JUDGE)).held
+    assert not evaluate(baseline({}), Measured({}, 1, JUDGE)).held
 
 
 # --- reasons ----------------------------------------------------------------------------------
 
 
 def test_a_held_gate_gives_no_reasons() -> None:
-    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), measured(speech=7.0), 0, JUDGE)
+    gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), Measured(measured(speech=7.0), 0, JUDGE))
     assert gate.reasons() == []
 
 
 def test_the_reasons_name_each_failing_metric_the_missing_samples_and_the_judge() -> None:
     gate = evaluate(baseline({SPEECH: (7.0, 0.2), SOUND: (6.5, 0.25), SPEECH_WIN: (0.5, 0.02)}),
-                    measured(speech=6.7, speech_win=0.6), 4, "other-judge", allowed=1)
+                    Measured(measured(speech=6.7, speech_win=0.6), 4, "other-judge"), allowed=1)
     assert gate.reasons() == [
         f"{SPEECH} below (6.700 < 7 - 0.2)",
         f"{SOUND} not measured",
@@ -293,12 +296,17 @@ def test_a_gate_built_by_hand_reports_below_rows_without_a_value_plainly() -> No
     assert gate.reasons() == [f"{SPEECH} below"]
 
 
+def NO_LINEAR(metric: str) -> Linear | None:
+    """No metric's range known: a win rate is taken for a share, the rest for scores."""
+    return None
+
+
 # --- from_run ---------------------------------------------------------------------------------
 
 
 def test_a_first_baseline_takes_this_runs_values_and_the_given_tolerance() -> None:
-    made = from_run("air_bench_chat", "m", JUDGE, measured(speech=7.123456, sound=6.5),
-                    (SPEECH, SOUND), 0.3, None)
+    made = from_run(Provenance("air_bench_chat", "m", JUDGE),
+                    measured(speech=7.123456, sound=6.5), (SPEECH, SOUND), NO_LINEAR, None, 0.3)
     assert made.metrics == {SPEECH: Threshold(threshold=7.1234, tolerance=0.3),
                             SOUND: Threshold(threshold=6.5, tolerance=0.3)}
     assert made.judge_model == JUDGE
@@ -307,8 +315,8 @@ def test_a_first_baseline_takes_this_runs_values_and_the_given_tolerance() -> No
 
 
 def test_a_win_rate_gets_a_tenth_of_the_score_tolerance() -> None:
-    made = from_run("air_bench_chat", "m", JUDGE, measured(speech_win=0.61), (SPEECH_WIN,), 0.2,
-                    None)
+    made = from_run(Provenance("air_bench_chat", "m", JUDGE), measured(speech_win=0.61),
+                    (SPEECH_WIN,), NO_LINEAR, None, 0.2)
     assert made.metrics[SPEECH_WIN] == Threshold(threshold=0.61, tolerance=0.02)
 
 
@@ -316,15 +324,17 @@ def test_a_win_rate_gets_a_tenth_of_the_score_tolerance() -> None:
 def test_a_new_metrics_tolerance_is_scaled_to_its_range(span: float, tolerance: float) -> None:
     # --audiobench-tolerance is in points of a 0-10 score: 0.2 of it is 2 points of an
     # accuracy in percent (0-100) and 0.02 of a share (0-1).
-    made = from_run("mmar", "m", None, measured(speech=61.5), (SPEECH,), 0.2, None,
-                    spans={SPEECH: span})
+    spanning = Linear(value="v", by="task", weights={"t": 1.0}, low=0.0, high=span)
+    made = from_run(Provenance("mmar", "m"), measured(speech=61.5), (SPEECH,),
+                    lambda metric: spanning, None, 0.2)
     assert made.metrics[SPEECH] == Threshold(threshold=61.5, tolerance=tolerance)
 
 
 def test_rewriting_keeps_the_previous_tolerances_and_error_allowance() -> None:
     previous = baseline({SPEECH: (7.0, 0.5), SPEECH_WIN: (0.4, 0.07)}, max_errors=3)
-    made = from_run("air_bench_chat", "m", "new-judge", measured(speech=7.4, speech_win=0.5),
-                    (SPEECH, SPEECH_WIN), 0.2, previous)
+    made = from_run(Provenance("air_bench_chat", "m", "new-judge"),
+                    measured(speech=7.4, speech_win=0.5), (SPEECH, SPEECH_WIN), NO_LINEAR,
+                    previous, 0.2)
     assert made.metrics[SPEECH] == Threshold(threshold=7.4, tolerance=0.5)
     assert made.metrics[SPEECH_WIN] == Threshold(threshold=0.5, tolerance=0.07)
     assert made.max_errors == 3
@@ -333,35 +343,38 @@ def test_rewriting_keeps_the_previous_tolerances_and_error_allowance() -> None:
 
 def test_rewriting_keeps_previous_metrics_this_run_did_not_measure() -> None:
     previous = baseline({SOUND: (6.0, 0.4)})
-    made = from_run("air_bench_chat", "m", JUDGE, measured(speech=7.0), (SPEECH,), 0.2, previous)
+    made = from_run(Provenance("air_bench_chat", "m", JUDGE), measured(speech=7.0), (SPEECH,),
+                    NO_LINEAR, previous, 0.2)
     assert made.metrics == {SPEECH: Threshold(threshold=7.0, tolerance=0.2),
                             SOUND: Threshold(threshold=6.0, tolerance=0.4)}
 
 
 def test_rewriting_updates_a_previously_gated_metric_not_in_the_headline() -> None:
     previous = baseline({SOUND: (6.0, 0.4)})
-    made = from_run("air_bench_chat", "m", JUDGE, measured(speech=7.0, sound=6.6), (SPEECH,),
-                    0.2, previous)
+    made = from_run(Provenance("air_bench_chat", "m", JUDGE), measured(speech=7.0, sound=6.6),
+                    (SPEECH,), NO_LINEAR, previous, 0.2)
     assert made.metrics[SOUND] == Threshold(threshold=6.6, tolerance=0.4)
 
 
 def test_a_headline_metric_this_run_did_not_measure_is_left_out() -> None:
-    made = from_run("air_bench_chat", "m", JUDGE, measured(speech=7.0), (SPEECH, SOUND), 0.2,
-                    None)
+    made = from_run(Provenance("air_bench_chat", "m", JUDGE), measured(speech=7.0),
+                    (SPEECH, SOUND), NO_LINEAR, None, 0.2)
     assert set(made.metrics) == {SPEECH}
 
 
 def test_a_baseline_written_from_a_run_holds_against_that_run_when_rounding_goes_down() -> None:
     metrics = measured(speech=7.123412)
-    made = from_run("air_bench_chat", "m", JUDGE, metrics, (SPEECH,), 0.0, None)
+    made = from_run(Provenance("air_bench_chat", "m", JUDGE), metrics, (SPEECH,), NO_LINEAR,
+                    None, 0.0)
     assert made.metrics[SPEECH].threshold == 7.1234
-    assert evaluate(made, metrics, 0, JUDGE).held
+    assert evaluate(made, Measured(metrics, 0, JUDGE)).held
 
 
 def test_a_baseline_written_from_a_run_holds_against_that_run() -> None:
     metrics = measured(speech=7.123456, sound=6.987654)
-    made = from_run("air_bench_chat", "m", JUDGE, metrics, (SPEECH, SOUND), 0.0, None)
-    assert evaluate(made, metrics, 0, JUDGE).held
+    made = from_run(Provenance("air_bench_chat", "m", JUDGE), metrics, (SPEECH, SOUND),
+                    NO_LINEAR, None, 0.0)
+    assert evaluate(made, Measured(metrics, 0, JUDGE)).held
 
 
 # --- write / load -----------------------------------------------------------------------------

@@ -8,8 +8,14 @@ import math
 import pytest
 
 from pytest_audiobench.gate import exact
-from pytest_audiobench.gate.baseline import Baseline, Threshold, from_run, lower_better
-from pytest_audiobench.gate.evaluation import HOLDING, evaluate, paired_row
+from pytest_audiobench.gate.baseline import (
+    Baseline,
+    Provenance,
+    Threshold,
+    from_run,
+    lower_better,
+)
+from pytest_audiobench.gate.evaluation import HOLDING, Measured, evaluate, paired_row
 from pytest_audiobench.gate.items import change
 from pytest_audiobench.gate.paired import assess, paired
 from pytest_audiobench.outcome.lines import Linear, SampleLine
@@ -132,17 +138,18 @@ def test_a_ceiling_threshold_is_over_or_under_and_written_rounded_up() -> None:
     assert lower_better([name, "mmau.avg"], lambda m: WER if m == name else None) == {name}
     file = Baseline(benchmark="librispeech", model="m", judge_model=None, max_errors=0,
                     metrics={name: Threshold(threshold=2.0, tolerance=0.1)})
-    held = evaluate(file, {name: Metric(value=2.1, n=5)}, 0, None, lower=frozenset({name}))
+    held = evaluate(file, Measured({name: Metric(value=2.1, n=5)}, 0), lower=frozenset({name}))
     assert held.rows[0].verdict == "under" and held.held
-    failed = evaluate(file, {name: Metric(value=2.11, n=5)}, 0, None, lower=frozenset({name}))
+    failed = evaluate(file, Measured({name: Metric(value=2.11, n=5)}, 0),
+                      lower=frozenset({name}))
     assert failed.rows[0].verdict == "over" and not failed.held
     assert failed.reasons() == [f"{name} over (2.110 > 2 + 0.1)"]
     # Read as better higher, the same value would hold: the direction is the benchmark's.
-    assert evaluate(file, {name: Metric(value=2.11, n=5)}, 0, None).held
-    written = from_run("librispeech", "m", None, {name: Metric(value=1.23456, n=5)}, (name,),
-                       0.2, None, lower=frozenset({name}))
+    assert evaluate(file, Measured({name: Metric(value=2.11, n=5)}, 0)).held
+    written = from_run(Provenance("librispeech", "m"), {name: Metric(value=1.23456, n=5)},
+                       (name,), lambda metric: WER if metric == name else None, None, 0.2)
     assert written.metrics[name].threshold == 1.2346
-    assert evaluate(written, {name: Metric(value=1.23456, n=5)}, 0, None,
+    assert evaluate(written, Measured({name: Metric(value=1.23456, n=5)}, 0),
                     lower=frozenset({name})).held
 
 

@@ -26,6 +26,7 @@ from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunReport
 from pytest_audiobench.report.reading import read_report
+from pytest_audiobench.report.summary import Finished
 from pytest_audiobench.report.terminal import render
 from pytest_audiobench.transport.types import Traffic
 
@@ -95,8 +96,8 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     scope = Scope()
     for path, shard in reports:
         scope = scope.joined(shard.scope, path.name)
-    report = ending.conclude(settings, benches, releases, samples, sorted(selected), loaded,
-                             traffic, None, seconds=longest, left_out=left_out, scope=scope)
+    finished = Finished(sorted(selected), traffic, None, longest, left_out, scope)
+    report = ending.conclude(settings, benches, releases, samples, loaded, finished)
     # The shards' records are in memory already (each report was read whole): keep them.
     return Merged(report.model_copy(update={"samples": samples}), benches,
                   {name: baseline.lines for name, baseline in loaded.items()})

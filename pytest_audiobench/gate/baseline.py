@@ -7,7 +7,8 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -134,20 +135,34 @@ def load(path: Path) -> Baseline | None:
         ) from None
 
 
-def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mapping[str, Metric],
-             names: tuple[str, ...], tolerance: float, previous: Baseline | None,
-             allowed: int | None = None, identity: ModelIdentity | None = None,
-             noise: float | None = None, judge: JudgeIdentity | None = None, *,
-             spans: Mapping[str, float] | None = None,
-             replaces: Replaced | None = None, lower: Collection[str] = frozenset()
-             ) -> Baseline:
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """What a baseline written from a run records of that run, beside its numbers."""
+
+    benchmark: str
+    model: str
+    judge_model: str | None = None
+    judge: JudgeIdentity | None = None
+    """What identified the judge whose grades made the numbers."""
+    identity: ModelIdentity | None = None
+    """What identified the model (only what the gate reads of it is kept)."""
+    noise: float | None = None
+    """The judge's noise measured on the run's lines."""
+    replaces: Replaced | None = None
+    """The baseline it replaces, as the run held against it."""
+
+
+def from_run(made: Provenance, metrics: Mapping[str, Metric], names: tuple[str, ...],
+             linear: Callable[[str], Linear | None], previous: Baseline | None,
+             tolerance: float, allowed: int | None = None) -> Baseline:
     """A baseline of this run's values for ``names`` and for every metric ``previous`` gated;
     tolerances of ``previous`` stay, and so does its allowance unless ``allowed`` is given. A
-    new metric's tolerance is ``tolerance`` (--audiobench-tolerance, in points of a 0-10 score)
-    scaled to its range, whose width ``spans`` gives where it is known. ``replaces``: the
-    baseline it replaces, as the run held against it. ``lower``: the metrics better lower,
-    whose thresholds are ceilings (``lower_better``)."""
+    new metric's tolerance is ``tolerance`` (--audiobench-tolerance, in points of a 0-10
+    score) scaled to its range, whose width ``linear`` gives where it makes the metric; a
+    metric it makes better lower gets a ceiling, rounded up."""
     old = previous.metrics if previous else {}
+    spans = spans_of(names, linear)
+    lower = lower_better((*names, *old), linear)
     kept: dict[str, Threshold] = {}
     for name in dict.fromkeys((*names, *old)):
         if name in metrics:
@@ -157,7 +172,7 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
                 threshold=(math.ceil if name in lower else math.floor)(
                     metrics[name].value * 10_000) / 10_000,
                 tolerance=old[name].tolerance if name in old else _tolerance(
-                    name, tolerance, (spans or {}).get(name)),
+                    name, tolerance, spans.get(name)),
                 margin=old[name].margin if name in old else None,
                 min_n=old[name].min_n if name in old else None)
         elif name in old:
@@ -165,9 +180,10 @@ def from_run(benchmark: str, model: str, judge_model: str | None, metrics: Mappi
     if allowed is None:
         allowed = previous.max_errors if previous else 0
     # Only what the gate reads of the model's identity: a baseline is a file teams commit.
-    return Baseline(benchmark=benchmark, model=model, judge_model=judge_model, judge=judge,
-                    identity=identity.kept() if identity is not None else None, noise=noise,
-                    max_errors=allowed, metrics=kept, replaces=replaces)
+    identity = made.identity.kept() if made.identity is not None else None
+    return Baseline(benchmark=made.benchmark, model=made.model, judge_model=made.judge_model,
+                    judge=made.judge, identity=identity, noise=made.noise,
+                    max_errors=allowed, metrics=kept, replaces=made.replaces)
 
 
 def _tolerance(name: str, points: float, span: float | None) -> float:

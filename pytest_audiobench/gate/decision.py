@@ -13,13 +13,11 @@ import pytest
 
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import baseline as baselines
-from pytest_audiobench.gate.evaluation import UNRESOLVED, Gate, Pairing, RowVerdict, evaluate
-from pytest_audiobench.gate.loaded import LoadedBaseline
-from pytest_audiobench.gate.paired import Assessed, judge_noise
+from pytest_audiobench.gate.evaluation import UNRESOLVED, Gate, Measured, RowVerdict, evaluate
+from pytest_audiobench.gate.evidence import Evidence
+from pytest_audiobench.gate.paired import judge_noise
 from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.lines import SampleLine
-from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
 BaselineStatus = Literal["applied", "missing", "written", "refused", "unwritten", "shard",
                          "unselected", "unscored", "partial"]
@@ -69,42 +67,30 @@ class Decision:
     the file is written as asked, and a job that writes it can fail on it."""
 
 
-def decide(settings: Settings, benchmark: str, headline: Sequence[str],
-           metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
-           identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-           pairing: Pairing,
-           assessed: Mapping[str, Assessed] | None = None, *, selected: int = 1,
-           left_out: int = 0, withheld: bool = False, partial: bool = False,
-           regressed: int = 0) -> Decision:
-    """Hold ``metrics`` against the baseline (paired where ``assessed`` has them); with
-    --audiobench-update-baseline decide to write a new one, with this run's sample lines (and
-    the old lines of samples this run did not score), when they would hold against it (a
-    shard never gates: its merge does), holding the run against the baseline it replaces
-    first. ``identities``: the model's and the judge's. ``selected`` and ``left_out``: the
-    benchmark's samples the run's selection took and left out; what was not selected is not
-    measured, and never fails the gate. ``withheld``: the release has no answers to score (it
-    is neither gated nor written as a baseline). ``partial``: a rerun of earlier failures or a
-    run stopped early (``scope.py``): no metric is gated, and no baseline written.
-    ``regressed``: the items that regressed against their baseline line, which a replacement
-    is held to as its metrics are."""
+def decide(settings: Settings, evidence: Evidence, partial: bool = False) -> Decision:
+    """Hold the benchmark's numbers against its baseline (paired where its metrics were
+    assessed); with --audiobench-update-baseline decide to write a new one, with this run's
+    sample lines (and the old lines of samples this run did not score), when they would hold
+    against it (a shard never gates: its merge does), holding the run against the baseline it
+    replaces first, its items that regressed included. What the run's selection left out is
+    not measured, and never fails the gate; a release without answers to score is neither
+    gated nor written. ``partial``: a rerun of earlier failures or a run stopped early
+    (``scope.py``): no metric is gated, and no baseline written."""
+    folded, loaded = evidence.folded, evidence.baseline
     path, current = loaded.path, loaded.file
     if settings.shard is not None:
         return Decision("shard", path)
-    if not selected and left_out:
+    if not folded.selected and folded.left_out:
         return Decision("unselected", path)
-    if withheld:
+    if folded.withheld:
         return Decision("unscored", path)
     if partial and settings.update_baseline:
         return Decision("refused", path, why=PARTIAL_WRITES_NONE)
     if partial:
         return Decision("partial" if current is not None else "missing", path)
-    held = None if current is None else _held(settings, current, metrics, missing, loaded,
-                                              identities, assessed, left_out,
-                                              baselines.lower_better(current.metrics,
-                                                                     pairing.linear))
+    held = None if current is None else _held(settings, current, evidence)
     if settings.update_baseline:
-        return _update(settings, benchmark, headline, metrics, missing, loaded, identities,
-                       pairing, held, regressed)
+        return _update(settings, evidence, held)
     return Decision("missing", path) if held is None else Decision("applied", path, held)
 
 
@@ -112,54 +98,53 @@ PARTIAL_WRITES_NONE = ("a rerun of earlier failures or a run stopped early is no
                        "the benchmark: it writes no baseline (run the whole selection)")
 
 
-def _held(settings: Settings, current: baselines.Baseline, metrics: Mapping[str, Metric],
-          missing: int, loaded: LoadedBaseline,
-          identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-          assessed: Mapping[str, Assessed] | None, left_out: int, lower: frozenset[str]
-          ) -> Gate:
-    """The run held against the baseline file ``current`` (``lower``: its metrics better
-    lower)."""
-    identity, judge = identities
-    judge_model = settings.judge.endpoint.model if settings.judge else None
+def _held(settings: Settings, current: baselines.Baseline, evidence: Evidence) -> Gate:
+    """The run held against the baseline file ``current``."""
+    loaded = evidence.baseline
     # Judged again today: the thresholds the old judge set say nothing, its model id neither
     # (head to head, today's judge set them, on the live model's answers).
     stale = loaded.judged.metrics if loaded.rejudged and loaded.baseline_endpoint is None else None
-    return evaluate(current, metrics, missing, judge_model, settings.max_errors, identity,
-                    assessed, stale, narrowed=left_out > 0, judge=judge, lower=lower)
+    return evaluate(current, _measured(settings, evidence), allowed=settings.max_errors,
+                    stale=stale,
+                    lower=baselines.lower_better(current.metrics, evidence.pairing.linear))
 
 
-def _update(settings: Settings, benchmark: str, headline: Sequence[str],
-            metrics: Mapping[str, Metric], missing: int, loaded: LoadedBaseline,
-            identities: tuple[ModelIdentity | None, JudgeIdentity | None],
-            pairing: Pairing, replaced: Gate | None, regressed: int) -> Decision:
+def _measured(settings: Settings, evidence: Evidence) -> Measured:
+    """What the run measured of the benchmark, as a baseline is held against it."""
+    return Measured(evidence.metrics, evidence.folded.missing,
+                    settings.judge.endpoint.model if settings.judge else None, evidence.judge,
+                    evidence.model, evidence.assessed, narrowed=evidence.folded.left_out > 0)
+
+
+def _update(settings: Settings, evidence: Evidence, replaced: Gate | None) -> Decision:
     """Write a baseline from this run when the run holds against it; over an existing one
-    (``replaced``: the run held against it; ``regressed`` of its items regressed), record
-    what it replaces and how the run fell short of it, and with --audiobench-update-if-held
-    refuse unless the run held against it: no metric failed, no item regressed, and some
-    metric was told (a benchmark too small to gate held nothing)."""
+    (``replaced``: the run held against it), record what it replaces and how the run fell
+    short of it (its items that regressed too), and with --audiobench-update-if-held refuse
+    unless the run held against it: no metric failed, no item regressed, and some metric was
+    told (a benchmark too small to gate held nothing)."""
+    loaded, pairing = evidence.baseline, evidence.pairing
     path, current = loaded.path, loaded.file
-    identity, judge = identities
-    judge_model = settings.judge.endpoint.model if settings.judge else None
-    base, new = pairing.base, pairing.new
-    lines = {**base, **new}  # the old lines without their texts: the noise needs draws
-    spans = baselines.spans_of(headline, pairing.linear)
-    lower = baselines.lower_better((*headline, *(current.metrics if current else ())),
-                                   pairing.linear)
-    short = () if replaced is None else fell_short(replaced, regressed)
+    # The old lines without their texts: the judge's noise needs their draws only.
+    lines = {**pairing.base, **pairing.new}
+    short = () if replaced is None else fell_short(replaced, evidence.folded.regressed)
     replaces = None if current is None or replaced is None else baselines.Replaced.of(
         current, not short, list(short))
-    fresh = baselines.from_run(benchmark, settings.model, judge_model, metrics,
-                               tuple(headline), settings.tolerance, current,
-                               settings.max_errors, identity, judge_noise(lines.values()),
-                               judge, spans=spans, replaces=replaces, lower=lower)
-    gate = evaluate(fresh, metrics, missing, judge_model, lower=lower)
+    measured = _measured(settings, evidence)
+    made = baselines.Provenance(evidence.name, settings.model, measured.judge_model,
+                                evidence.judge, evidence.model, judge_noise(lines.values()),
+                                replaces)
+    fresh = baselines.from_run(made, evidence.metrics, evidence.folded.headline, pairing.linear,
+                               current, settings.tolerance, settings.max_errors)
+    lower = baselines.lower_better(fresh.metrics, pairing.linear)
+    gate = evaluate(fresh, Measured(evidence.metrics, measured.missing, measured.judge_model),
+                    lower=lower)
     if not gate.held:
         return Decision("refused", path, gate, replaced=replaced, short=short)
     unproven = None if replaced is None else not_held(replaced, short)
     if unproven is not None and settings.update_if_held:
         return Decision("refused", path, replaced, replaced=replaced, short=short,
                         why=f"{unproven} (--audiobench-update-if-held)")
-    return Decision("written", path, gate, BaselineUpdate(path, fresh, new, base),
+    return Decision("written", path, gate, BaselineUpdate(path, fresh, pairing.new, pairing.base),
                     replaced=replaced, short=short)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from pydantic import BaseModel
@@ -184,20 +184,37 @@ def assess_all(pairings: Mapping[str, Pairing],
     return out
 
 
-def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
-             judge_model: str | None, allowed: int | None = None,
-             identity: ModelIdentity | None = None,
-             assessed: Mapping[str, Assessed] | None = None,
-             stale: frozenset[str] | None = None, narrowed: bool = False,
-             judge: JudgeIdentity | None = None, lower: Collection[str] = frozenset()) -> Gate:
-    """Hold every metric of the baseline against this run: paired where ``assessed`` has it
-    (``family.plan``), else against its threshold, unless it is in ``stale``: a judge decides
-    it and every baseline answer was judged again today, so the threshold the baseline's
-    judge set says nothing (reported, not held; nor is another judge model a mismatch).
-    ``narrowed``: the run's selection left some of the benchmark's samples out, so a metric
-    without a value was not selected (held), not lost (failed). ``judge``: today's judge's
-    identity, held against the baseline's by ``drift.other_judge``. ``lower``: the metrics
-    better lower, whose thresholds are ceilings (``baseline.lower_better``)."""
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """What a run measured of one benchmark, as a baseline is held against it."""
+
+    metrics: Mapping[str, Metric]
+    missing: int
+    """Selected samples without a score (errors, skips, not run)."""
+    judge_model: str | None = None
+    judge: JudgeIdentity | None = None
+    """Today's judge's identity, held against the baseline's by ``drift.other_judge``."""
+    identity: ModelIdentity | None = None
+    """What identified the model, held against the baseline's (said, not a failure)."""
+    assessed: Mapping[str, Assessed] = field(default_factory=dict)
+    """Its metrics held paired (``family.plan``); the others are held by threshold."""
+    narrowed: bool = False
+    """The run's selection left some of the benchmark's samples out, so a metric without a
+    value was not selected (held), not lost (failed)."""
+
+
+def evaluate(baseline: Baseline, measured: Measured, *, allowed: int | None = None,
+             stale: frozenset[str] | None = None, lower: Collection[str] = frozenset()
+             ) -> Gate:
+    """Hold every metric of the baseline against what this run ``measured``: paired where it
+    has the metric assessed, else against its threshold, unless it is in ``stale``: a judge
+    decides it and every baseline answer was judged again today, so the threshold the
+    baseline's judge set says nothing (reported, not held; nor is another judge model a
+    mismatch). ``allowed``: the samples without a score it allows (else the baseline's
+    max_errors); ``lower``: the metrics better lower, whose thresholds are ceilings
+    (``baseline.lower_better``)."""
+    metrics, assessed, narrowed = measured.metrics, measured.assessed, measured.narrowed
+    judge_model, judge, identity = measured.judge_model, measured.judge, measured.identity
     rows = []
     for name, limit in baseline.metrics.items():
         metric = metrics.get(name)
@@ -223,7 +240,7 @@ def evaluate(baseline: Baseline, metrics: Mapping[str, Metric], missing: int,
     other = None
     if identity is not None and baseline.identity is not None:
         other = identity.differs_from(baseline.identity)
-    return Gate(rows=rows, missing=missing,
+    return Gate(rows=rows, missing=measured.missing,
                 allowed=baseline.max_errors if allowed is None else allowed,
                 judge_mismatch=mismatch, other_model=other)
 

@@ -19,6 +19,7 @@ from pytest_audiobench.errors import BaselineError
 from pytest_audiobench.gate.baseline import (
     Baseline,
     BaseLines,
+    Provenance,
     check_ranges,
     check_samples,
     from_run,
@@ -129,17 +130,18 @@ class LoadedBaseline:
 
     def answered(self, settings: Settings, benchmark: str, metrics: Mapping[str, Metric],
                  headline: tuple[str, ...], judge: JudgeIdentity | None,
-                 spans: Mapping[str, float], lower: frozenset[str]) -> LoadedBaseline:
+                 linear: Callable[[str], Linear | None]) -> LoadedBaseline:
         """Head to head, once the run is over: the baseline the live model's ``metrics`` make,
-        its thresholds theirs (as a baseline written from them would be, ``spans`` the widths
-        of the metrics' ranges, ``lower`` those better lower), held as a file's are; a file's
-        baseline stays as it is."""
+        its thresholds theirs (as a baseline written from them would be, with the ranges and
+        directions ``linear`` gives), held as a file's are; a file's baseline stays as it
+        is."""
         if self.baseline_endpoint is None:
             return self
         judge_model = settings.judge.endpoint.model if settings.judge else None
-        file = from_run(benchmark, self.baseline_endpoint.model, judge_model, metrics, headline,
-                        settings.tolerance, None, settings.max_errors, None, self.noise, judge,
-                        spans=spans, lower=lower)
+        made = Provenance(benchmark, self.baseline_endpoint.model, judge_model, judge,
+                          noise=self.noise)
+        file = from_run(made, metrics, headline, linear, None, settings.tolerance,
+                        settings.max_errors)
         return replace(self, file=file)
 
     def to_judge_again(self, nodeid: str) -> SampleLine | None:

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pytest_audiobench.config.settings import Settings
-from pytest_audiobench.gate.baseline import lower_better, spans_of
 from pytest_audiobench.gate.decision import (
     BaselineUpdate,
     Decided,
@@ -24,44 +23,12 @@ from pytest_audiobench.gate.decision import (
 )
 from pytest_audiobench.gate.drift import Drift, judge_drift, judge_identity
 from pytest_audiobench.gate.evaluation import Pairing, Pairs, assess_all
+from pytest_audiobench.gate.evidence import Evidence, Folded
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.scope import Scope
 from pytest_audiobench.outcome.lines import SampleLine, without_texts
 from pytest_audiobench.outcome.metrics import Metric, combine_runs
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity, Traffic
-
-
-@dataclass(frozen=True, slots=True)
-class Folded:
-    """One benchmark's records as the gate reads them, folded in one pass (``ending.py``),
-    with what its release and its judge say."""
-
-    per_run: list[dict[str, Metric]]
-    """Its numbers, per inference run."""
-    lines: Mapping[str, SampleLine] | None
-    """This run's sample lines, when ``wants_lines``; else None."""
-    baseline_verdicts: Mapping[str, SampleLine]
-    """The baseline's answers today's judge graded again, as lines (``gate/drift.py``)."""
-    baseline_verdicts_asked: int
-    baseline_per_run: list[dict[str, Metric]] | None
-    """Head to head: the live baseline model's numbers, from its side of the records."""
-    headline: tuple[str, ...]
-    """The metrics a baseline holds, as the release decided them."""
-    withheld: bool
-    """The release withholds its answers (a test split): nothing to measure."""
-    judged_metrics: tuple[str, ...]
-    """The metrics a judge's grades make, whose drift the calibration measures."""
-    judge_prompt: str | None
-    """The hash of its judge prompt (``Benchmark.judge_prompt``), part of the judge's
-    identity."""
-    selected: int
-    left_out: int
-    """The release's samples the run's selection left out."""
-    missing: int
-    """Selected samples without a score (errors, skips, not run)."""
-    failed: int
-    regressed: int
-    """Of ``failed``, the items that regressed against their baseline line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,16 +95,14 @@ def rule(settings: Settings, benchmarks: Mapping[str, Pairs], folded: Mapping[st
     ruled = {}
     for name, bench in benchmarks.items():
         mine, baseline = folded[name], held_against[name]
-        metrics = combine_runs(mine.per_run)
-        decision = decide(settings, name, mine.headline, metrics, mine.missing, baseline,
-                          (model, judges[name]), pairings[name], assessed[name],
-                          selected=mine.selected, left_out=mine.left_out,
-                          withheld=mine.withheld, partial=scope.partial,
-                          regressed=mine.regressed)
+        evidence = Evidence(name, mine, combine_runs(mine.per_run), baseline, model,
+                            judges[name], pairings[name], assessed[name])
+        decision = decide(settings, evidence, partial=scope.partial)
         drift = None if not mine.baseline_verdicts_asked or baseline.baseline_endpoint else \
             judge_drift(mine.judged_metrics, bench.linear, baseline.lines, mine.baseline_verdicts,
                         mine.baseline_verdicts_asked, settings.confidence)
-        ruled[name] = BenchmarkRuling(metrics, mine.per_run, decision, baseline, drift)
+        ruled[name] = BenchmarkRuling(dict(evidence.metrics), mine.per_run, decision, baseline,
+                                      drift)
     verdict = run_verdict([Decided(r.decision.status, r.decision.gate, folded[name].failed,
                                    folded[name].regressed, folded[name].missing,
                                    r.decision.status == "written" and bool(r.decision.short))
@@ -151,5 +116,4 @@ def _answered(settings: Settings, name: str, baseline: LoadedBaseline, folded: F
     if folded.baseline_per_run is None:
         return baseline
     return baseline.answered(settings, name, combine_runs(folded.baseline_per_run),
-                             folded.headline, judge, spans_of(folded.headline, bench.linear),
-                             lower_better(folded.headline, bench.linear))
+                             folded.headline, judge, bench.linear)

@@ -9,6 +9,7 @@ rule and builds this report.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from pytest_audiobench.benchmarks.base import Benchmark, Release
 from pytest_audiobench.config.settings import Settings
@@ -24,22 +25,41 @@ from pytest_audiobench.report.model import (
 from pytest_audiobench.transport.types import Traffic
 
 
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """What a run, or the union of its shards, leaves for its end beside its records."""
+
+    selected: Sequence[str]
+    """The node ids asked (one without a record did not run)."""
+    traffic: Traffic
+    """What its endpoints took."""
+    run: RunInfo | None
+    """Its record (None for a merge of shards)."""
+    seconds: float | None
+    """Wall-clock seconds from its start to its report (a merge: the longest shard's)."""
+    left_out: Mapping[str, int]
+    """Per benchmark, the release's samples its selection left out."""
+    scope: Scope
+    """What part of the benchmark it measured (``gate/scope.py``)."""
+
+
 def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
                  releases: Mapping[str, Release], ruling: Ruling,
-                 counts: Mapping[str, Counts], usage: TokenUsage, selected: Sequence[str],
-                 traffic: Traffic, run: RunInfo | None, seconds: float | None = None,
-                 scope: Scope | None = None) -> RunReport:
+                 counted: tuple[Mapping[str, Counts], TokenUsage], finished: Finished
+                 ) -> RunReport:
     """The report of a run the gate ruled on (``gate/ruling.py``): each benchmark's numbers,
-    counts and decision as the gate gave them, and the run's one verdict. It decides
-    nothing; the records stay out of it (``RunReport.write`` takes them)."""
+    counts (``counted``: per benchmark, and the tokens of the whole run) and decision as the
+    gate gave them, and the run's one verdict. It decides nothing; the records stay out of it
+    (``RunReport.write`` takes them)."""
+    counts, usage = counted
     summaries = [summarise(bench, releases[name], counts[name], ruling.benchmarks[name])
                  for name, bench in benchmarks.items()]
     protocol = judge_protocol(benchmarks)
-    return RunReport(settings=settings, run=run, benchmarks=summaries,
-                     judge_protocol=protocol, usage=usage.priced(settings), traffic=traffic,
-                     gate_held=ruling.verdict.held, verdict=ruling.verdict.kind,
-                     scope=scope or Scope(), selected=list(selected), samples=[],
-                     seconds=seconds)
+    return RunReport(settings=settings, run=finished.run, benchmarks=summaries,
+                     judge_protocol=protocol, usage=usage.priced(settings),
+                     traffic=finished.traffic, gate_held=ruling.verdict.held,
+                     verdict=ruling.verdict.kind, scope=finished.scope,
+                     selected=list(finished.selected), samples=[], seconds=finished.seconds)
 
 
 def summarise(bench: Benchmark, release: Release, counts: Counts,

@@ -22,6 +22,7 @@ from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report import html
 from pytest_audiobench.report.html import Written
 from pytest_audiobench.report.model import RunInfo, RunReport
+from pytest_audiobench.report.summary import Finished
 from pytest_audiobench.run.collecting import Collected
 from pytest_audiobench.run.plan import RunPlan
 from pytest_audiobench.run.releases import Releases
@@ -58,11 +59,10 @@ class Finishing:
         settings, records = self.settings, self.collected.records
         ordered = records.ordered(selected)
         scope = self._scope(session, selected)
+        finished = Finished(selected, self.collected.traffic, self._run_info(session, selected),
+                            self.collected.started.seconds(), self._left_out(selected), scope)
         report = ending.conclude(settings, self.benchmarks, self.releases.loaded(), ordered,
-                                 selected, self.baselines, self.collected.traffic,
-                                 self._run_info(session, selected),
-                                 seconds=self.collected.started.seconds(),
-                                 left_out=self._left_out(selected), scope=scope)
+                                 self.baselines, finished)
         if not selected:
             # A run that asked nothing (its selection held no sample) leaves what an earlier
             # run wrote as it was, and it is no failure: what was not selected is not measured.
