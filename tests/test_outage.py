@@ -20,9 +20,10 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config.resolve import read_settings
 from pytest_audiobench.config.settings import EndpointSettings, Sampling
 from pytest_audiobench.errors import DeadlineReached, EndpointDown
-from pytest_audiobench.transport.endpoint import Endpoint, Tries
+from pytest_audiobench.transport.endpoint import Endpoint
 from pytest_audiobench.transport.ledger import Backoff, Ledger, Line
 from pytest_audiobench.transport.pacing import Pacer
+from pytest_audiobench.transport.retrying import Tries
 from pytest_audiobench.transport.types import Completion, EndpointTraffic
 from tests.conftest import MODEL, XDIST_MODES, Servers, write_baseline
 from tests.fakes.openai_server import (
@@ -50,13 +51,13 @@ def probes(*replies: str | None) -> tuple[list[str | None], Any]:
 
 def line(outage_wait: float, probe: Any, max_failures: int = 2) -> Line:
     made = Line("m at u", max_failures, outage_wait, QUICK)
-    made.probe = probe
+    made.breaker.probe = probe
     return made
 
 
 async def settle(made: Line) -> None:
     """Until the probes of the outage going on are done."""
-    await made.until_up(5.0)
+    await made.breaker.until_up(5.0)
 
 
 # --- the breaker's states -----------------------------------------------------------------
@@ -68,13 +69,13 @@ def test_a_trip_with_no_wait_stops_at_once_as_before() -> None:
     async def run() -> None:
         made = line(0.0, probe)
         made.connection_failed("refused")
-        assert made.up
+        assert made.breaker.up
         made.connection_failed("refused again")
         assert made.traffic.stopped == ("m at u stopped answering (2 connection failures in a "
                                         "row, the last: refused again); no further request "
                                         "was sent to it")
         with pytest.raises(EndpointDown):
-            await made.until_up(1.0)
+            await made.breaker.until_up(1.0)
 
     asyncio.run(run())
     assert said == []  # nothing is probed without an allowance
@@ -87,14 +88,14 @@ def test_an_outage_is_probed_with_a_backoff_until_the_server_answers() -> None:
         made = line(5.0, probe)
         made.connection_failed("dropped")
         made.connection_failed("refused")
-        assert not made.up
+        assert not made.breaker.up
         await settle(made)
         return made
 
     made = asyncio.run(run())
     # At once, then after 10 ms, 20 ms and 20 ms (the cap): the fourth answered.
     assert said == ["refused", "refused", "refused", None]
-    assert made.up and made.comebacks == 1 and made.traffic.stopped is None
+    assert made.breaker.up and made.breaker.comebacks == 1 and made.traffic.stopped is None
     assert made.traffic.outages == 1 and len(made.traffic.away_spans) == 1
     # The pauses alone take 50 ms.
     assert 0.05 <= made.traffic.away_seconds < 1.0
@@ -131,7 +132,7 @@ def test_a_server_that_lists_its_models_and_answers_no_request_is_stopped_past_t
         ups = []
         for _ in range(2):
             await trip(made, kind)
-            ups.append(made.up)
+            ups.append(made.breaker.up)
         await asyncio.sleep(0.25)
         await trip(made, kind)
         return made, ups
@@ -141,7 +142,7 @@ def test_a_server_that_lists_its_models_and_answers_no_request_is_stopped_past_t
     assert made.traffic.stopped is not None and SILENT.fullmatch(made.traffic.stopped), (
         made.traffic.stopped)
     # Only a dropped connection seen first may be a restart: its attempts were given back.
-    assert made.comebacks == (1 if kind == "connection" else 0)
+    assert made.breaker.comebacks == (1 if kind == "connection" else 0)
     assert made.traffic.outages == 0
 
 
@@ -157,7 +158,7 @@ def test_a_reply_to_a_request_starts_the_allowance_of_a_silent_server_anew() -> 
         return made
 
     made = asyncio.run(run())
-    assert made.up and made.traffic.stopped is None and said == [None, None]
+    assert made.breaker.up and made.traffic.stopped is None and said == [None, None]
 
 
 def test_a_reply_between_two_probes_that_answer_keeps_the_endpoint_up() -> None:
@@ -173,7 +174,7 @@ def test_a_reply_between_two_probes_that_answer_keeps_the_endpoint_up() -> None:
         return made
 
     made = asyncio.run(run())
-    assert said == [None, None] and made.up and made.comebacks == 2
+    assert said == [None, None] and made.breaker.up and made.breaker.comebacks == 2
 
 
 def test_a_request_out_of_attempts_has_the_server_probed_and_fails_when_it_is_there(
@@ -183,19 +184,19 @@ def test_a_request_out_of_attempts_has_the_server_probed_and_fails_when_it_is_th
     async def run() -> Line:
         made = line(5.0, probe, max_failures=10)
         made.connection_failed("timeout")
-        made.suspect("timeout")
-        assert not made.up
+        made.breaker.suspect("timeout")
+        assert not made.breaker.up
         await settle(made)
         # The first answer is taken for a restart: the request is given its attempts back.
-        assert made.comebacks == 1
+        assert made.breaker.comebacks == 1
         made.connection_failed("timeout")
-        made.suspect("timeout")
+        made.breaker.suspect("timeout")
         await settle(made)
         return made
 
     made = asyncio.run(run())
     # The second, with no reply between, is not: the request fails.
-    assert said == [None, None] and made.up and made.comebacks == 1
+    assert said == [None, None] and made.breaker.up and made.breaker.comebacks == 1
     assert made.traffic.stopped is None and made.traffic.outages == 0
 
 
@@ -206,10 +207,10 @@ def test_nothing_is_suspected_once_something_answered_since_the_last_failure() -
         made = line(5.0, probe, max_failures=10)
         made.connection_failed("refused")
         made.answered()
-        made.suspect("refused")
+        made.breaker.suspect("refused")
         return made
 
-    assert asyncio.run(run()).up and said == []
+    assert asyncio.run(run()).breaker.up and said == []
 
 
 def test_past_the_allowance_the_endpoint_is_gone_and_the_line_says_how_long_it_waited(
@@ -221,7 +222,7 @@ def test_past_the_allowance_the_endpoint_is_gone_and_the_line_says_how_long_it_w
         made.connection_failed("refused")
         made.connection_failed("refused")
         with pytest.raises(EndpointDown):
-            await made.until_up(5.0)
+            await made.breaker.until_up(5.0)
         return made
 
     started = time.monotonic()
@@ -243,7 +244,7 @@ def test_an_outage_going_on_is_counted_up_to_now() -> None:
     async def run() -> tuple[EndpointTraffic, dict[str, Any]]:
         ledger = Ledger()
         made = ledger.line("m", "u", 1, 30.0)
-        made.probe = probe
+        made.breaker.probe = probe
         made.connection_failed("refused")
         await asyncio.sleep(0.05)
         return ledger.traffic().endpoints["m at u"], ledger.away()
