@@ -1,6 +1,7 @@
 """Word error rate as the audio-model reports compute it: the normalising pipelines on
-reference and answer alike, the word errors of one utterance, and a split's rate summed over
-its utterances. Every expected value is worked out by hand in the comment beside it."""
+reference and answer alike (remove_sp first), the word errors of one utterance, and a split's
+rate summed over its utterances. Every expected value is worked out by hand in the comment
+beside it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from types import ModuleType
 import pytest
 
 from pytest_audiobench.benchmarks.wer.counting import WordErrors, count, error_rate
-from pytest_audiobench.benchmarks.wer.normalising import PIPELINES, words
+from pytest_audiobench.benchmarks.wer.normalising import PIPELINES, remove_sp, words
 
 REFERENCE = "HE HOPED THERE WOULD BE STEW FOR DINNER"  # LibriSpeech's style: 8 words
 
@@ -85,6 +86,73 @@ def test_a_split_s_rate_is_its_errors_summed_over_its_reference_words_summed() -
 def test_an_empty_reference_makes_every_answer_word_an_insertion() -> None:
     counted = count([], words("a word or two"))
     assert (counted.insertions, counted.reference_words) == (4, 0)
+
+
+# --- remove_sp, the reference's first step -------------------------------------------------
+
+# text, language, what remove_sp leaves: tags made spaces, whitespace runs one space, the space
+# before a mark of !,.?;: removed, leading spaces removed (a trailing one stays, as in the
+# reference); for Chinese every space goes too.
+REMOVE_SP = [
+    ("Hello , world !", "en", "Hello, world!"),
+    ("Why ? Because ; then : done", "en", "Why? Because; then: done"),
+    ("1 ,000 people and version 2 .0", "en", "1,000 people and version 2.0"),
+    # The tags become spaces, the runs of spaces one, the leading one goes.
+    ("<|en|>  He   said<|zh|>hi .", "en", "He said hi."),
+    ("wait . . . no", "en", "wait... no"),  # each space before a period goes
+    ("tab\tand\nnew line \u00a0,end \n", "en", "tab and new line,end "),
+    ("<|zh|>今天 天气 很好 。", "en", "今天 天气 很好 。"),  # "。" is not one of the marks
+    ("<|zh|>今天 天气 很好 。", "zh", "今天天气很好。"),
+    ("", "en", ""),
+]
+
+
+@pytest.mark.parametrize(("text", "language", "expected"), REMOVE_SP)
+def test_remove_sp_leaves_what_the_reference_s_first_step_leaves(
+        text: str, language: str, expected: str) -> None:
+    assert remove_sp(text, language) == expected
+
+
+# reference, answer, (substitutions, deletions, insertions) under the reference pipeline, and
+# under the english one (Whisper's normaliser alone, which has no remove_sp).
+SPACED = [
+    # A space before each mark: the mark goes with the punctuation either way, so only the
+    # words count. "soup" for "stew": one substitution.
+    (REFERENCE, "He hoped there would be soup for dinner !", (1, 0, 0), (1, 0, 0)),
+    # "for dinner" left out: two deletions.
+    (REFERENCE, "He hoped , there would be stew", (0, 2, 0), (0, 2, 0)),
+    # "well" added: one insertion; both periods go.
+    (REFERENCE, "Well . He hoped there would be stew for dinner .", (0, 0, 1), (0, 0, 1)),
+    # "did" added and "hope" for "hoped": one insertion, one substitution.
+    (REFERENCE, "Did he hope there would be stew for dinner ?", (1, 0, 1), (1, 0, 1)),
+    (REFERENCE, "He hoped there would be stew ; for dinner ; yes", (0, 0, 1), (0, 0, 1)),
+    (REFERENCE, "He hoped : there would be stew for dinner", (0, 0, 0), (0, 0, 0)),
+    (REFERENCE, "He hoped there would be stew for dinner . . .", (0, 0, 0), (0, 0, 0)),
+    # Numbers: remove_sp makes "1,000", whose comma between digits the English normaliser
+    # drops: "1000", as it writes "one thousand". Without remove_sp it sees two numbers, "1"
+    # (which it writes "one") and "000" (0): "one" for "1000" and "0" inserted.
+    ("ONE THOUSAND PEOPLE CAME", "1 ,000 people came .", (0, 0, 0), (1, 0, 1)),
+    # remove_sp makes "2.0", which the English normaliser reads as the number 2, as it reads
+    # "two". Without it ".0" stays a word of its own: one insertion.
+    ("VERSION TWO", "Version 2 .0", (0, 0, 0), (0, 0, 1)),
+    # A tag between two words becomes a space; Whisper's normaliser alone removes it with
+    # nothing, and "stewfor" is one substitution and one deletion.
+    (REFERENCE, "<|en|>He hoped there would be stew<|endoftext|>for dinner", (0, 0, 0),
+     (1, 1, 0)),
+    # Leading spaces, runs of spaces, tabs and new lines, a tag then a spaced period: nothing.
+    (REFERENCE, "  He   hoped\tthere would\n\nbe stew for dinner <|en|> .", (0, 0, 0),
+     (0, 0, 0)),
+]
+
+
+@pytest.mark.parametrize(("reference", "answer", "expected", "english"), SPACED)
+def test_a_space_before_a_mark_counts_the_errors_the_reference_pipeline_gives(
+        reference: str, answer: str, expected: tuple[int, int, int],
+        english: tuple[int, int, int]) -> None:
+    for pipeline, errors in (("reference", expected), ("english", english)):
+        counted = count(words(reference, pipeline), words(answer, pipeline))
+        assert (counted.substitutions, counted.deletions, counted.insertions) == errors, \
+            pipeline
 
 
 # --- the normaliser equals openai-whisper's own --------------------------------------------
@@ -169,3 +237,4 @@ def test_the_normalisers_equal_openai_whisper_s_own_on_every_reference() -> None
 
 def test_every_pipeline_is_named() -> None:
     assert PIPELINES == ("reference", "english")
+
