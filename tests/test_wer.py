@@ -1,7 +1,8 @@
 """Word error rate as the audio-model reports compute it: the normalising pipelines on
 reference and answer alike (remove_sp first), the word errors of one utterance, and a split's
 rate summed over its utterances. Every expected value is worked out by hand in the comment
-beside it."""
+beside it; the parity tests run the reference's own steps from installed packages
+(openai-whisper's normalisers, lmms-eval's remove_sp and tokenizer) where they are there."""
 
 from __future__ import annotations
 
@@ -175,27 +176,48 @@ HOSTILE = [
 ]
 
 
-def _openai_whisper_normalisers() -> ModuleType:
-    """openai-whisper's ``whisper/normalizers`` package, read from its installed files
-    without running ``whisper/__init__.py`` (which imports torch); skipped when it is not
-    installed (``pip install --no-deps openai-whisper==20250625`` in .ci/run)."""
+def _installed(distribution: str, ending: str, install: str) -> Path:
+    """The installed file of ``distribution`` whose path ends with ``ending``; the test is
+    skipped when the distribution is not installed (``install`` says how, as .ci/run does)."""
     try:
-        files = importlib.metadata.files("openai-whisper") or []
+        files = importlib.metadata.files(distribution) or []
     except importlib.metadata.PackageNotFoundError:
-        pytest.skip("openai-whisper is not installed: pip install --no-deps "
-                    "openai-whisper==20250625 gives the reference normaliser")
-    init = next(f for f in files if str(f).endswith("normalizers/__init__.py"))
-    folder = Path(str(init.locate())).parent
-    name = "openai_whisper_normalizers"
+        pytest.skip(f"{distribution} is not installed: {install} gives the reference's steps")
+    found = next(f for f in files if str(f).endswith(ending))
+    return Path(str(found.locate()))
+
+
+def _module(name: str, path: Path, folder: Path | None = None) -> ModuleType:
+    """The module (or, with ``folder``, the package) at ``path``, run once under ``name`` and
+    apart from the package that holds it, whose own ``__init__`` imports what the tests do not
+    install."""
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(
-        name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+        name, path, submodule_search_locations=[str(folder)] if folder else None)
     assert spec is not None and spec.loader is not None
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[name] = package
-    spec.loader.exec_module(package)
-    return package
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _openai_whisper_normalisers() -> ModuleType:
+    """openai-whisper's ``whisper/normalizers`` package, without running
+    ``whisper/__init__.py`` (which imports torch)."""
+    init = _installed("openai-whisper", "normalizers/__init__.py",
+                      "pip install --no-deps openai-whisper==20250625")
+    return _module("openai_whisper_normalizers", init, init.parent)
+
+
+def _lmms_eval_asr() -> ModuleType:
+    """lmms-eval's ``tasks/asr_wer_utils.py``, which its LibriSpeech task scores with: its
+    ``remove_sp`` (the copy of Qwen2-Audio's) and its tokenizer. Read alone, as the package's
+    ``__init__`` imports its whole framework; it imports ``editdistance``."""
+    pytest.importorskip("editdistance", reason="pip install editdistance==0.8.1")
+    path = _installed("lmms-eval", "tasks/asr_wer_utils.py",
+                      "pip install --no-deps lmms-eval==0.7.3")
+    return _module("lmms_eval_asr_wer_utils", path)
 
 
 @pytest.mark.parametrize("text", HOSTILE)
@@ -238,3 +260,53 @@ def test_the_normalisers_equal_openai_whisper_s_own_on_every_reference() -> None
 def test_every_pipeline_is_named() -> None:
     assert PIPELINES == ("reference", "english")
 
+
+# --- the reference pipeline equals the reference's own steps ----------------------------------
+
+PARITY = [*HOSTILE, *(text for text, _, _ in REMOVE_SP),
+          *(text for row in SPACED for text in row[:2])]
+
+
+def _reference_steps(text: str) -> list[str]:
+    """``text``'s words by the reference's own steps, run from the installed packages:
+    lmms-eval's remove_sp, openai-whisper's English then basic normaliser, then the reference
+    tokenizer's punctuation removal and lower case (its sacreBLEU tokenizer is ``none``,
+    which returns the line as it is, so sacreBLEU is not needed)."""
+    steps, whisper = _lmms_eval_asr(), _openai_whisper_normalisers()
+    untagged = steps.remove_sp(text, "en")
+    normalised = whisper.BasicTextNormalizer()(whisper.EnglishTextNormalizer()(untagged))
+    return list(steps.EvaluationTokenizer.remove_punctuation(normalised).lower().split())
+
+
+@pytest.mark.parametrize(("text", "language", "expected"), REMOVE_SP)
+def test_remove_sp_equals_lmms_eval_s_copy_of_the_reference_s(
+        text: str, language: str, expected: str) -> None:
+    # lmms-eval's LibriSpeech task names Chinese as the language written without spaces.
+    theirs = _lmms_eval_asr().remove_sp(text, language, no_space_languages={"zh"})
+    assert remove_sp(text, language) == theirs == expected
+
+
+@pytest.mark.parametrize("text", PARITY)
+def test_each_pipeline_makes_the_words_its_reference_steps_make(text: str) -> None:
+    assert words(text) == _reference_steps(text)
+    # The english pipeline is the Whisper paper's: its normaliser alone, no remove_sp.
+    english = _openai_whisper_normalisers().EnglishTextNormalizer()(text).split()
+    assert words(text, "english") == english
+
+
+def test_the_reference_pipeline_makes_the_reference_s_words_on_every_reference() -> None:
+    texts = _every_reference()
+    assert [words(text) for text in texts] == [_reference_steps(text) for text in texts]
+
+
+def test_an_utterance_s_errors_are_the_reference_s_edit_distance() -> None:
+    from tests.test_wer_run import FLEURS, TABLE
+
+    _lmms_eval_asr()  # skips without editdistance too
+    import editdistance
+
+    pairs = [(row[0], row[1]) for row in SPACED] + [
+        (u.reference, str(u.reply)) for u in (*TABLE, *FLEURS)]
+    for reference, answer in pairs:
+        theirs = editdistance.eval(_reference_steps(reference), _reference_steps(answer))
+        assert count(words(reference), words(answer)).errors == theirs, answer
