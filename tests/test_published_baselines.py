@@ -1,9 +1,11 @@
 """The published reference baselines in ``baselines/``: each reads as a baseline file, names
 where its numbers come from, sits where a run looks for its model, and holds only metrics its
-benchmark reports; MMAU's task numbers agree with their average."""
+benchmark reports; MMAU's task numbers agree with their average; Big Bench Audio's state the
+judge's settings, which its options' defaults reproduce."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -39,3 +41,31 @@ def test_mmau_task_numbers_average_to_the_published_average(path: Path) -> None:
     mean = sum(size * metrics[f"mmau.task.{t}.avg"].threshold
                for t, size in TASK_SIZES.items()) / 1000
     assert mean == pytest.approx(metrics["mmau.avg"].threshold, abs=0.05)
+
+
+BIG_BENCH_AUDIO = [p for p in PUBLISHED if p.parent.name == "big_bench_audio"]
+JUDGED = re.compile(r"judge (\S+) at temperature ([0-9.]+), its reply read (in any letter case|"
+                    r"in upper case only)")
+
+
+@pytest.mark.parametrize("path", BIG_BENCH_AUDIO, ids=lambda p: p.name)
+def test_a_big_bench_audio_baseline_states_its_judge_settings_and_the_defaults_are_them(
+        path: Path) -> None:
+    from pytest_audiobench.benchmarks.big_bench_audio.options import BigBenchAudioOptions
+    from pytest_audiobench.config.declarations import declared
+
+    baseline = load(path)
+    assert baseline is not None and baseline.source is not None
+    said = JUDGED.search(baseline.source)
+    assert said is not None, baseline.source
+    model, temperature, reading = said.groups()
+    assert model == baseline.judge_model == "gpt-4o-mini"
+    # The defaults are the published protocol: a run that names the judge compares as is.
+    defaults = {option.attr: option.default for option in declared(BigBenchAudioOptions)}
+    assert float(temperature) == defaults["big_bench_audio_judge_temperature"] == 0.1
+    assert reading == "in any letter case"
+    assert defaults["big_bench_audio_judge_reading"] == "case-insensitive"
+    # A judge identity is compared whole (endpoint, all its sampling, our prompt's hash), and
+    # the published numbers have none of those in our terms: one would make every run's judge
+    # another judge. The settings are stated in the source and the defaults instead.
+    assert baseline.judge is None
