@@ -1,7 +1,8 @@
 """The published reference baselines in ``baselines/``: each reads as a baseline file, names
 where its numbers come from, sits where a run looks for its model, and holds only metrics its
-benchmark reports; MMAU's task numbers agree with their average; Big Bench Audio's state the
-judge's settings, which its options' defaults reproduce."""
+benchmark reports, with a source of its own benchmark's (none shared with another benchmark's
+baselines, none naming another benchmark); MMAU's task numbers agree with their average; Big
+Bench Audio's state the judge's settings, which its options' defaults reproduce."""
 
 from __future__ import annotations
 
@@ -26,6 +27,29 @@ def test_a_published_baseline_reads_says_its_source_and_sits_where_a_run_looks(
     assert path_for(REPO / "baselines", baseline.benchmark, baseline.model) == path
     assert baseline.benchmark in registry.catalog().specs
     assert all(name.startswith(f"{baseline.benchmark}.") for name in baseline.metrics)
+
+
+def _names(benchmark: str) -> set[str]:
+    """What names ``benchmark`` in a source, in lower case: its name, spelled with spaces or
+    hyphens too, and its tasks that are not plain words ("test-clean", "en_us")."""
+    spec = registry.catalog().specs[benchmark]
+    tasks = {t for t in spec.tasks if re.search(r"[-_]", t) and not t.startswith("mix-")}
+    spelled = {benchmark, benchmark.replace("_", " "), benchmark.replace("_", "-"), *tasks}
+    return {name.lower() for name in spelled}
+
+
+def test_no_published_source_is_another_benchmark_s() -> None:
+    # FLEURS's once repeated LibriSpeech's, its figures and its splits included.
+    sources: dict[str, set[str]] = {}
+    for path in PUBLISHED:
+        baseline = load(path)
+        assert baseline is not None and baseline.source is not None
+        sources.setdefault(baseline.source, set()).add(baseline.benchmark)
+        named = {other for other in registry.catalog().specs if other != baseline.benchmark
+                 and any(name in baseline.source.lower() for name in _names(other))}
+        assert not named, f"{path.name} ({baseline.benchmark}) names {named}"
+    shared = {source: found for source, found in sources.items() if len(found) > 1}
+    assert not shared
 
 
 # A source that gives the average only (Qwen3-Omni's card) has nothing to check here.
