@@ -1,7 +1,7 @@
-"""Big Bench Audio's pure parts: the judge's reply read exactly (CORRECT, INCORRECT, and
-nothing else), its prompt filled literally with the answer fenced, the offline judge's rule,
-and accuracy as the share of CORRECT verdicts on tables worked by hand (one draw, several
-draws, n = 1)."""
+"""Big Bench Audio's pure parts: the judge's reply read in any letter case or exactly
+(CORRECT, INCORRECT, and nothing else), its prompt filled literally with the answer fenced,
+the offline judge's rule, and accuracy as the share of CORRECT verdicts on tables worked by
+hand (one draw, several draws, n = 1)."""
 
 from __future__ import annotations
 
@@ -22,25 +22,31 @@ from pytest_audiobench.benchmarks.big_bench_audio.scoring import (
 from pytest_audiobench.builtin.overlap import agrees
 
 NOT_READ = "not the single word CORRECT or INCORRECT"
+NOT_READ_ANY_CASE = f"{NOT_READ} in any letter case"
 
 
-@pytest.mark.parametrize(("reply", "read"), [
-    ("CORRECT", True),
-    ("INCORRECT", False),
-    ("  CORRECT\n", True),  # white space around the word is not part of the reply
-    ("\nINCORRECT  ", False),
-    ("correct", NOT_READ),  # lower case: not the word asked for
-    ("Incorrect", NOT_READ),
-    ("CORRECT.", NOT_READ),  # extra characters
-    ("The answer is CORRECT", NOT_READ),  # extra words
-    ("INCORRECT: the official answer is 7", NOT_READ),
-    ("CORRECT INCORRECT", NOT_READ),
-    ("", NOT_READ),  # empty
-    ("   ", NOT_READ),
+# reply, as read in any letter case (the default, AU-Harness's), as read exactly
+@pytest.mark.parametrize(("reply", "any_case", "exact"), [
+    ("CORRECT", True, True),
+    ("INCORRECT", False, False),
+    ("  CORRECT\n", True, True),  # white space around the word is not part of the reply
+    ("\nINCORRECT  ", False, False),
+    # Another letter case: the word AU-Harness reads (it upper-cases the stripped reply);
+    # exactly read, not the word asked for.
+    ("correct", True, NOT_READ),
+    ("Incorrect", False, NOT_READ),
+    (" Correct ", True, NOT_READ),
+    ("CORRECT.", NOT_READ_ANY_CASE, NOT_READ),  # extra characters: read by neither
+    ("The answer is CORRECT", NOT_READ_ANY_CASE, NOT_READ),  # extra words
+    ("INCORRECT: the official answer is 7", NOT_READ_ANY_CASE, NOT_READ),
+    ("CORRECT INCORRECT", NOT_READ_ANY_CASE, NOT_READ),
+    ("", NOT_READ_ANY_CASE, NOT_READ),  # empty
+    ("   ", NOT_READ_ANY_CASE, NOT_READ),
 ])
-def test_a_judge_reply_is_read_only_when_it_is_the_exact_word(reply: str,
-                                                              read: bool | str) -> None:
-    assert read_reply(reply) == read
+def test_a_judge_reply_is_read_only_when_it_is_the_word_in_the_reading_s_letter_case(
+        reply: str, any_case: bool | str, exact: bool | str) -> None:
+    assert read_reply(reply, "case-insensitive") == any_case
+    assert read_reply(reply, "exact") == exact
 
 
 def test_the_prompt_is_filled_literally_and_fences_the_answer() -> None:

@@ -1,9 +1,11 @@
 """Big Bench Audio end to end, as a user runs it (a real model server and a real judge
 server on 127.0.0.1, with and without xdist): accuracy is the share of CORRECT verdicts on a
 table worked by hand; the judge reads the question's text, the official answer and the
-answer; an unreadable judge reply is asked again and, when every attempt is unreadable, the
-sample is an error, never a score; judge repeats average; a worse model fails the paired gate
-and an unchanged one holds; the release runs from the hub's parquet files."""
+answer; the judge is asked at AU-Harness's temperature and its reply read in any letter case,
+unless the options say otherwise; an unreadable judge reply is asked again and, when every
+attempt is unreadable, the sample is an error, never a score; judge repeats average; a worse
+model fails the paired gate and an unchanged one holds; the release runs from the hub's
+parquet files."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ TABLE = [
     ("formal_fallacies", "invalid", "It is not"),  # INCORRECT
     ("navigate", "Yes", "Yes, you end where you started."),  # CORRECT
     ("navigate", "No", ""),  # an empty answer is judged: INCORRECT, counted
-    ("object_counting", "4", "HESITANT 4"),  # judge: 'correct' (unread), then CORRECT
+    ("object_counting", "4", "HESITANT 4"),  # judge: 'CORRECT.' (unread), then CORRECT
     ("object_counting", "3", "5"),  # INCORRECT
     ("web_of_lies", "No", "No"),  # CORRECT
     ("web_of_lies", "Yes", "GARBLE yes"),  # judge never reads: an error, not counted
@@ -88,8 +90,8 @@ def the_judged(prompt: str) -> tuple[str, str, str]:
 
 
 class VerdictJudge:
-    """CORRECT when the official answer is in the answer; a hesitant answer's first reply is
-    in lower case (unread), a garbled answer's every reply has extra words."""
+    """CORRECT when the official answer is in the answer; a hesitant answer's first reply ends
+    with a full stop (unread), a garbled answer's every reply has extra words."""
 
     def __init__(self) -> None:
         self.seen: Counter[str] = Counter()
@@ -106,7 +108,7 @@ class VerdictJudge:
         if "GARBLE" in answer:
             return f"The answer is {said}"
         if "HESITANT" in answer and first:
-            return said.lower()
+            return f"{said}."
         return said
 
 
@@ -161,6 +163,49 @@ def test_a_wrong_answer_s_report_shows_the_question_the_official_answer_and_the_
     assert "official:  3" in out
     assert "answer:    5" in out
     assert "judge: 'INCORRECT' -> INCORRECT" in out
+
+
+def _title_case_judge(request: ChatRequest) -> str:
+    """A judge that says its verdict in title case: "Correct"."""
+    return "Correct"
+
+
+def test_the_judge_is_asked_and_read_as_au_harness_asks_and_reads_it(
+        run_bench: Any, tmp_path: Path, servers: Servers) -> None:
+    root = build(tmp_path / "one", [("navigate", "Yes", "Yes")])
+    servers.model.script = answering(["Yes"])
+    servers.judge.script = _title_case_judge
+    run = _run(run_bench, root)
+    # "Correct" is CORRECT at once, as AU-Harness reads it; asked at its temperature 0.1, not
+    # the run's judge temperature (1 by default).
+    assert run.metrics["big_bench_audio.accuracy"] == 100.0
+    assert [r.body["temperature"] for r in servers.judge.requests] == [0.1]
+    out = run.result.stdout.str()
+    assert ("judge judge-model (temperature 1, CORRECT/INCORRECT at temperature 0.1 read in "
+            "any letter case, prompt built-in)") in out
+    assert "judged at temperature 0.1 (not the run's judge temperature)" in out
+
+
+def test_the_exact_reading_and_another_temperature_are_options(
+        run_bench: Any, tmp_path: Path, servers: Servers) -> None:
+    root = build(tmp_path / "one", [("navigate", "Yes", "Yes")])
+    servers.model.script = answering(["Yes"])
+    servers.judge.script = _title_case_judge
+    run = _run(run_bench, root, "--audiobench-big-bench-audio-judge-reading", "exact",
+               "--audiobench-big-bench-audio-judge-temperature", "0.7",
+               "--audiobench-big-bench-audio-judge-retries", "1")
+    # Read in upper case only, "Correct" is asked again, then the sample is an error.
+    assert [r.body["temperature"] for r in servers.judge.requests] == [0.7, 0.7]
+    assert run.outcomes() == {"audiobench::big_bench_audio::navigate::q00": "error"}
+    assert "CORRECT/INCORRECT at temperature 0.7 read in upper case only" in \
+        run.result.stdout.str()
+
+
+def test_a_bad_reading_is_a_usage_error_naming_the_flag(run_bench: Any, release: Path) -> None:
+    run = _run(run_bench, release, "--audiobench-big-bench-audio-judge-reading", "loose")
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    run.result.stderr.fnmatch_lines(["*--audiobench-big-bench-audio-judge-reading*expected one "
+                                     "of case-insensitive, exact; got 'loose'*"])
 
 
 def test_judge_repeats_average_each_answer_s_draws(run_bench: Any, tmp_path: Path,
@@ -244,7 +289,7 @@ def test_the_page_shows_each_verdict_and_the_judge_s_replies(
 
     assert shown("q04", "span", "score") == ["CORRECT"]
     assert shown("q05", "span", "score") == ["INCORRECT"]
-    assert shown("q04", "pre") == ["judge: 'correct' | 'CORRECT' -> CORRECT"]
+    assert shown("q04", "pre") == ["judge: 'CORRECT.' | 'CORRECT' -> CORRECT"]
     report, judge = shown("q05", "pre")  # why the item failed, then the judge's reply
     assert report == "judged INCORRECT"
     assert judge == "judge: 'INCORRECT' -> INCORRECT"

@@ -1,6 +1,8 @@
 """Word error rate as the audio-model reports compute it: the normalising pipelines on
-reference and answer alike, the word errors of one utterance, and a split's rate summed over
-its utterances. Every expected value is worked out by hand in the comment beside it."""
+reference and answer alike (remove_sp first), the word errors of one utterance, and a split's
+rate summed over its utterances. Every expected value is worked out by hand in the comment
+beside it; the parity tests run the reference's own steps from installed packages
+(openai-whisper's normalisers, lmms-eval's remove_sp and tokenizer) where they are there."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from types import ModuleType
 import pytest
 
 from pytest_audiobench.benchmarks.wer.counting import WordErrors, count, error_rate
-from pytest_audiobench.benchmarks.wer.normalising import PIPELINES, words
+from pytest_audiobench.benchmarks.wer.normalising import PIPELINES, remove_sp, words
 
 REFERENCE = "HE HOPED THERE WOULD BE STEW FOR DINNER"  # LibriSpeech's style: 8 words
 
@@ -87,6 +89,73 @@ def test_an_empty_reference_makes_every_answer_word_an_insertion() -> None:
     assert (counted.insertions, counted.reference_words) == (4, 0)
 
 
+# --- remove_sp, the reference's first step -------------------------------------------------
+
+# text, language, what remove_sp leaves: tags made spaces, whitespace runs one space, the space
+# before a mark of !,.?;: removed, leading spaces removed (a trailing one stays, as in the
+# reference); for Chinese every space goes too.
+REMOVE_SP = [
+    ("Hello , world !", "en", "Hello, world!"),
+    ("Why ? Because ; then : done", "en", "Why? Because; then: done"),
+    ("1 ,000 people and version 2 .0", "en", "1,000 people and version 2.0"),
+    # The tags become spaces, the runs of spaces one, the leading one goes.
+    ("<|en|>  He   said<|zh|>hi .", "en", "He said hi."),
+    ("wait . . . no", "en", "wait... no"),  # each space before a period goes
+    ("tab\tand\nnew line \u00a0,end \n", "en", "tab and new line,end "),
+    ("<|zh|>今天 天气 很好 。", "en", "今天 天气 很好 。"),  # "。" is not one of the marks
+    ("<|zh|>今天 天气 很好 。", "zh", "今天天气很好。"),
+    ("", "en", ""),
+]
+
+
+@pytest.mark.parametrize(("text", "language", "expected"), REMOVE_SP)
+def test_remove_sp_leaves_what_the_reference_s_first_step_leaves(
+        text: str, language: str, expected: str) -> None:
+    assert remove_sp(text, language) == expected
+
+
+# reference, answer, (substitutions, deletions, insertions) under the reference pipeline, and
+# under the english one (Whisper's normaliser alone, which has no remove_sp).
+SPACED = [
+    # A space before each mark: the mark goes with the punctuation either way, so only the
+    # words count. "soup" for "stew": one substitution.
+    (REFERENCE, "He hoped there would be soup for dinner !", (1, 0, 0), (1, 0, 0)),
+    # "for dinner" left out: two deletions.
+    (REFERENCE, "He hoped , there would be stew", (0, 2, 0), (0, 2, 0)),
+    # "well" added: one insertion; both periods go.
+    (REFERENCE, "Well . He hoped there would be stew for dinner .", (0, 0, 1), (0, 0, 1)),
+    # "did" added and "hope" for "hoped": one insertion, one substitution.
+    (REFERENCE, "Did he hope there would be stew for dinner ?", (1, 0, 1), (1, 0, 1)),
+    (REFERENCE, "He hoped there would be stew ; for dinner ; yes", (0, 0, 1), (0, 0, 1)),
+    (REFERENCE, "He hoped : there would be stew for dinner", (0, 0, 0), (0, 0, 0)),
+    (REFERENCE, "He hoped there would be stew for dinner . . .", (0, 0, 0), (0, 0, 0)),
+    # Numbers: remove_sp makes "1,000", whose comma between digits the English normaliser
+    # drops: "1000", as it writes "one thousand". Without remove_sp it sees two numbers, "1"
+    # (which it writes "one") and "000" (0): "one" for "1000" and "0" inserted.
+    ("ONE THOUSAND PEOPLE CAME", "1 ,000 people came .", (0, 0, 0), (1, 0, 1)),
+    # remove_sp makes "2.0", which the English normaliser reads as the number 2, as it reads
+    # "two". Without it ".0" stays a word of its own: one insertion.
+    ("VERSION TWO", "Version 2 .0", (0, 0, 0), (0, 0, 1)),
+    # A tag between two words becomes a space; Whisper's normaliser alone removes it with
+    # nothing, and "stewfor" is one substitution and one deletion.
+    (REFERENCE, "<|en|>He hoped there would be stew<|endoftext|>for dinner", (0, 0, 0),
+     (1, 1, 0)),
+    # Leading spaces, runs of spaces, tabs and new lines, a tag then a spaced period: nothing.
+    (REFERENCE, "  He   hoped\tthere would\n\nbe stew for dinner <|en|> .", (0, 0, 0),
+     (0, 0, 0)),
+]
+
+
+@pytest.mark.parametrize(("reference", "answer", "expected", "english"), SPACED)
+def test_a_space_before_a_mark_counts_the_errors_the_reference_pipeline_gives(
+        reference: str, answer: str, expected: tuple[int, int, int],
+        english: tuple[int, int, int]) -> None:
+    for pipeline, errors in (("reference", expected), ("english", english)):
+        counted = count(words(reference, pipeline), words(answer, pipeline))
+        assert (counted.substitutions, counted.deletions, counted.insertions) == errors, \
+            pipeline
+
+
 # --- the normaliser equals openai-whisper's own --------------------------------------------
 
 HOSTILE = [
@@ -107,27 +176,48 @@ HOSTILE = [
 ]
 
 
-def _openai_whisper_normalisers() -> ModuleType:
-    """openai-whisper's ``whisper/normalizers`` package, read from its installed files
-    without running ``whisper/__init__.py`` (which imports torch); skipped when it is not
-    installed (``pip install --no-deps openai-whisper==20250625`` in .ci/run)."""
+def _installed(distribution: str, ending: str, install: str) -> Path:
+    """The installed file of ``distribution`` whose path ends with ``ending``; the test is
+    skipped when the distribution is not installed (``install`` says how, as .ci/run does)."""
     try:
-        files = importlib.metadata.files("openai-whisper") or []
+        files = importlib.metadata.files(distribution) or []
     except importlib.metadata.PackageNotFoundError:
-        pytest.skip("openai-whisper is not installed: pip install --no-deps "
-                    "openai-whisper==20250625 gives the reference normaliser")
-    init = next(f for f in files if str(f).endswith("normalizers/__init__.py"))
-    folder = Path(str(init.locate())).parent
-    name = "openai_whisper_normalizers"
+        pytest.skip(f"{distribution} is not installed: {install} gives the reference's steps")
+    found = next(f for f in files if str(f).endswith(ending))
+    return Path(str(found.locate()))
+
+
+def _module(name: str, path: Path, folder: Path | None = None) -> ModuleType:
+    """The module (or, with ``folder``, the package) at ``path``, run once under ``name`` and
+    apart from the package that holds it, whose own ``__init__`` imports what the tests do not
+    install."""
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(
-        name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+        name, path, submodule_search_locations=[str(folder)] if folder else None)
     assert spec is not None and spec.loader is not None
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[name] = package
-    spec.loader.exec_module(package)
-    return package
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _openai_whisper_normalisers() -> ModuleType:
+    """openai-whisper's ``whisper/normalizers`` package, without running
+    ``whisper/__init__.py`` (which imports torch)."""
+    init = _installed("openai-whisper", "normalizers/__init__.py",
+                      "pip install --no-deps openai-whisper==20250625")
+    return _module("openai_whisper_normalizers", init, init.parent)
+
+
+def _lmms_eval_asr() -> ModuleType:
+    """lmms-eval's ``tasks/asr_wer_utils.py``, which its LibriSpeech task scores with: its
+    ``remove_sp`` (the copy of Qwen2-Audio's) and its tokenizer. Read alone, as the package's
+    ``__init__`` imports its whole framework; it imports ``editdistance``."""
+    pytest.importorskip("editdistance", reason="pip install editdistance==0.8.1")
+    path = _installed("lmms-eval", "tasks/asr_wer_utils.py",
+                      "pip install --no-deps lmms-eval==0.7.3")
+    return _module("lmms_eval_asr_wer_utils", path)
 
 
 @pytest.mark.parametrize("text", HOSTILE)
@@ -169,3 +259,54 @@ def test_the_normalisers_equal_openai_whisper_s_own_on_every_reference() -> None
 
 def test_every_pipeline_is_named() -> None:
     assert PIPELINES == ("reference", "english")
+
+
+# --- the reference pipeline equals the reference's own steps ----------------------------------
+
+PARITY = [*HOSTILE, *(text for text, _, _ in REMOVE_SP),
+          *(text for row in SPACED for text in row[:2])]
+
+
+def _reference_steps(text: str) -> list[str]:
+    """``text``'s words by the reference's own steps, run from the installed packages:
+    lmms-eval's remove_sp, openai-whisper's English then basic normaliser, then the reference
+    tokenizer's punctuation removal and lower case (its sacreBLEU tokenizer is ``none``,
+    which returns the line as it is, so sacreBLEU is not needed)."""
+    steps, whisper = _lmms_eval_asr(), _openai_whisper_normalisers()
+    untagged = steps.remove_sp(text, "en")
+    normalised = whisper.BasicTextNormalizer()(whisper.EnglishTextNormalizer()(untagged))
+    return list(steps.EvaluationTokenizer.remove_punctuation(normalised).lower().split())
+
+
+@pytest.mark.parametrize(("text", "language", "expected"), REMOVE_SP)
+def test_remove_sp_equals_lmms_eval_s_copy_of_the_reference_s(
+        text: str, language: str, expected: str) -> None:
+    # lmms-eval's LibriSpeech task names Chinese as the language written without spaces.
+    theirs = _lmms_eval_asr().remove_sp(text, language, no_space_languages={"zh"})
+    assert remove_sp(text, language) == theirs == expected
+
+
+@pytest.mark.parametrize("text", PARITY)
+def test_each_pipeline_makes_the_words_its_reference_steps_make(text: str) -> None:
+    assert words(text) == _reference_steps(text)
+    # The english pipeline is the Whisper paper's: its normaliser alone, no remove_sp.
+    english = _openai_whisper_normalisers().EnglishTextNormalizer()(text).split()
+    assert words(text, "english") == english
+
+
+def test_the_reference_pipeline_makes_the_reference_s_words_on_every_reference() -> None:
+    texts = _every_reference()
+    assert [words(text) for text in texts] == [_reference_steps(text) for text in texts]
+
+
+def test_an_utterance_s_errors_are_the_reference_s_edit_distance() -> None:
+    from tests.test_wer_run import FLEURS, TABLE
+
+    _lmms_eval_asr()  # skips without editdistance too
+    import editdistance
+
+    pairs = [(row[0], row[1]) for row in SPACED] + [
+        (u.reference, str(u.reply)) for u in (*TABLE, *FLEURS)]
+    for reference, answer in pairs:
+        theirs = editdistance.eval(_reference_steps(reference), _reference_steps(answer))
+        assert count(words(reference), words(answer)).errors == theirs, answer

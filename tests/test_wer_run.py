@@ -204,6 +204,22 @@ def test_fleurs_scores_against_its_transcription_column_per_language(
     assert "fleurs en_us: 3 of 647 utterances" in run.result.stdout.str()
 
 
+def test_a_space_before_a_mark_is_removed_before_the_words_are_counted(
+        run_bench: Any, servers: Servers, tmp_path: Path) -> None:
+    spaced = [Utterance("en_us", "601", "one thousand people saw version two",
+                        "1 ,000 people saw version 2 .0 !")]
+    build_fleurs(tmp_path / "fleurs", spaced)
+    servers.model.script = by_clip(spaced)
+    run = run_bench(data=tmp_path / "fleurs", benchmark="fleurs", judge=False)
+    # remove_sp makes "1,000" and "2.0", which the English normaliser writes "1000" and "2",
+    # as it writes the reference's numbers: no error. Without it, "1" and "000" were "one" and
+    # "0", and ".0" a word: two insertions and a substitution over five words, 60 %.
+    assert run.metrics["fleurs.en_us.wer"] == 0.0
+    assert run.outcomes()["audiobench::fleurs::en_us::7000"] == "passed"
+    # Whisper's normaliser alone, which has no remove_sp, keeps those three errors.
+    assert run.metrics["fleurs.en_us.english.wer"] == pytest.approx(60.0)
+
+
 def test_the_page_shows_each_split_s_rate_its_interval_and_the_utterances_that_moved_most(
         run_bench: Any, release: Path, speech_servers: Servers, tmp_path: Path) -> None:
     from tests.pages import read_page

@@ -12,7 +12,13 @@ from pytest_audiobench.benchmarks.big_bench_audio.data import (
     BigBenchAudioRecord,
     read_big_bench_audio,
 )
-from pytest_audiobench.benchmarks.big_bench_audio.facts import CATEGORIES, NAME, RELEASE
+from pytest_audiobench.benchmarks.big_bench_audio.facts import (
+    CATEGORIES,
+    JUDGE_TEMPERATURE,
+    NAME,
+    PUBLISHED_JUDGE,
+    RELEASE,
+)
 from pytest_audiobench.benchmarks.big_bench_audio.judge import (
     BigBenchAudioVerdict,
     JudgeDraw,
@@ -39,6 +45,7 @@ from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256,
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
 from pytest_audiobench.outcome.view import Detail, SampleView
+from pytest_audiobench.transport.endpoint import Endpoint
 from pytest_audiobench.untrusted import clipped
 
 INSTRUCTION = ("The audio asks a question. Listen to it and answer the question; end with "
@@ -78,11 +85,12 @@ class BigBenchAudio(Benchmark):
 
     def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
                     runtime: Runtime) -> tuple[int, int, bool]:
-        if answer is None or runtime.judge is None:
+        judge = self._judge(runtime)
+        if answer is None or judge is None:
             return self.repeats, 0, False
         (messages, fingerprint), _ = self._request(sample, answer)
-        hits = sum(runtime.judge.cached(messages, first_attempt(draw, self.retries),
-                                        fingerprint=fingerprint) is not None
+        hits = sum(judge.cached(messages, first_attempt(draw, self.retries),
+                                fingerprint=fingerprint) is not None
                    for draw in range(self.repeats))
         return self.repeats, hits, False
 
@@ -94,6 +102,11 @@ class BigBenchAudio(Benchmark):
                      draw: int) -> BigBenchAudioVerdict | None:
         return await self._judged(sample, answer, runtime, draw) if self.judged else None
 
+    def _judge(self, runtime: Runtime) -> Endpoint | None:
+        """The judge at this benchmark's own temperature (AU-Harness's by default), not the
+        run's: the published numbers were judged at it."""
+        return runtime.judge_sampled(temperature=self.own.judge_temperature)
+
     def _request(self, sample: Sample, answer: ModelAnswer) -> tuple[JudgeRequest, str | None]:
         return judge_request(self.template, sample.question, sample.reference, answer.text,
                              self.max_answer_chars)
@@ -101,15 +114,16 @@ class BigBenchAudio(Benchmark):
     async def _judged(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
                       draw: int) -> BigBenchAudioVerdict:
         """The ``repeats`` draws of round ``draw`` (0: the planned ones)."""
-        if runtime.judge is None:
+        judge = self._judge(runtime)
+        if judge is None:
             raise JudgeError(f"{NAME} is graded by a judge and none was given")
         request, cut = self._request(sample, answer)
-        verdict = await judge_answer(runtime.judge, request, retries=self.retries,
-                                     repeats=self.repeats, first_draw=draw * self.repeats,
-                                     notes=[cut] if cut else [])
+        verdict = await judge_answer(judge, request, retries=self.retries,
+                                     repeats=self.repeats, reading=self.own.judge_reading,
+                                     first_draw=draw * self.repeats, notes=[cut] if cut else [])
         if verdict.share is None:
             raise JudgeError(
-                f"judge {runtime.judge.settings.model} replied neither CORRECT nor INCORRECT "
+                f"judge {judge.settings.model} replied neither CORRECT nor INCORRECT "
                 f"in {self.retries + 1} attempt(s) per draw; replies: "
                 + replies_named(out for d in verdict.draws for out in d.outputs),
                 verdict,
@@ -191,14 +205,23 @@ class BigBenchAudio(Benchmark):
         judge = self.settings.judge
         if judge is None or judge.offline:
             return ["CORRECT/INCORRECT"]
-        return ["CORRECT/INCORRECT",
-                f"prompt {self.own.judge_template_path or 'built-in'}"]
+        # Its own temperature, beside the run's judge temperature that the line names first.
+        return [f"CORRECT/INCORRECT at temperature {self.own.judge_temperature:g} read "
+                f"{self._reading()}", f"prompt {self.own.judge_template_path or 'built-in'}"]
+
+    def _reading(self) -> str:
+        return ("in any letter case" if self.own.judge_reading == "case-insensitive"
+                else "in upper case only")
 
     def judge_prompt(self) -> str | None:
         if not self.judged:
             return None
+        # Its own temperature and reading are part of how it asks: a baseline judged otherwise
+        # was judged by another judge, although the run's judge sampling is the same.
         return protocol_sha256({"template": self.template, "repeats": self.repeats,
-                                "max_answer_chars": self.max_answer_chars})
+                                "max_answer_chars": self.max_answer_chars,
+                                "temperature": self.own.judge_temperature,
+                                "reading": self.own.judge_reading})
 
     def judged_metrics(self, release: Release) -> tuple[str, ...]:
         return release.headline if self.judged else ()
@@ -212,6 +235,11 @@ class BigBenchAudio(Benchmark):
         judge = self.settings.judge
         if judge is not None and judge.offline:
             notes.append(NOT_COMPARABLE_VERDICTS)
+        elif judge is not None:
+            notes.append(f"judged at temperature {self.own.judge_temperature:g} (not the run's "
+                         f"judge temperature), its reply read {self._reading()}; the published "
+                         f"figures: {PUBLISHED_JUDGE} at temperature {JUDGE_TEMPERATURE:g}, "
+                         "read in any letter case (AU-Harness)")
         return notes
 
 

@@ -5,10 +5,11 @@ The prompt is ours, with the content of the published grading rules (consistent 
 official answer; the final answer when working is shown, the first when the answer
 contradicts itself; numbers in words or digits; misspelled names accepted). The judge gets
 the question's text, the official answer and the model's answer, fenced as data, and must
-reply CORRECT or INCORRECT: only that exact word (around it, white space) is read. Any other
-reply is asked again and, when every attempt is spent, the draw is a judge failure, excluded
-from the sample's share and counted; a sample without a readable draw is an error, never a
-score.
+reply CORRECT or INCORRECT: that word alone (around it, white space) is read, in any letter
+case by default, as AU-Harness reads it (the published numbers are its leaderboard's), or in
+upper case only (``exact``). Any other reply is asked again and, when every attempt is spent,
+the draw is a judge failure, excluded from the sample's share and counted; a sample without a
+readable draw is an error, never a score.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from pytest_audiobench.benchmarks import templating
+from pytest_audiobench.benchmarks.big_bench_audio.facts import Reading
 from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed, fence_for, shown
 from pytest_audiobench.outcome.records import Verdict
 from pytest_audiobench.transport.types import Usage
@@ -97,11 +99,16 @@ def read_template(path: Path) -> str:
     return templating.read_template(path, FLAG, PLACEHOLDERS)
 
 
-def read_reply(reply: str) -> bool | str:
-    """What a judge reply says: True for CORRECT, False for INCORRECT, else why it is not
-    read (lower case, a full stop, any other word: the reply is asked again)."""
-    said = VERDICTS.get(reply.strip())
-    return "not the single word CORRECT or INCORRECT" if said is None else said
+def read_reply(reply: str, reading: Reading) -> bool | str:
+    """What a judge reply says, read as ``reading`` says: True for CORRECT, False for
+    INCORRECT, else why it is not read (a full stop, any other word, and under ``exact``
+    another letter case: the reply is asked again)."""
+    word = reply.strip()
+    said = VERDICTS.get(word.upper() if reading == "case-insensitive" else word)
+    if said is not None:
+        return said
+    return "not the single word CORRECT or INCORRECT" + (
+        " in any letter case" if reading == "case-insensitive" else "")
 
 
 JudgeRequest = tuple[list[dict[str, Any]], dict[str, str]]
@@ -127,24 +134,26 @@ def first_attempt(draw: int, retries: int) -> int:
     return draw * (retries + 1)
 
 
-async def judge_draw(endpoint: Judge, request: JudgeRequest, retries: int,
-                     draw: int) -> JudgeDraw:
+async def judge_draw(endpoint: Judge, request: JudgeRequest, retries: int, draw: int,
+                     reading: Reading) -> JudgeDraw:
     """Ask until the reply is read or ``retries`` new attempts are spent; each attempt of
     each draw has its own seed offset (``first_attempt``), so its own reply."""
     messages, fingerprint = request
     asked = await ask_until_parsed(
-        endpoint, messages, read_reply, retries + 1, fingerprint=fingerprint,
+        endpoint, messages, lambda reply: read_reply(reply, reading), retries + 1,
+        fingerprint=fingerprint,
         seed_offset=lambda attempt: first_attempt(draw, retries) + attempt)
     return JudgeDraw(outputs=asked.outputs, correct=asked.parsed, usage=asked.usage,
                      cached=asked.cached, sent_usage=asked.sent_usage)
 
 
 async def judge_answer(endpoint: Judge, request: JudgeRequest, *, retries: int, repeats: int,
-                       first_draw: int = 0, notes: list[str] | None = None
+                       reading: Reading, first_draw: int = 0, notes: list[str] | None = None
                        ) -> BigBenchAudioVerdict:
     """``repeats`` draws of the judge on one answer at once, numbered from ``first_draw``
-    (fresh draws for a confirmation start past the planned ones)."""
-    draws = await asyncio.gather(*(judge_draw(endpoint, request, retries, draw)
+    (fresh draws for a confirmation start past the planned ones), each reply read as
+    ``reading`` says."""
+    draws = await asyncio.gather(*(judge_draw(endpoint, request, retries, draw, reading)
                                    for draw in range(first_draw, first_draw + repeats)))
     return combine(list(draws), notes)
 

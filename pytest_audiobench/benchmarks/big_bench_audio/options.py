@@ -1,11 +1,18 @@
-"""Big Bench Audio's own options: the instruction sent with the clip, the judge prompt and
-its retries."""
+"""Big Bench Audio's own options: the instruction sent with the clip, the judge prompt, its
+retries, and the judge's temperature and reading, by default those of AU-Harness, whose
+leaderboard the published baselines come from (``baselines/big_bench_audio/``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+from pytest_audiobench.benchmarks.big_bench_audio.facts import (
+    JUDGE_READING,
+    JUDGE_TEMPERATURE,
+    READINGS,
+    Reading,
+)
 from pytest_audiobench.config import convert
 from pytest_audiobench.config.declarations import BenchmarkOptions, Flag
 
@@ -25,6 +32,14 @@ class BigBenchAudioOptions(BenchmarkOptions):
     big_bench_audio_judge_retries: Annotated[int, Flag(
         "new Big Bench Audio judge calls after a reply that is not the single word CORRECT "
         "or INCORRECT", convert.non_negative_int, "N")] = 2
+    big_bench_audio_judge_temperature: Annotated[float, Flag(
+        "Big Bench Audio judge temperature, in place of --audiobench-judge-temperature "
+        "(default: {default}, AU-Harness's, whose leaderboard the published baselines are)",
+        convert.non_negative_float, "T")] = JUDGE_TEMPERATURE
+    big_bench_audio_judge_reading: Annotated[Reading, Flag(
+        "how a Big Bench Audio judge reply is read: case-insensitive (Correct is CORRECT, as "
+        "AU-Harness reads it) or exact (the upper-case word only); any other reply is asked "
+        "again (default: {default})", convert.choice(READINGS), "HOW")] = JUDGE_READING
 
     def settings(self) -> BigBenchAudioSettings:
         from pytest_audiobench.benchmarks.big_bench_audio.judge import read_template
@@ -40,4 +55,6 @@ class BigBenchAudioOptions(BenchmarkOptions):
             if prompt else None,
             judge_template_path=template,
             judge_template=read_template(template) if template else None,
-            judge_retries=self.big_bench_audio_judge_retries)
+            judge_retries=self.big_bench_audio_judge_retries,
+            judge_temperature=self.big_bench_audio_judge_temperature,
+            judge_reading=self.big_bench_audio_judge_reading)

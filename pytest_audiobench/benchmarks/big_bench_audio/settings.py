@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_audiobench.benchmarks.big_bench_audio.facts import Reading
 from pytest_audiobench.config.frozen import OwnSettings
 
 
@@ -16,3 +17,8 @@ class BigBenchAudioSettings(OwnSettings):
     """The text of the user's judge prompt, read once; None: the built-in one."""
     judge_retries: int
     """New judge calls after a reply that is not CORRECT or INCORRECT."""
+    judge_temperature: float
+    """The judge's temperature on this benchmark, in place of the run's judge temperature
+    (by default AU-Harness's, whose leaderboard the published baselines come from)."""
+    judge_reading: Reading
+    """How the judge's reply is read (by default in any letter case, as AU-Harness reads it)."""

@@ -1,12 +1,16 @@
 """The pipelines a transcript goes through before its words are compared, the same for the
 reference and the model's answer (facts in PROTOCOLS.md, "Speech recognition").
 
-``reference`` is the one the audio-model reports share (Qwen2-Audio's evaluation,
-Kimi-Audio-Evalkit, lmms-eval): special ``<|...|>`` tags removed, Whisper's English text
-normaliser, then its basic normaliser, tokens made only of punctuation dropped, lower case.
-``english`` is Whisper's English normaliser alone, as the Whisper paper and evalscope use it.
-The normalisers are whisper-normalizer 0.1.1's, which equal openai-whisper's own (a test holds
-it); from 0.1.2 on that package rewrites "cause" to "because", and is not equal."""
+``reference`` is the one the audio-model reports share (Qwen2-Audio's
+``eval_audio/evaluate_asr.py``, copied by Kimi-Audio-Evalkit and lmms-eval): ``remove_sp``
+first, then Whisper's English text normaliser, then its basic normaliser, tokens made only of
+punctuation dropped, lower case. ``english`` is Whisper's English normaliser alone, as the
+Whisper paper's own LibriSpeech notebook applies it, with no ``remove_sp``: the reference runs
+``remove_sp`` before every normaliser, but this pipeline is there to give Whisper's own number
+beside the reference's (evalscope's English-only scoring, which runs ``remove_sp`` and drops
+punctuation-only tokens, is neither). The normalisers are whisper-normalizer 0.1.1's, which
+equal openai-whisper's own (a test holds it); from 0.1.2 on that package rewrites "cause" to
+"because", and is not equal."""
 
 from __future__ import annotations
 
@@ -22,6 +26,11 @@ Pipeline = Literal["reference", "english"]
 PIPELINES: tuple[Pipeline, ...] = get_args(Pipeline)
 
 _TAG = re.compile(r"<\|.*?\|>")
+_WHITESPACE = re.compile(r"\s+")
+_SPACE_BEFORE_MARK = re.compile(r" ?([!,.?;:])")
+_SPACELESS = frozenset({"zh"})
+"""Languages written without spaces, whose every space ``remove_sp`` drops (as the reference
+does before a character error rate)."""
 
 
 @functools.cache
@@ -34,13 +43,25 @@ def _basic() -> BasicTextNormalizer:
     return BasicTextNormalizer()
 
 
+def remove_sp(text: str, language: str = "en") -> str:
+    """``text`` after the reference's first step, before any normaliser: every ``<|...|>``
+    tag a space, runs of whitespace one space, the space before a mark of ``!,.?;:`` removed,
+    leading spaces removed; in a language written without spaces, every space removed.
+
+    The tag becomes a space because Whisper's normaliser would drop it with nothing and glue
+    the words around it; the marks' step is why a model that writes "1 ,000" or "2 .0" scores
+    as "1,000" and "2.0", which the English normaliser reads as the numbers 1000 and 2."""
+    spaced = _WHITESPACE.sub(" ", _TAG.sub(" ", text))
+    joined = _SPACE_BEFORE_MARK.sub(r"\1", spaced).lstrip(" ")
+    return _WHITESPACE.sub("", joined) if language in _SPACELESS else joined
+
+
 def words(text: str, pipeline: Pipeline = "reference") -> list[str]:
     """``text``'s words as ``pipeline`` makes them."""
     if pipeline == "english":
         return str(_english()(text)).split()
-    untagged = " ".join(_TAG.sub(" ", text).split())
-    return [word.lower() for word in str(_basic()(_english()(untagged))).split()
-            if not _punctuation_only(word)]
+    normalised = str(_basic()(_english()(remove_sp(text))))
+    return [word.lower() for word in normalised.split() if not _punctuation_only(word)]
 
 
 def _punctuation_only(word: str) -> bool:
