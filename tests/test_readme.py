@@ -147,3 +147,12 @@ def test_the_command_against_a_served_model_runs_as_written(
     result.assert_outcomes(passed=16)
     assert "gate: no baseline at" in result.stdout.str()  # the first run: write one
     assert servers.model.count() == 16 and servers.judge.count() == 32
+
+
+def test_the_docs_are_whole_without_the_folder_beside_the_repository() -> None:
+    """A user's clone has no ../shared: no document of the package sends a reader there for
+    its facts (issue 53); the tests and the CI may use what lies there."""
+    docs = [README, *sorted((REPO / "docs").glob("*.md")), REPO / "scripts" / "README.md"]
+    pointing = {str(path.relative_to(REPO)): n for path in docs
+                if (n := path.read_text(encoding="utf-8").count("../shared"))}
+    assert pointing == {}
