@@ -85,7 +85,7 @@ def status_of(report: RunReport, status: int | pytest.ExitCode, foreign_failures
     the outputs it was asked for and could not write (``unwritten``, beside those its
     benchmarks say) (``gate.decision.exit_status``)."""
     missing = unwritten + sum(len(summary.unwritten) for summary in report.benchmarks)
-    return exit_status(report.settings, report.run_verdict, status, foreign_failures, missing)
+    return exit_status(report.settings, report.verdict, status, foreign_failures, missing)
 
 
 @dataclass

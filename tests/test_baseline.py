@@ -452,9 +452,9 @@ def _gate(*verdicts: RowVerdict) -> Gate:
 
 
 def _decided(*verdicts: RowVerdict, status: BaselineStatus = "applied", failed: int = 0,
-             regressed: int = 0, missing: int = 0) -> Decided:
+             regressed: int = 0, missing: int = 0, name: str = "b") -> Decided:
     gate = _gate(*verdicts) if verdicts else None
-    return Decided(status, gate, failed, regressed, missing)
+    return Decided(name, status, gate, failed, regressed, missing)
 
 
 WHOLE, RERUN = Scope(), Scope(rerun="--lf: a rerun")
@@ -498,7 +498,24 @@ LAST_FAILED = LAST_HELD.model_copy(update={"held": False})
 ])
 def test_one_function_decides_whether_the_run_held(
         decided: list[Decided], scope: Scope, kind: str, held: bool) -> None:
-    assert run_verdict(decided, scope, sharded=False) == RunVerdict(kind, held)  # type: ignore[arg-type]
+    decision = run_verdict(decided, scope, sharded=False)
+    assert (decision.kind, decision.held) == (kind, held)
+
+
+def test_the_verdict_names_the_benchmarks_that_fail_and_counts_the_metrics_told() -> None:
+    """What every renderer reads of the verdict, decided with it (issue 54): the failing
+    benchmarks in the run's order, and of the applied gates' metrics those told from chance
+    (held or failed, not can't tell, too small, not selected, judged by another judge)."""
+    decided = [_decided("ok", "can't tell", "too small", name="a"),
+               _decided("regressed", "judge changed", name="b"),
+               _decided(status="refused", name="c"),
+               _decided("worse within margin", status="written", name="d")]
+    assert run_verdict(decided, WHOLE, sharded=False) == RunVerdict(
+        "failed", False, ("b", "c"), 2, 5)
+    quiet = [_decided("can't tell", "too small", name="a"), _decided(status="missing")]
+    assert run_verdict(quiet, WHOLE, sharded=False) == RunVerdict("ungated", True, (), 0, 2)
+    assert run_verdict([_decided("ok", name="a")], WHOLE, sharded=False) == RunVerdict(
+        "held", True, (), 1, 1)
 
 
 def test_a_shard_never_decides() -> None:

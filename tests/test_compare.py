@@ -139,7 +139,7 @@ def test_metrics_all_compares_every_paired_metric(
     assert compare.main([str(a), str(b), "--metrics", "air_bench_chat.music_QA.score",
                          "--gate-small"]) == 0
     assert "across 1 metrics" in capsys.readouterr().out
-    assert json.loads(b.read_text())["format"] == 5
+    assert json.loads(b.read_text())["format"] == 6
 
 
 def test_a_metric_that_cannot_be_compared_is_one_clear_line(
@@ -188,7 +188,7 @@ def test_files_that_are_not_reports_name_the_file(
     old = tmp_path / "old.json"
     old.write_text(json.dumps({**json.loads(a.read_text()), "format": 1}))
     assert compare.main([str(old), str(a)]) == 4
-    assert "a report of format 1; this audiobench-compare reads formats 3, 4 and 5" in (
+    assert "a report of format 1; this audiobench-compare reads formats 3, 4, 5 and 6" in (
         capsys.readouterr().err)
 
 
@@ -209,12 +209,14 @@ def _as_format_3(report: dict[str, Any], live: str | None = None) -> dict[str, A
                 for k, v in report["settings"].items()}
     samples = [{("rival" if k == "baseline_answers" else k): v for k, v in record.items()}
                for record in report["samples"]]
-    return {**report, "format": 3, "benchmarks": summaries, "settings": settings,
+    kept = {k: v for k, v in report.items() if k != "verdict"}  # format 3 had gate_held alone
+    return {**kept, "format": 3, "benchmarks": summaries, "settings": settings,
             "samples": samples}
 
 
 def test_a_format_3_report_is_read_in_format_4_s_words(
         two_checkpoints: tuple[Path, Path], tmp_path: Path) -> None:
+    from pytest_audiobench.gate.decision import RunVerdict
     from pytest_audiobench.report.reading import read_report
 
     a, _ = two_checkpoints
@@ -222,7 +224,11 @@ def test_a_format_3_report_is_read_in_format_4_s_words(
     old, live = tmp_path / "old.json", tmp_path / "live.json"
     old.write_text(json.dumps(_as_format_3(now)))
     live.write_text(json.dumps(_as_format_3(now, "rival-model at http://127.0.0.1:1/v1")))
-    assert read_report(old, "audiobench-history") == read_report(a, "audiobench-history")
+    # Format 3 kept whether the gate held, not what its verdict was nor what format 6 adds.
+    now_read = read_report(a, "audiobench-history")
+    held = now_read.verdict.held
+    kept = RunVerdict("held" if held else "failed", held)
+    assert read_report(old, "audiobench-history") == now_read.model_copy(update={"verdict": kept})
     summary = read_report(live, "audiobench-history").benchmarks[0]
     assert (summary.baseline_model, summary.baseline_file) == (
         "rival-model at http://127.0.0.1:1/v1", None)
@@ -293,11 +299,12 @@ def test_runs_judged_at_another_temperature_are_not_compared_as_the_gate_would_n
 
 def test_the_compare_page_holds_b_against_a_as_an_applied_gate(
         two_checkpoints: tuple[Path, Path]) -> None:
-    from pytest_audiobench.commands.compare import compare, compare_page
+    from pytest_audiobench.commands.compare import compare, compare_page, verdict_of
     from pytest_audiobench.report.reading import read_report
 
     a, b = (read_report(path, "audiobench-compare") for path in two_checkpoints)
-    page = compare_page(b, compare(a, b), 0, "B against A")
+    compared = compare(a, b)
+    page = compare_page(b, compared, verdict_of(compared), 0, "B against A")
     summary = page.report.benchmarks[0]
     assert b.benchmarks[0].baseline_status != "applied"  # B's own run had no baseline
     assert (summary.baseline_status, summary.holds_items) == ("applied", True)

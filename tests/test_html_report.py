@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.commands import compare, merge
+from pytest_audiobench.gate.decision import RunVerdict
 from pytest_audiobench.outcome.records import Outcome, SampleRecord
 from pytest_audiobench.outcome.view import SampleView
 from pytest_audiobench.report import html
@@ -227,8 +228,8 @@ CLIP = 1000
 def report(tmp_path: Path) -> RunReport:
     settings = make_settings(tmp_path, model="m", api_url="http://127.0.0.1:9/v1", data="mini",
                              judge_model="overlap")
-    return RunReport(settings=settings, benchmarks=[], usage=TokenUsage(), gate_held=True,
-                     samples=[])
+    return RunReport(settings=settings, benchmarks=[], usage=TokenUsage(),
+                     verdict=RunVerdict("held", True), samples=[])
 
 
 def made(tmp_path: Path, name: str, outcome: Outcome = "passed", regressed: bool = False,

@@ -148,7 +148,7 @@ def test_a_rerun_says_what_it_was_and_leaves_the_whole_runs_report(
     assert not [line for line in rerun.stdout.lines if line.startswith("mmar.avg ")]
     assert report.read_bytes() == written
     partial = json.loads((pytester.path / "report.partial.json").read_text())
-    assert partial["verdict"] == "partial" and partial["gate_held"] is False
+    assert partial["verdict"]["kind"] == "partial" and partial["gate_held"] is False
     assert partial["scope"]["rerun"].startswith("--lf: a rerun of the 20 sample(s)")
     assert {b["baseline_status"] for b in partial["benchmarks"]} == {"partial"}
     assert f"partial run: {report} left as the last whole run wrote them" in rerun.stdout.str()

@@ -51,7 +51,7 @@ def test_a_request_budget_stops_new_calls_and_reports_what_was_not_run(
     assert all("budget" in s["message"] for s in not_run)
     # Stopped early, with a baseline or not: what was not asked was not measured.
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
-    assert (run.partial["verdict"], run.partial["gate_held"]) == ("partial", False)
+    assert (run.partial["verdict"]["kind"], run.partial["gate_held"]) == ("partial", False)
     assert "verdict: NO RELEASE VERDICT (FAILED): stopped early: request budget spent" in \
         run.result.stdout.str()
 

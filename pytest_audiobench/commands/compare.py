@@ -23,8 +23,16 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.config import convert
 from pytest_audiobench.errors import AudiobenchError, ReportError
+from pytest_audiobench.gate.decision import RunVerdict
 from pytest_audiobench.gate.drift import judge_identity, other_judge
-from pytest_audiobench.gate.evaluation import Gate, GateRow, Pairing, assess_all, paired_row
+from pytest_audiobench.gate.evaluation import (
+    UNRESOLVED,
+    Gate,
+    GateRow,
+    Pairing,
+    assess_all,
+    paired_row,
+)
 from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.loaded import MORE_DRAWS
 from pytest_audiobench.gate.paired import items_decidable, noise_of
@@ -262,17 +270,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"audiobench-compare: error: {exc}", file=sys.stderr)
         return 4
     lines = render(args.a, args.b, compared, args.confidence, max(0, args.samples))
+    verdict = verdict_of(compared)
     if args.html is not None:
-        page = compare_page(b, compared, int(args.html_audio_mb * 2**20),
+        page = compare_page(b, compared, verdict, int(args.html_audio_mb * 2**20),
                             f"B ({args.b.name}) against A ({args.a.name})")
         lines.append(html.write(page, args.html).line())
     print("\n".join(one_line(line) for line in lines))
-    return 1 if any(c.worse for c in compared) else 0
+    return 0 if verdict.held else 1
 
 
-def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
-                 title: str) -> html.Page:
-    """B's run as a page, its gate and items those of the comparison with A."""
+def verdict_of(compared: Sequence[Compared]) -> RunVerdict:
+    """The comparison's verdict, decided once: B fails where it is worse than A beyond a
+    margin, in any benchmark; the exit status and the page read it."""
+    rows = [row for c in compared for row in c.rows.values()]
+    worse = tuple(c.benchmark for c in compared if c.worse)
+    return RunVerdict("failed" if worse else "held", not worse, worse,
+                      sum(row.verdict not in UNRESOLVED for row in rows), len(rows))
+
+
+def compare_page(b: RunReport, compared: Sequence[Compared], verdict: RunVerdict,
+                 audio_limit: int, title: str) -> html.Page:
+    """B's run as a page, its gate, items and verdict those of the comparison with A."""
     by_name = {c.benchmark: c for c in compared}
     samples = [_held(record, by_name.get(record.benchmark)) for record in b.samples]
     summaries = []
@@ -284,7 +302,7 @@ def compare_page(b: RunReport, compared: Sequence[Compared], audio_limit: int,
         summaries.append(summary.model_copy(update={
             "gate": gate, "baseline_status": "applied", "holds_items": c.noise_known}))
     report = b.model_copy(update={"benchmarks": summaries, "samples": samples,
-                                  "gate_held": not any(c.worse for c in compared)})
+                                  "verdict": verdict, "gate_held": verdict.held})
     benches = {c.benchmark: registry.create(c.benchmark, b.settings) for c in compared}
     return html.Page(report=report, samples=samples, benchmarks=benches,
                      lines={c.benchmark: c.lines_a for c in compared},

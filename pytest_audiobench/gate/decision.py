@@ -188,6 +188,7 @@ class Decided:
     """One benchmark as the run's verdict reads it: what became of its baseline, its gate,
     and its items."""
 
+    name: str
     status: BaselineStatus
     gate: Gate | None
     failed: int
@@ -199,41 +200,63 @@ class Decided:
     short: bool = False
     """A baseline written over one the run fell short of (``Decision.short``)."""
 
+    @property
+    def fails(self) -> bool:
+        """Whether it fails the run: its baseline refused, written over one the run fell
+        short of, or its gate not held."""
+        return self.status == "refused" or self.short or (
+            self.gate is not None and not self.gate.held)
+
 
 @dataclass(frozen=True, slots=True)
 class RunVerdict:
-    """The run's verdict, decided once (``run_verdict``): the exit status, the report's
-    ``gate_held``, the summary's last line and the page all read it."""
+    """The run's verdict, decided once (``run_verdict``), with what those who show it read:
+    the exit status, the report, the summary's last line, the page and compare read it, and
+    none works it out again."""
 
     kind: VerdictKind
     held: bool
     """Whether the gate lets the run pass (pytest's own failures aside)."""
+    failed: tuple[str, ...] = ()
+    """The benchmarks that fail the run, in the run's order (its verdict names the first)."""
+    told: int = 0
+    """Of the metrics the applied gates held (``tested``), those told from chance: held or
+    failed, not can't tell, too small, not selected or judged by another judge. None told:
+    the gate held nothing, and says so."""
+    tested: int = 0
+    """The metrics the applied gates held."""
 
 
 def run_verdict(decided: Sequence[Decided], scope: Scope, sharded: bool) -> RunVerdict:
     """The one place that decides whether the run held: a shard never decides; a gate that
     failed, a baseline refused, or one written over a baseline the run fell short of, fails
-    the run; a partial run passes only when none of its
-    items failed and nothing is missing (and, for a rerun, the last whole run held: a subset
-    drawn again cannot overturn it); a gate that tested no metric while samples regressed
-    does not overrule pytest's items (``blind``: they decide); else the gate held."""
+    the run; a partial run passes only when none of its items failed and nothing is missing
+    (and, for a rerun, the last whole run held: a subset drawn again cannot overturn it); a
+    gate that tested no metric while samples regressed does not overrule pytest's items
+    (``blind``: they decide); else the gate held."""
+    applied = [d.gate for d in decided if d.status == "applied" and d.gate is not None]
+    rows = [row for gate in applied for row in gate.rows]
+    failed = tuple(d.name for d in decided if d.fails)
+    told = sum(row.verdict not in UNRESOLVED for row in rows)
+
+    def verdict(kind: VerdictKind, held: bool) -> RunVerdict:
+        return RunVerdict(kind, held, failed, told, len(rows))
+
     if sharded:
         return RunVerdict("shard", True)
-    if any(d.status == "refused" or d.short or (d.gate is not None and not d.gate.held)
-           for d in decided):
-        return RunVerdict("failed", False)
+    if failed:
+        return verdict("failed", False)
     # With no baseline a partial run's benchmark is "missing": a run stopped early is as
     # partial with a baseline as without one, and passes on the same terms.
     if scope.partial and any(d.status in ("partial", "missing") for d in decided):
         clean = scope.stopped is None and not any(d.failed or d.missing for d in decided)
         last = scope.last_whole
-        return RunVerdict("partial", clean and (last is None or last.held))
-    applied = [d.gate for d in decided if d.status == "applied" and d.gate is not None]
+        return verdict("partial", clean and (last is None or last.held))
     if applied and not vouches(applied, scope):
-        return RunVerdict("blind", not any(d.failed for d in decided))
+        return verdict("blind", not any(d.failed for d in decided))
     if any(d.gate is None for d in decided):
-        return RunVerdict("ungated", True)
-    return RunVerdict("held", True)
+        return verdict("ungated", True)
+    return verdict("held", True)
 
 
 def vouches(gates: Sequence[Gate], scope: Scope) -> bool:

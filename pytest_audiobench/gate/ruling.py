@@ -103,8 +103,9 @@ def rule(settings: Settings, benchmarks: Mapping[str, Pairs], folded: Mapping[st
                         mine.baseline_verdicts_asked, settings.confidence)
         ruled[name] = BenchmarkRuling(dict(evidence.metrics), mine.per_run, decision, baseline,
                                       drift)
-    verdict = run_verdict([Decided(r.decision.status, r.decision.gate, folded[name].failed,
-                                   folded[name].regressed, folded[name].missing,
+    verdict = run_verdict([Decided(name, r.decision.status, r.decision.gate,
+                                   folded[name].failed, folded[name].regressed,
+                                   folded[name].missing,
                                    r.decision.status == "written" and bool(r.decision.short))
                            for name, r in ruled.items()], scope, settings.shard is not None)
     return Ruling(ruled, verdict)

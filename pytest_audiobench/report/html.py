@@ -158,11 +158,9 @@ def _pairs(items: Sequence[tuple[str, str]]) -> str:
 
 def _header(page: Page) -> str:
     report = page.report
-    held = report.gate_held
-    gated = any(s.gate is not None for s in report.benchmarks)
-    verdict = short_verdict(report)
-    return (f'<header><h1>{escape(page.title)}</h1><p class="verdict '
-            f'{"held" if held or not gated else "failed"}" id="verdict">{escape(verdict)}</p>'
+    held = "held" if report.verdict.held else "failed"  # as the gate decided it
+    return (f'<header><h1>{escape(page.title)}</h1><p class="verdict {held}" '
+            f'id="verdict">{escape(short_verdict(report))}</p>'
             f"<dl>{_pairs(_what_ran(report) + _what_it_took(report))}</dl></header>")
 
 

@@ -8,14 +8,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
 from pytest_audiobench import __version__
 from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.files import replacing
-from pytest_audiobench.gate.decision import BaselineStatus, RunVerdict, VerdictKind
+from pytest_audiobench.gate.decision import BaselineStatus, RunVerdict
 from pytest_audiobench.gate.drift import Drift, JudgeComparison
 from pytest_audiobench.gate.evaluation import Gate
 from pytest_audiobench.gate.scope import Scope
@@ -25,7 +25,7 @@ from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage
 from pytest_audiobench.untrusted import SHOWN_CHARS, clipped, json_safe
 
-FORMAT = 5
+FORMAT = 6
 """The JSON report's format; docs/report-format.md says what each one changed."""
 
 
@@ -230,11 +230,12 @@ class RunReport(BaseModel):
     traffic: Traffic = Traffic()
     """Per endpoint: attempts, retries, 429 replies, time waited, and a stop if any; the cache
     entries that could not be read."""
-    gate_held: bool
-    """Whether the gate lets the run pass (``gate.decision.run_verdict``)."""
-    verdict: VerdictKind | None = None
-    """What the verdict is (``gate.decision.VerdictKind``); None in a report written before
-    it was recorded, where ``gate_held`` says it all."""
+    verdict: RunVerdict
+    """The run's verdict as the gate decided it (``gate.decision.run_verdict``): what it is,
+    whether it lets the run pass, the benchmarks that fail it, the metrics told."""
+    gate_held: bool = False
+    """The verdict's ``held``, written beside it for the scripts that read a report for one
+    boolean; always the verdict's (``_held_as_decided``)."""
     scope: Scope = Scope()
     """Whether the run measured the benchmark whole: a rerun of earlier failures and a run
     stopped early are no release verdict (``gate/scope.py``)."""
@@ -245,11 +246,11 @@ class RunReport(BaseModel):
     shard's)."""
     samples: list[SampleRecord]
 
-    @property
-    def run_verdict(self) -> RunVerdict:
-        """The verdict as decided (a report without its kind: held or failed)."""
-        kind = self.verdict or ("held" if self.gate_held else "failed")
-        return RunVerdict(kind, self.gate_held)
+    @model_validator(mode="after")
+    def _held_as_decided(self) -> RunReport:
+        """``gate_held`` is the verdict's, whatever was given: one fact, one value."""
+        self.gate_held = self.verdict.held
+        return self
 
     def write(self, path: Path, samples: Iterable[SampleRecord] | None = None) -> None:
         """Write the report as JSON with ``samples`` (by default its own), one record at a time:

@@ -15,9 +15,9 @@ from pytest_audiobench.errors import ReportError, problems
 from pytest_audiobench.report.model import FORMAT, RunReport
 from pytest_audiobench.transport.types import Usage
 
-READ = (3, 4, FORMAT)
-"""The formats read: format 3's reports in format 4's layout (``_as_format_4``), and format
-4's in format 5's (``_as_format_5``)."""
+READ = (3, 4, 5, FORMAT)
+"""The formats read: format 3's reports in format 4's layout (``_as_format_4``), format 4's
+in format 5's (``_as_format_5``), and format 5's in format 6's (``_as_format_6``)."""
 
 
 def read_report(path: Path, tool: str) -> RunReport:
@@ -38,6 +38,8 @@ def read_report(path: Path, tool: str) -> RunReport:
         raw = _as_format_4(raw)
     if raw["format"] == 4:
         raw = _as_format_5(raw)
+    if raw["format"] == 5:
+        raw = _as_format_6(raw)
     names = raw.get("settings", {}).get("benchmarks", [])
     try:
         for name in names if isinstance(names, list) else []:
@@ -88,7 +90,7 @@ def _as_format_5(raw: dict[str, Any]) -> dict[str, Any]:
     ``judged_again_failed`` are read under their format-5 names by the record itself."""
     usage = raw.get("usage")
     if not isinstance(usage, dict):
-        return {**raw, "format": FORMAT}
+        return {**raw, "format": 5}
     theirs = [answer.get("completion") for record in raw.get("samples", [])
               if isinstance(record, dict) for answer in record.get("baseline_answers") or []
               if isinstance(answer, dict)]
@@ -103,7 +105,18 @@ def _as_format_5(raw: dict[str, Any]) -> dict[str, Any]:
            "baseline_model_requests": len(theirs), "baseline_model_cached": cached}
     if isinstance(both, dict) and isinstance(share, dict):
         own["model"] = (Usage.model_validate(both) - Usage.model_validate(share)).model_dump()
-    return {**raw, "format": FORMAT, "usage": own}
+    return {**raw, "format": 5, "usage": own}
+
+
+def _as_format_6(raw: dict[str, Any]) -> dict[str, Any]:
+    """A format-5 report in format 6's layout: its ``verdict`` (the verdict's kind, absent
+    before it was recorded) and its ``gate_held`` are the verdict's ``kind`` and ``held``; what
+    format 6 adds to the verdict (the benchmarks that fail the run, the metrics told) was not
+    recorded, and is read as none."""
+    held = bool(raw.get("gate_held"))
+    kind = raw.get("verdict") or ("held" if held else "failed")
+    rest = {key: value for key, value in raw.items() if key not in ("verdict", "gate_held")}
+    return {**rest, "format": FORMAT, "verdict": {"kind": kind, "held": held}}
 
 
 def _renamed(raw: dict[str, Any], old: str, new: str) -> dict[str, Any]:

@@ -57,8 +57,7 @@ def build_report(settings: Settings, benchmarks: Mapping[str, Benchmark],
     protocol = judge_protocol(benchmarks)
     return RunReport(settings=settings, run=finished.run, benchmarks=summaries,
                      judge_protocol=protocol, usage=usage.priced(settings),
-                     traffic=finished.traffic, gate_held=ruling.verdict.held,
-                     verdict=ruling.verdict.kind, scope=finished.scope,
+                     traffic=finished.traffic, verdict=ruling.verdict, scope=finished.scope,
                      selected=list(finished.selected), samples=[], seconds=finished.seconds)
 
 

@@ -326,21 +326,20 @@ def _one_draw(summary: BenchmarkSummary) -> list[str]:
 
 
 def verdict(report: RunReport) -> str:
-    """The summary's last line: the run's verdict in a few words, and why."""
-    summaries = report.benchmarks
+    """The summary's last line: the run's verdict as the gate decided it (``report.verdict``)
+    in a few words, and why."""
+    summaries, decided = report.benchmarks, report.verdict
     unwritten = [line for s in summaries for line in s.unwritten]
     if unwritten:
         return f"verdict: NOT DONE: {unwritten[0]}"
-    kind = report.run_verdict.kind
-    if kind == "partial":
+    if decided.kind == "partial":
         return _partial(report)
-    failed = [f"{s.benchmark}: {_failure(s)}" for s in summaries
-              if s.baseline_status == "refused" or (s.gate is not None and not s.gate.held)
-              or (s.baseline_status == "written" and s.fell_short)]
-    if failed:
-        more = f" (and {len(failed) - 1} more benchmark(s))" if len(failed) > 1 else ""
-        return f"verdict: gate FAILED: {failed[0]}{more}"
-    if kind == "shard":
+    if decided.failed:
+        first = next(s for s in summaries if s.benchmark == decided.failed[0])
+        more = (f" (and {len(decided.failed) - 1} more benchmark(s))"
+                if len(decided.failed) > 1 else "")
+        return f"verdict: gate FAILED: {first.benchmark}: {_failure(first)}{more}"
+    if decided.kind == "shard":
         return ("verdict: a shard, no release verdict: audiobench-merge gates the union of the "
                 f"shards{_regressed(summaries)}")
     written = [s.benchmark for s in summaries if s.baseline_status == "written"]
@@ -348,14 +347,15 @@ def verdict(report: RunReport) -> str:
         return (f"verdict: baseline written for {', '.join(written)}: later runs are held to it"
                 + "".join(f"; {s.benchmark}: against the one it replaces, {against(s.replaced)}"
                           for s in summaries if s.replaced is not None))
-    gated = [s for s in summaries if s.gate is not None]
+    gated = [s for s in summaries if s.baseline_status == "applied" and s.gate is not None]
     if not gated:
         return f"verdict: not gated: {_why_not_gated(summaries)}"
     rows = [row for s in gated if s.gate is not None for row in s.gate.rows]
-    if kind == "blind":
+    if decided.kind == "blind":
         return _blind(report, rows)
-    told = len(rows) - sum(r.verdict in UNRESOLVED for r in rows)
     extra = _items_beside(summaries, rows)
+    if written:
+        extra.append(f"baseline written: {', '.join(written)}")
     ungated = [s.benchmark for s in summaries if s.gate is None]
     if ungated:
         extra.append(f"not gated: {', '.join(ungated)}")
@@ -365,29 +365,26 @@ def verdict(report: RunReport) -> str:
                      "lines in the baseline)")
     names = ", ".join(s.benchmark for s in gated)
     # A gate that told no metric held nothing, whatever its rows: it says so, not "held".
-    said = (f"verdict: gate held on {told} of {len(rows)} metric(s) of {names}" if told else
-            f"verdict: gate told nothing: none of the {len(rows)} metric(s) of {names} could "
-            "be told from chance")
+    said = (f"verdict: gate held on {decided.told} of {decided.tested} metric(s) of {names}"
+            if decided.told else f"verdict: gate told nothing: none of the {decided.tested} "
+            f"metric(s) of {names} could be told from chance")
     return said + "".join(f"; {part}" for part in [*_unresolved(rows), *extra])
 
 
 def short_verdict(report: RunReport) -> str:
-    """The verdict in a few words, for a page's header."""
-    kind = report.run_verdict.kind
-    gated = any(s.gate is not None for s in report.benchmarks)
-    if kind == "partial":
+    """The verdict as the gate decided it, in a few words, for a page's header."""
+    decided = report.verdict
+    if decided.kind == "partial":
         return f"no release verdict ({report.scope.words()})"
-    if kind == "blind":
+    if decided.kind == "blind":
         return "gate blind: it tested no metric, and samples regressed"
-    if kind == "shard":
+    if decided.kind == "shard":
         return "a shard: its merge gates"
-    if not gated:
-        return "no gate applied"
-    if not report.gate_held:
+    if not decided.held:
         return "gate FAILED"
-    rows = [row for s in report.benchmarks if s.gate is not None for row in s.gate.rows]
-    told = any(row.verdict not in UNRESOLVED for row in rows)
-    return "gate held" if told or kind != "held" else "gate told nothing (too small or can't tell)"
+    if not decided.tested:
+        return "no gate applied"
+    return "gate held" if decided.told else "gate told nothing (too small or can't tell)"
 
 
 def _blind(report: RunReport, rows: Sequence[GateRow]) -> str:
@@ -400,7 +397,7 @@ def _blind(report: RunReport, rows: Sequence[GateRow]) -> str:
              if failed else "none failed")
     where = f"; {narrowed} (--audiobench-tasks and --audiobench-limit narrow the configured " \
             "selection itself)" if narrowed else ""
-    return (f"verdict: gate {'blind' if report.gate_held else 'BLIND'}: it {what} ("
+    return (f"verdict: gate {'blind' if report.verdict.held else 'BLIND'}: it {what} ("
             + ", ".join(_unresolved(rows)) + f"){where}: its items decide, as in any pytest run: "
             + items)
 
@@ -431,7 +428,7 @@ def _partial(report: RunReport) -> str:
                     if last is None else last.words()
                     + ("" if last.held else ": a rerun cannot overturn it; run the whole "
                        "selection again"))
-    passes = "passes on its items" if report.gate_held else "FAILED"
+    passes = "passes on its items" if report.verdict.held else "FAILED"
     return f"verdict: NO RELEASE VERDICT ({passes}): {scope.words()}; " + "; ".join(said)
 
 

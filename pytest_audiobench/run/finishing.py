@@ -82,7 +82,7 @@ class Finishing:
             # failures is held to.
             whole = not scope.partial and settings.shard is None
             self.runs.end(self.run_start.record, records.undone(selected), not short,
-                          report.gate_held if whole else None)
+                          report.verdict.held if whole else None)
         session.exitstatus = ending.status_of(report, session.exitstatus,
                                               self.collected.foreign_failures, unwritten)
         return report

@@ -65,7 +65,7 @@ def run_of(path: Path, place: int, report: RunReport, modified: float) -> Run:
     return Run(path=path, place=place, id=info.id if info else path.name,
                started=info.started if info else None, modified=modified,
                model=report.settings.model,
-               revision=identity.revision if identity else None, gate_held=report.gate_held,
+               revision=identity.revision if identity else None, gate_held=report.verdict.held,
                benchmarks={s.benchmark: s for s in report.benchmarks})
 
 
