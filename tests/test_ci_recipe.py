@@ -262,12 +262,18 @@ def test_the_data_are_cached_under_their_release_and_read_where_the_plugin_put_t
     assert {"path": root, "key": saved["key"]} in [i for _, i in _caches(jobs["gate"])]
 
 
+def _asks(words: list[str]) -> bool:
+    """Whether the pytest run asks a model: it names one, and does more than collect."""
+    return "--collect-only" not in words and any(
+        w == "--audiobench-model" or w.startswith("--audiobench-model=") for w in words)
+
+
 def test_every_job_has_a_timeout_and_every_run_that_asks_a_deadline_inside_it() -> None:
     for name, job in _gate()["jobs"].items():
         assert isinstance(job.get("timeout-minutes"), int), name
         for words in _pytest_runs(job):
-            if "--collect-only" in words:
-                continue  # collecting asks nothing
+            if not _asks(words):
+                continue  # collecting, or a team's own tests, asks no model
             deadline = float(_flag(words, "--audiobench-deadline"))
             assert deadline < job["timeout-minutes"] * 60, name
 
@@ -280,17 +286,44 @@ def test_a_forks_pull_request_runs_the_offline_job_and_no_job_with_secrets() -> 
     assert fork in jobs["offline"]["if"]
     assert "needs.shard.result != 'skipped'" in jobs["gate"]["if"]
     assert "secrets." not in str(jobs["offline"])
-    (offline,) = [s["run"] for s in jobs["offline"]["steps"] if "pytest" in s.get("run", "")]
-    assert "--audiobench-data mini" in offline and "--audiobench-judge-model overlap" in offline
 
 
-def test_the_forks_job_says_it_checks_the_wiring_and_gates_nothing_of_the_model() -> None:
-    workflow = workflows()[0]
-    offline = workflow[workflow.index("\n  offline:"):]
-    assert "checks the wiring only" in offline and "gates nothing" in offline
-    prose = PAGE.read_text(encoding="utf-8").split("How it behaves:")[1]
-    (bullet,) = [b for b in prose.split("\n- ") if "`offline` job" in b]
-    assert "checks the wiring only" in bullet and "gates nothing" in bullet
+def offline_steps() -> tuple[list[str], list[str]]:
+    """The fork's job's two pytest runs, as words: the team's own tests, then the gated one."""
+    tests, gated = _pytest_runs(_gate()["jobs"]["offline"])
+    assert not _asks(tests) and _asks(gated)
+    return tests, gated
+
+
+def test_the_forks_job_runs_the_readmes_main_job_over_every_registered_benchmark() -> None:
+    from pytest_audiobench.benchmarks import registry
+    from tests.test_offline_run import MAIN_JOB
+
+    tests, gated = offline_steps()
+    assert tests == ["python", "-m", "pytest", "tests"]  # docs/configuration.md's first command
+    assert _flag(gated, "--audiobench-benchmark").split(",") == list(registry.built_in())
+    # The README's main job, word for word (tests/test_offline_run.py runs it with the cascade),
+    # then what a run in a team's repository adds: its deadline, its page, and the team file's
+    # settings of the served model and the hosted judge cleared, which a run here asks neither.
+    assert gated[3:3 + len(MAIN_JOB)] == list(MAIN_JOB)
+    added = gated[3 + len(MAIN_JOB):]
+    cleared = [added[i + 1] for i, word in enumerate(added) if word == "-o"]
+    assert cleared == ["audiobench_extra_body=", "audiobench_judge_api_url=",
+                       "audiobench_judge_extra_body=", "audiobench_price="]
+    assert "secrets." not in str(_gate()["jobs"]["offline"])
+
+
+def _prose() -> list[str]:
+    """The bullets of the page's "How it behaves"."""
+    return PAGE.read_text(encoding="utf-8").split("How it behaves:")[1].split("\n- ")
+
+
+def test_the_page_says_the_forks_job_fails_on_its_change_and_must_be_a_required_check() -> None:
+    (fork,) = [b for b in _prose() if "`offline` job" in b]
+    assert "fails the job" in fork and "passes whatever" not in fork
+    assert "every benchmark the plugin ships" in fork
+    (required,) = [b for b in _prose() if "required checks" in b]
+    assert "`gate` and `offline`" in required and "skipped job as passed" in required
 
 
 def test_the_page_that_becomes_an_artifact_embeds_its_clips() -> None:
