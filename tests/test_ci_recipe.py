@@ -326,6 +326,28 @@ def test_the_page_says_the_forks_job_fails_on_its_change_and_must_be_a_required_
     assert "`gate` and `offline`" in required and "skipped job as passed" in required
 
 
+def test_every_job_that_runs_pytest_checks_the_repository_out_first() -> None:
+    # pytest reads the checkout's pyproject.toml, conftest.py and baselines/; without one it
+    # reads an empty folder, or what the last job left on a self-hosted runner.
+    for name, job in _gate()["jobs"].items():
+        steps = job["steps"]
+        first = next((i for i, s in enumerate(steps) if "python -m pytest" in s.get("run", "")),
+                     None)
+        if first is not None:
+            assert any(s.get("uses", "").startswith("actions/checkout@")
+                       for s in steps[:first]), name
+
+
+def test_the_download_names_the_shards_model_judge_and_benchmark() -> None:
+    jobs = _gate()["jobs"]
+    (download,) = _pytest_runs(jobs["prepare"])
+    (shard,) = _pytest_runs(jobs["shard"])
+    for flag in ("--audiobench-model", "--audiobench-judge-model",
+                 "--audiobench-judge-api-url", "--audiobench-benchmark"):
+        assert _flag(download, flag) == _flag(shard, flag), flag
+    assert _flag(shard, "--audiobench-benchmark") == "air_bench_chat"
+
+
 def test_the_page_that_becomes_an_artifact_embeds_its_clips() -> None:
     merge = next(words for words in commands(workflows()[0]) if words[0] == "audiobench-merge")
     assert "--html-audio-mb" in merge and float(merge[merge.index("--html-audio-mb") + 1]) > 20
