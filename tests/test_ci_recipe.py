@@ -348,6 +348,17 @@ def test_the_download_names_the_shards_model_judge_and_benchmark() -> None:
     assert _flag(shard, "--audiobench-benchmark") == "air_bench_chat"
 
 
+def test_nothing_is_started_after_a_cancel() -> None:
+    # always() runs after a cancel too: the merge would start on a GPU runner with no reports.
+    workflow = workflows()[0]
+    assert "always()" not in workflow
+    jobs = _gate()["jobs"]
+    assert jobs["gate"]["if"].startswith("${{ !cancelled() && ")
+    uploads = [s for job in jobs.values() for s in job["steps"]
+               if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert len(uploads) == 3 and all(s["if"] == "${{ !cancelled() }}" for s in uploads)
+
+
 def test_the_page_that_becomes_an_artifact_embeds_its_clips() -> None:
     merge = next(words for words in commands(workflows()[0]) if words[0] == "audiobench-merge")
     assert "--html-audio-mb" in merge and float(merge[merge.index("--html-audio-mb") + 1]) > 20
