@@ -359,6 +359,17 @@ def test_nothing_is_started_after_a_cancel() -> None:
     assert len(uploads) == 3 and all(s["if"] == "${{ !cancelled() }}" for s in uploads)
 
 
+def test_one_run_per_pull_request_holds_the_gpu_runners() -> None:
+    gate = _gate()
+    assert gate["concurrency"] == {
+        "group": "${{ github.workflow }}-${{ github.event.pull_request.number || github.ref }}",
+        "cancel-in-progress": "${{ github.event_name == 'pull_request' }}"}
+    # A group on the shard job alone would hold its four matrix jobs to one at a time.
+    assert all("concurrency" not in job for job in gate["jobs"].values())
+    (said,) = [b for b in _prose() if "`concurrency` group" in b]
+    assert "cancel-in-progress" in said and "never" in said and "cancelled" in said
+
+
 def test_the_page_that_becomes_an_artifact_embeds_its_clips() -> None:
     merge = next(words for words in commands(workflows()[0]) if words[0] == "audiobench-merge")
     assert "--html-audio-mb" in merge and float(merge[merge.index("--html-audio-mb") + 1]) > 20
