@@ -370,6 +370,26 @@ def test_one_run_per_pull_request_holds_the_gpu_runners() -> None:
     assert "cancel-in-progress" in said and "never" in said and "cancelled" in said
 
 
+def test_prepare_fails_when_github_did_not_keep_what_it_saved() -> None:
+    steps = _gate()["jobs"]["prepare"]["steps"]
+    saves = [i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/cache/save@")]
+    assert len(saves) == 2
+    for i in saves:
+        saved, check = steps[i], steps[i + 1]
+        assert check["uses"].startswith("actions/cache/restore@") and check["if"] == saved["if"]
+        assert check["with"] == {**saved["with"], "lookup-only": True, "fail-on-cache-miss": True}
+
+
+def test_the_page_states_the_cache_limit_the_weights_pass_and_who_may_restore_a_cache() -> None:
+    (limit,) = [b for b in _prose() if "more than GitHub keeps by default" in b]
+    for said in ("about 16 GB", "10 GB unless an administrator raised", "seven days",
+                 "Actions settings", "billed", "`~/.cache/huggingface` on their own disk",
+                 "only a warning"):
+        assert said in limit, said
+    (scope,) = [b for b in _prose() if "belongs to that pull request" in b]
+    assert "merge ref" in scope and "default branch" in scope
+
+
 def test_the_page_that_becomes_an_artifact_embeds_its_clips() -> None:
     merge = next(words for words in commands(workflows()[0]) if words[0] == "audiobench-merge")
     assert "--html-audio-mb" in merge and float(merge[merge.index("--html-audio-mb") + 1]) > 20
