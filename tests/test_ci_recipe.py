@@ -1,8 +1,10 @@
 """docs/ci.md's workflows as GitHub would take them: each valid against the GitHub Actions
 workflow schema (the one check-jsonschema ships, no download), linted as actionlint and
 shellcheck would, every action pinned to a commit, every command of this package they run, with
-every flag they give it, a real one; and the gate's readiness wait run for real against a
-stand-in ``vllm``."""
+every flag they give it, a real one; what a team that copies the gate's workflow would meet (a
+job run without a checkout, a job started after a cancel, two runs on the GPU runners at once, a
+cache GitHub did not keep); and the gate's readiness wait run for real against a stand-in
+``vllm``. tests/test_ci_fork_job.py runs the fork's job for real."""
 
 from __future__ import annotations
 
