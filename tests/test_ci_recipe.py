@@ -1,8 +1,10 @@
 """docs/ci.md's workflows as GitHub would take them: each valid against the GitHub Actions
 workflow schema (the one check-jsonschema ships, no download), linted as actionlint and
 shellcheck would, every action pinned to a commit, every command of this package they run, with
-every flag they give it, a real one; and the gate's readiness wait run for real against a
-stand-in ``vllm``."""
+every flag they give it, a real one; what a team that copies the gate's workflow would meet (a
+job run without a checkout, a job started after a cancel, two runs on the GPU runners at once, a
+cache GitHub did not keep); and the gate's readiness wait run for real against a stand-in
+``vllm``. tests/test_ci_fork_job.py runs the fork's job for real."""
 
 from __future__ import annotations
 
@@ -262,12 +264,18 @@ def test_the_data_are_cached_under_their_release_and_read_where_the_plugin_put_t
     assert {"path": root, "key": saved["key"]} in [i for _, i in _caches(jobs["gate"])]
 
 
+def _asks(words: list[str]) -> bool:
+    """Whether the pytest run asks a model: it names one, and does more than collect."""
+    return "--collect-only" not in words and any(
+        w == "--audiobench-model" or w.startswith("--audiobench-model=") for w in words)
+
+
 def test_every_job_has_a_timeout_and_every_run_that_asks_a_deadline_inside_it() -> None:
     for name, job in _gate()["jobs"].items():
         assert isinstance(job.get("timeout-minutes"), int), name
         for words in _pytest_runs(job):
-            if "--collect-only" in words:
-                continue  # collecting asks nothing
+            if not _asks(words):
+                continue  # collecting, or a team's own tests, asks no model
             deadline = float(_flag(words, "--audiobench-deadline"))
             assert deadline < job["timeout-minutes"] * 60, name
 
@@ -280,17 +288,108 @@ def test_a_forks_pull_request_runs_the_offline_job_and_no_job_with_secrets() -> 
     assert fork in jobs["offline"]["if"]
     assert "needs.shard.result != 'skipped'" in jobs["gate"]["if"]
     assert "secrets." not in str(jobs["offline"])
-    (offline,) = [s["run"] for s in jobs["offline"]["steps"] if "pytest" in s.get("run", "")]
-    assert "--audiobench-data mini" in offline and "--audiobench-judge-model overlap" in offline
 
 
-def test_the_forks_job_says_it_checks_the_wiring_and_gates_nothing_of_the_model() -> None:
+def offline_steps() -> tuple[list[str], list[str]]:
+    """The fork's job's two pytest runs, as words: the team's own tests, then the gated one."""
+    tests, gated = _pytest_runs(_gate()["jobs"]["offline"])
+    assert not _asks(tests) and _asks(gated)
+    return tests, gated
+
+
+def test_the_forks_job_runs_the_readmes_main_job_over_every_registered_benchmark() -> None:
+    from pytest_audiobench.benchmarks import registry
+    from tests.test_offline_run import MAIN_JOB
+
+    tests, gated = offline_steps()
+    assert tests == ["python", "-m", "pytest", "tests"]  # docs/configuration.md's first command
+    assert _flag(gated, "--audiobench-benchmark").split(",") == list(registry.built_in())
+    # The README's main job, word for word (tests/test_offline_run.py runs it with the cascade),
+    # then what a run in a team's repository adds: its deadline, its page, and the team file's
+    # settings of the served model and the hosted judge cleared, which a run here asks neither.
+    assert gated[3:3 + len(MAIN_JOB)] == list(MAIN_JOB)
+    added = gated[3 + len(MAIN_JOB):]
+    cleared = [added[i + 1] for i, word in enumerate(added) if word == "-o"]
+    assert cleared == ["audiobench_extra_body=", "audiobench_judge_api_url=",
+                       "audiobench_judge_extra_body=", "audiobench_price="]
+    assert "secrets." not in str(_gate()["jobs"]["offline"])
+
+
+def _prose() -> list[str]:
+    """The bullets of the page's "How it behaves"."""
+    return PAGE.read_text(encoding="utf-8").split("How it behaves:")[1].split("\n- ")
+
+
+def test_the_page_says_the_forks_job_fails_on_its_change_and_must_be_a_required_check() -> None:
+    (fork,) = [b for b in _prose() if "`offline` job" in b]
+    assert "fails the job" in fork and "passes whatever" not in fork
+    assert "every benchmark the plugin ships" in fork
+    (required,) = [b for b in _prose() if "required checks" in b]
+    assert "`gate` and `offline`" in required and "skipped job as passed" in required
+
+
+def test_every_job_that_runs_pytest_checks_the_repository_out_first() -> None:
+    # pytest reads the checkout's pyproject.toml, conftest.py and baselines/; without one it
+    # reads an empty folder, or what the last job left on a self-hosted runner.
+    for name, job in _gate()["jobs"].items():
+        steps = job["steps"]
+        first = next((i for i, s in enumerate(steps) if "python -m pytest" in s.get("run", "")),
+                     None)
+        if first is not None:
+            assert any(s.get("uses", "").startswith("actions/checkout@")
+                       for s in steps[:first]), name
+
+
+def test_the_download_names_the_shards_model_judge_and_benchmark() -> None:
+    jobs = _gate()["jobs"]
+    (download,) = _pytest_runs(jobs["prepare"])
+    (shard,) = _pytest_runs(jobs["shard"])
+    for flag in ("--audiobench-model", "--audiobench-judge-model",
+                 "--audiobench-judge-api-url", "--audiobench-benchmark"):
+        assert _flag(download, flag) == _flag(shard, flag), flag
+    assert _flag(shard, "--audiobench-benchmark") == "air_bench_chat"
+
+
+def test_nothing_is_started_after_a_cancel() -> None:
+    # always() runs after a cancel too: the merge would start on a GPU runner with no reports.
     workflow = workflows()[0]
-    offline = workflow[workflow.index("\n  offline:"):]
-    assert "checks the wiring only" in offline and "gates nothing" in offline
-    prose = PAGE.read_text(encoding="utf-8").split("How it behaves:")[1]
-    (bullet,) = [b for b in prose.split("\n- ") if "`offline` job" in b]
-    assert "checks the wiring only" in bullet and "gates nothing" in bullet
+    assert "always()" not in workflow
+    jobs = _gate()["jobs"]
+    assert jobs["gate"]["if"].startswith("${{ !cancelled() && ")
+    uploads = [s for job in jobs.values() for s in job["steps"]
+               if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert len(uploads) == 3 and all(s["if"] == "${{ !cancelled() }}" for s in uploads)
+
+
+def test_one_run_per_pull_request_holds_the_gpu_runners() -> None:
+    gate = _gate()
+    assert gate["concurrency"] == {
+        "group": "${{ github.workflow }}-${{ github.event.pull_request.number || github.ref }}",
+        "cancel-in-progress": "${{ github.event_name == 'pull_request' }}"}
+    # A group on the shard job alone would hold its four matrix jobs to one at a time.
+    assert all("concurrency" not in job for job in gate["jobs"].values())
+    (said,) = [b for b in _prose() if "`concurrency` group" in b]
+    assert "cancel-in-progress" in said and "never" in said and "cancelled" in said
+
+
+def test_prepare_fails_when_github_did_not_keep_what_it_saved() -> None:
+    steps = _gate()["jobs"]["prepare"]["steps"]
+    saves = [i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/cache/save@")]
+    assert len(saves) == 2
+    for i in saves:
+        saved, check = steps[i], steps[i + 1]
+        assert check["uses"].startswith("actions/cache/restore@") and check["if"] == saved["if"]
+        assert check["with"] == {**saved["with"], "lookup-only": True, "fail-on-cache-miss": True}
+
+
+def test_the_page_states_the_cache_limit_the_weights_pass_and_who_may_restore_a_cache() -> None:
+    (limit,) = [b for b in _prose() if "more than GitHub keeps by default" in b]
+    for said in ("about 16 GB", "10 GB unless an administrator raised", "seven days",
+                 "Actions settings", "billed", "`~/.cache/huggingface` on their own disk",
+                 "only a warning"):
+        assert said in limit, said
+    (scope,) = [b for b in _prose() if "belongs to that pull request" in b]
+    assert "merge ref" in scope and "default branch" in scope
 
 
 def test_the_page_that_becomes_an_artifact_embeds_its_clips() -> None:
