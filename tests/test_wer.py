@@ -72,11 +72,12 @@ def test_the_two_pipelines_differ_on_a_token_of_punctuation_alone() -> None:
 
 
 def test_a_split_s_rate_is_its_errors_summed_over_its_reference_words_summed() -> None:
-    # 1 error in 2 words and 0 in 8: 1 / 10 = 0.1 (the mean of the two rates would be 0.25).
+    # 1 error in 2 words and 0 in 8: 1 / 10 = 10 % (the mean of the two rates would be 25 %).
     short, long = WordErrors(1, 0, 0, 2), WordErrors(0, 0, 0, 8)
-    assert error_rate([short, long]) == pytest.approx(0.1)
-    # One utterance, n = 1: its own rate; insertions can take it past 1.
-    assert error_rate([WordErrors(0, 0, 3, 2)]) == pytest.approx(1.5)
+    assert error_rate([short, long]) == pytest.approx(10.0)
+    assert (short.rate, long.rate) == (50.0, 0.0)
+    # One utterance, n = 1: its own rate; insertions can take it past 100 %.
+    assert error_rate([WordErrors(0, 0, 3, 2)]) == pytest.approx(150.0)
     # Every utterance right.
     assert error_rate([WordErrors(0, 0, 0, 5)] * 3) == 0.0
     # No reference word at all: no rate.

@@ -26,7 +26,7 @@ from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.aligning import aligned
 from pytest_audiobench.benchmarks.wer.answers import opens_with_preamble
-from pytest_audiobench.benchmarks.wer.counting import WordErrors, count
+from pytest_audiobench.benchmarks.wer.counting import NONE, WordErrors, count, error_rate
 from pytest_audiobench.benchmarks.wer.normalising import PIPELINES, Pipeline, words
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
@@ -201,19 +201,18 @@ class TranscriptionBenchmark(Benchmark):
 
 
 def _values(graded: Sequence[TranscriptVerdict]) -> dict[str, float]:
-    """Per pipeline, the error rate in percent over ``graded``'s runs and the reference's
-    words (the same in every run)."""
+    """Per pipeline, the error rate in percent over ``graded``'s runs (the reference's words
+    the same in every run, the mean of the runs' rates) and the reference's words."""
     out: dict[str, float] = {}
     for pipeline, (value, weight) in VALUES.items():
         counted = [v.errors[pipeline] for v in graded]
-        reference = counted[0].reference_words
-        out[value] = 100.0 * sum(c.errors for c in counted) / len(counted) / reference
-        out[weight] = float(reference)
+        out[value] = error_rate(counted) or 0.0
+        out[weight] = float(counted[0].reference_words)
     return out
 
 
 def _errors(counted: WordErrors, short: bool = False) -> str:
-    rate = 100.0 * counted.errors / counted.reference_words
+    rate = counted.rate or 0.0
     if short:
         return f"{counted.errors} of {counted.reference_words} words ({rate:.1f} %)"
     return (f"{counted.errors} of {counted.reference_words} reference words ({rate:.1f} %): "
@@ -231,16 +230,15 @@ def _alignment(reference: str, transcript: str, label: str = "") -> list[str]:
 @dataclass
 class _Split:
     n: int = 0
-    errors: dict[str, int] = field(default_factory=dict)
-    words: dict[str, int] = field(default_factory=dict)
+    summed: dict[str, WordErrors] = field(default_factory=dict)
+    """Per pipeline, the utterances' errors and reference words summed."""
     kinds: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("substitutions", "deletions", "insertions", "preamble_num", "empty_num"), 0))
 
     def add(self, verdict: TranscriptVerdict) -> None:
         self.n += 1
         for pipeline, counted in verdict.errors.items():
-            self.errors[pipeline] = self.errors.get(pipeline, 0) + counted.errors
-            self.words[pipeline] = self.words.get(pipeline, 0) + counted.reference_words
+            self.summed[pipeline] = self.summed.get(pipeline, NONE) + counted
         decided = verdict.counted
         self.kinds["substitutions"] += decided.substitutions
         self.kinds["deletions"] += decided.deletions
@@ -266,8 +264,9 @@ class TranscriptTally(Tally):
         for split, summed in self._runs[run].items():
             base = f"{self._bench.name}.{split}."
             for ending, pipeline in ENDINGS.items():
-                out[base + ending] = Metric(
-                    value=100.0 * summed.errors[pipeline] / summed.words[pipeline], n=summed.n)
+                # A reference of no word is refused at load: a split's sum has words.
+                out[base + ending] = Metric(value=summed.summed[pipeline].rate or 0.0,
+                                            n=summed.n)
             out.update({base + kind: Metric(value=float(found), n=summed.n)
                         for kind, found in summed.kinds.items()})
         return out

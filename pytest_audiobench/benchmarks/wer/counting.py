@@ -23,6 +23,21 @@ class WordErrors:
     def errors(self) -> int:
         return self.substitutions + self.deletions + self.insertions
 
+    @property
+    def rate(self) -> float | None:
+        """The errors in percent of the reference's words: of an utterance its own rate, of
+        the errors of a split summed its word error rate; None without a reference word."""
+        return 100.0 * self.errors / self.reference_words if self.reference_words else None
+
+    def __add__(self, other: WordErrors) -> WordErrors:
+        return WordErrors(self.substitutions + other.substitutions,
+                          self.deletions + other.deletions, self.insertions + other.insertions,
+                          self.reference_words + other.reference_words)
+
+
+NONE = WordErrors(0, 0, 0, 0)
+"""No utterance's errors: what a split's sum starts from."""
+
 
 def count(reference: Sequence[str], hypothesis: Sequence[str]) -> WordErrors:
     """The word errors of ``hypothesis`` against ``reference`` (both already normalised): an
@@ -33,9 +48,7 @@ def count(reference: Sequence[str], hypothesis: Sequence[str]) -> WordErrors:
 
 
 def error_rate(utterances: Iterable[WordErrors]) -> float | None:
-    """A split's word error rate; None when its references hold no word."""
-    errors = words = 0
-    for counted in utterances:
-        errors += counted.errors
-        words += counted.reference_words
-    return errors / words if words else None
+    """A split's word error rate in percent (its utterances' errors summed, over their
+    reference words summed: ``WordErrors.rate`` of the sum); None when its references hold no
+    word."""
+    return sum(utterances, NONE).rate
