@@ -33,11 +33,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's package, installed or not
 
 from pytest_audiobench.benchmarks import registry  # noqa: E402
-from pytest_audiobench.benchmarks.mini_making import Espeak, write_text  # noqa: E402
+from pytest_audiobench.benchmarks.mini_making import SIZE_LIMIT, Espeak, write_text  # noqa: E402
 
 DEFAULT_OUT = REPO / "pytest_audiobench" / "data" / "mini"
-SIZE_LIMIT = 9_000_000
-"""The bundled data stays small in the wheel: nine benchmarks, a few dozen short clips each."""
 BENCHMARKS = "pytest_audiobench.benchmarks"
 """The package of the built-in benchmarks, each one's folder named as the benchmark."""
 

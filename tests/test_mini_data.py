@@ -24,6 +24,7 @@ from pytest_audiobench.benchmarks.librispeech.data import read_split
 from pytest_audiobench.benchmarks.mini_making import (
     ESPEAK_MISSING,
     QUESTION_SECONDS,
+    SIZE_LIMIT,
     espeak_version,
 )
 from pytest_audiobench.benchmarks.mmar import MODALITIES
@@ -45,7 +46,6 @@ MMAU_ROOT = MINI / "mmau"
 LIBRISPEECH_ROOT = MINI / "librispeech"
 FLEURS_ROOT = MINI / "fleurs"
 SCRIPT = REPO / "scripts" / "make_mini.py"
-SIZE_LIMIT = 9_000_000
 CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
                "uniq_id"]
 MMAR_FIELDS = ["id", "audio_path", "question", "choices", "answer", "modality", "category",

@@ -20,6 +20,10 @@ import numpy as np
 import numpy.typing as npt
 import soundfile as sf
 
+SIZE_LIMIT = 9_000_000
+"""The most bytes the bundled mini data may take: it ships in the wheel, nine benchmarks of a
+few dozen short clips each."""
+
 Audio = npt.NDArray[np.float64]
 
 RATE = 16_000
