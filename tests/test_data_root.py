@@ -1,5 +1,6 @@
 """The data root holds: no audio from outside the release is read or sent, whether a record
-names it with ``..`` or a link leads there (a file or a folder, in both benchmarks)."""
+names it with ``..`` or a link leads there (a file or a folder, in both benchmarks); a release
+read from the copy a local snapshot was converted into is held to that copy."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.benchmarks.release import mini_root
+from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.release import check_inside, mini_root
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.errors import DataError
 from tests.conftest import Servers
 from tests.fakes.datasets import build_air_bench_chat, build_mmar
 
@@ -126,3 +130,28 @@ def test_what_the_server_receives_is_the_release_s_own_audio(
             for request in servers.model.requests for part in request.audio_parts}
     assert sent == {(root / r["audio_path"]).read_bytes() for r in MINI_MMAR}
     assert SECRET not in sent
+
+
+# --- a local snapshot converted into the cache --------------------------------------------------
+
+
+def test_check_inside_holds_a_release_to_the_folder_it_was_read_from(tmp_path: Path,
+                                                                      outside: Path) -> None:
+    root, converted = tmp_path / "snapshot", tmp_path / "cache" / "mmau" / "0123"
+    for folder in (root, converted):
+        folder.mkdir(parents=True)
+        (folder / "q1.wav").write_bytes(b"RIFF")
+    (converted / "q2.wav").symlink_to(outside / "secret.wav")
+
+    def release(*names: str, folder: Path | None) -> Release:
+        samples = [Sample(benchmark="mmau", id=name, task="sound", category="easy",
+                          audio=(folder or root) / f"{name}.wav", question="", reference="")
+                   for name in names]
+        return Release(samples, (), folder=folder)
+
+    check_inside(release("q1", folder=converted), root)  # the converted copy: inside it
+    check_inside(release("q1", folder=None), root)  # no folder said: the data root
+    with pytest.raises(DataError, match="outside the folder it was read from"):
+        check_inside(release("q2", folder=converted), root)
+    with pytest.raises(DataError, match="outside the data root"):
+        check_inside(Release([release("q1", folder=converted).samples[0]], ()), root)

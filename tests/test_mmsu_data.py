@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
 
@@ -26,6 +24,7 @@ from pytest_audiobench.benchmarks.mmsu.download import download_mmsu
 from pytest_audiobench.errors import DataError, DownloadError
 from pytest_audiobench.hub.converting import pyarrow_install
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import write_parquet
 from tests.fakes.serving import closed_port
 
 REPO = facts.HUB_REPO
@@ -72,16 +71,11 @@ def _rows() -> list[dict[str, Any]]:
 IDS = [row["id"] for row in _rows()]
 
 
-def _write_parquet(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(list(rows)), path)
-
-
 def _snapshot(base: Path, rows: Sequence[Mapping[str, Any]] | None = None) -> Path:
     """The hub repo's files under `base`: the rows in two parquet files, a card, a wav."""
     rows = _rows() if rows is None else rows
-    _write_parquet(base / FIRST, rows[:2])
-    _write_parquet(base / SECOND, rows[2:])
+    write_parquet(base / FIRST, rows[:2])
+    write_parquet(base / SECOND, rows[2:])
     (base / "README.md").write_text("# MMSU\n", encoding="utf-8")
     (base / "audio").mkdir()
     (base / "audio" / "accent_identification_1.wav").write_bytes(wav(1))
@@ -292,7 +286,7 @@ def test_a_changed_parquet_file_is_converted_again(tmp_path: Path) -> None:
     snapshot = _snapshot(tmp_path / "MMSU")
     read_mmsu(snapshot, tmp_path / "cache")
     changed = _row(7, "speaker_counting", "perception")
-    _write_parquet(snapshot / SECOND, [changed])
+    write_parquet(snapshot / SECOND, [changed])
     os.utime(snapshot / SECOND, ns=(time.time_ns(), time.time_ns() + 10**9))
 
     records, _ = read_mmsu(snapshot, tmp_path / "cache")
@@ -303,7 +297,7 @@ def test_a_changed_parquet_file_is_converted_again(tmp_path: Path) -> None:
 
 def test_hidden_folders_of_the_snapshot_are_left_out(tmp_path: Path) -> None:
     snapshot = _snapshot(tmp_path / "MMSU")
-    _write_parquet(snapshot / ".cache" / "huggingface" / "stale.parquet",
+    write_parquet(snapshot / ".cache" / "huggingface" / "stale.parquet",
                    [_row(9, "decoy", "perception")])
 
     records, _ = read_mmsu(snapshot, tmp_path / "cache")
@@ -413,7 +407,7 @@ def test_a_changed_parquet_file_is_downloaded_and_converted_again(
     hub: FakeHfHub, remote: Path, tmp_path: Path
 ) -> None:
     root = download_mmsu(tmp_path / "cache", endpoint=hub.url)
-    _write_parquet(remote / SECOND, [_row(7, "speaker_counting", "perception")])
+    write_parquet(remote / SECOND, [_row(7, "speaker_counting", "perception")])
 
     download_mmsu(tmp_path / "cache", endpoint=hub.url)
 
@@ -428,7 +422,7 @@ def test_a_changed_parquet_file_is_downloaded_and_converted_again(
 def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
     remote: Path, tmp_path: Path, row: dict[str, Any], said: str
 ) -> None:
-    _write_parquet(remote / SECOND, [_rows()[2], row])
+    write_parquet(remote / SECOND, [_rows()[2], row])
 
     with (
         FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,

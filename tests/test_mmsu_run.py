@@ -14,8 +14,12 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from tests.conftest import Servers
+from tests.conftest import Servers, written_then_held
+from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import local_snapshot, mmsu_repo
 from tests.fakes.openai_server import ChatRequest
+
+LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 
 # (task, category, sub-category, reply); every question's answer is its option B.
 TABLE = [
@@ -162,24 +166,25 @@ def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
                                                mmsu_servers: Servers, tmp_path: Path,
                                                isolated_hf: None,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
-
-    rows = []
-    for line in (release / "mmsu.jsonl").read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        clip = release / record["audio"]
-        rows.append({**record, "audio": {"bytes": clip.read_bytes(), "path": clip.name}})
-    repo = tmp_path / "hub" / "mmsu"
-    (repo / "data").mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist(rows[:7]), repo / "data" / "train-00000-of-00002.parquet")
-    pq.write_table(pa.Table.from_pylist(rows[7:]), repo / "data" / "train-00001-of-00002.parquet")
-    with FakeHfHub({"ddwang2000/MMSU": repo},
-                   lfs_patterns=(*DEFAULT_LFS_PATTERNS, "*.parquet")) as hub:
+    repo = mmsu_repo(release, tmp_path / "hub" / "mmsu")
+    with FakeHfHub({"ddwang2000/MMSU": repo}, lfs_patterns=LFS) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
         run = _run(run_bench, "huggingface")
     assert run.metrics["mmsu.official.avg"] == pytest.approx(50.0)
     assert run.metrics["mmsu.strict.avg"] == pytest.approx(800 / 12)
+    assert len(run.outcomes()) == len(TABLE)
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
+def test_a_local_snapshot_of_the_hub_repo_runs_end_to_end(
+        run_bench: Any, release: Path, mmsu_servers: Servers, tmp_path: Path,
+        xdist: tuple[str, ...]) -> None:
+    # As `huggingface-cli download --repo-type dataset ddwang2000/MMSU --local-dir DIR` leaves
+    # it: converted once into the cache, its clips read from there, never refused.
+    snapshot = local_snapshot(mmsu_repo(release, tmp_path / "repo"), tmp_path / "MMSU")
+    run = written_then_held(run_bench, tmp_path / "baselines", data=snapshot,
+                            benchmark="mmsu", judge=False, xdist=xdist)
+    assert run.metrics["mmsu.official.avg"] == pytest.approx(50.0)
+    assert run.metrics["mmsu.strict.avg"] == pytest.approx(800 / 12)
+    assert run.outcomes()["audiobench::mmsu::emotion::q00"] == "passed"
     assert len(run.outcomes()) == len(TABLE)

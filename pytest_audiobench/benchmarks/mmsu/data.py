@@ -107,27 +107,28 @@ class MmsuRecord(BaseModel):
         return {"A": self.choice_a, "B": self.choice_b, "C": self.choice_c, "D": self.choice_d}
 
 
-def read_mmsu(root: Path, cache_dir: Path) -> tuple[list[MmsuRecord], str | None]:
-    """MMSU's records under `root`, in the release's order, and a note when they are not the
-    whole release (None when they are its 5,000).
-
-    `root` holds the converted layout (``mmsu.jsonl`` and ``audio/``), read as it is; or else
-    the release's parquet files anywhere below it (a snapshot of the hub repo, hidden folders
-    left out), converted once into ``cache_dir/mmsu/<hash>/`` (the hash of the files' paths,
-    sizes and modification times, so a changed file is converted again) and read from there.
+def release_folder(root: Path, cache_dir: Path) -> Path:
+    """The folder holding MMSU's converted layout: `root` when it holds ``mmsu.jsonl``; else
+    the conversion of the release's parquet files anywhere below it (a snapshot of the hub
+    repo, hidden folders left out), built once into ``cache_dir/mmsu/<hash>/`` (the hash of
+    the files' paths, sizes and modification times, so a changed file is converted again).
     DataError, one line: neither layout is there; pyarrow, which the parquet files need, is
-    not installed; a parquet row is not as expected (its file and row named); or a line of
-    ``mmsu.jsonl`` is not (its file and line named, and what was expected): not JSON, a
-    field missing or not a string, an empty id, task_name or category, an ``answer_gt`` that
-    is none of the options, an id twice, an audio path outside the folder or missing.
-    """
+    not installed; or a parquet row is not as expected (its file and row named)."""
     root = Path(root).expanduser().resolve()
     if (root / CONVERTED).exists():
-        folder = root
-    else:
-        cache = Path(cache_dir).expanduser().resolve()
-        folder = _convert_local(root, _parquet_files(root), cache)
-    records = _read_converted(folder)
+        return root
+    return _convert_local(root, _parquet_files(root), Path(cache_dir).expanduser().resolve())
+
+
+def read_mmsu(root: Path, cache_dir: Path) -> tuple[list[MmsuRecord], str | None]:
+    """MMSU's records in the folder ``release_folder`` finds under `root`, in the release's
+    order, and a note when they are not the whole release (None when they are its 5,000).
+    DataError, one line: as ``release_folder``, or a line of ``mmsu.jsonl`` is not as expected
+    (its file and line named, and what was expected): not JSON, a field missing or not a
+    string, an empty id, task_name or category, an ``answer_gt`` that is none of the options,
+    an id twice, an audio path outside the folder or missing.
+    """
+    records = _read_converted(release_folder(root, cache_dir))
     return records, size_note(NAME, len(records), SIZE)
 
 
