@@ -220,6 +220,47 @@ def test_part_of_the_release_gets_a_note_and_the_whole_release_none(
     assert more is not None and more.startswith("mmsu: 2 questions where the release has 1")
 
 
+PADDED_ROWS = [  # the release pads two- and three-option items with nulls in any place
+    _row(1, "gender", "perception", choice_a=None, choice_d=None, answer_gt="second 1"),
+    _row(2, "gender", "perception", choice_b=None, answer_gt="third 2"),
+    _row(3, "gender", "perception", choice_a=None, choice_c=None, answer_gt="fourth 3"),
+    _row(4, "gender", "perception", choice_a="", choice_b=None, choice_c=None,
+         answer_gt="fourth 4"),
+]
+
+
+def test_options_missing_in_any_place_are_read_and_keep_their_letters(tmp_path: Path) -> None:
+    snapshot = _snapshot(tmp_path / "MMSU", PADDED_ROWS)
+
+    records, _ = read_mmsu(snapshot, tmp_path / "cache")
+
+    assert [r.letters for r in records] == [
+        {"A": "", "B": "second 1", "C": "third 1", "D": ""},
+        {"A": "first 2", "B": "", "C": "third 2", "D": "fourth 2"},
+        {"A": "", "B": "second 3", "C": "", "D": "fourth 3"},
+        {"A": "", "B": "", "C": "", "D": "fourth 4"},
+    ]
+    assert records[0].choices == ("second 1", "third 1")
+    [folder] = _converted_folders(tmp_path / "cache")
+    lines = [json.loads(line) for line in
+             (folder / facts.CONVERTED).read_text(encoding="utf-8").splitlines()]
+    assert [(line["choice_a"], line["choice_d"]) for line in lines[:1]] == [("", "")]
+    assert read_mmsu(folder, tmp_path / "elsewhere")[0] == records
+
+
+def test_a_row_without_any_option_names_the_row(tmp_path: Path) -> None:
+    empty = _row(5, "gender", "perception", choice_a=None, choice_b=None, choice_c="",
+                 choice_d=None)
+    snapshot = _snapshot(tmp_path / "MMSU", [*PADDED_ROWS[:2], empty])
+
+    with pytest.raises(DataError) as raised:
+        read_mmsu(snapshot, tmp_path / "cache")
+
+    message = _one_line(raised)
+    assert f"{snapshot.resolve() / SECOND}: row 1 (id 'gender_5'): answer_gt 'second 5' is " \
+           "none of the options []" in message
+
+
 def test_a_record_is_frozen() -> None:
     record = MmsuRecord.model_validate(_line(1) | {"audio": Path("/clips/a.wav")})
     with pytest.raises(ValueError, match="frozen"):

@@ -188,3 +188,30 @@ def test_a_local_snapshot_of_the_hub_repo_runs_end_to_end(
     assert run.metrics["mmsu.strict.avg"] == pytest.approx(800 / 12)
     assert run.outcomes()["audiobench::mmsu::emotion::q00"] == "passed"
     assert len(run.outcomes()) == len(TABLE)
+
+
+# Options the real release leaves null in any position (a two-option question padded to four):
+# each keeps its letter, as the official script reads the letter against choice_a to choice_d.
+PADDED = {
+    "q00": {"choice_a": None, "choice_d": None},  # reply B: right ("second" is still B)
+    "q01": {"choice_b": None, "choice_c": "second", "choice_d": None},  # reply C: right
+    "q10": {"choice_a": None, "choice_b": None, "choice_c": "first",
+            "choice_d": "second"},  # reply B: an option that is not there, wrong both ways
+}
+
+
+def test_options_missing_in_any_position_keep_their_letters_through_a_run(
+        run_bench: Any, release: Path, mmsu_servers: Servers, tmp_path: Path) -> None:
+    snapshot = local_snapshot(mmsu_repo(release, tmp_path / "repo", PADDED), tmp_path / "MMSU")
+    run = _run(run_bench, snapshot, "-k", "q00 or q01 or q10")
+    assert run.outcomes() == {"audiobench::mmsu::emotion::q00": "passed",
+                              "audiobench::mmsu::emotion::q01": "passed",
+                              "audiobench::mmsu::irony::q10": "failed"}
+    asked = {r.text.split(":", 1)[0]: r.text for r in mmsu_servers.model.requests}
+    assert "\nB. second\nC. third\n\nReply with the letter of the correct option only (B, " \
+           "C), nothing else." in asked["Question 0"]
+    assert "A." not in asked["Question 0"] and "D." not in asked["Question 0"]
+    assert "\nA. first\nC. second\n\n" in asked["Question 1"]
+    out = run.result.stdout.str()
+    assert "choices:   C. first | D. second" in out
+    assert "strict:    none (names no option)" in out
