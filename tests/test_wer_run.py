@@ -266,9 +266,10 @@ def test_a_local_snapshot_of_librispeech_s_hub_repo_runs_end_to_end(
 @pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
 def test_a_local_snapshot_of_fleurs_s_hub_repo_runs_end_to_end(
         run_bench: Any, servers: Servers, tmp_path: Path, xdist: tuple[str, ...]) -> None:
-    # As `huggingface-cli download --repo-type dataset google/fleurs --include 'data/en_us/*'
-    # --local-dir DIR` leaves it: the language's test.tsv and audio/test.tar.gz, the archive
-    # unpacked once into the cache, and the language read from there.
+    # As `huggingface-cli download --repo-type dataset google/fleurs --include
+    # 'data/en_us/test*' --include 'data/en_us/audio/test*' --local-dir DIR` leaves it: the
+    # language's test.tsv and audio/test.tar.gz, the archive unpacked once into the cache, and
+    # the language read from there.
     build_fleurs(tmp_path / "made", FLEURS)
     snapshot = local_snapshot(fleurs_repo(tmp_path / "made", tmp_path / "repo"),
                               tmp_path / "fleurs")

@@ -2,8 +2,9 @@
 ``data/<language>/audio/test.tar.gz``) unpacked into the layout ``data.read_language`` reads
 (``<language>/test.tsv`` and ``<language>/audio/test/``), once, behind a marker: for the
 download's files in the hub cache, and for a local snapshot of ``google/fleurs``
-(``huggingface-cli download --repo-type dataset google/fleurs --include 'data/en_us/*'
---local-dir DIR``), unpacked into the plugin's cache (``release_folder``).
+(``huggingface-cli download --repo-type dataset google/fleurs --include 'data/en_us/test*'
+--include 'data/en_us/audio/test*' --local-dir DIR``), unpacked into the plugin's cache
+(``release_folder``).
 """
 
 from __future__ import annotations
