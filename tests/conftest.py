@@ -194,6 +194,22 @@ def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> A
     return run
 
 
+def written_then_held(run_bench: Any, folder: Path, *args: str, **kw: Any) -> Run:
+    """A run that writes its baselines into `folder`, then the same run held against them:
+    the gate applied every one of them and held (``kw`` as ``run_bench`` takes them). The
+    small made releases' metrics are gated all the same (``--audiobench-gate-small``), so
+    the gate tests them rather than leaving the verdict to the items."""
+    args = ("--audiobench-gate-small", *args)
+    written = run_bench(*args, "--audiobench-update-baseline",
+                        f"--audiobench-baselines={folder}", **kw)
+    assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()[-3000:]
+    held = run_bench(*args, f"--audiobench-baselines={folder}", **kw)
+    assert held.result.ret == pytest.ExitCode.OK, held.result.stdout.str()[-3000:]
+    assert {b["baseline_status"] for b in held.report["benchmarks"]} == {"applied"}
+    assert held.report["verdict"] == "held"
+    return held
+
+
 def write_baseline(folder: Path, metrics: dict[str, tuple[float, float]], *,
                    max_errors: int = 0, judge_model: str | None = JUDGE,
                    model: str = MODEL) -> Path:

@@ -163,12 +163,19 @@ DOWNLOADS = sorted(f"pytest_audiobench.benchmarks.{path.parent.name}.download"
                    for path in PACKAGE.glob("benchmarks/*/download.py"))
 
 
-@pytest.mark.parametrize("module", [*DOWNLOADS, "pytest_audiobench.benchmarks.mmsu.data",
-                                    "pytest_audiobench.benchmarks.big_bench_audio.data"])
+SNAPSHOTS = ["pytest_audiobench.benchmarks.mmsu.data",
+             "pytest_audiobench.benchmarks.big_bench_audio.data",
+             "pytest_audiobench.benchmarks.mmau.parquet",
+             "pytest_audiobench.benchmarks.librispeech.parquet",
+             "pytest_audiobench.benchmarks.fleurs.archive"]
+"""The modules that convert a release's hub files, downloaded or a local snapshot."""
+
+
+@pytest.mark.parametrize("module", [*DOWNLOADS, *SNAPSHOTS])
 def test_a_download_module_imports_no_hub_client_nor_pyarrow(module: str) -> None:
-    """A release's download (and the readers of MMSU and Big Bench Audio, which convert a
-    parquet snapshot) loads its hub client and pyarrow only when it fetches or converts:
-    importing it costs none."""
+    """A release's download (and the modules that convert a local snapshot of its hub repo)
+    loads its hub client and pyarrow only when it fetches or converts: importing it costs
+    none."""
     code = (f"import sys, {module}; print(sorted({{'huggingface_hub', 'pyarrow', "
             "'modelscope'} & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

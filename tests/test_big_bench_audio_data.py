@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
 
@@ -31,6 +29,7 @@ from pytest_audiobench.benchmarks.big_bench_audio.download import download_big_b
 from pytest_audiobench.errors import DataError, DownloadError
 from pytest_audiobench.hub.converting import pyarrow_install
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import write_parquet
 from tests.fakes.serving import closed_port
 
 REPO = facts.HUB_REPO
@@ -383,16 +382,11 @@ def _rows() -> list[dict[str, Any]]:
 IDS = [row["id"] for row in _rows()]
 
 
-def _write_parquet(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(list(rows)), path)
-
-
 def _snapshot(base: Path, rows: Sequence[Mapping[str, Any]] | None = None) -> Path:
     """The hub repo's files under `base`: the rows in two parquet files and a card."""
     rows = _rows() if rows is None else rows
-    _write_parquet(base / FIRST, rows[:2])
-    _write_parquet(base / SECOND, rows[2:])
+    write_parquet(base / FIRST, rows[:2])
+    write_parquet(base / SECOND, rows[2:])
     (base / "README.md").write_text("# Big Bench Audio\n", encoding="utf-8")
     return base
 
@@ -459,7 +453,7 @@ def test_a_second_read_converts_nothing(tmp_path: Path) -> None:
 def test_a_changed_parquet_file_is_converted_again(tmp_path: Path) -> None:
     snapshot = _snapshot(tmp_path / "big_bench_audio")
     read_big_bench_audio(snapshot, tmp_path / "cache")
-    _write_parquet(snapshot / SECOND, [_row(7)])
+    write_parquet(snapshot / SECOND, [_row(7)])
     os.utime(snapshot / SECOND, ns=(time.time_ns(), time.time_ns() + 10**9))
 
     records, _ = read_big_bench_audio(snapshot, tmp_path / "cache")
@@ -470,7 +464,7 @@ def test_a_changed_parquet_file_is_converted_again(tmp_path: Path) -> None:
 
 def test_hidden_folders_of_the_snapshot_are_left_out(tmp_path: Path) -> None:
     snapshot = _snapshot(tmp_path / "big_bench_audio")
-    _write_parquet(snapshot / ".cache" / "huggingface" / "stale.parquet", [_row(9)])
+    write_parquet(snapshot / ".cache" / "huggingface" / "stale.parquet", [_row(9)])
 
     records, _ = read_big_bench_audio(snapshot, tmp_path / "cache")
 
@@ -583,7 +577,7 @@ def test_a_changed_parquet_file_is_downloaded_and_converted_again(
     hub: FakeHfHub, remote: Path, tmp_path: Path
 ) -> None:
     root = download_big_bench_audio(tmp_path / "cache", endpoint=hub.url)
-    _write_parquet(remote / SECOND, [_row(7)])
+    write_parquet(remote / SECOND, [_row(7)])
 
     download_big_bench_audio(tmp_path / "cache", endpoint=hub.url)
 
@@ -596,7 +590,7 @@ def test_a_changed_parquet_file_is_downloaded_and_converted_again(
 def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
     remote: Path, tmp_path: Path, row: dict[str, Any], said: str
 ) -> None:
-    _write_parquet(remote / SECOND, [_rows()[2], row])
+    write_parquet(remote / SECOND, [_rows()[2], row])
 
     with (
         FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,

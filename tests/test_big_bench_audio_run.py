@@ -21,7 +21,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from tests.conftest import Servers
+from tests.conftest import Servers, written_then_held
+from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import big_bench_audio_repo, local_snapshot
 from tests.fakes.openai_server import ChatRequest
 from tests.fakes.speech import heard
 
@@ -252,26 +254,30 @@ def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
                                                judged: VerdictJudge, tmp_path: Path,
                                                isolated_hf: None,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
-
-    rows = []
-    for line in (release / "metadata.jsonl").read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        clip = release / record.pop("file_name")
-        rows.append({**record, "audio": {"bytes": clip.read_bytes(), "path": clip.name}})
-    repo = tmp_path / "hub" / "bba"
-    (repo / "data").mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist(rows[:5]), repo / "data" / "train-00000-of-00002.parquet")
-    pq.write_table(pa.Table.from_pylist(rows[5:]), repo / "data" / "train-00001-of-00002.parquet")
+    repo = big_bench_audio_repo(release, tmp_path / "hub" / "bba")
     with FakeHfHub({"fixie-ai/big_bench_audio": repo},
                    lfs_patterns=(*DEFAULT_LFS_PATTERNS, "*.parquet")) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
         run = _run(run_bench, "huggingface")
     assert run.metrics["big_bench_audio.accuracy"] == pytest.approx(400 / 7)
     assert len(run.outcomes()) == len(TABLE)
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
+def test_a_local_snapshot_of_the_hub_repo_runs_end_to_end(
+        run_bench: Any, release: Path, judged: VerdictJudge, tmp_path: Path,
+        xdist: tuple[str, ...]) -> None:
+    # As `huggingface-cli download --repo-type dataset fixie-ai/big_bench_audio --local-dir
+    # DIR` leaves it: converted once into the cache, its clips read from there.
+    table = TABLE[:-1]  # every sample judged (the garbled one is an error, which stops a gate)
+    snapshot = local_snapshot(big_bench_audio_repo(build(tmp_path / "made", table),
+                                                   tmp_path / "repo"), tmp_path / "BBA")
+    run = written_then_held(run_bench, tmp_path / "baselines", data=snapshot,
+                            benchmark="big_bench_audio", xdist=xdist)
+    assert run.metrics["big_bench_audio.accuracy"] == pytest.approx(400 / 7)
+    assert run.outcomes()["audiobench::big_bench_audio::navigate::q02"] == "passed"
+    assert len(run.outcomes()) == len(table)
+    assert ("Question 1: what is the answer?", "invalid", "It is not") in judged.asked
 
 
 def test_the_page_shows_each_verdict_and_the_judge_s_replies(

@@ -1,5 +1,6 @@
 """The data root holds: no audio from outside the release is read or sent, whether a record
-names it with ``..`` or a link leads there (a file or a folder, in both benchmarks)."""
+names it with ``..`` or a link leads there (a file or a folder, in both benchmarks); a release
+read from the copy a local snapshot was converted into is held to that copy."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.benchmarks.release import mini_root
+from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.release import check_inside, mini_root
+from pytest_audiobench.benchmarks.sample import Sample
+from pytest_audiobench.errors import DataError
 from tests.conftest import Servers
 from tests.fakes.datasets import build_air_bench_chat, build_mmar
+from tests.fakes.hub_repos import local_snapshot, mmau_repo
 
 SECRET = b"RIFF-this-file-lies-outside-the-data-root"
 
@@ -126,3 +131,55 @@ def test_what_the_server_receives_is_the_release_s_own_audio(
             for request in servers.model.requests for part in request.audio_parts}
     assert sent == {(root / r["audio_path"]).read_bytes() for r in MINI_MMAR}
     assert SECRET not in sent
+
+
+# --- a local snapshot converted into the cache --------------------------------------------------
+
+
+def _converted_mmau(run_bench: Any, pytester: pytest.Pytester, tmp_path: Path) -> Path:
+    """The bundled MMAU mini release as a local snapshot of its hub repo, converted by a first
+    run into the cache; returns the converted folder."""
+    snapshot = local_snapshot(mmau_repo(mini_root("mmau"), tmp_path / "repo"), tmp_path / "MMAU")
+    first = run_bench("--collect-only", data=snapshot, benchmark="mmau", judge=False)
+    assert first.result.ret == pytest.ExitCode.OK, first.result.stderr.str()
+    [converted] = (pytester.path / "cache" / "mmau" / "test-mini").iterdir()
+    return converted
+
+
+def test_a_converted_snapshot_s_clips_are_checked_against_the_converted_folder(
+        run_bench: Any, servers: Servers, pytester: pytest.Pytester, tmp_path: Path,
+        outside: Path) -> None:
+    converted = _converted_mmau(run_bench, pytester, tmp_path)
+    clip = sorted((converted / "test-mini-audios").iterdir())[0]
+    clip.unlink()
+    clip.symlink_to(outside / "secret.wav")  # the marker still says the folder is whole
+    run = run_bench(data=tmp_path / "MMAU", benchmark="mmau", judge=False)
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in run.result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1
+    assert errors[0].startswith(f"ERROR: --audiobench-data {tmp_path / 'MMAU'}: mmau record "
+                                f"{clip.stem}: its audio")
+    assert f"outside the folder it was read from {converted.resolve()}" in errors[0]
+    assert servers.model.count() == 0
+
+
+def test_check_inside_holds_a_release_to_the_folder_it_was_read_from(tmp_path: Path,
+                                                                      outside: Path) -> None:
+    root, converted = tmp_path / "snapshot", tmp_path / "cache" / "mmau" / "0123"
+    for folder in (root, converted):
+        folder.mkdir(parents=True)
+        (folder / "q1.wav").write_bytes(b"RIFF")
+    (converted / "q2.wav").symlink_to(outside / "secret.wav")
+
+    def release(*names: str, folder: Path | None) -> Release:
+        samples = [Sample(benchmark="mmau", id=name, task="sound", category="easy",
+                          audio=(folder or root) / f"{name}.wav", question="", reference="")
+                   for name in names]
+        return Release(samples, (), folder=folder)
+
+    check_inside(release("q1", folder=converted), root)  # the converted copy: inside it
+    check_inside(release("q1", folder=None), root)  # no folder said: the data root
+    with pytest.raises(DataError, match="outside the folder it was read from"):
+        check_inside(release("q2", folder=converted), root)
+    with pytest.raises(DataError, match="outside the data root"):
+        check_inside(Release([release("q1", folder=converted).samples[0]], ()), root)

@@ -1,29 +1,31 @@
 """`download_mmau`: the real huggingface_hub download code against a local fake hub, and the
-conversion of the hub's parquet rows into the maintainers' published layout."""
+conversion of the hub's parquet rows into the maintainers' published layout, which a local
+snapshot of the repo gets too, once, in the cache."""
 
 from __future__ import annotations
 
 import json
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 
 from pytest_audiobench.benchmarks.mmau.data import read_mmau
-from pytest_audiobench.benchmarks.mmau.download import MMAU_REPOS, download_mmau
-from pytest_audiobench.errors import DownloadError
+from pytest_audiobench.benchmarks.mmau.download import download_mmau
+from pytest_audiobench.benchmarks.mmau.facts import HUB_REPOS
+from pytest_audiobench.benchmarks.mmau.parquet import release_folder
+from pytest_audiobench.errors import DataError, DownloadError
 from tests.fakes.datasets import tiny_wav
 from tests.fakes.filesystems import visible_names
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import local_snapshot, write_parquet
 from tests.fakes.serving import at_once, closed_port
 
-REPO = MMAU_REPOS["test-mini"]
-TEST_REPO = MMAU_REPOS["test"]
+REPO = HUB_REPOS["test-mini"]
+TEST_REPO = HUB_REPOS["test"]
 # Two files, so the rows of both are read in the order of their names.
 FIRST = "data/test_mini-00000-of-00002.parquet"
 SECOND = "data/test_mini-00001-of-00002.parquet"
@@ -64,18 +66,13 @@ def _published(record_id: str, **changes: Any) -> dict[str, Any]:
     return record | attributes | changes
 
 
-def _write_parquet(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(list(rows)), path)
-
-
 @pytest.fixture
 def release(tmp_path: Path) -> Path:
     """A tiny MMAU-test-mini repo: three rows in two parquet files, and a README."""
     repo = tmp_path / "remote" / "MMAU-test-mini"
     rows = _rows()
-    _write_parquet(repo / FIRST, rows[:2])
-    _write_parquet(repo / SECOND, rows[2:])
+    write_parquet(repo / FIRST, rows[:2])
+    write_parquet(repo / SECOND, rows[2:])
     (repo / "README.md").write_text("# MMAU test-mini\n", encoding="utf-8")
     return repo
 
@@ -157,7 +154,7 @@ def test_a_changed_parquet_file_is_downloaded_and_converted_again(
     hub: FakeHfHub, release: Path, tmp_path: Path
 ) -> None:
     root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-    _write_parquet(release / SECOND, [_row("q3", instruction="What is new?")])
+    write_parquet(release / SECOND, [_row("q3", instruction="What is new?")])
 
     again = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
 
@@ -185,7 +182,7 @@ def test_a_deleted_root_is_converted_again_from_the_cache_without_a_download(
 def test_the_test_split_writes_its_withheld_answers_as_empty(tmp_path: Path) -> None:
     repo = tmp_path / "remote" / "MMAU-test"
     other = json.dumps(_attributes("q2", split="test"))
-    _write_parquet(repo / "test.parquet",
+    write_parquet(repo / "test.parquet",
                    [_row("q1", answer=""), _row("q2", answer=None, other_attributes=other)])
 
     with FakeHfHub({TEST_REPO: repo}, lfs_patterns=LFS) as server:
@@ -213,7 +210,7 @@ def test_the_test_split_writes_its_withheld_answers_as_empty(tmp_path: Path) -> 
 def test_the_prefixes_stay_unless_every_choice_has_its_own_letter(
     release: Path, tmp_path: Path, choices: list[str], answer: str
 ) -> None:
-    _write_parquet(release / SECOND, [_row("q3", choices=choices, answer=answer)])
+    write_parquet(release / SECOND, [_row("q3", choices=choices, answer=answer)])
 
     with FakeHfHub({REPO: release}, lfs_patterns=LFS) as server:
         root = download_mmau(tmp_path / "cache", "test-mini", endpoint=server.url)
@@ -245,7 +242,7 @@ def test_concurrent_calls_both_return_the_complete_root(hub: FakeHfHub, tmp_path
 def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
     release: Path, tmp_path: Path, row: dict[str, Any], said: str
 ) -> None:
-    _write_parquet(release / SECOND, [_row("q4"), row])
+    write_parquet(release / SECOND, [_row("q4"), row])
 
     with (
         FakeHfHub({REPO: release}, lfs_patterns=LFS) as server,
@@ -364,3 +361,41 @@ def test_an_unreachable_hub_is_no_problem_when_the_files_are_cached(
 
     assert again == root
     assert len(read_mmau(root, "test-mini")) == 3
+
+
+# --- a local snapshot of the hub repo ---------------------------------------------------------
+
+
+def test_a_local_snapshot_is_converted_as_the_download_is_into_the_cache_once(
+    release: Path, hub: FakeHfHub, tmp_path: Path
+) -> None:
+    snapshot = local_snapshot(release, tmp_path / "MMAU-test-mini")
+    cache = tmp_path / "cache"
+
+    folder = release_folder(snapshot, "test-mini", cache)
+
+    assert folder.parent == cache.resolve() / "mmau" / "test-mini"
+    assert visible_names(folder) == {"mmau-test-mini.json", "test-mini-audios"}
+    downloaded = download_mmau(tmp_path / "downloaded", "test-mini", endpoint=hub.url)
+    assert _published_json(folder) == _published_json(downloaded)
+    assert [r.id for r in read_mmau(folder, "test-mini")] == ["q1", "q2", "q3"]
+    written = (folder / "mmau-test-mini.json").stat().st_mtime_ns
+    assert release_folder(snapshot, "test-mini", cache) == folder
+    assert (folder / "mmau-test-mini.json").stat().st_mtime_ns == written
+    assert release_folder(downloaded, "test-mini", cache) == downloaded  # published: as it is
+
+
+def test_a_bad_row_of_a_local_snapshot_names_the_flag_the_file_and_the_row(
+    release: Path, tmp_path: Path
+) -> None:
+    write_parquet(release / SECOND, [_row("q3", context={"bytes": None, "path": None})])
+    snapshot = local_snapshot(release, tmp_path / "MMAU-test-mini")
+
+    with pytest.raises(DataError) as raised:
+        release_folder(snapshot, "test-mini", tmp_path / "cache")
+
+    message = str(raised.value)
+    assert "\n" not in message
+    assert message.startswith(f"--audiobench-data {snapshot}: cannot convert its MMAU "
+                              f"test-mini parquet files: {snapshot / SECOND}: row 1: context "
+                              "has no audio bytes")

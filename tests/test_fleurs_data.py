@@ -1,7 +1,8 @@
 """FLEURS's data layer: a language's test split read from the hub repo's layout (three root
 forms, the release's order, `transcription` as the reference, each bad row one line naming its
-file and line, a note when the split is not whole), and `download_fleurs` against a local fake
-hub (only the language's test.tsv and test archive fetched, once, unpacked safely)."""
+file and line, a note when the split is not whole), `download_fleurs` against a local fake
+hub (only the language's test.tsv and test archive fetched, once, unpacked safely), and a
+local snapshot of the hub repo unpacked once into the cache."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
 
 from pytest_audiobench.benchmarks.fleurs import facts
+from pytest_audiobench.benchmarks.fleurs.archive import release_folder
 from pytest_audiobench.benchmarks.fleurs.data import (
     Utterance,
     check_language,
@@ -25,6 +27,7 @@ from pytest_audiobench.benchmarks.fleurs.data import (
 from pytest_audiobench.benchmarks.fleurs.download import download_fleurs
 from pytest_audiobench.errors import DataError, DownloadError
 from tests.fakes.hf_hub import FakeHfHub
+from tests.fakes.hub_repos import local_snapshot
 from tests.fakes.serving import closed_port
 
 REPO = facts.HUB_REPO
@@ -345,3 +348,50 @@ def test_an_unreachable_hub_with_nothing_cached_fails_fast_naming_the_repo(
 
     assert time.monotonic() - started < 5
     _assert_one_line_naming(raised.value, endpoint)
+
+
+# --- a local snapshot of the hub repo ---------------------------------------------------------
+
+
+def test_a_local_snapshot_s_archive_is_unpacked_into_the_cache_once(
+    remote: Path, tmp_path: Path
+) -> None:
+    snapshot = local_snapshot(remote, tmp_path / "fleurs")
+    cache = tmp_path / "cache"
+
+    folder = release_folder(snapshot, "en_us", cache)
+
+    assert folder.parent == cache.resolve() / "fleurs"
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == ["en_us"]
+    utterances, _ = read_language(folder, "en_us")
+    assert [u.id for u in utterances] == ["9004", "1003", "5550"]
+    assert utterances[1].audio == folder / "en_us" / "audio" / "test" / "1003.wav"
+    assert utterances[1].audio.read_bytes() == wav(1)
+    written = utterances[1].audio.stat().st_mtime_ns
+    assert release_folder(snapshot / "data", "en_us", cache) == folder  # the repo's data/
+    assert release_folder(snapshot, "en_us", cache) == folder
+    assert utterances[1].audio.stat().st_mtime_ns == written
+
+
+def test_a_language_already_unpacked_is_read_where_it_is(tmp_path: Path) -> None:
+    _language(tmp_path / "data" / "en_us")
+    _archive(tmp_path / ARCHIVE, _audio())  # the archive beside the unpacked audio
+
+    assert release_folder(tmp_path, "en_us", tmp_path / "cache") == tmp_path
+    assert not (tmp_path / "cache").exists()
+
+
+def test_an_unsafe_archive_of_a_snapshot_is_one_line_and_nothing_is_unpacked(
+    remote: Path, tmp_path: Path
+) -> None:
+    _archive(remote / ARCHIVE, _audio(), link="test/evil.wav")
+    snapshot = local_snapshot(remote, tmp_path / "fleurs")
+
+    with pytest.raises(DataError) as raised:
+        release_folder(snapshot, "en_us", tmp_path / "cache")
+
+    message = _one_line(raised)
+    assert message.startswith(f"--audiobench-data {snapshot}: cannot convert its FLEURS en_us "
+                              f"audio archive: {ARCHIVE} ({snapshot / ARCHIVE}): ")
+    assert "member 'test/evil.wav' is a symbolic link" in message
+    assert not list((tmp_path / "cache" / "fleurs").glob("*/en_us"))

@@ -1,7 +1,8 @@
 """LibriSpeech's data layer: a split read from openslr's layout (either root form, sorted by id,
 each bad record one line naming its file and line, a note when the split is not whole), and
 `download_librispeech` against a local fake hub (only the split's parquet files fetched, once,
-converted into that layout)."""
+converted into that layout), and a local snapshot of the hub repo converted once, a split at
+a time, into the cache."""
 
 from __future__ import annotations
 
@@ -9,21 +10,21 @@ import io
 import shutil
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
 
-from pytest_audiobench.benchmarks.librispeech import facts
+from pytest_audiobench.benchmarks.librispeech import facts, parquet
 from pytest_audiobench.benchmarks.librispeech.data import Utterance, read_split, split_folder
 from pytest_audiobench.benchmarks.librispeech.download import download_librispeech
+from pytest_audiobench.benchmarks.librispeech.parquet import release_folder
 from pytest_audiobench.errors import DataError, DownloadError
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import local_snapshot, write_parquet
 from tests.fakes.serving import at_once, closed_port
 
 # Two speakers, three chapters; "121" sorts after "1089" as text.
@@ -230,20 +231,15 @@ def _rows() -> list[dict[str, Any]]:
         (uttid, text) for lines in TRANSCRIPTS.values() for uttid, text in lines.items())]
 
 
-def _write_parquet(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(list(rows)), path)
-
-
 @pytest.fixture
 def remote(tmp_path: Path) -> Path:
     """The hub repo: test-clean in two parquet files, and decoys that must not be fetched."""
     repo = tmp_path / "remote" / "librispeech_asr"
     rows = _rows()
-    _write_parquet(repo / FIRST, rows[:3])
-    _write_parquet(repo / SECOND, rows[3:])
+    write_parquet(repo / FIRST, rows[:3])
+    write_parquet(repo / SECOND, rows[3:])
     for decoy in DECOYS:
-        _write_parquet(repo / decoy, [_row("3570-5694-0000", "DECOY", 7)])
+        write_parquet(repo / decoy, [_row("3570-5694-0000", "DECOY", 7)])
     (repo / "README.md").write_text("# LibriSpeech\n", encoding="utf-8")
     return repo
 
@@ -318,7 +314,7 @@ def test_a_changed_parquet_file_is_downloaded_and_converted_again(
     hub: FakeHfHub, remote: Path, tmp_path: Path
 ) -> None:
     root = download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-    _write_parquet(remote / SECOND, [_row("1089-134686-0000", "A NEW TRANSCRIPT")])
+    write_parquet(remote / SECOND, [_row("1089-134686-0000", "A NEW TRANSCRIPT")])
 
     download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
 
@@ -349,7 +345,7 @@ def test_concurrent_calls_both_return_the_complete_root(hub: FakeHfHub, tmp_path
 def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
     remote: Path, tmp_path: Path, row: dict[str, Any], said: str
 ) -> None:
-    _write_parquet(remote / SECOND, [_rows()[3], row])
+    write_parquet(remote / SECOND, [_rows()[3], row])
 
     with (
         FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,
@@ -455,3 +451,63 @@ def test_an_unreachable_hub_is_no_problem_when_the_files_are_cached(
 
     assert again == root
     assert len(read_split(root, "test-clean")[0]) == len(IDS)
+
+
+# --- a local snapshot of the hub repo ---------------------------------------------------------
+
+
+def test_a_local_snapshot_s_splits_are_converted_into_the_cache_once_each(
+    remote: Path, tmp_path: Path
+) -> None:
+    snapshot = local_snapshot(remote, tmp_path / "librispeech_asr")
+    cache = tmp_path / "cache"
+
+    folder = release_folder(snapshot, ["test-clean"], cache)
+
+    assert folder.parent == cache.resolve() / "librispeech"
+    assert [p.name for p in (folder / "LibriSpeech").iterdir()] == ["test-clean"]
+    utterances, _ = read_split(folder, "test-clean")
+    assert [u.id for u in utterances] == IDS
+    by_id = {row["id"]: row["audio"]["bytes"] for row in _rows()}
+    assert all(u.audio.read_bytes() == by_id[u.id] for u in utterances)
+    marker = folder / "LibriSpeech" / "test-clean" / parquet.MARKER
+    written = marker.stat().st_mtime_ns
+    # Both splits selected: the same folder, test-other added, test-clean left as it was.
+    assert release_folder(snapshot, ["test-clean", "test-other"], cache) == folder
+    assert marker.stat().st_mtime_ns == written
+    assert [u.id for u in read_split(folder, "test-other")[0]] == ["3570-5694-0000"]
+
+
+def test_a_folder_in_openslr_s_layout_is_read_where_it_is(tmp_path: Path) -> None:
+    base = _release(tmp_path / "openslr")
+
+    assert release_folder(base, ["test-clean"], tmp_path / "cache") == base
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_snapshot_without_a_selected_split_s_files_names_it(remote: Path,
+                                                              tmp_path: Path) -> None:
+    snapshot = local_snapshot(remote, tmp_path / "librispeech_asr")
+    shutil.rmtree(snapshot / "other")
+
+    with pytest.raises(DataError) as raised:
+        release_folder(snapshot, ["test-clean", "test-other"], tmp_path / "cache")
+
+    assert _one_line(raised) == (
+        f"--audiobench-data {snapshot}: a snapshot of {REPO} without test-other "
+        "(other/test/*.parquet); expected each selected split's parquet files, or select the "
+        "splits it has with --audiobench-tasks")
+
+
+def test_a_bad_row_of_a_snapshot_names_the_file_and_the_row(remote: Path,
+                                                             tmp_path: Path) -> None:
+    write_parquet(remote / SECOND, [_row("1089-134686-0000", "   ")])
+    snapshot = local_snapshot(remote, tmp_path / "librispeech_asr")
+
+    with pytest.raises(DataError) as raised:
+        release_folder(snapshot, ["test-clean"], tmp_path / "cache")
+
+    message = _one_line(raised)
+    assert message.startswith(f"--audiobench-data {snapshot}: cannot convert its LibriSpeech "
+                              f"test-clean parquet files: {snapshot / SECOND}: row 1: the text "
+                              "of '1089-134686-0000' is empty")

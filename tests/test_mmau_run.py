@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks.choice.gating import slug
-from tests.conftest import Servers
+from tests.conftest import Servers, written_then_held
 from tests.fakes.datasets import build_mmau, load_mmau_reference
+from tests.fakes.hub_repos import local_snapshot, mmau_repo
 from tests.fakes.openai_server import ChatRequest
 
 
@@ -155,6 +156,22 @@ def test_the_submission_is_read_by_the_official_rule_to_the_same_accuracy(
     right = [_official(e["model_output"], e["answer"], e["choices"]) for e in entries]
     assert 100 * sum(right) / len(right) == pytest.approx(run.metrics["mmau.official.avg"])
     assert f"MMAU submission: 9 records written to {path}" in run.result.stdout.str()
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
+def test_a_local_snapshot_of_the_hub_repo_runs_end_to_end(
+        run_bench: Any, mmau_servers: Servers, mmau_data: Path, tmp_path: Path,
+        xdist: tuple[str, ...]) -> None:
+    # As `huggingface-cli download --repo-type dataset gamma-lab-umd/MMAU-test-mini
+    # --local-dir DIR` leaves it: its parquet files converted once into the published layout
+    # in the cache, and read from there.
+    snapshot = local_snapshot(mmau_repo(mmau_data, tmp_path / "repo"), tmp_path / "MMAU")
+    run = written_then_held(run_bench, tmp_path / "baselines", data=snapshot,
+                            benchmark="mmau", judge=False, xdist=xdist)
+    assert run.metrics["mmau.avg"] == pytest.approx(500 / 9)
+    assert run.metrics["mmau.task.music.avg"] == pytest.approx(100 / 3)
+    assert run.outcomes()["audiobench::mmau::sound::q1"] == "passed"
+    assert len(run.outcomes()) == len(RECORDS)
 
 
 def test_the_test_split_is_asked_and_written_with_no_numbers_and_no_gate(

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from pytest_audiobench.benchmarks.mmsu.data import MmsuRecord
 from pytest_audiobench.benchmarks.mmsu.prompts import mmsu_prompt
 from pytest_audiobench.benchmarks.mmsu.verdict import MmsuVerdict
 
@@ -75,8 +76,9 @@ def test_the_official_rule_equals_the_script_on_5000_generated_replies() -> None
     counted = right = 0
     for _ in range(5_000):
         texts = rng.sample(["one", "two", "three", "four", "a dog", "the rain"], 4)
-        if rng.random() < 0.2:
-            texts[3] = ""  # choice_d empty, as some records have it
+        if rng.random() < 0.4:  # one or two options missing, in any place, as the release pads
+            for place in rng.sample(range(4), rng.choice((1, 2))):
+                texts[place] = ""
         options = dict(zip("ABCD", texts, strict=True))
         answer = rng.choice([t for t in texts if t])
         letter = rng.choice("ABCD")
@@ -99,3 +101,46 @@ def test_the_prompt_letters_the_options_and_asks_for_one_letter() -> None:
         "Answer: <one of the letters A, B, C>")
     assert mmsu_prompt("Q?", options, "default", "{question} | {choices}") == (
         "Q? | A. a dog barking\nB. a cat meowing\nC. rain falling")
+
+
+def _padded(**options: str | None) -> dict[str, str]:
+    """The options by letter of a hand-made release row whose missing options are null."""
+    row = {"id": "q1", "task_name": "gender_recognition", "question": "Who speaks?",
+           "answer_gt": "male", "category": "perception", "sub-category": "paralinguistics",
+           "audio": "audio/q1.wav", **{f"choice_{k.lower()}": v for k, v in options.items()}}
+    return MmsuRecord.model_validate(row).letters
+
+
+# The release's two-option items: nulls in any place (a third party counts 453 such items).
+PADDED = {
+    "A-missing": _padded(A=None, B="male", C="female", D=None),
+    "B-missing": _padded(A="female", B=None, C="male", D="child"),
+    "two-missing": _padded(A=None, B="female", C=None, D="male"),
+}
+# options, the right letter, a reply of the missing option's letter, the prompt's lines.
+PADDED_CASES = [
+    ("A-missing", "B", "A", ["B. male", "C. female"], "B, C"),
+    ("B-missing", "C", "B", ["A. female", "C. male", "D. child"], "A, C, D"),
+    ("two-missing", "D", "C", ["B. female", "D. male"], "B, D"),
+]
+
+
+@pytest.mark.parametrize(("name", "right", "missing", "lines", "letters"), PADDED_CASES,
+                         ids=[case[0] for case in PADDED_CASES])
+def test_options_missing_in_any_place_keep_their_letters_in_the_prompt_and_the_rule(
+        name: str, right: str, missing: str, lines: list[str], letters: str) -> None:
+    options = PADDED[name]
+    prompt = mmsu_prompt("Who speaks?", options, "default", None)
+    assert prompt == ("Who speaks?\n\n" + "\n".join(lines) + "\n\nReply with the letter of "
+                      f"the correct option only ({letters}), nothing else.")
+    # The official script reads the letter against choice_a to choice_d as they are.
+    said = MmsuVerdict.read(right, options, "male", "official")
+    assert (said.official, said.right, said.decisions) == (
+        right, [right], {"official": True, "strict": True})
+    assert MmsuVerdict.read(f"{right}. male", options, "male", "official").correct
+    # A missing option's letter: counted wrong by the official rule; strictly it names none.
+    absent = MmsuVerdict.read(missing, options, "male", "official")
+    assert (absent.official, absent.counted, absent.strict) == (missing, True, None)
+    assert absent.decisions == {"official": False, "strict": False}
+    assert absent.strict_reason == "names no option"
+    assert MmsuVerdict.read("male", options, "male", "strict").correct  # by its text

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
 
@@ -26,6 +24,7 @@ from pytest_audiobench.benchmarks.mmsu.download import download_mmsu
 from pytest_audiobench.errors import DataError, DownloadError
 from pytest_audiobench.hub.converting import pyarrow_install
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import write_parquet
 from tests.fakes.serving import closed_port
 
 REPO = facts.HUB_REPO
@@ -72,16 +71,11 @@ def _rows() -> list[dict[str, Any]]:
 IDS = [row["id"] for row in _rows()]
 
 
-def _write_parquet(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(list(rows)), path)
-
-
 def _snapshot(base: Path, rows: Sequence[Mapping[str, Any]] | None = None) -> Path:
     """The hub repo's files under `base`: the rows in two parquet files, a card, a wav."""
     rows = _rows() if rows is None else rows
-    _write_parquet(base / FIRST, rows[:2])
-    _write_parquet(base / SECOND, rows[2:])
+    write_parquet(base / FIRST, rows[:2])
+    write_parquet(base / SECOND, rows[2:])
     (base / "README.md").write_text("# MMSU\n", encoding="utf-8")
     (base / "audio").mkdir()
     (base / "audio" / "accent_identification_1.wav").write_bytes(wav(1))
@@ -226,6 +220,47 @@ def test_part_of_the_release_gets_a_note_and_the_whole_release_none(
     assert more is not None and more.startswith("mmsu: 2 questions where the release has 1")
 
 
+PADDED_ROWS = [  # the release pads two- and three-option items with nulls in any place
+    _row(1, "gender", "perception", choice_a=None, choice_d=None, answer_gt="second 1"),
+    _row(2, "gender", "perception", choice_b=None, answer_gt="third 2"),
+    _row(3, "gender", "perception", choice_a=None, choice_c=None, answer_gt="fourth 3"),
+    _row(4, "gender", "perception", choice_a="", choice_b=None, choice_c=None,
+         answer_gt="fourth 4"),
+]
+
+
+def test_options_missing_in_any_place_are_read_and_keep_their_letters(tmp_path: Path) -> None:
+    snapshot = _snapshot(tmp_path / "MMSU", PADDED_ROWS)
+
+    records, _ = read_mmsu(snapshot, tmp_path / "cache")
+
+    assert [r.letters for r in records] == [
+        {"A": "", "B": "second 1", "C": "third 1", "D": ""},
+        {"A": "first 2", "B": "", "C": "third 2", "D": "fourth 2"},
+        {"A": "", "B": "second 3", "C": "", "D": "fourth 3"},
+        {"A": "", "B": "", "C": "", "D": "fourth 4"},
+    ]
+    assert records[0].choices == ("second 1", "third 1")
+    [folder] = _converted_folders(tmp_path / "cache")
+    lines = [json.loads(line) for line in
+             (folder / facts.CONVERTED).read_text(encoding="utf-8").splitlines()]
+    assert [(line["choice_a"], line["choice_d"]) for line in lines[:1]] == [("", "")]
+    assert read_mmsu(folder, tmp_path / "elsewhere")[0] == records
+
+
+def test_a_row_without_any_option_names_the_row(tmp_path: Path) -> None:
+    empty = _row(5, "gender", "perception", choice_a=None, choice_b=None, choice_c="",
+                 choice_d=None)
+    snapshot = _snapshot(tmp_path / "MMSU", [*PADDED_ROWS[:2], empty])
+
+    with pytest.raises(DataError) as raised:
+        read_mmsu(snapshot, tmp_path / "cache")
+
+    message = _one_line(raised)
+    assert f"{snapshot.resolve() / SECOND}: row 1 (id 'gender_5'): answer_gt 'second 5' is " \
+           "none of the options []" in message
+
+
 def test_a_record_is_frozen() -> None:
     record = MmsuRecord.model_validate(_line(1) | {"audio": Path("/clips/a.wav")})
     with pytest.raises(ValueError, match="frozen"):
@@ -292,7 +327,7 @@ def test_a_changed_parquet_file_is_converted_again(tmp_path: Path) -> None:
     snapshot = _snapshot(tmp_path / "MMSU")
     read_mmsu(snapshot, tmp_path / "cache")
     changed = _row(7, "speaker_counting", "perception")
-    _write_parquet(snapshot / SECOND, [changed])
+    write_parquet(snapshot / SECOND, [changed])
     os.utime(snapshot / SECOND, ns=(time.time_ns(), time.time_ns() + 10**9))
 
     records, _ = read_mmsu(snapshot, tmp_path / "cache")
@@ -303,7 +338,7 @@ def test_a_changed_parquet_file_is_converted_again(tmp_path: Path) -> None:
 
 def test_hidden_folders_of_the_snapshot_are_left_out(tmp_path: Path) -> None:
     snapshot = _snapshot(tmp_path / "MMSU")
-    _write_parquet(snapshot / ".cache" / "huggingface" / "stale.parquet",
+    write_parquet(snapshot / ".cache" / "huggingface" / "stale.parquet",
                    [_row(9, "decoy", "perception")])
 
     records, _ = read_mmsu(snapshot, tmp_path / "cache")
@@ -413,7 +448,7 @@ def test_a_changed_parquet_file_is_downloaded_and_converted_again(
     hub: FakeHfHub, remote: Path, tmp_path: Path
 ) -> None:
     root = download_mmsu(tmp_path / "cache", endpoint=hub.url)
-    _write_parquet(remote / SECOND, [_row(7, "speaker_counting", "perception")])
+    write_parquet(remote / SECOND, [_row(7, "speaker_counting", "perception")])
 
     download_mmsu(tmp_path / "cache", endpoint=hub.url)
 
@@ -428,7 +463,7 @@ def test_a_changed_parquet_file_is_downloaded_and_converted_again(
 def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
     remote: Path, tmp_path: Path, row: dict[str, Any], said: str
 ) -> None:
-    _write_parquet(remote / SECOND, [_rows()[2], row])
+    write_parquet(remote / SECOND, [_rows()[2], row])
 
     with (
         FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,

@@ -14,8 +14,12 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from tests.conftest import Servers
+from tests.conftest import Servers, written_then_held
+from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import local_snapshot, mmsu_repo
 from tests.fakes.openai_server import ChatRequest
+
+LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 
 # (task, category, sub-category, reply); every question's answer is its option B.
 TABLE = [
@@ -162,24 +166,52 @@ def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
                                                mmsu_servers: Servers, tmp_path: Path,
                                                isolated_hf: None,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
-
-    rows = []
-    for line in (release / "mmsu.jsonl").read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        clip = release / record["audio"]
-        rows.append({**record, "audio": {"bytes": clip.read_bytes(), "path": clip.name}})
-    repo = tmp_path / "hub" / "mmsu"
-    (repo / "data").mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist(rows[:7]), repo / "data" / "train-00000-of-00002.parquet")
-    pq.write_table(pa.Table.from_pylist(rows[7:]), repo / "data" / "train-00001-of-00002.parquet")
-    with FakeHfHub({"ddwang2000/MMSU": repo},
-                   lfs_patterns=(*DEFAULT_LFS_PATTERNS, "*.parquet")) as hub:
+    repo = mmsu_repo(release, tmp_path / "hub" / "mmsu")
+    with FakeHfHub({"ddwang2000/MMSU": repo}, lfs_patterns=LFS) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
         run = _run(run_bench, "huggingface")
     assert run.metrics["mmsu.official.avg"] == pytest.approx(50.0)
     assert run.metrics["mmsu.strict.avg"] == pytest.approx(800 / 12)
     assert len(run.outcomes()) == len(TABLE)
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
+def test_a_local_snapshot_of_the_hub_repo_runs_end_to_end(
+        run_bench: Any, release: Path, mmsu_servers: Servers, tmp_path: Path,
+        xdist: tuple[str, ...]) -> None:
+    # As `huggingface-cli download --repo-type dataset ddwang2000/MMSU --local-dir DIR` leaves
+    # it: converted once into the cache, its clips read from there, never refused.
+    snapshot = local_snapshot(mmsu_repo(release, tmp_path / "repo"), tmp_path / "MMSU")
+    run = written_then_held(run_bench, tmp_path / "baselines", data=snapshot,
+                            benchmark="mmsu", judge=False, xdist=xdist)
+    assert run.metrics["mmsu.official.avg"] == pytest.approx(50.0)
+    assert run.metrics["mmsu.strict.avg"] == pytest.approx(800 / 12)
+    assert run.outcomes()["audiobench::mmsu::emotion::q00"] == "passed"
+    assert len(run.outcomes()) == len(TABLE)
+
+
+# Options the real release leaves null in any position (a two-option question padded to four):
+# each keeps its letter, as the official script reads the letter against choice_a to choice_d.
+PADDED = {
+    "q00": {"choice_a": None, "choice_d": None},  # reply B: right ("second" is still B)
+    "q01": {"choice_b": None, "choice_c": "second", "choice_d": None},  # reply C: right
+    "q10": {"choice_a": None, "choice_b": None, "choice_c": "first",
+            "choice_d": "second"},  # reply B: an option that is not there, wrong both ways
+}
+
+
+def test_options_missing_in_any_position_keep_their_letters_through_a_run(
+        run_bench: Any, release: Path, mmsu_servers: Servers, tmp_path: Path) -> None:
+    snapshot = local_snapshot(mmsu_repo(release, tmp_path / "repo", PADDED), tmp_path / "MMSU")
+    run = _run(run_bench, snapshot, "-k", "q00 or q01 or q10")
+    assert run.outcomes() == {"audiobench::mmsu::emotion::q00": "passed",
+                              "audiobench::mmsu::emotion::q01": "passed",
+                              "audiobench::mmsu::irony::q10": "failed"}
+    asked = {r.text.split(":", 1)[0]: r.text for r in mmsu_servers.model.requests}
+    assert "\nB. second\nC. third\n\nReply with the letter of the correct option only (B, " \
+           "C), nothing else." in asked["Question 0"]
+    assert "A." not in asked["Question 0"] and "D." not in asked["Question 0"]
+    assert "\nA. first\nC. second\n\n" in asked["Question 1"]
+    out = run.result.stdout.str()
+    assert "choices:   C. first | D. second" in out
+    assert "strict:    none (names no option)" in out

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Servers
+from tests.conftest import Servers, written_then_held
+from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hub_repos import fleurs_repo, librispeech_repo, local_snapshot
 from tests.fakes.openai_server import Reply
 from tests.fakes.speech import Utterance, build_fleurs, build_librispeech, by_clip, heard
 
@@ -65,14 +67,6 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def speech_servers(servers: Servers) -> Servers:
     servers.model.script = by_clip(TABLE)
     return servers
-
-
-def _transcript(clip: Path) -> str:
-    """The reference of ``clip``, from its chapter's transcript file."""
-    speaker, chapter = clip.parent.parent.name, clip.parent.name
-    lines = (clip.parent / f"{speaker}-{chapter}.trans.txt").read_text(encoding="utf-8")
-    return next(line.split(" ", 1)[1] for line in lines.splitlines()
-                if line.startswith(clip.stem + " "))
 
 
 def _run(run_bench: Any, release: Path, *args: str, **kw: Any) -> Any:
@@ -250,33 +244,12 @@ def test_the_page_shows_each_split_s_rate_its_interval_and_the_utterances_that_m
 def test_both_run_from_the_hub_fetching_only_what_is_selected(
         run_bench: Any, release: Path, speech_servers: Servers, tmp_path: Path,
         isolated_hf: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tarfile
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
-
-    librispeech = tmp_path / "hub" / "librispeech"
-    for split, config in ((CLEAN, "clean"), (OTHER, "other")):
-        rows = [{"file": f"/x/{clip.name}", "audio": {"bytes": clip.read_bytes(),
-                                                    "path": clip.name},
-                 "text": text, "speaker_id": int(clip.parent.parent.name),
-                 "chapter_id": int(clip.parent.name), "id": clip.stem}
-                for clip in sorted((release / "LibriSpeech" / split).rglob("*.flac"))
-                for text in [_transcript(clip)]]
-        (librispeech / config / "test").mkdir(parents=True)
-        pq.write_table(pa.Table.from_pylist(rows), librispeech / config / "test" / "0000.parquet")
-    fleurs = tmp_path / "hub" / "fleurs"
+    librispeech = librispeech_repo(release, tmp_path / "hub" / "librispeech")
     build_fleurs(tmp_path / "made", FLEURS, first=1000)
+    fleurs = fleurs_repo(tmp_path / "made", tmp_path / "hub" / "fleurs")
     heard_by = {"librispeech": by_clip(TABLE), "fleurs": by_clip(FLEURS, first=1000)}
     speech_servers.model.script = lambda request: heard_by[
         "fleurs" if heard(request) >= 1000 else "librispeech"](request)
-    language = fleurs / "data" / "en_us"
-    (language / "audio").mkdir(parents=True)
-    (language / "test.tsv").write_bytes((tmp_path / "made" / "en_us" / "test.tsv").read_bytes())
-    with tarfile.open(language / "audio" / "test.tar.gz", "w:gz") as archive:
-        archive.add(tmp_path / "made" / "en_us" / "audio" / "test", arcname="test")
     with FakeHfHub({"openslr/librispeech_asr": librispeech, "google/fleurs": fleurs},
                    lfs_patterns=(*DEFAULT_LFS_PATTERNS, "*.parquet")) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
@@ -287,3 +260,38 @@ def test_both_run_from_the_hub_fetching_only_what_is_selected(
     assert "librispeech.test-other.wer" not in run.metrics
     assert run.metrics["fleurs.en_us.wer"] == pytest.approx(100 / 15)
     assert not any("other/test" in path for path in fetched), fetched
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
+def test_a_local_snapshot_of_librispeech_s_hub_repo_runs_end_to_end(
+        run_bench: Any, release: Path, speech_servers: Servers, tmp_path: Path,
+        xdist: tuple[str, ...]) -> None:
+    # As `huggingface-cli download --repo-type dataset openslr/librispeech_asr --include
+    # 'clean/test/*' --include 'other/test/*' --local-dir DIR` leaves it: each split's parquet
+    # files converted once into openslr's layout in the cache, and read from there.
+    snapshot = local_snapshot(librispeech_repo(release, tmp_path / "repo"),
+                              tmp_path / "librispeech_asr")
+    run = written_then_held(run_bench, tmp_path / "baselines", data=snapshot,
+                            benchmark="librispeech", judge=False, xdist=xdist)
+    for split in (CLEAN, OTHER):
+        assert run.metrics[f"librispeech.{split}.wer"] == pytest.approx(_wer(split))
+    assert run.outcomes()["audiobench::librispeech::test-clean::1001-2001-0000"] == "passed"
+    assert len(run.outcomes()) == len(TABLE)
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
+def test_a_local_snapshot_of_fleurs_s_hub_repo_runs_end_to_end(
+        run_bench: Any, servers: Servers, tmp_path: Path, xdist: tuple[str, ...]) -> None:
+    # As `huggingface-cli download --repo-type dataset google/fleurs --include
+    # 'data/en_us/test*' --include 'data/en_us/audio/test*' --local-dir DIR` leaves it: the
+    # language's test.tsv and audio/test.tar.gz, the archive unpacked once into the cache, and
+    # the language read from there.
+    build_fleurs(tmp_path / "made", FLEURS)
+    snapshot = local_snapshot(fleurs_repo(tmp_path / "made", tmp_path / "repo"),
+                              tmp_path / "fleurs")
+    servers.model.script = by_clip(FLEURS)
+    run = written_then_held(run_bench, tmp_path / "baselines", data=snapshot,
+                            benchmark="fleurs", judge=False, xdist=xdist)
+    assert run.metrics["fleurs.en_us.wer"] == pytest.approx(100 / 15)
+    assert run.outcomes()["audiobench::fleurs::en_us::7000"] == "passed"
+    assert len(run.outcomes()) == len(FLEURS)

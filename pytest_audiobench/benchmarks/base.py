@@ -63,6 +63,15 @@ class Release:
     withheld: bool = False
     """The release withholds its answers (a test split): its samples are asked, not scored,
     and it has no numbers and no gate."""
+    folder: Path | None = None
+    """The folder its files were read from, which every sample's audio must lie inside: the
+    data root the run located, a folder below it, or the copy in the cache that a reader
+    converted a local snapshot into (MMSU's parquet files, FLEURS's archive). None: the
+    located root."""
+
+    def inside(self, located: Path) -> Path:
+        """The folder every sample's audio must lie inside: ``folder``, else `located`."""
+        return located if self.folder is None else self.folder
 
 
 class Runtime:

@@ -72,10 +72,13 @@ def check_names(release: Release, root: Path) -> None:
 
 
 def check_inside(release: Release, root: Path) -> None:
-    """Every sample's audio, symlinks followed, must lie inside the data root (which may
-    itself be a link): a path with ``..``, an absolute one or a link that leaves the root is
-    a DataError naming the record, and the file is never opened."""
-    inside = root.resolve()
+    """Every sample's audio, symlinks followed, must lie inside the folder the release was
+    read from (``Release.inside``: the data root `root`, which may itself be a link, or the
+    copy in the cache a local snapshot was converted into): a path with ``..``, an absolute
+    one or a link that leaves it is a DataError naming the record, and the file is never
+    opened."""
+    inside = release.inside(root).resolve()
+    where_read = "the data root" if inside == root.resolve() else "the folder it was read from"
     folders: dict[Path, Path] = {}  # a release keeps its clips in a few folders
     for sample in release.samples:
         audio = sample.audio
@@ -86,8 +89,8 @@ def check_inside(release: Release, root: Path) -> None:
         if not where.is_relative_to(inside):
             raise DataError(
                 f"--audiobench-data {root}: {sample.benchmark} record {sample.id}: its audio "
-                f"{sample.audio} resolves to {where}, outside the data root {inside}; it is not "
-                "read (expected a file inside the release)")
+                f"{sample.audio} resolves to {where}, outside {where_read} {inside}; it is "
+                "not read (expected a file inside the release)")
 
 
 def select(samples: Sequence[Sample], spec: BenchmarkSpec, tasks: Sequence[str],

@@ -3,7 +3,9 @@ hub cache used, offline or when the hub does not answer), the parquet files unde
 the repo listed and kept for offline calls, their rows read, each row's clip named and taken
 out, every failure as one line, and a release layout built once, in a temporary folder renamed
 into place, with a marker naming the files it came from, under a file lock; and a local
-snapshot's parquet files converted the same way, once, into the plugin's cache.
+snapshot of a hub repo (``huggingface-cli download --local-dir``) converted the same way,
+once, into the plugin's cache, in a folder named after its files (``snapshot_home``), its
+failures naming ``--audiobench-data``.
 
 ``huggingface_hub``, ``filelock`` and ``pyarrow`` are imported lazily inside the functions, so
 importing this module stays cheap.
@@ -302,26 +304,48 @@ def convert_snapshot(root: Path, parquet: Sequence[Path], cache_dir: Path, *, fo
                      conversion: Callable[[Mapping[str, Path], Path, Mapping[str, Any]],
                                           Conversion]) -> Path:
     """The folder `conversion` builds from a local snapshot's `parquet` files, built once into
-    ``cache_dir/<folder>/<hash>/``: the hash of `version` (the conversion's) and the files'
-    paths, sizes and modification times, so a changed file is converted again. DataError,
-    one line naming ``--audiobench-data`` `root` and `what`: pyarrow is not installed (then
-    `instead` says which folder to pass), a row is not as expected, or the cache cannot be
-    written."""
-    _snapshot_needs_pyarrow(root, len(parquet), what, instead)
-    files = {str(path): _size_and_time(path) for path in parquet}
-    name = hashlib.sha256(json.dumps([version, files]).encode()).hexdigest()[:_HASH_CHARS]
-    target = cache_dir / folder / name
-    lock = cache_dir / LOCKS_FOLDER / f"{folder}-{name}.lock"
-    try:
-        convert_once(conversion({str(p): p for p in parquet}, target, {"parquet": files}),
-                     lock=lock)
-    except BadData as exc:
-        raise DataError(f"--audiobench-data {root}: cannot convert its {what} parquet files: "
-                        f"{exc}; nothing of it was written into {target}") from exc
-    except OSError as exc:
-        raise DataError(f"--audiobench-data {root}: cannot convert its {what} parquet files "
-                        f"into {target}: {exc}") from exc
+    ``cache_dir/<folder>/<hash>/`` (``snapshot_home``), so a changed file is converted again.
+    DataError, one line naming ``--audiobench-data`` `root` and `what`: pyarrow is not
+    installed (then `instead` says which folder to pass), a row is not as expected, or the
+    cache cannot be written."""
+    snapshot_needs_pyarrow(root, len(parquet), what, instead)
+    files = snapshot_stamp(parquet)
+    target = snapshot_home(cache_dir, folder, version, files)
+    convert_local(root, conversion({str(p): p for p in parquet}, target, {"parquet": files}),
+                  cache_dir, f"{what} parquet files")
     return target
+
+
+def snapshot_stamp(paths: Iterable[Path]) -> dict[str, dict[str, int]]:
+    """What identifies a local snapshot's files, for a conversion's marker: each one's path,
+    size and modification time (hashing gigabytes of audio on every start would cost more
+    than converting again after a touch)."""
+    return {str(path): _size_and_time(path) for path in paths}
+
+
+def snapshot_home(cache_dir: Path, folder: str, version: int,
+                  stamp: Mapping[str, Any]) -> Path:
+    """``cache_dir/<folder>/<hash>``: where a local snapshot is converted, named by the hash of
+    the conversion's `version` and the snapshot's `stamp` (``snapshot_stamp``), so that
+    another snapshot, or a changed file, has a folder of its own."""
+    name = hashlib.sha256(json.dumps([version, stamp]).encode()).hexdigest()[:_HASH_CHARS]
+    return cache_dir / folder / name
+
+
+def convert_local(root: Path, conversion: Conversion, cache_dir: Path, what: str) -> None:
+    """``convert_once`` for a local snapshot (the lock in ``cache_dir/.locks``, named after
+    the target's place under `cache_dir`), with BadData, UnpackError and OSError as one-line
+    DataErrors naming ``--audiobench-data`` `root` and `what` (e.g. "MMSU parquet files")."""
+    target = conversion.target
+    lock = cache_dir / LOCKS_FOLDER / f"{'-'.join(target.relative_to(cache_dir).parts)}.lock"
+    try:
+        convert_once(conversion, lock=lock)
+    except (BadData, UnpackError) as exc:
+        raise DataError(f"--audiobench-data {root}: cannot convert its {what}: {exc}; nothing "
+                        f"of it was written into {target}") from exc
+    except OSError as exc:
+        raise DataError(f"--audiobench-data {root}: cannot convert its {what} into {target}: "
+                        f"{exc}") from exc
 
 
 def _size_and_time(path: Path) -> dict[str, int]:
@@ -329,7 +353,10 @@ def _size_and_time(path: Path) -> dict[str, int]:
     return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
-def _snapshot_needs_pyarrow(root: Path, count: int, what: str, instead: str) -> None:
+def snapshot_needs_pyarrow(root: Path, count: int, what: str, instead: str) -> None:
+    """DataError, one line naming ``--audiobench-data`` `root`, unless pyarrow can be
+    imported: it holds `what` as `count` parquet files; `instead` is the folder to pass
+    without pyarrow."""
     try:
         importlib.import_module("pyarrow.parquet")
     except ImportError as exc:

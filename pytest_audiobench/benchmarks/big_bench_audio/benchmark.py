@@ -11,6 +11,7 @@ from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
 from pytest_audiobench.benchmarks.big_bench_audio.data import (
     BigBenchAudioRecord,
     read_big_bench_audio,
+    release_folder,
 )
 from pytest_audiobench.benchmarks.big_bench_audio.facts import (
     CATEGORIES,
@@ -76,9 +77,11 @@ class BigBenchAudio(Benchmark):
         return download_big_bench_audio(self.settings.cache_dir)
 
     def load(self, root: Path) -> Release:
-        records, note = read_big_bench_audio(root, self.settings.cache_dir)
+        folder = release_folder(root, self.settings.cache_dir)
+        records, note = read_big_bench_audio(folder, self.settings.cache_dir)
         headline = tuple(metric_name(group) for group in (OVERALL, *CATEGORIES))
-        return Release([_sample(r) for r in records], headline, (note,) if note else ())
+        return Release([_sample(r) for r in records], headline, (note,) if note else (),
+                       folder=folder)
 
     def prompt(self, sample: Sample) -> str:
         return self.instruction

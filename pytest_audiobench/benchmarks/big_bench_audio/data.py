@@ -169,36 +169,38 @@ class _Given:
     line: int
 
 
-def read_big_bench_audio(root: Path,
-                         cache_dir: Path) -> tuple[list[BigBenchAudioRecord], str | None]:
-    """Big Bench Audio's records under `root`, in the file's order, and a note when they are
-    not the whole release (None when they are its 1,000).
-
-    `root` holds ``metadata.jsonl``, read as it is (a line without a transcript takes it from
-    ``transcripts.jsonl`` beside it); or else, when it does not, the one ``metadata.jsonl``
-    below it (a snapshot of the original repo may keep it in a subfolder); or else the parquet
-    copy's files anywhere below it (a snapshot of the hub repo), converted once into
-    ``cache_dir/big_bench_audio/<hash>/`` (the hash of the files' paths, sizes and
-    modification times, so a changed file is converted again) and read from there. Hidden
-    folders are left out of both searches.
-
-    DataError, one line: neither layout is there; more than one ``metadata.jsonl`` is below
-    the root; pyarrow, which the parquet files need, is not installed; a parquet row is not as
-    expected (its file and row named); or a line of ``metadata.jsonl`` or
-    ``transcripts.jsonl`` is not (its file and line named, and what was expected): not JSON, a
-    field missing or of the wrong type, an unknown category, an empty id, answer or
-    transcript, an id twice, an audio path outside the folder or missing, a record without a
-    transcript in either file, a transcript that differs between them, or a transcript whose id
-    is in no record.
-    """
+def release_folder(root: Path, cache_dir: Path) -> Path:
+    """The folder holding Big Bench Audio's layout: `root` when it holds ``metadata.jsonl``;
+    else the folder of the one ``metadata.jsonl`` below it (a snapshot of the original repo
+    may keep it in a subfolder); else the conversion of the parquet copy's files anywhere
+    below it (a snapshot of the hub repo), built once into ``cache_dir/big_bench_audio/<hash>/``
+    (the hash of the files' paths, sizes and modification times, so a changed file is
+    converted again). Hidden folders are left out of both searches. DataError, one line:
+    neither layout is there; more than one ``metadata.jsonl`` is below the root; pyarrow,
+    which the parquet files need, is not installed; or a parquet row is not as expected (its
+    file and row named)."""
     root = Path(root).expanduser().resolve()
     metadata = _metadata_file(root)
     if metadata is not None:
-        folder = metadata.parent.resolve()
-    else:
-        cache = Path(cache_dir).expanduser().resolve()
-        folder = _convert_local(root, _parquet_files(root), cache)
-    records = _read_folder(folder)
+        return metadata.parent.resolve()
+    return _convert_local(root, _parquet_files(root), Path(cache_dir).expanduser().resolve())
+
+
+def read_big_bench_audio(root: Path,
+                         cache_dir: Path) -> tuple[list[BigBenchAudioRecord], str | None]:
+    """Big Bench Audio's records in the folder ``release_folder`` finds under `root`, in the
+    file's order, and a note when they are not the whole release (None when they are its
+    1,000). A line of ``metadata.jsonl`` without a transcript takes it from
+    ``transcripts.jsonl`` beside it.
+
+    DataError, one line: as ``release_folder``, or a line of ``metadata.jsonl`` or
+    ``transcripts.jsonl`` is not as expected (its file and line named, and what was
+    expected): not JSON, a field missing or of the wrong type, an unknown category, an empty
+    id, answer or transcript, an id twice, an audio path outside the folder or missing, a
+    record without a transcript in either file, a transcript that differs between them, or a
+    transcript whose id is in no record.
+    """
+    records = _read_folder(release_folder(root, cache_dir))
     return records, size_note(NAME, len(records), SIZE)
 
 

@@ -221,7 +221,7 @@ class ChoiceBenchmark(Benchmark):
     def question_lines(self, sample: Sample, first: ChoiceVerdict) -> list[str]:
         """The failure report's question, options and correct option."""
         options = [f"{LETTERS[i]}. {c}" if self.lettered else c
-                   for i, c in enumerate(sample.choices)]
+                   for i, c in enumerate(sample.choices) if _shown(c, self.lettered)]
         return [text_field("question", sample.question),
                 text_field("choices", " | ".join(options)),
                 text_field("correct", sample.reference)]
@@ -252,7 +252,7 @@ class ChoiceBenchmark(Benchmark):
         chosen = graded[0].chosen(record.choices) if graded else None
         choices = [Choice(text=f"{LETTERS[i]}. {c}" if self.lettered else c,
                           correct=c == record.reference, chosen=i == chosen)
-                   for i, c in enumerate(record.choices)]
+                   for i, c in enumerate(record.choices) if _shown(c, self.lettered)]
         if not graded:
             return SampleView(choices=choices)
         right = sum(v.correct for v in graded)
@@ -375,3 +375,9 @@ def _decision(decision: MatchDecision) -> str:
     verdict = "correct" if decision.correct else "wrong"
     took = f", read as {decision.extracted!r}" if decision.extracted else ""
     return f"{verdict}{took}: {decision.reason}"
+
+
+def _shown(option: str, lettered: bool) -> bool:
+    """Whether a report shows `option`: an empty one of lettered options only pads the
+    question (MMSU's two-option items), and the others keep their letters without it."""
+    return bool(option) or not lettered

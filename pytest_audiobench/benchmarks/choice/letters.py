@@ -38,10 +38,12 @@ def strict_choice(reply: str, options: Sequence[str]) -> tuple[str | None, str]:
     reason when it names none or more than one. Letters count when the reply is only a
     letter ("B", "(B)", "B."), starts with one followed by a period, colon or parenthesis
     ("B. a dog barking"), or says it ("the answer is B"); an option's text counts when the
-    reply holds it whole and holds no other option's."""
+    reply holds it whole and holds no other option's. An empty option (MMSU pads a question
+    of two options to four, in any place) is not there: its letter names nothing."""
     text = reply.strip()
     letters = LETTERS[:len(options)]
-    said = _said_letters(text) & set(letters)
+    said = _said_letters(text) & {letter for letter, option in zip(letters, options,
+                                                                   strict=True) if option.strip()}
     named = {letter for letter, option in zip(letters, options, strict=True)
              if _holds(text, option)}
     # An option named by its text inside another named option (e.g. "rock" in "hard rock")

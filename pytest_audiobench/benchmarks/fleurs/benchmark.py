@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.fleurs.archive import release_folder
 from pytest_audiobench.benchmarks.fleurs.data import Utterance, read_language
 from pytest_audiobench.benchmarks.fleurs.facts import NAME, RELEASE
 from pytest_audiobench.benchmarks.sample import Sample
@@ -43,11 +44,13 @@ class Fleurs(TranscriptionBenchmark):
         return download_fleurs(self.settings.cache_dir, self.language)
 
     def load(self, root: Path) -> Release:
-        utterances, note = read_language(root, self.language)
+        folder = release_folder(root, self.language, self.settings.cache_dir)
+        utterances, note = read_language(folder, self.language)
         samples = [_sample(self.language, u) for u in utterances]
         for sample in samples:
             require_words(sample)
-        return Release(samples, (f"{NAME}.{self.language}.wer",), (note,) if note else ())
+        return Release(samples, (f"{NAME}.{self.language}.wer",), (note,) if note else (),
+                       folder=folder)
 
     def notes(self, release: Release) -> list[str]:
         return [f"{RELEASE} {self.language} test, scored against its transcription column: "

@@ -1,30 +1,20 @@
 """Download a FLEURS language's test split from Hugging Face: its transcript file and audio
 archive are fetched into the Hugging Face hub cache and unpacked once into the layout
-``data.read_language`` reads. ``huggingface_hub`` and ``filelock`` are imported lazily inside
-the functions, so importing this module stays cheap.
+``data.read_language`` reads, by the same ``archive.conversion`` that unpacks a local
+snapshot. ``huggingface_hub`` and ``filelock`` are imported lazily inside the functions, so
+importing this module stays cheap.
 """
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Mapping
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.fleurs.data import (
-    AUDIO_FOLDER,
-    HUB_DATA_FOLDER,
-    SPLIT,
-    TRANSCRIPTS,
-    check_language,
-)
+from pytest_audiobench.benchmarks.fleurs.archive import conversion, hub_files
+from pytest_audiobench.benchmarks.fleurs.data import AUDIO_FOLDER, TRANSCRIPTS, check_language
 from pytest_audiobench.benchmarks.fleurs.facts import HUB_REPO
-from pytest_audiobench.errors import UnpackError
-from pytest_audiobench.hub.archive import extract_safely
 from pytest_audiobench.hub.converting import (
     HF_CACHE_FOLDER,
     LOCKS_FOLDER,
-    BadData,
-    Conversion,
     blob_stamp,
     connect,
     convert_or_explain,
@@ -32,13 +22,6 @@ from pytest_audiobench.hub.converting import (
 )
 from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
 from pytest_audiobench.hub.network import fix_hint
-
-# Written into the language folder after a complete unpacking; names the files it came from.
-# _CONVERSION changes when the unpacking writes something else, so the marker differs.
-_CONVERTED_MARKER = ".fleurs-unpacked.json"
-_CONVERSION = 1
-_AUDIO_SUFFIX = ".wav"
-_UNPACKED = ".unpacked"
 
 
 def download_fleurs(cache_dir: Path, language: str, *, endpoint: str | None = None) -> Path:
@@ -76,63 +59,15 @@ def download_fleurs(cache_dir: Path, language: str, *, endpoint: str | None = No
     name = HUB_REPO.replace("/", "--")
     url = resolve_hf_endpoint(endpoint)
     fix = fix_hint(url, f"{language}/{TRANSCRIPTS} and {language}/{AUDIO_FOLDER.as_posix()}/")
-    transcripts, archive = _hub_files(language)
+    transcripts, archive = hub_files(language)
     hub = connect(HUB_REPO, url, cache_dir / HF_CACHE_FOLDER)
     blobs = fetch_or_explain(
         hub, lambda: hub.fetch_all((transcripts, archive)),
         what=f"FLEURS {language} ({HUB_REPO}: {transcripts}, {archive})", fix=fix,
         expected=f"{transcripts} and {archive}",
         gone=f"it lacks {transcripts} or {archive} (is {language} one of its languages?)")
-    convert_or_explain(_conversion(blobs, cache_dir / name / language, language), hub,
+    target = cache_dir / name / language
+    convert_or_explain(conversion(blobs, target, {"files": blob_stamp(blobs)}, language), hub,
                        what=f"FLEURS {language}", fix=fix,
                        lock=cache_dir / LOCKS_FOLDER / f"{name}-{language}.lock")
     return cache_dir / name
-
-
-def _hub_files(language: str) -> tuple[str, str]:
-    """The repo paths of `language`'s transcript file and audio archive."""
-    folder = f"{HUB_DATA_FOLDER}/{language}"
-    return f"{folder}/{TRANSCRIPTS}", f"{folder}/audio/{SPLIT}.tar.gz"
-
-
-def _conversion(blobs: Mapping[str, Path], target: Path, language: str) -> Conversion:
-    """The language folder built from the two files; its marker names their cache blobs."""
-    stamp = {"conversion": _CONVERSION, "language": language, "files": blob_stamp(blobs)}
-    transcripts, archive = _hub_files(language)
-
-    def whole(folder: Path) -> bool:
-        return (folder / TRANSCRIPTS).is_file() and (folder / AUDIO_FOLDER).is_dir()
-
-    def build(folder: Path) -> None:
-        shutil.copyfile(blobs[transcripts], folder / TRANSCRIPTS)
-        _unpack(archive, blobs[archive], folder)
-
-    return Conversion(target, _CONVERTED_MARKER, stamp, build, whole)
-
-
-def _unpack(name: str, blob: Path, folder: Path) -> None:
-    """Extract the archive `name` (its cache file `blob`) and keep the folder holding its
-    audio files as ``folder/audio/test``."""
-    unpacked = folder / _UNPACKED
-    unpacked.mkdir()
-    try:
-        extract_safely(blob, unpacked)
-    except UnpackError as exc:
-        raise BadData(f"{name} ({blob}): {exc}") from exc
-    holder = _audio_holder(unpacked, name)
-    target = folder / AUDIO_FOLDER
-    target.parent.mkdir(parents=True, exist_ok=True)
-    holder.rename(target)
-    shutil.rmtree(unpacked, ignore_errors=True)
-
-
-def _audio_holder(unpacked: Path, name: str) -> Path:
-    """The one folder of the unpacked archive that directly holds ``.wav`` files."""
-    holders = sorted({p.parent for p in unpacked.rglob(f"*{_AUDIO_SUFFIX}") if p.is_file()})
-    if len(holders) == 1:
-        return holders[0]
-    shown = ", ".join(f"{p.relative_to(unpacked).as_posix() or '.'}/" for p in holders[:3])
-    found = f"its {_AUDIO_SUFFIX} files are spread over {len(holders)} folders ({shown})" \
-        if holders else f"it holds no {_AUDIO_SUFFIX} files"
-    raise BadData(f"{name}: {found}; expected one folder of them, {SPLIT}/<file_name>"
-                  f"{_AUDIO_SUFFIX}")

@@ -10,6 +10,7 @@ from typing import Literal
 from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.benchmarks.librispeech.data import Utterance, read_split
 from pytest_audiobench.benchmarks.librispeech.facts import NAME, RELEASE, SPLITS
+from pytest_audiobench.benchmarks.librispeech.parquet import release_folder
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
     TranscriptionBenchmark,
@@ -45,15 +46,17 @@ class Librispeech(TranscriptionBenchmark):
         return root
 
     def load(self, root: Path) -> Release:
+        folder = release_folder(root, self.splits(), self.settings.cache_dir)
         samples: list[Sample] = []
         notes: list[str] = []
         for split in self.splits():
-            utterances, note = read_split(root, split)
+            utterances, note = read_split(folder, split)
             samples += [_sample(split, u) for u in utterances]
             notes += [note] if note else []
         for sample in samples:
             require_words(sample)
-        return Release(samples, tuple(f"{NAME}.{s}.wer" for s in self.splits()), tuple(notes))
+        return Release(samples, tuple(f"{NAME}.{s}.wer" for s in self.splits()), tuple(notes),
+                       folder=folder)
 
     def notes(self, release: Release) -> list[str]:
         return [f"{RELEASE}, {', '.join(self.splits())}: {self.scored_with()}; "

@@ -14,7 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.librispeech.facts import NAME, SPLITS
+from pytest_audiobench.benchmarks.librispeech.facts import (
+    HUB_CONFIGS,
+    HUB_REPO,
+    HUB_SPLIT,
+    NAME,
+    SPLITS,
+)
 from pytest_audiobench.errors import DataError
 
 CORPUS_FOLDER = "LibriSpeech"
@@ -37,12 +43,22 @@ class Utterance:
     audio: Path
 
 
+def _places(root: Path, split: str) -> tuple[Path, Path]:
+    """Where `split`'s folder may be: `root` is the ``LibriSpeech`` folder or its parent."""
+    return root / split, root / CORPUS_FOLDER / split
+
+
+def holds_split(root: Path, split: str) -> bool:
+    """Whether `root` holds `split` in openslr's layout (see ``split_folder``)."""
+    return any(place.is_dir() for place in _places(root, split))
+
+
 def split_folder(root: Path, split: str) -> Path:
     """The folder of `split` under `root`: `root` is the ``LibriSpeech`` folder (holding
     ``<split>/``) or its parent (holding ``LibriSpeech/<split>/``). DataError naming both
     places when neither is a folder."""
     _expected_size(split)
-    places = (root / split, root / CORPUS_FOLDER / split)
+    places = _places(root, split)
     found = next((place for place in places if place.is_dir()), None)
     if found is not None:
         return found
@@ -50,8 +66,9 @@ def split_folder(root: Path, split: str) -> Path:
         if root.name == split and root.is_dir() else ""
     raise DataError(f"--audiobench-data {root}: no LibriSpeech {split} folder there, neither "
                     f"{places[0]} nor {places[1]}{hint}; expected the {CORPUS_FOLDER} folder "
-                    f"that openslr's {split} tarball extracts to, or the folder holding it (or "
-                    "select the splits it has with --audiobench-tasks)")
+                    f"that openslr's {split} tarball extracts to, the folder holding it, or a "
+                    f"snapshot of the hub repo {HUB_REPO} ({HUB_CONFIGS[split]}/{HUB_SPLIT}/"
+                    "*.parquet) (or select the splits it has with --audiobench-tasks)")
 
 
 def read_split(root: Path, split: str) -> tuple[list[Utterance], str | None]:

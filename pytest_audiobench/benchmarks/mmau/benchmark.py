@@ -19,6 +19,7 @@ from pytest_audiobench.benchmarks.choice.names import Matcher
 from pytest_audiobench.benchmarks.choice.templates import choice_prompt
 from pytest_audiobench.benchmarks.mmau.data import MmauRecord, audio_path, read_mmau
 from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, NAME, RELEASE, TASKS
+from pytest_audiobench.benchmarks.mmau.parquet import release_folder
 from pytest_audiobench.benchmarks.mmau.settings import MmauSettings
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
@@ -55,12 +56,13 @@ class Mmau(ChoiceBenchmark):
         return download_mmau(self.settings.cache_dir, self.own.split)
 
     def load(self, root: Path) -> Release:
-        samples = [_sample(root, r) for r in read_mmau(root, self.own.split)]
+        folder = release_folder(root, self.own.split, self.settings.cache_dir)
+        samples = [_sample(folder, r) for r in read_mmau(folder, self.own.split)]
         if self.own.split == "test":
-            return Release(samples, (), (WITHHELD,), withheld=True)
+            return Release(samples, (), (WITHHELD,), withheld=True, folder=folder)
         headline = (f"{NAME}.avg", *(f"{NAME}.task.{t}.avg" for t in TASKS),
                     *(f"{NAME}.difficulty.{d}.avg" for d in DIFFICULTIES))
-        return Release(samples, headline)
+        return Release(samples, headline, folder=folder)
 
     def prompt(self, sample: Sample) -> str:
         return choice_prompt(sample.question, sample.choices, self.own.prompt,

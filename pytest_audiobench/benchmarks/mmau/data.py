@@ -1,7 +1,8 @@
 """MMAU: a split's records as the maintainers publish them, validated at load.
 
 The release root holds the split's JSON array (``mmau-test-mini.json``, ``mmau-test.json``) and
-each record's audio at its ``audio_id`` (``./test-mini-audios/<id>.wav``). A record's
+each record's audio at its ``audio_id`` (``./test-mini-audios/<id>.wav``); ``parquet.py``
+writes it from the split's hub repo, downloaded or a local snapshot. A record's
 ``category`` is a string, or on 13 test-mini records a list of one; it is read as the string.
 The test split withholds the answers: its records may have none, test-mini's must.
 """
@@ -24,6 +25,7 @@ from pytest_audiobench.benchmarks.metafile import inside_root, read_json_array, 
 from pytest_audiobench.benchmarks.mmau.facts import (
     CATEGORIES,
     DIFFICULTIES,
+    HUB_REPOS,
     MAX_CHOICES,
     MIN_CHOICES,
     SPLIT_SIZES,
@@ -89,12 +91,14 @@ class MmauRecord(BaseModel):
 
 
 def read_mmau(root: Path, split: str) -> list[MmauRecord]:
-    """Every record of ``split`` at ``root``, validated: each a known task, difficulty and
-    category, 2 to 8 choices, the answer among them (test-mini: always there), every id once.
-    DataError names the file, the record and what was expected."""
+    """Every record of ``split`` at ``root`` (the published layout; ``parquet.release_folder``
+    finds or converts it), validated: each a known task, difficulty and category, 2 to 8
+    choices, the answer among them (test-mini: always there), every id once. DataError names
+    the file, the record and what was expected."""
     meta = Path(SPLITS[split])
     layout = (f"the MMAU release root of the {split} split, the folder that holds {meta} and "
-              "the audio its records name")
+              f"the audio its records name, or a snapshot of the hub repo {HUB_REPOS[split]} "
+              "(its parquet files)")
     raw = read_json_array(root, meta, layout, f"the {SPLIT_SIZES[split]:,} MMAU {split} records")
     records = [_record(root / meta, index, item, split) for index, item in enumerate(raw, 1)]
     seen: dict[str, int] = {}

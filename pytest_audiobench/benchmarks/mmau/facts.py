@@ -12,6 +12,11 @@ SPLITS: dict[str, str] = {"test-mini": "mmau-test-mini.json", "test": "mmau-test
 """Each split's metadata file at the release root. test-mini has the answers; test withholds
 them (the maintainers' online evaluator scores a submitted file)."""
 SPLIT_SIZES: dict[str, int] = {"test-mini": 1000, "test": 9000}
+HUB_REPOS: dict[str, str] = {
+    "test-mini": "gamma-lab-umd/MMAU-test-mini",
+    "test": "gamma-lab-umd/MMAU-test",
+}
+"""Each split's dataset repo on the Hugging Face hub: parquet files, one row per question."""
 
 TASK_COUNTS: dict[str, int] = {"sound": 333, "music": 334, "speech": 333}
 """test-mini's questions per task (the audio's domain)."""

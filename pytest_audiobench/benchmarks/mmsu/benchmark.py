@@ -20,7 +20,7 @@ from pytest_audiobench import (
 from pytest_audiobench.benchmarks.choice.gating import slug
 from pytest_audiobench.benchmarks.choice.letters import LETTERS
 from pytest_audiobench.benchmarks.choice.settings import ChoiceSettings
-from pytest_audiobench.benchmarks.mmsu.data import MmsuRecord, read_mmsu
+from pytest_audiobench.benchmarks.mmsu.data import MmsuRecord, read_mmsu, release_folder
 from pytest_audiobench.benchmarks.mmsu.facts import CATEGORIES, NAME, RELEASE
 from pytest_audiobench.benchmarks.mmsu.prompts import mmsu_prompt
 from pytest_audiobench.benchmarks.mmsu.verdict import MmsuVerdict
@@ -46,9 +46,11 @@ class Mmsu(ChoiceBenchmark):
         return download_mmsu(self.settings.cache_dir)
 
     def load(self, root: Path) -> Release:
-        records, note = read_mmsu(root, self.settings.cache_dir)
+        folder = release_folder(root, self.settings.cache_dir)
+        records, note = read_mmsu(folder, self.settings.cache_dir)
         headline = (f"{NAME}.avg", *(f"{NAME}.category.{c}.avg" for c in CATEGORIES))
-        return Release([_sample(r) for r in records], headline, (note,) if note else ())
+        return Release([_sample(r) for r in records], headline, (note,) if note else (),
+                       folder=folder)
 
     def prompt(self, sample: Sample) -> str:
         return mmsu_prompt(sample.question, _options(sample), self.own.prompt,

@@ -45,16 +45,19 @@ LOCAL_FOLDER = NAME
 """Under the cache folder: one converted folder per local parquet snapshot, named by a hash."""
 # Changes when the conversion writes something else, so that earlier conversions are redone.
 _CONVERSION = 1
-_OPTIONAL = ("choice_c", "choice_d", "sub-sub-category", "linguistics_sub_discipline")
+# The release pads a question of two or three options with nulls, in any of the four places
+# (e.g. choice_a and choice_d null around "male" and "female"); the other two are often null.
+_OPTIONAL = ("choice_a", "choice_b", "choice_c", "choice_d", "sub-sub-category",
+             "linguistics_sub_discipline")
 _STRINGS = ", ".join(field for field in FIELDS if field != "audio")
-_EXPECTED = (f"expected an object with the strings {_STRINGS} (choice_c, choice_d, "
+_EXPECTED = (f"expected an object with the strings {_STRINGS} (any of choice_a to choice_d, "
              "sub-sub-category and linguistics_sub_discipline may be empty or null; answer_gt "
-             "the text of one of the options) and audio (the clip's path under the folder, "
-             f"{AUDIO_FOLDER}/<id><ext>)")
-_EXPECTED_ROW = (f"expected the columns {_STRINGS} (strings; choice_c, choice_d, "
+             "the text of one of the options given) and audio (the clip's path under the "
+             f"folder, {AUDIO_FOLDER}/<id><ext>)")
+_EXPECTED_ROW = (f"expected the columns {_STRINGS} (strings; any of choice_a to choice_d, "
                  "sub-sub-category and linguistics_sub_discipline may be empty or null; "
-                 "answer_gt the text of one of the options) and audio (a struct with the "
-                 "clip's file bytes and its original file name, path)")
+                 "answer_gt the text of one of the options given) and audio (a struct with "
+                 "the clip's file bytes and its original file name, path)")
 _LAYOUTS = (f"expected the converted layout ({CONVERTED}, one record a line, and the clips in "
             f"{AUDIO_FOLDER}/) or a snapshot of the hub repo {HUB_REPO} (its train split as "
             f"*{PARQUET_SUFFIX} files, e.g. data/train-*{PARQUET_SUFFIX})")
@@ -70,10 +73,11 @@ class MmsuRecord(BaseModel):
     task_name: StrictStr = Field(min_length=1)
     """One of the 47 tasks, e.g. ``accent_identification``."""
     question: StrictStr
-    choice_a: StrictStr
-    choice_b: StrictStr
+    choice_a: StrictStr = ""
+    """Empty where the question has no option A: the release pads a question of two or three
+    options with nulls in any place, and a null reads as empty. Every option keeps its letter."""
+    choice_b: StrictStr = ""
     choice_c: StrictStr = ""
-    """Empty for a question of two options (null in the release reads as empty)."""
     choice_d: StrictStr = ""
     answer_gt: StrictStr = Field(min_length=1)
     category: StrictStr = Field(min_length=1)
@@ -97,7 +101,8 @@ class MmsuRecord(BaseModel):
 
     @property
     def choices(self) -> tuple[str, ...]:
-        """The options given, in order: the non-empty ones among choice_a to choice_d."""
+        """The options given, in order: the non-empty ones among choice_a to choice_d (what
+        ``answer_gt`` must be one of; ``letters`` keeps where each one is)."""
         return tuple(option for option in self.letters.values() if option)
 
     @property
@@ -107,27 +112,28 @@ class MmsuRecord(BaseModel):
         return {"A": self.choice_a, "B": self.choice_b, "C": self.choice_c, "D": self.choice_d}
 
 
-def read_mmsu(root: Path, cache_dir: Path) -> tuple[list[MmsuRecord], str | None]:
-    """MMSU's records under `root`, in the release's order, and a note when they are not the
-    whole release (None when they are its 5,000).
-
-    `root` holds the converted layout (``mmsu.jsonl`` and ``audio/``), read as it is; or else
-    the release's parquet files anywhere below it (a snapshot of the hub repo, hidden folders
-    left out), converted once into ``cache_dir/mmsu/<hash>/`` (the hash of the files' paths,
-    sizes and modification times, so a changed file is converted again) and read from there.
+def release_folder(root: Path, cache_dir: Path) -> Path:
+    """The folder holding MMSU's converted layout: `root` when it holds ``mmsu.jsonl``; else
+    the conversion of the release's parquet files anywhere below it (a snapshot of the hub
+    repo, hidden folders left out), built once into ``cache_dir/mmsu/<hash>/`` (the hash of
+    the files' paths, sizes and modification times, so a changed file is converted again).
     DataError, one line: neither layout is there; pyarrow, which the parquet files need, is
-    not installed; a parquet row is not as expected (its file and row named); or a line of
-    ``mmsu.jsonl`` is not (its file and line named, and what was expected): not JSON, a
-    field missing or not a string, an empty id, task_name or category, an ``answer_gt`` that
-    is none of the options, an id twice, an audio path outside the folder or missing.
-    """
+    not installed; or a parquet row is not as expected (its file and row named)."""
     root = Path(root).expanduser().resolve()
     if (root / CONVERTED).exists():
-        folder = root
-    else:
-        cache = Path(cache_dir).expanduser().resolve()
-        folder = _convert_local(root, _parquet_files(root), cache)
-    records = _read_converted(folder)
+        return root
+    return _convert_local(root, _parquet_files(root), Path(cache_dir).expanduser().resolve())
+
+
+def read_mmsu(root: Path, cache_dir: Path) -> tuple[list[MmsuRecord], str | None]:
+    """MMSU's records in the folder ``release_folder`` finds under `root`, in the release's
+    order, and a note when they are not the whole release (None when they are its 5,000).
+    DataError, one line: as ``release_folder``, or a line of ``mmsu.jsonl`` is not as expected
+    (its file and line named, and what was expected): not JSON, a field missing or not a
+    string, an empty id, task_name or category, an ``answer_gt`` that is none of the options,
+    an id twice, an audio path outside the folder or missing.
+    """
+    records = _read_converted(release_folder(root, cache_dir))
     return records, size_note(NAME, len(records), SIZE)
 
 
@@ -135,7 +141,8 @@ def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
     """Write the converted layout into the empty `folder` from the parquet files `blobs` (a
     name to show in errors -> its file), their rows in order: each row's clip into
     ``audio/<id><ext>`` (the extension of its original file name, else ``.wav``) and its
-    fields into a line of ``mmsu.jsonl``, nulls of the optional fields as empty strings.
+    fields into a line of ``mmsu.jsonl``, nulls of the optional fields (any option among them)
+    as empty strings.
     BadData naming the file and the row (counted from 1) for a row that is not a valid
     record, an id that cannot name a file or comes twice, or audio without bytes."""
     (folder / AUDIO_FOLDER).mkdir()

@@ -14,8 +14,9 @@ CATEGORIES: tuple[str, ...] = ("perception", "reasoning")
 FIELDS: tuple[str, ...] = ("id", "task_name", "audio", "question", "choice_a", "choice_b",
                            "choice_c", "choice_d", "answer_gt", "category", "sub-category",
                            "sub-sub-category", "linguistics_sub_discipline")
-"""The release's fields; ``choice_c`` and ``choice_d`` may be empty, ``answer_gt`` is the
-correct option's text (not a letter)."""
+"""The release's fields; any of ``choice_a`` to ``choice_d`` may be null or empty (a question
+of two or three options padded, the missing ones in any place, each option keeping its
+letter), ``answer_gt`` is the correct option's text (not a letter)."""
 CONVERTED = "mmsu.jsonl"
 """The converted layout a run reads: one record a line (the release's fields, ``audio`` the
 clip's path relative to the folder), the clips beside it in ``audio/``."""

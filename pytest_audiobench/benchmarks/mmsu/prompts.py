@@ -1,6 +1,12 @@
 """What MMSU asks the model, in our words with the official prompt's effect: the question,
 the options lettered A to D, and a reply of one letter asked for (or, in the reasoning style,
-the reasoning first and the letter on a last ``Answer:`` line)."""
+the reasoning first and the letter on a last ``Answer:`` line).
+
+A question of two or three options is padded in the release with nulls in any place: each
+given option keeps its own letter (the official scoring reads a reply's letter against
+``choice_a`` to ``choice_d`` as they are) and a missing one is not shown. The official
+inference script prints it as "None" (Python's text for the null); a model that picked that
+line would be counted wrong all the same, so leaving it out changes no right answer."""
 
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ from pytest_audiobench.benchmarks.choice.names import PromptStyle
 
 
 def lettered(options: Mapping[str, str]) -> list[str]:
-    """The options that have a text, each after its letter ("A. ..."), in their order."""
+    """The options that have a text, each after its own letter ("B. ..."), in their order."""
     return [f"{letter}. {text}" for letter, text in options.items() if text]
 
 

@@ -1,0 +1,143 @@
+"""The Hugging Face repos of the hub-backed releases, made from the layouts a run reads, and a
+local snapshot of one as ``huggingface-cli download --repo-type dataset REPO --local-dir DIR``
+leaves it.
+
+A repo folder is what ``FakeHfHub`` serves; ``local_snapshot`` copies its files under DIR and
+adds what the tool keeps beside them (``.cache/huggingface/``: a ``.gitignore`` and one
+``download/<path>.metadata`` per file), so a test passes DIR to ``--audiobench-data`` exactly
+as a user who fetched the repo with the hub's own tool would. The repos' shapes are the ones
+each benchmark's ``download.py`` documents (and its tests serve).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tarfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["big_bench_audio_repo", "fleurs_repo", "librispeech_repo", "local_snapshot",
+           "mmau_repo", "mmsu_repo", "write_parquet"]
+
+LIBRISPEECH_CONFIGS = {"test-clean": "clean", "test-other": "other"}
+
+
+def write_parquet(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
+    """`rows` as the parquet file `path` (pyarrow imported here: only a test that writes one
+    needs it)."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist([dict(row) for row in rows]), path)
+    return path
+
+
+def _train_files(repo: Path, rows: Sequence[Mapping[str, Any]], prefix: str = "train") -> Path:
+    """The rows over two files named as the hub's parquet conversion names a split's, so that
+    a reader takes them in order from both."""
+    half = (len(rows) + 1) // 2
+    for index, part in enumerate((rows[:half], rows[half:])):
+        write_parquet(repo / "data" / f"{prefix}-{index:05d}-of-00002.parquet", part)
+    (repo / "README.md").write_text("---\nlicense: mit\n---\n", encoding="utf-8")
+    return repo
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def _clip(path: Path) -> dict[str, Any]:
+    """An Audio feature's value: the file's bytes and its original name."""
+    return {"bytes": path.read_bytes(), "path": path.name}
+
+
+def mmsu_repo(release: Path, repo: Path,
+              changes: Mapping[str, Mapping[str, Any]] | None = None) -> Path:
+    """``ddwang2000/MMSU`` from a folder of the converted layout (``mmsu.jsonl``, ``audio/``):
+    ``data/train-*.parquet`` with each clip inside; ``changes`` maps an id to the columns its
+    row has otherwise (e.g. an option null)."""
+    rows = [line | {"audio": _clip(release / line["audio"])} | dict((changes or {}).get(
+        line["id"], {})) for line in _lines(release / "mmsu.jsonl")]
+    return _train_files(repo, rows)
+
+
+def big_bench_audio_repo(release: Path, repo: Path) -> Path:
+    """``fixie-ai/big_bench_audio`` from a folder of ``metadata.jsonl`` with transcripts:
+    ``data/train-*.parquet`` with each clip inside."""
+    rows = [{key: value for key, value in line.items() if key != "file_name"}
+            | {"audio": _clip(release / line["file_name"])}
+            for line in _lines(release / "metadata.jsonl")]
+    return _train_files(repo, rows)
+
+
+def mmau_repo(release: Path, repo: Path, split: str = "test-mini") -> Path:
+    """``gamma-lab-umd/MMAU-<split>`` from a published release root: its records as the hub's
+    rows (``instruction``, choices and answer with their ``(A) `` prefixes, the clip's bytes in
+    ``context``, the rest in the ``other_attributes`` JSON)."""
+    records = json.loads((release / f"mmau-{split}.json").read_text(encoding="utf-8"))
+    rows = []
+    for record in records:
+        prefixed = [f"({chr(ord('A') + i)}) {c}" for i, c in enumerate(record["choices"])]
+        answer = record.get("answer")
+        kept = ("question", "choices", "answer", "audio_id")
+        rows.append({"instruction": record["question"], "choices": prefixed,
+                     "answer": prefixed[record["choices"].index(answer)] if answer else "",
+                     "context": {"bytes": (release / record["audio_id"]).read_bytes(),
+                                 "path": None},
+                     "other_attributes": json.dumps({k: v for k, v in record.items()
+                                                     if k not in kept})})
+    return _train_files(repo, rows, prefix=split.replace("-", "_"))
+
+
+def librispeech_repo(release: Path, repo: Path) -> Path:
+    """``openslr/librispeech_asr`` from openslr's layout under `release`: each split it holds
+    as ``<config>/test/0000.parquet``, one row per utterance."""
+    for split, config in LIBRISPEECH_CONFIGS.items():
+        folder = release / "LibriSpeech" / split
+        if folder.is_dir():
+            rows = [_utterance_row(clip) for clip in sorted(folder.rglob("*.flac"))]
+            write_parquet(repo / config / "test" / "0000.parquet", rows)
+    return repo
+
+
+def _utterance_row(clip: Path) -> dict[str, Any]:
+    speaker, chapter = clip.parent.parent.name, clip.parent.name
+    lines = (clip.parent / f"{speaker}-{chapter}.trans.txt").read_text(encoding="utf-8")
+    text = next(line.split(" ", 1)[1] for line in lines.splitlines()
+                if line.startswith(f"{clip.stem} "))
+    return {"file": f"/extracted/{clip.name}", "audio": _clip(clip), "text": text,
+            "speaker_id": int(speaker), "chapter_id": int(chapter), "id": clip.stem}
+
+
+def fleurs_repo(release: Path, repo: Path) -> Path:
+    """``google/fleurs`` from folders of ``<language>/test.tsv`` and ``audio/test/``: each
+    language as ``data/<language>/test.tsv`` and its audio packed in
+    ``data/<language>/audio/test.tar.gz`` (members ``test/<file_name>``)."""
+    for tsv in sorted(release.glob("*/test.tsv")):
+        language = repo / "data" / tsv.parent.name
+        (language / "audio").mkdir(parents=True)
+        shutil.copyfile(tsv, language / "test.tsv")
+        with tarfile.open(language / "audio" / "test.tar.gz", "w:gz") as archive:
+            archive.add(tsv.parent / "audio" / "test", arcname="test")
+    return repo
+
+
+def local_snapshot(repo: Path, local_dir: Path) -> Path:
+    """`repo`'s files under `local_dir`, with the hub tool's own records beside them in the
+    hidden ``.cache/huggingface/`` (a reader must leave them out). Returns `local_dir`."""
+    records = local_dir / ".cache" / "huggingface"
+    for path in sorted(p for p in repo.rglob("*") if p.is_file()):
+        name = path.relative_to(repo)
+        (local_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, local_dir / name)
+        metadata = records / "download" / f"{name}.metadata"
+        metadata.parent.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        metadata.write_text(f"{'0' * 40}\n{digest}\n1767225600.0\n", encoding="utf-8")
+    (records / ".gitignore").write_text("*\n", encoding="utf-8")
+    return local_dir
