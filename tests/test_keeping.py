@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from typing import Any
 
 import pytest
@@ -210,6 +211,56 @@ def test_a_failed_sample_keeps_what_any_failed_test_keeps_with_rerunfailures_ins
 
     plain = cost([own for node, own in kept.items() if node.startswith("test_plain.py")])
     assert cost(list(ours.values())) < plain + 1024, (cost(list(ours.values())), plain)
+
+
+JOINING = """
+import pytest
+from pytest_audiobench.run.keeping import one_string_a_failure
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed:
+        entry = report.longrepr.reprtraceback.reprentries[-1]
+        lines = len(entry.lines)
+        one_string_a_failure(report)
+        with open("lines.txt", "a") as f:
+            f.write(f"{item.name} {lines} {len(entry.lines)}\\n")
+    return report
+"""
+
+FAILING = """
+import pytest
+
+def test_falls_short():
+    pytest.fail("model score 2 is below the bar 5\\nquestion: which?\\nanswer: that",
+                pytrace=False)
+
+def test_asserts():
+    assert 1 + 1 == 3
+"""
+
+
+def test_a_failure_without_a_traceback_is_kept_as_one_string_and_shows_the_same(
+        pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_failing=FAILING)
+
+    def shown() -> tuple[list[str], str]:
+        result = pytester.runpytest("-rA", "--junitxml=junit.xml", "-p", "no:cacheprovider")
+        written = (pytester.path / "junit.xml").read_text()
+        return ([line for line in result.outlines if " in " not in line],
+                re.sub(r'(time|timestamp|hostname)="[^"]*"', "", written))
+
+    before = shown()
+    pytester.makeconftest(JOINING)
+    after = shown()
+    # The failure raised without a traceback is kept as one string, the other as it was...
+    joined = (pytester.path / "lines.txt").read_text().splitlines()
+    assert joined[0] == "test_falls_short 3 1"
+    assert joined[1].startswith("test_asserts ") and len(set(joined[1].split()[1:])) == 1
+    # ...and the terminal's failure sections and -r summary, and junit, are what they were.
+    assert after == before
+    assert "question: which?" in "\n".join(after[0]) and "question: which?" in after[1]
 
 
 SHARED = """

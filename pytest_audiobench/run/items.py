@@ -28,7 +28,7 @@ from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.report.html import baseline_side, item_extra
 from pytest_audiobench.run.internals import fixture_info
-from pytest_audiobench.run.keeping import let_go_of_locals
+from pytest_audiobench.run.keeping import let_go_of_locals, one_string_a_failure
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
 from pytest_audiobench.untrusted import clipped, visible
@@ -331,6 +331,8 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
             report.longrepr = state.message
     if excinfo is not None and report.when != "teardown":
         state.raised.append(excinfo.value)
+    if report.failed:
+        one_string_a_failure(report)
     if report.when == "teardown":
         _finish(item, report, state, sample)
 

@@ -22,6 +22,13 @@ of the run unless ``--reruns`` is given. Its traceback's frames keep their local
 the sample's answers, verdicts, state and fixtures (about 6 KB a failed sample over a plain
 test's). Once the item's report is made those locals serve nothing: they are cleared then
 (``let_go_of_locals``), the exception's type and message staying for whoever reads them.
+
+A failed item's report stays to the end of the run, and with it the failure's text, twice
+(its lines, and the crash message the -r summary and junit read). pytest keeps a failure
+raised without a traceback (``pytest.fail(..., pytrace=False)``, ours) as one string a line,
+each costing about 50 bytes besides its text; ``one_string_a_failure`` joins them, which
+prints the same.
+
 Imports nothing heavy: the plugin module uses it.
 """
 
@@ -100,3 +107,16 @@ def _frames_of(error: BaseException) -> Iterator[FrameType]:
         todo += [e for e in (exc.__cause__, exc.__context__) if e is not None]
         if isinstance(exc, BaseExceptionGroup):
             todo += exc.exceptions
+
+
+def one_string_a_failure(report: pytest.TestReport) -> None:
+    """Keep the lines of ``report``'s failure, when it has no traceback (pytest's "value"
+    style: the exception's text alone), as one string: pytest writes each line and a newline
+    after it, so the joined text prints the same."""
+    traceback = getattr(report.longrepr, "reprtraceback", None)
+    entries: Any = getattr(traceback, "reprentries", ())
+    if getattr(traceback, "style", None) != "value" or len(entries) != 1:
+        return
+    lines = getattr(entries[0], "lines", None)
+    if isinstance(lines, list) and len(lines) > 1:
+        entries[0].lines = ["\n".join(lines)]
