@@ -263,6 +263,29 @@ def test_a_failure_without_a_traceback_is_kept_as_one_string_and_shows_the_same(
     assert "question: which?" in "\n".join(after[0]) and "question: which?" in after[1]
 
 
+LOCATED = """
+import json, pytest
+
+def pytest_sessionfinish(session):
+    ours = [item for item in session.items if item.nodeid.startswith("audiobench::")]
+    with open("located.json", "w") as f:
+        json.dump([[item.location, pytest.Item.location.func(item)] for item in ours], f)
+"""
+
+
+def test_a_samples_location_is_the_one_pytest_makes_its_clip_relative_to_the_rootdir(
+        run_bench: Any, pytester: pytest.Pytester, chat_data: Any) -> None:
+    # Made without pytest's cache of every distinct location's path, which would keep one
+    # for each sample.
+    pytester.makeconftest(LOCATED)
+    run_bench("-k", "speech_QA").result.assert_outcomes(passed=2)
+    located = json.loads((pytester.path / "located.json").read_text())
+    assert len(located) == 2 and all(ours == pytests for ours, pytests in located)
+    path, line, domain = located[0][0]
+    assert (pytester.path / path).resolve().is_relative_to(chat_data.resolve())
+    assert (line, domain) == (0, "air_bench_chat speech_QA 400")
+
+
 SHARED = """
 import pytest
 

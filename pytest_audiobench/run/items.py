@@ -13,6 +13,8 @@ asked or graded, and only the outcome travels back to the controller, which keep
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +112,17 @@ class SampleItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         sample = self.stash[SAMPLE_KEY]
         return sample.audio, 0, f"{sample.benchmark} {sample.task} {sample.id}"
+
+    @functools.cached_property
+    def location(self) -> tuple[str, int | None, str]:
+        """pytest's location of the item, its audio clip's path relative to the rootdir. pytest
+        keeps every distinct path it makes one of to the end of the session (a path object and
+        its string, about 400 bytes), and each sample's clip is a path of its own."""
+        path, line, domain = self.reportinfo()
+        try:
+            return os.path.relpath(os.path.abspath(path), self.config.rootpath), line, domain
+        except ValueError:  # on another drive than the rootdir: pytest's absolute path
+            return str(Path(os.path.abspath(path))), line, domain
 
 
 class Group(pytest.Collector):
