@@ -60,20 +60,29 @@ PACKAGE = "pytest-audiobench"
 FLOOR_CONFTEST = """
 import os, pytest
 
+SHARE = float(os.environ.get("BENCH_FLOOR_FAILING", "0"))
+
 def check():
     pass
+
+def fall_short():
+    pytest.fail("model score 3 is below the bar 5", pytrace=False)
 
 class Many(pytest.File):
     def collect(self):
         for i in range(int(os.environ["BENCH_FLOOR_ITEMS"])):
-            yield pytest.Function.from_parent(self, name=f"sample {i}", callobj=check)
+            fails = int((i + 1) * SHARE) > int(i * SHARE)
+            yield pytest.Function.from_parent(self, name=f"sample {i}",
+                                              callobj=fall_short if fails else check)
 
 def pytest_collect_file(file_path, parent):
     if file_path.name == "items.floor":
         return Many.from_parent(parent, path=file_path)
 """
 """pytest's own cost of an item: a file of N ``pytest.Function`` items made as this plugin makes
-its samples (one shared function, no parameters), each passing at once."""
+its samples (one shared function, no parameters), each passing at once, or with
+``BENCH_FLOOR_FAILING`` that share of them, spread evenly, failing as this plugin's samples fail
+(``pytest.fail`` without a traceback)."""
 SMALL_REPEATS = 3  # the 2,200-sample runs take seconds: the median of three counts
 COLLECT_REPEATS = 5  # --collect-only at both sizes: the median of five of each counts
 TIMER_MODULE = "bench_session_timer"
@@ -96,6 +105,13 @@ def pytest_sessionfinish(session):
 thousand items: this plugin (``-p``) times the same span, from the end of sessionstart to
 sessionfinish, to the microsecond, for the --collect-only figures."""
 FAILING_JUDGE_REPLY = "3 3"  # the model scores 3 in both orders, under the bar 5: all fail
+# Issue 53: the memory runs make this share of the Chat samples fail, as a real model's do. The
+# server's model gives this answer to the samples whose question and clip hash under the share
+# (the same ones at every size), and the judge scores it 3 in both orders.
+MEMORY_FAILING_SHARE = 0.45
+MEMORY_WRONG_REPLY = "A made answer that misses the point."
+OWN_KB_TARGET = 2.0  # the plugin's own cost per sample over pytest's floor, with or without
+RERUNFAILURES = "rerunfailures"  # pytest-rerunfailures (its pytest11 entry point's name)
 # AIR-Bench Foundation at scale: about 19,000 items (the paper) over its 25 folders, against
 # a tenth of them. Every made record's answer is option A: the model and the align judge
 # answer "A" (all right) or "B" (all wrong).
@@ -123,7 +139,7 @@ NOISE_SHARE = 0.1
 # judge, a fixed delay on every reply. It prints its URL, then answers one line per
 # "stats" line on stdin (counters since the previous one) and stops at end of input.
 SERVER_CODE = textwrap.dedent("""
-    import json, sys, threading, time
+    import json, sys, threading, time, zlib
     sys.path.insert(0, sys.argv[1])
     from tests.fakes import openai_server
     from tests.fakes.openai_server import FakeOpenAIServer
@@ -131,6 +147,7 @@ SERVER_CODE = textwrap.dedent("""
         openai_server._Server.request_queue_size = 4096
     delay = float(sys.argv[2])
     model_id, judge_id, answer, judged, json_key, json_judged = sys.argv[3:9]
+    failing, wrong, wrong_judged = float(sys.argv[9]), sys.argv[10], sys.argv[11]
     lock = threading.Lock()
     counts = {"requests": 0, "in_flight": 0, "max_in_flight": 0}
 
@@ -147,8 +164,16 @@ SERVER_CODE = textwrap.dedent("""
             with lock:
                 counts["in_flight"] -= 1
         if request.model != judge_id:
-            return answer
+            return wrong if failing and falls_short(request) else answer
+        if failing and wrong in request.text:
+            return wrong_judged
         return json_judged if json_key in request.text else judged
+
+    def falls_short(request):
+        # Decided by the sample's question and clip, never by the order of the requests: the
+        # same samples fail in every run, and each copy of a record as its original does.
+        seed = request.text + json.dumps(request.audio_parts, sort_keys=True)
+        return zlib.crc32(seed.encode("utf-8")) % 1000 < failing * 1000
 
     server = FakeOpenAIServer(script, models=[model_id, judge_id]).start()
     print(server.url, flush=True)
@@ -180,9 +205,12 @@ class ServerProcess:
     CPU time never lands in the RUSAGE_CHILDREN deltas of the measured runs."""
 
     def __init__(self, delay: float, judged: str = JUDGE_REPLY,
-                 answer: str = MODEL_REPLY) -> None:
+                 answer: str = MODEL_REPLY, failing: float = 0.0) -> None:
+        """``failing``: the share of samples given ``MEMORY_WRONG_REPLY``, which the judge
+        scores with ``FAILING_JUDGE_REPLY``."""
         args = [sys.executable, "-c", SERVER_CODE, str(REPO), str(delay), MODEL, JUDGE,
-                answer, judged, EVALSCOPE_JUDGE_KEY, EVALSCOPE_JUDGE_REPLY]
+                answer, judged, EVALSCOPE_JUDGE_KEY, EVALSCOPE_JUDGE_REPLY, str(failing),
+                MEMORY_WRONG_REPLY, FAILING_JUDGE_REPLY]
         self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       text=True, bufsize=1)
         self.url = self._line()
@@ -749,13 +777,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         choices=["all", "air_bench_chat", "air_bench_foundation", "mmau",
                                  "mmsu", "librispeech"],
                         help="with --scale: only this benchmark (default all)")
-    parser.add_argument("--scale-runs", default="all", choices=["all", "plain"],
-                        help="with --scale: every configuration, or only the plain one (every "
-                             "item passing, no xdist, no baseline) and collection")
+    parser.add_argument("--scale-runs", default="all", choices=["all", "plain", "memory"],
+                        help="with --scale: every configuration; only the plain one (every "
+                             "item passing, no xdist, no baseline) and collection; or only the "
+                             "memory runs (AIR-Bench Chat with "
+                             f"{MEMORY_FAILING_SHARE:.0%} of its samples failing, over pytest's "
+                             "floor, without and with pytest-rerunfailures)")
     parser.add_argument("--plugins", default="bare", choices=["bare", "installed"],
                         help="with --scale: disable the installed pytest plugins that a user's "
                              f"install of {PACKAGE} does not bring (default), or run with "
-                             "every installed one")
+                             "every installed one (the memory runs measure their own two "
+                             "configurations)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the data and the logs of every run (their folder is printed)")
     return parser.parse_args(argv)
@@ -963,9 +995,10 @@ class Scale:
 
 def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outcome: str,
               xdist: bool, env: dict[str, str], benchmark: str, baselines: Path | None = None,
-              update: bool = False) -> ScaleRun:
+              update: bool = False, tag: str = "") -> ScaleRun:
     """One measured run; with ``baselines``, gated by (or, with ``update``, writing) the
-    per-sample baseline in that folder."""
+    per-sample baseline in that folder. ``outcome`` "mixed": some pass and some fail (the
+    server's ``failing`` share); ``tag`` names its log apart from another configuration's."""
     flags = ["-p", "no:cacheprovider", "-q", "--audiobench-model", MODEL,
              "--audiobench-api-url", server.url, "--audiobench-judge-model", JUDGE,
              "--audiobench-judge-api-url", server.url, f"--audiobench-data={data}",
@@ -979,16 +1012,19 @@ def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outco
     if update:
         flags.append("--audiobench-update-baseline")
     label = (f"{benchmark}-{samples}-{outcome}-{'xdist' if xdist else 'single'}"
-             f"{'-gated' if baselines else ''}{'-update' if update else ''}")
+             f"{'-gated' if baselines else ''}{'-update' if update else ''}{tag}")
     server.stats()
     m = run_measured([sys.executable, "-m", "pytest", *flags], work / "rootdir",
                      work / "logs" / f"scale-{label}.log", env)
     lines = [line for line in m.output.splitlines() if line.strip()]
     last = lines[-1].strip() if lines else ""
     what = "writes" if update else "gated" if baselines else "no"
-    run = ScaleRun(samples, outcome, xdist, m, _session_seconds(last), _counted(last, outcome),
-                   what)
-    print(f"  {samples:>6} samples, all {outcome:<6} {'-n 2' if xdist else 'no xdist':<9}"
+    failed = _counted(last, "failed") or 0
+    counted = (_counted(last, "passed") or 0) + failed if outcome == "mixed" else \
+        _counted(last, outcome)
+    run = ScaleRun(samples, outcome, xdist, m, _session_seconds(last), counted, what)
+    said = f"{failed / samples:4.0%} failed" if outcome == "mixed" else f"all {outcome:<6}"
+    print(f"  {samples:>6} samples, {said:<10} {'-n 2' if xdist else 'no xdist':<9}"
           f" {what + ' baseline':<16}"
           f" session {fmt(run.session):>8} s  process {m.wall:7.1f} s  peak "
           f"{m.peak_mb:6.1f} MB  {'' if run.ok else 'INVALID: ' + last}", flush=True)
@@ -1111,78 +1147,150 @@ def installed_with(package: str) -> set[str]:
     return found
 
 
-def bare_plugins() -> str:
-    """``-p no:NAME`` for every installed pytest plugin that a user's install of this package
-    does not bring (pytest-rerunfailures keeps six dicts on every item, pytest-html a list on
-    every report: the development tools' cost, not this plugin's)."""
+def not_brought() -> list[str]:
+    """Every installed pytest plugin that a user's install of this package does not bring
+    (pytest-rerunfailures keeps six dicts on every item, pytest-html a list on every report:
+    the development tools' cost, not this plugin's)."""
     from importlib.metadata import entry_points
 
     from packaging.utils import canonicalize_name
 
     kept = installed_with(PACKAGE)
-    off = sorted({ep.name for ep in entry_points(group="pytest11")
-                  if ep.dist is None or canonicalize_name(ep.dist.name) not in kept})
-    return " ".join(f"-p no:{name}" for name in off)
+    return sorted({ep.name for ep in entry_points(group="pytest11")
+                   if ep.dist is None or canonicalize_name(ep.dist.name) not in kept})
 
 
-def pytest_floor(work: Path, env: dict[str, str], sizes: Sequence[int]) -> list[float]:
+def bare_plugins(keep: str | None = None) -> str:
+    """``-p no:NAME`` for every plugin of ``not_brought`` but ``keep``."""
+    return " ".join(f"-p no:{name}" for name in not_brought() if name != keep)
+
+
+def pytest_floor(work: Path, env: dict[str, str], sizes: Sequence[int], failing: float = 0.0,
+                 tag: str = "") -> list[float]:
     """The peak of a plain pytest run of ``FLOOR_CONFTEST``'s items at each size (this plugin
-    not loaded): what pytest itself keeps per item (the item, and its three phase reports)."""
+    not loaded), ``failing`` that share of them: what pytest itself keeps per item (the item,
+    its three phase reports, and what the plugins in ``env`` keep of a failure)."""
     folder = work / "floor"
     folder.mkdir(exist_ok=True)
     (folder / "conftest.py").write_text(FLOOR_CONFTEST, encoding="utf-8")
     (folder / "items.floor").write_text("", encoding="utf-8")
     peaks = []
     for n in sizes:
+        fails = int(n * failing)
+        # A line per failure at the end, rather than pytest's failure sections: they scan every
+        # kept report for each failure (pytest-dev/pytest#13360), minutes at 22,000 items. What
+        # pytest keeps is the same: a failure's text is made before any of it is printed.
+        short = ["--tb=line"] if fails else []
         m = run_measured([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "-p", "no:audiobench", "items.floor"], folder,
-                         work / "logs" / f"floor-{n}.log", {**env, "BENCH_FLOOR_ITEMS": str(n)})
+                          "-p", "no:audiobench", *short, "items.floor"], folder,
+                         work / "logs" / f"floor-{n}{tag}.log",
+                         {**env, "BENCH_FLOOR_ITEMS": str(n), "BENCH_FLOOR_FAILING": str(failing)})
         last = m.output.strip().splitlines()[-1] if m.output.strip() else ""
-        if m.returncode != 0 or f"{n} passed" not in last:
+        if m.returncode != (1 if fails else 0) or f"{n - fails} passed" not in last or (
+                fails and f"{fails} failed" not in last):
             raise SystemExit(f"pytest's floor run of {n} items failed: {last}")
-        print(f"  {n:>6} plain pytest items (pytest's floor)   peak {m.peak_mb:6.1f} MB",
+        said = f", {failing:.0%} failing" if fails else ""
+        print(f"  {n:>6} plain pytest items (pytest's floor{said})   peak {m.peak_mb:6.1f} MB",
               flush=True)
         peaks.append(m.peak_mb)
     return peaks
 
 
-def measure_scale(args: argparse.Namespace, work: Path) -> None:
-    started = time.perf_counter()
-    print(f"Building the data in {work} ...", flush=True)
-    measured = scales(work, args.scale_benchmark)
-    print(f"  built in {time.perf_counter() - started:.1f} s; package {package_state()}")
-    print(idle_check())
-    (work / "rootdir").mkdir()
-    (work / "logs").mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
-    env["XDG_CACHE_HOME"] = str(work / "xdg-cache")
-    if args.plugins == "bare":
-        env["PYTEST_ADDOPTS"] = bare_plugins()
-    print(f"plugins: {args.plugins} ({env.get('PYTEST_ADDOPTS') or 'every installed one'})")
-    floors = {n: pytest_floor(work, env, (n, n * SCALE_TIMES))
-              for n in sorted({scale.sizes[0][1] for scale in measured})}
-    runs: list[tuple[Scale, ScaleRun, ScaleRun]] = []
-    for scale in measured:
-        print(f"{scale.benchmark}:", flush=True)
-        runs.append((scale, *scale_pair(functools.partial(
-            collect_run, work, env=env, benchmark=scale.benchmark), scale.sizes,
-            COLLECT_REPEATS, COLLECT_REPEATS)))
-        plain = args.scale_runs == "plain"
-        outcomes = (("passed", scale.passing),) if plain else (
-            ("passed", scale.passing), ("failed", scale.failing))
-        for outcome, (answer, judged) in outcomes:
-            server = ServerProcess(0.0, judged, answer)
-            try:
-                for xdist in (False,) if plain else (False, True):
-                    pair = scale_pair(functools.partial(
-                        scale_run, work, server, outcome=outcome, xdist=xdist, env=env,
-                        benchmark=scale.benchmark), scale.sizes)
-                    runs.append((scale, *pair))
-                if outcome == "passed" and not plain:
-                    runs += [(scale, *pair) for pair in scale_gated(work, server, scale, env)]
-            finally:
-                server.close()
-    print()
+@dataclass
+class MemoryFigure:
+    """Issue 53: one plugin configuration's floor and the plugin's runs at both sizes."""
+
+    configuration: str
+    floor: tuple[float, float]
+    small: ScaleRun
+    large: ScaleRun
+
+    @property
+    def own_kb(self) -> float:
+        """The plugin's own cost of a sample: its run's growth per sample over the floor's."""
+        n = self.large.samples - self.small.samples
+        ours = (self.large.measured.peak_mb - self.small.measured.peak_mb) * 1024 / n
+        return ours - (self.floor[1] - self.floor[0]) * 1024 / n
+
+
+def plugin_configurations() -> list[tuple[str, str | None]]:
+    """The memory runs' configurations, with the ``PYTEST_ADDOPTS`` of each: the plugins a
+    user's install brings, and those with pytest-rerunfailures as well (installed in many CI
+    setups; it keeps every failed item's exception to the end of the run). None: that plugin
+    is not installed here."""
+    rerun = RERUNFAILURES in not_brought()
+    return [("without pytest-rerunfailures", bare_plugins()),
+            ("with pytest-rerunfailures", bare_plugins(keep=RERUNFAILURES) if rerun else None)]
+
+
+def memory_runs(work: Path, scale: Scale, env: dict[str, str]) -> list[MemoryFigure]:
+    """Each configuration's floor with ``MEMORY_FAILING_SHARE`` of its items failing, then the
+    plugin's runs at both sizes with that share of the samples failing (no xdist)."""
+    figures = []
+    sizes = (scale.sizes[0][1], scale.sizes[1][1])
+    print(f"{scale.benchmark}, {MEMORY_FAILING_SHARE:.0%} of the samples failing:", flush=True)
+    for name, addopts in plugin_configurations():
+        if addopts is None:
+            print(f"  {name}: not measured (not installed)", flush=True)
+            continue
+        print(f"  {name} ({addopts}):", flush=True)
+        configured = {**env, "PYTEST_ADDOPTS": addopts}
+        tag = "-" + name.split()[0]
+        floor = pytest_floor(work, configured, sizes, MEMORY_FAILING_SHARE, tag)
+        server = ServerProcess(0.0, failing=MEMORY_FAILING_SHARE)
+        try:
+            small, large = scale_pair(functools.partial(
+                scale_run, work, server, outcome="mixed", xdist=False, env=configured,
+                benchmark=scale.benchmark, tag=tag), scale.sizes)
+        finally:
+            server.close()
+        figures.append(MemoryFigure(name, (floor[0], floor[1]), small, large))
+    return figures
+
+
+def print_memory(figures: list[MemoryFigure]) -> None:
+    print(f"Memory over pytest's floor (issue 53): {MEMORY_FAILING_SHARE:.0%} of the samples and "
+          f"of the floor's items failing, no xdist; the plugin's own cost of a sample, target <= "
+          f"{OWN_KB_TARGET:g} KB")
+    for f in figures:
+        n = f.large.samples - f.small.samples
+        floor = (f.floor[1] - f.floor[0]) * 1024 / n
+        low, high = f.small.measured.peak_mb, f.large.measured.peak_mb
+        print(f"  {f.configuration:<29} {f.small.samples:>5} -> {f.large.samples:>6}: pytest's "
+              f"floor {f.floor[0]:.0f} -> {f.floor[1]:.0f} MB ({floor:+.1f} KB an item), the "
+              f"plugin's run {low:.0f} -> {high:.0f} MB ({(high - low) * 1024 / n:+.1f} KB a "
+              f"sample): {f.own_kb:+.1f} KB a sample over the floor   "
+              f"{check(f.own_kb, OWN_KB_TARGET, valid=f.small.ok and f.large.ok)}")
+
+
+def scale_runs(work: Path, scale: Scale, env: dict[str, str], which: str
+               ) -> list[tuple[Scale, ScaleRun, ScaleRun]]:
+    """One benchmark's collection and runs at both sizes: every configuration, or with
+    ``which`` "plain" only every item passing without xdist."""
+    print(f"{scale.benchmark}:", flush=True)
+    runs = [(scale, *scale_pair(functools.partial(
+        collect_run, work, env=env, benchmark=scale.benchmark), scale.sizes,
+        COLLECT_REPEATS, COLLECT_REPEATS))]
+    plain = which == "plain"
+    outcomes = (("passed", scale.passing),) if plain else (
+        ("passed", scale.passing), ("failed", scale.failing))
+    for outcome, (answer, judged) in outcomes:
+        server = ServerProcess(0.0, judged, answer)
+        try:
+            for xdist in (False,) if plain else (False, True):
+                pair = scale_pair(functools.partial(
+                    scale_run, work, server, outcome=outcome, xdist=xdist, env=env,
+                    benchmark=scale.benchmark), scale.sizes)
+                runs.append((scale, *pair))
+            if outcome == "passed" and not plain:
+                runs += [(scale, *pair) for pair in scale_gated(work, server, scale, env)]
+        finally:
+            server.close()
+    return runs
+
+
+def print_scale(runs: list[tuple[Scale, ScaleRun, ScaleRun]],
+                floors: dict[int, list[float]]) -> None:
     print(f"Scale: {SCALE_TIMES} x the samples, server without delay, default options")
     for n, (low, high) in floors.items():
         print(f"  pytest's floor, {n} -> {n * SCALE_TIMES} plain items: peak {low:.0f} -> "
@@ -1209,6 +1317,36 @@ def measure_scale(args: argparse.Namespace, work: Path) -> None:
                  f"floor alone {fmt(least)})   "
                  f"{check(grown, SCALE_PEAK_RATIO_TARGET, valid=a.ok and b.ok)};  "
                  f"{per_sample - floor:+.1f} KB a sample over pytest's {floor:.1f}"))
+
+
+def measure_scale(args: argparse.Namespace, work: Path) -> None:
+    started = time.perf_counter()
+    print(f"Building the data in {work} ...", flush=True)
+    measured = scales(work, args.scale_benchmark)
+    print(f"  built in {time.perf_counter() - started:.1f} s; package {package_state()}")
+    print(idle_check())
+    (work / "rootdir").mkdir()
+    (work / "logs").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
+    env["XDG_CACHE_HOME"] = str(work / "xdg-cache")
+    chat = [scale for scale in measured if scale.benchmark == "air_bench_chat"]
+    wanted = chat and args.scale_runs in ("all", "memory")
+    memory = memory_runs(work, chat[0], env) if wanted else []
+    if args.scale_runs != "memory":
+        if args.plugins == "bare":
+            env["PYTEST_ADDOPTS"] = bare_plugins()
+        print(f"plugins: {args.plugins} ({env.get('PYTEST_ADDOPTS') or 'every installed one'})")
+        floors = {n: pytest_floor(work, env, (n, n * SCALE_TIMES))
+                  for n in sorted({scale.sizes[0][1] for scale in measured})}
+        runs = [pair for scale in measured for pair in scale_runs(work, scale, env,
+                                                                   args.scale_runs)]
+    print()
+    if memory:
+        print_memory(memory)
+    elif args.scale_runs == "memory":
+        print("Memory: not measured (the memory runs are AIR-Bench Chat's)")
+    if args.scale_runs != "memory":
+        print_scale(runs, floors)
     print(f"Whole scale benchmark: {time.perf_counter() - started:.0f} s")
 
 

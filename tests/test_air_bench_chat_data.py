@@ -141,6 +141,13 @@ def test_each_sample_carries_its_records_fields(full_root: Path, tmp_path: Path)
         assert sample.nodeid == f"audiobench::air_bench_chat::{raw['task_name']}::{sample.id}"
 
 
+def test_the_samples_of_a_task_share_one_string_for_its_name(tmp_path: Path) -> None:
+    # The run keeps every sample to its end: a name each would cost a string a sample.
+    write_meta(tmp_path / "release", [record(i) for i in range(3)])
+    samples = load(tmp_path / "release", tmp_path)
+    assert len({id(s.task) for s in samples}) == len({id(s.category) for s in samples}) == 1
+
+
 @needs_reference
 def test_the_release_uses_ten_audio_folders(full_root: Path, tmp_path: Path) -> None:
     folders = {s.audio.parent for s in load(full_root, tmp_path)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from typing import Any
 
 import pytest
@@ -122,6 +123,167 @@ def test_no_process_holds_the_samples_records_answers_or_verdicts_while_items_ru
     assert controller["reports"] == 16 and controller["with_record"] == 0
     assert controller["spooled"] == 16
     assert len(run.report["samples"]) == 16
+
+
+# At the end of a run, what each item reaches that no other item reaches (its own objects),
+# not counting what the whole run shares: the config and its plugins, the session, collectors,
+# modules, classes, functions, hooks and the frames still running.
+OWN = """
+import gc, json, sys, types, pluggy, pytest
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.run.items import ItemState
+
+SHARED = (types.ModuleType, type, types.FunctionType, types.CodeType, pytest.Collector,
+          pluggy.HookCaller, pluggy.HookImpl)
+MADE = (ModelAnswer, Verdict, SampleRecord, ItemState, pytest.FixtureRequest)
+
+def reached(item, shared):
+    seen = {}
+    todo = gc.get_referents(item)
+    while todo:
+        thing = todo.pop()
+        if id(thing) in seen or id(thing) in shared or isinstance(thing, SHARED):
+            continue
+        seen[id(thing)] = thing
+        todo.extend(gc.get_referents(thing))
+    return seen
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    gc.collect()
+    config = session.config
+    running = [sys._getframe()]
+    while running[-1].f_back is not None:
+        running.append(running[-1].f_back)
+    shared = {id(thing) for thing in [session, config, *vars(config).values(), *session.items,
+                                      *running]}
+    reach = {item.nodeid: reached(item, shared) for item in session.items}
+    times = {}
+    for found in reach.values():
+        for key in found:
+            times[key] = times.get(key, 0) + 1
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    failed = {report.nodeid for report in terminal.stats.get("failed", [])}
+    kept = {}
+    for node, found in reach.items():
+        own = [thing for key, thing in found.items() if times[key] == 1]
+        kept[node] = {"failed": node in failed, "bytes": sum(map(sys.getsizeof, own)),
+                      "made": sorted(type(t).__name__ for t in own if isinstance(t, MADE))}
+    with open("own.json", "w") as f:
+        json.dump(kept, f)
+"""
+
+PLAIN = """
+import pytest
+
+def test_plain_passes():
+    pass
+
+def test_plain_fails():
+    pytest.fail("model score 2 is below the bar 5", pytrace=False)
+"""
+
+
+def test_a_failed_sample_keeps_what_any_failed_test_keeps_with_rerunfailures_installed(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Installed, pytest-rerunfailures keeps every failed phase's exception on its item to the
+    # end of the run (--reruns or not): its traceback, and the frames and their locals.
+    pytest.importorskip("pytest_rerunfailures", reason="the dev extra installs it")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:html -p no:metadata")
+    pytester.makeconftest(OWN)
+    pytester.makepyfile(test_plain=PLAIN)
+    answering(servers, small_records, set(range(0, 16, 2)))  # 8 poor answers: 8 failures
+    run = run_bench("test_plain.py")
+    run.result.assert_outcomes(passed=9, failed=9)
+    kept = json.loads((pytester.path / "own.json").read_text())
+    ours = {node: own for node, own in kept.items() if node.startswith("audiobench::")}
+    # Nothing that a sample's run made (its answers, verdicts, state, record, fixture
+    # request) stays with its item: the failed ones' frames kept them all.
+    assert [own["made"] for own in ours.values()] == [[]] * 16
+    # What a failure adds to what an item keeps: a plain test's exception, traceback and
+    # frames (about 20 KB here); a sample's may add its longer failure text, not the frames'
+    # locals (10.6 KB more than a plain test's before they were let go; 0.5 KB less after).
+    def cost(owned: list[dict[str, Any]]) -> float:
+        failed = [own["bytes"] for own in owned if own["failed"]]
+        passed = [own["bytes"] for own in owned if not own["failed"]]
+        return sum(failed) / len(failed) - sum(passed) / len(passed)
+
+    plain = cost([own for node, own in kept.items() if node.startswith("test_plain.py")])
+    assert cost(list(ours.values())) < plain + 1024, (cost(list(ours.values())), plain)
+
+
+JOINING = """
+import pytest
+from pytest_audiobench.run.keeping import one_string_a_failure
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed:
+        entry = report.longrepr.reprtraceback.reprentries[-1]
+        lines = len(entry.lines)
+        one_string_a_failure(report)
+        with open("lines.txt", "a") as f:
+            f.write(f"{item.name} {lines} {len(entry.lines)}\\n")
+    return report
+"""
+
+FAILING = """
+import pytest
+
+def test_falls_short():
+    pytest.fail("model score 2 is below the bar 5\\nquestion: which?\\nanswer: that",
+                pytrace=False)
+
+def test_asserts():
+    assert 1 + 1 == 3
+"""
+
+
+def test_a_failure_without_a_traceback_is_kept_as_one_string_and_shows_the_same(
+        pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_failing=FAILING)
+
+    def shown() -> tuple[list[str], str]:
+        result = pytester.runpytest("-rA", "--junitxml=junit.xml", "-p", "no:cacheprovider")
+        written = (pytester.path / "junit.xml").read_text()
+        return ([line for line in result.outlines if " in " not in line],
+                re.sub(r'(time|timestamp|hostname)="[^"]*"', "", written))
+
+    before = shown()
+    pytester.makeconftest(JOINING)
+    after = shown()
+    # The failure raised without a traceback is kept as one string, the other as it was...
+    joined = (pytester.path / "lines.txt").read_text().splitlines()
+    assert joined[0] == "test_falls_short 3 1"
+    assert joined[1].startswith("test_asserts ") and len(set(joined[1].split()[1:])) == 1
+    # ...and the terminal's failure sections and -r summary, and junit, are what they were.
+    assert after == before
+    assert "question: which?" in "\n".join(after[0]) and "question: which?" in after[1]
+
+
+LOCATED = """
+import json, pytest
+
+def pytest_sessionfinish(session):
+    ours = [item for item in session.items if item.nodeid.startswith("audiobench::")]
+    with open("located.json", "w") as f:
+        json.dump([[item.location, pytest.Item.location.func(item)] for item in ours], f)
+"""
+
+
+def test_a_samples_location_is_the_one_pytest_makes_its_clip_relative_to_the_rootdir(
+        run_bench: Any, pytester: pytest.Pytester, chat_data: Any) -> None:
+    # Made without pytest's cache of every distinct location's path, which would keep one
+    # for each sample.
+    pytester.makeconftest(LOCATED)
+    run_bench("-k", "speech_QA").result.assert_outcomes(passed=2)
+    located = json.loads((pytester.path / "located.json").read_text())
+    assert len(located) == 2 and all(ours == pytests for ours, pytests in located)
+    path, line, domain = located[0][0]
+    assert (pytester.path / path).resolve().is_relative_to(chat_data.resolve())
+    assert (line, domain) == (0, "air_bench_chat speech_QA 400")
 
 
 SHARED = """

@@ -13,6 +13,8 @@ asked or graded, and only the outcome travels back to the controller, which keep
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,7 @@ from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.report.html import baseline_side, item_extra
 from pytest_audiobench.run.internals import fixture_info
+from pytest_audiobench.run.keeping import let_go_of_locals, one_string_a_failure
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
 from pytest_audiobench.untrusted import clipped, visible
@@ -67,6 +70,9 @@ class ItemState:
     settled: SampleRecord | None = None
     """A resume: the record an earlier session of the run made of the sample, which the item
     takes whole (``run/spool.py``) and replays to the same outcome."""
+    raised: list[BaseException] = field(default_factory=list)
+    """What the setup and the call raised, whose frames' locals are let go at teardown
+    (``run/keeping.let_go_of_locals``)."""
 
     @classmethod
     def of_settled(cls, record: SampleRecord) -> ItemState:
@@ -106,6 +112,17 @@ class SampleItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         sample = self.stash[SAMPLE_KEY]
         return sample.audio, 0, f"{sample.benchmark} {sample.task} {sample.id}"
+
+    @functools.cached_property
+    def location(self) -> tuple[str, int | None, str]:
+        """pytest's location of the item, its audio clip's path relative to the rootdir. pytest
+        keeps every distinct path it makes one of to the end of the session (a path object and
+        its string, about 400 bytes), and each sample's clip is a path of its own."""
+        path, line, domain = self.reportinfo()
+        try:
+            return os.path.relpath(os.path.abspath(path), self.config.rootpath), line, domain
+        except ValueError:  # on another drive than the rootdir: pytest's absolute path
+            return str(Path(os.path.abspath(path))), line, domain
 
 
 class Group(pytest.Collector):
@@ -325,23 +342,40 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
             # server said in one (an error body) is shown, never sent to the terminal raw.
             state.message = visible(state.message)
             report.longrepr = state.message
+    if excinfo is not None and report.when != "teardown":
+        state.raised.append(excinfo.value)
+    if report.failed:
+        one_string_a_failure(report)
     if report.when == "teardown":
-        record = state.record(sample)
-        if state.settled is not None and record.outcome == state.settled.outcome:
-            # The controller keeps this record already: only its outcome travels.
-            report.audiobench_settled = record.outcome  # type: ignore[attr-defined]
-        else:
-            # As JSON text: cheap to send from an xdist worker, and kept as it is on disk.
-            report.audiobench_record = record.model_dump_json()  # type: ignore[attr-defined]
-        _html_extra(item, report, record)
-        # pytest keeps every item to the end of the run; its answers and verdicts now travel
-        # in the record, so the item need not hold them as well (unless pytest-rerunfailures,
-        # which counts an item's attempts, may run a failed one again).
-        if state.outcome == "failed" and may_run_again(item):
-            item.stash[SCORED_KEY] = state
-        elif SCORED_KEY in item.stash:
-            del item.stash[SCORED_KEY]
-        del item.stash[STATE_KEY]
+        _finish(item, report, state, sample)
+
+
+def _finish(item: pytest.Item, report: pytest.TestReport, state: ItemState,
+            sample: Sample) -> None:
+    """Attach the item's record to its teardown report, and let go of what the item no longer
+    needs."""
+    record = state.record(sample)
+    if state.settled is not None and record.outcome == state.settled.outcome:
+        # The controller keeps this record already: only its outcome travels.
+        report.audiobench_settled = record.outcome  # type: ignore[attr-defined]
+    else:
+        # As JSON text: cheap to send from an xdist worker, and kept as it is on disk.
+        report.audiobench_record = record.model_dump_json()  # type: ignore[attr-defined]
+    _html_extra(item, report, record)
+    # A plugin may keep what the setup or the call raised (pytest-rerunfailures does, to the
+    # end of the run): its frames would keep this sample's answers, verdicts, state and
+    # fixtures. The phases' reports are made and --pdb has had them, so their locals go.
+    for error in state.raised:
+        let_go_of_locals(error)
+    state.raised.clear()
+    # pytest keeps every item to the end of the run; its answers and verdicts now travel
+    # in the record, so the item need not hold them as well (unless pytest-rerunfailures,
+    # which counts an item's attempts, may run a failed one again).
+    if state.outcome == "failed" and may_run_again(item):
+        item.stash[SCORED_KEY] = state
+    elif SCORED_KEY in item.stash:
+        del item.stash[SCORED_KEY]
+    del item.stash[STATE_KEY]
 
 
 def may_run_again(item: pytest.Item) -> bool:

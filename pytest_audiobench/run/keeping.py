@@ -15,15 +15,36 @@ there (0.6 of 7 s at 2,200). ``gc.freeze`` moves what exists into the permanent 
 which full collections skip: once the releases and baselines are loaded (collection then
 makes its items without rescanning the samples: with 19,000 of them collection took 1.4 s
 instead of 1.85), and again once collection is over; it is undone at the end of the session.
+
+A failed item's exception outlives its report when a plugin keeps it: pytest-rerunfailures,
+installed in many CI setups, keeps every failed phase's ``ExceptionInfo`` on its item to the end
+of the run unless ``--reruns`` is given. Its traceback's frames keep their locals, and ours are
+the sample's answers, verdicts, state and fixtures (about 6 KB a failed sample over a plain
+test's). Once the item's report is made those locals serve nothing: they are cleared then
+(``let_go_of_locals``), the exception's type and message staying for whoever reads them.
+
+A failed item's report stays to the end of the run, and with it the failure's text, twice
+(its lines, and the crash message the -r summary and junit read). pytest keeps a failure
+raised without a traceback (``pytest.fail(..., pytrace=False)``, ours) as one string a line,
+each costing about 50 bytes besides its text; ``one_string_a_failure`` joins them, which
+prints the same.
+
 Imports nothing heavy: the plugin module uses it.
 """
 
 from __future__ import annotations
 
 import gc
+import inspect
+import sys
+from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
 import pytest
+
+_SUSPENDABLE = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+                | inspect.CO_ITERABLE_COROUTINE)
 
 
 def forget_passed_phase(terminal: Any, report: pytest.TestReport) -> None:
@@ -51,3 +72,51 @@ def freeze_kept(ours: bool) -> bool:
 def unfreeze() -> None:
     """Undo ``freeze_kept``: what the run let go can be collected again."""
     gc.unfreeze()
+
+
+def let_go_of_locals(error: BaseException) -> None:
+    """Clear the local variables of every frame that ``error``, and the errors chained to it,
+    went through: call it once the report of the phase that raised it is made and nothing will
+    show those locals again (``--showlocals`` and ``--pdb`` have had them by then)."""
+    for frame in _frames_of(error):
+        # Python 3.11 and 3.12 clear a suspended generator's frame by closing the generator:
+        # a coroutine of the engine thread may still be waiting. Later versions refuse.
+        if frame.f_code.co_flags & _SUSPENDABLE and sys.version_info < (3, 13):
+            continue
+        try:
+            frame.clear()
+        except RuntimeError:  # still running: an ancestor, or a frame of another thread
+            continue
+        # Once read (pytest reads each frame's __tracebackhide__ there), Python 3.11 and 3.12
+        # keep a copy of the locals that clear() leaves whole; reading them again empties it.
+        _ = frame.f_locals
+
+
+def _frames_of(error: BaseException) -> Iterator[FrameType]:
+    seen: set[int] = set()
+    todo = [error]
+    while todo:
+        exc = todo.pop()
+        if id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            yield tb.tb_frame
+            tb = tb.tb_next
+        todo += [e for e in (exc.__cause__, exc.__context__) if e is not None]
+        if isinstance(exc, BaseExceptionGroup):
+            todo += exc.exceptions
+
+
+def one_string_a_failure(report: pytest.TestReport) -> None:
+    """Keep the lines of ``report``'s failure, when it has no traceback (pytest's "value"
+    style: the exception's text alone), as one string: pytest writes each line and a newline
+    after it, so the joined text prints the same."""
+    traceback = getattr(report.longrepr, "reprtraceback", None)
+    entries: Any = getattr(traceback, "reprentries", ())
+    if getattr(traceback, "style", None) != "value" or len(entries) != 1:
+        return
+    lines = getattr(entries[0], "lines", None)
+    if isinstance(lines, list) and len(lines) > 1:
+        entries[0].lines = ["\n".join(lines)]

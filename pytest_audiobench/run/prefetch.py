@@ -16,7 +16,8 @@ from pytest_audiobench.run.internals import in_xdist_worker, xdist_queue
 class Lookahead:
     def __init__(self, session: pytest.Session) -> None:
         self._session = session
-        self._position: dict[str, int] | None = None
+        self._next = 0
+        """In a plain run: where the item after the last one asked about is expected."""
         self._horizon = 0
         """In a plain run: items before this index were handed out already."""
         self._queue = xdist_queue(session.config)
@@ -32,12 +33,24 @@ class Lookahead:
             return [item, *(items[i] for i in indices if i < len(items))]
         if in_xdist_worker(self._session.config):
             return [item]
-        if self._position is None:
-            self._position = {it.nodeid: index for index, it in enumerate(items)}
-        start = self._position.get(item.nodeid)
+        start = self._place(item, items)
         if start is None:
             return [item]
         end = start + count
         fresh = items[max(start, self._horizon):end]
         self._horizon = max(self._horizon, end)
         return fresh
+
+    def _place(self, item: pytest.Item, items: list[pytest.Item]) -> int | None:
+        """Where ``item`` is in ``items``: pytest runs them in order, so the one after the last
+        (or the last again, run once more by pytest-rerunfailures), found without an index of
+        every item's node id (about 55 bytes a sample kept to the end)."""
+        for guess in (self._next, self._next - 1):
+            if 0 <= guess < len(items) and items[guess] is item:
+                break
+        else:
+            guess = next((i for i, it in enumerate(items) if it is item), -1)
+            if guess < 0:
+                return None
+        self._next = guess + 1
+        return guess
