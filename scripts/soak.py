@@ -4,22 +4,26 @@
     python scripts/soak.py --small              # a quick look: about 1,000 requests a run
     python scripts/soak.py --requests 20000 --outage-wait 20 --json figures.json
 
-Every benchmark the plugin ships (AIR-Bench Chat and Foundation, MMAR, MMAU) runs at once on
-records made here (short tones), over pytest-xdist workers, against scripted model and judge
-servers (tests/fakes/openai_server.py): the model answers each question by a fixed rule, one
-multiple-choice sample in ``--empty-every`` always with an empty answer; the judge answers each
-protocol's prompt (Chat's two scores, Foundation's align letter, MMAR's rubric list) from what
-it is shown. First a clean run (no proxy, no cache); then the same selection through fault
-proxies (tests/fakes/fault_proxy.py) that answer about ``--rate`` of the requests with a fault.
-While it runs, by the share of the clean run's requests done: the model's server and its proxy
-are stopped and started again on the same ports, once for less than the plugin's outage
-allowance (``--audiobench-outage-wait``) and once for longer; one xdist worker is killed; the
-controller is killed (SIGKILL to its process group). Then ``--audiobench-resume`` until the run
-is done (at most ``--max-resumes`` times). The figures, against the clean run, are printed and
-written as JSON (``--json``): requests by role at the servers and the proxies, faults by kind,
-restarts, kills, resumes, lost samples, differing samples and metrics, always-empty samples and
-what they cost, paid twice against the in-flight bound, wall time per phase and the peak memory
-of the pytest process tree.
+Every benchmark the plugin ships (the registry's ``built_in()``: AIR-Bench Chat and
+Foundation, MMAR, MMAU, MMSU, Big Bench Audio, LibriSpeech, FLEURS) runs at once on records made
+here (scripts/soak_records.py, with short clips; the soak stops before it starts when a built-in
+benchmark has no records maker there), over pytest-xdist workers, against scripted model and
+judge servers (tests/fakes/openai_server.py): the model answers each sample by a fixed rule (an
+option, its letter, the official answer, a transcript with some word errors), one sample in
+``--empty-every`` always with an empty answer (Chat's aside); the judge answers each protocol's
+prompt (Chat's two scores, Foundation's align letter, MMAR's rubric list, Big Bench Audio's
+CORRECT or INCORRECT) from what it is shown. First a clean run (no proxy, no cache); then the
+same selection through fault proxies (tests/fakes/fault_proxy.py) that answer about ``--rate``
+of the requests with a fault. While it runs, by the share of the clean run's requests done: the
+model's server and its proxy are stopped and started again on the same ports, once for less
+than the plugin's outage allowance (``--audiobench-outage-wait``) and once for longer; one
+xdist worker is killed; the controller is killed (SIGKILL to its process group). Then
+``--audiobench-resume`` until the run is done (at most ``--max-resumes`` times). The figures,
+against the clean run, are printed and written as JSON (``--json``): requests by role at the
+servers and the proxies, faults by kind, restarts, kills, resumes, lost samples, differing
+samples and metrics, always-empty samples and what they cost, paid twice against the in-flight
+bound, each benchmark's own counts and headline metrics, wall time per phase and the peak
+memory of the pytest process tree.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,192 +50,30 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from pytest_audiobench.benchmarks.air_bench_foundation.facts import (  # noqa: E402
-    FOLDER_TASK,
-    FOLDERS,
+from scripts.soak_records import (  # noqa: E402
+    Plan,
+    Scripts,
+    build,
+    makers,
+    plan,
+    sample_label,
 )
-from pytest_audiobench.benchmarks.mmar.data import CATEGORIES as MMAR_CATEGORIES  # noqa: E402
-from pytest_audiobench.benchmarks.mmar.data import SUB_CATEGORIES  # noqa: E402
-from pytest_audiobench.benchmarks.mmar.facts import MODALITIES  # noqa: E402
-from pytest_audiobench.benchmarks.mmau.facts import CATEGORIES as MMAU_CATEGORIES  # noqa: E402
-from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, TASKS  # noqa: E402
-from pytest_audiobench.benchmarks.registry import built_in  # noqa: E402
-from tests.conftest import fenced_answers  # noqa: E402
 from tests.fakes import fault_proxy  # noqa: E402
-from tests.fakes.datasets import (  # noqa: E402
-    build_air_bench_chat,
-    build_air_bench_foundation,
-    build_mmar,
-    build_mmau,
-)
 from tests.fakes.fault_proxy import FaultProxy  # noqa: E402
-from tests.fakes.made_records import many_chat_records, rubric  # noqa: E402
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer  # noqa: E402
 
 FAULTS = ("reset", "truncate", "invalid_json", "empty_choices", "null_content", "trickle",
           "throttle", "server_error")
 MODEL, JUDGE = "soak-model", "soak-judge"
-CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar", "mmau"
-BENCHMARKS = (CHAT, FOUNDATION, MMAR, MMAU)
-LETTERS = "ABCDEFGH"
-WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
 KILL_WINDOW = 3.0
 """Seconds before a kill within which a reply taken whole counts as in flight at the kill."""
 RETRIES = 4
 """--audiobench-retries of every run: a request has RETRIES + 1 attempts (more when an outage
 gives some back)."""
-RUBRIC_RATERS = 5
-"""MMAR's rubric raters per right answer (--audiobench-rubric-raters, the official 5)."""
-CRITERIA = 5
-"""Criteria in each MMAR rubric, as released."""
-QUESTION = re.compile(r"Soak (\w+) (\d+):")
-SAMPLE = re.compile(r"Soak \w+ \d+|Question \d+ about the \w+ clip")
-"""What names a sample in its model and judge requests."""
+HEADLINE_SHOWN = 6
+"""Headline metrics printed per benchmark (Foundation has 23; the JSON holds them all)."""
 SMALL = {"requests": 1000, "outage_wait": 6.0, "short_outage": 3.0, "long_outage": 12.0}
 """What --small sets, unless given: a quick look of about two minutes on a quiet machine."""
-
-
-# ---------------------------------------------------------------------------------------------
-# The records: every benchmark's, made here, each question naming its benchmark and number.
-
-
-def mc_answer(index: int, choices: Sequence[str], answer: str, empty_every: int) -> str:
-    """The model's answer to multiple-choice sample ``index``: always empty for one in
-    ``empty_every``; else by ``index % 5``: 1 and 2 the answer, 3 a wrong option, 4 the
-    answer's letter, 0 the answer in a sentence. The official matchers take 0, 1 and 2."""
-    if index % empty_every == 0:
-        return ""
-    kind = index % 5
-    if kind in (1, 2):
-        return answer
-    if kind == 3:
-        return next(c for c in choices if c != answer)
-    if kind == 4:
-        return LETTERS[list(choices).index(answer)]
-    return f"It is {answer}."
-
-
-def _choices(index: int, count: int) -> list[str]:
-    start = index % len(WORDS)
-    return [WORDS[(start + k) % len(WORDS)] for k in range(count)]
-
-
-def chat_records(per_task: int) -> list[dict[str, Any]]:
-    """``per_task`` records of each of Chat's 8 tasks, numbered anew (the release's id ranges
-    hold 100 samples of some tasks)."""
-    records = many_chat_records(per_task)
-    for number, record in enumerate(records):
-        record["uniq_id"] = number
-    return records
-
-
-def foundation_records(count: int) -> list[dict[str, Any]]:
-    """``count`` records over Foundation's folders, four options (two in one of seven), four
-    questions to a clip."""
-    records = []
-    for index in range(count):
-        folder = FOLDERS[index % len(FOLDERS)]
-        task = FOLDER_TASK[folder]
-        options = _choices(index, 2 if index % 7 == 0 else 4)
-        record = {"path": f"clip_{index // len(FOLDERS) // 4}.wav",
-                  "question": f"Soak {FOUNDATION} {index}: which is heard?",
-                  "answer_gt": options[index % len(options)], "task_name": task,
-                  "dataset_name": folder.removeprefix(task + "_"), "uniq_id": index}
-        record.update(zip(("choice_a", "choice_b", "choice_c", "choice_d"), options,
-                          strict=False))
-        records.append(record)
-    return records
-
-
-def mmar_records(count: int) -> list[dict[str, Any]]:
-    """``count`` MMAR items over its modalities, layers and sub-categories, two to six
-    options, with rubrics; four to a clip."""
-    records = []
-    for index in range(count):
-        choices = _choices(index, 2 + index % 5)
-        answer = choices[index % len(choices)]
-        records.append({
-            "id": f"soak-{index:06d}", "audio_path": f"./audio/clip-{index // 4:06d}.wav",
-            "question": f"Soak {MMAR} {index}: which is heard?", "choices": choices,
-            "answer": answer, "modality": MODALITIES[index % len(MODALITIES)],
-            "category": MMAR_CATEGORIES[index % len(MMAR_CATEGORIES)],
-            "sub-category": SUB_CATEGORIES[index % len(SUB_CATEGORIES)], "language": "en",
-            "source": "pytest-audiobench soak", "url": None, "timestamp": None,
-            "thinking": f"The clip is heard through; it is {answer}.", "cue": ["the sound"],
-            "rubric": rubric(answer)})
-    return records
-
-
-def mmau_records(count: int) -> list[dict[str, Any]]:
-    """``count`` MMAU test-mini items over its tasks, difficulties and categories, two to five
-    options; four to a clip."""
-    return [{"id": f"soak-{index:06d}",
-             "audio_id": f"./test-mini-audios/clip-{index // 4:06d}.wav",
-             "question": f"Soak {MMAU} {index}: which is heard?",
-             "choices": (choices := _choices(index, 2 + index % 4)),
-             "answer": choices[index % len(choices)], "dataset": "soak",
-             "task": TASKS[index % len(TASKS)], "split": "test-mini",
-             "category": MMAU_CATEGORIES[index % len(MMAU_CATEGORIES)],
-             "sub-category": f"Soak sub-category {index % 5}",
-             "difficulty": DIFFICULTIES[index % len(DIFFICULTIES)]}
-            for index in range(count)]
-
-
-def _first_per_clip(records: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
-    seen: dict[str, dict[str, Any]] = {}
-    for record in records:
-        seen.setdefault(record[key], record)
-    return list(seen.values())
-
-
-@dataclass
-class Plan:
-    """How many samples each benchmark gets for a target of requests a clean run sends, and
-    the requests they are expected to cost."""
-
-    samples: dict[str, int]
-    expected: dict[str, float]
-
-
-def plan(requests: int, empty_every: int) -> Plan:
-    """A quarter of the requests to each benchmark. Model requests per multiple-choice sample:
-    1, and 2 for an always-empty one; judge requests per sample: Chat 2 (both orders),
-    Foundation 1 (align), MMAR 5 rubric raters for a right answer (none for a wrong one),
-    MMAU none."""
-    quarter = requests / len(BENCHMARKS) * 1.01
-    model = 1 + 1 / empty_every
-    right = sum(1 for i in range(60) if i % empty_every and i % 5 in (0, 1, 2)) / 60
-    cost = {CHAT: 3.0, FOUNDATION: model + 1, MMAR: model + RUBRIC_RATERS * right, MMAU: model}
-    samples = {CHAT: 8 * max(1, math.ceil(quarter / cost[CHAT] / 8))}
-    for name in (FOUNDATION, MMAR, MMAU):
-        samples[name] = max(len(FOLDERS), math.ceil(quarter / cost[name]))
-    return Plan(samples, {name: samples[name] * cost[name] for name in BENCHMARKS})
-
-
-@dataclass
-class Data:
-    roots: dict[str, Path]
-    records: dict[str, list[dict[str, Any]]]
-
-    def flag(self) -> str:
-        return ",".join(f"{name}={root}" for name, root in self.roots.items())
-
-
-def build(folder: Path, counts: dict[str, int]) -> Data:
-    """Each benchmark's release root under ``folder``, in its official layout."""
-    records = {CHAT: chat_records(counts[CHAT] // 8), FOUNDATION: foundation_records(
-        counts[FOUNDATION]), MMAR: mmar_records(counts[MMAR]), MMAU: mmau_records(counts[MMAU])}
-    roots = {name: folder / name for name in BENCHMARKS}
-    build_air_bench_chat(roots[CHAT], records[CHAT])
-    build_air_bench_foundation(roots[FOUNDATION], records[FOUNDATION])
-    # The builders write a tone per record; one per clip will do, then the whole metadata.
-    build_mmar(roots[MMAR], _first_per_clip(records[MMAR], "audio_path"))
-    (roots[MMAR] / "MMAR-meta.jsonl").write_text(
-        "\n".join(json.dumps(r, ensure_ascii=False) for r in records[MMAR]), encoding="utf-8")
-    build_mmau(roots[MMAU], _first_per_clip(records[MMAU], "audio_id"))
-    (roots[MMAU] / "mmau-test-mini.json").write_text(
-        json.dumps(records[MMAU], indent=1, ensure_ascii=False), encoding="utf-8")
-    return Data(roots, records)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,17 +138,21 @@ class SoakServer(FakeOpenAIServer):
     """A fake server that counts what it receives (started again after ``stop()``, it
     listens on the port it had, as every fake server does)."""
 
-    def __init__(self, script: Callable[[ChatRequest], str], role: str, tally: Tally) -> None:
+    def __init__(self, script: Callable[[ChatRequest], str], role: str, tally: Tally,
+                 label: Callable[[ChatRequest], str]) -> None:
         super().__init__(self._counted, models=[MODEL if role == "model" else JUDGE])
-        self.answer, self.role, self.tally = script, role, tally
+        self.answer, self.role, self.tally, self.label = script, role, tally, label
 
     def _counted(self, request: ChatRequest) -> str:
         self.requests.clear()  # counted here instead: 100,000 bodies would hold memory
         key = body_key(request.body)
         self.tally.add(self.tally.received, self.role, key)
-        named = SAMPLE.search(request.text)
         with self.tally.lock:
-            self.tally.labels.setdefault(key, named.group(0) if named else "?")
+            known = key in self.tally.labels
+        if not known:  # a clip's mark is read once per request body, not on every retry
+            label = self.label(request)
+            with self.tally.lock:
+                self.tally.labels.setdefault(key, label)
         reply = self.answer(request)
         if self.role == "model" and not reply:
             with self.tally.lock:
@@ -344,59 +190,6 @@ class CountingProxy(FaultProxy):
         elif fault == "null_content" and key is not None and self.role == "model":
             with self.tally.lock:
                 self.tally.nulled[key] += 1
-
-
-class Scripts:
-    """The model's and the judge's answers, from what each request shows."""
-
-    def __init__(self, data: Data, empty_every: int) -> None:
-        self.records = data.records
-        self.empty_every = empty_every
-
-    def model(self, request: ChatRequest) -> str:
-        found = QUESTION.search(request.text)
-        if found is None:  # Chat: its questions are the made records'
-            return "An answer to: " + request.text.splitlines()[0][:60]
-        name, index = found.group(1), int(found.group(2))
-        record = self.records[name][index]
-        if name == FOUNDATION:
-            choices = [record[k] for k in ("choice_a", "choice_b", "choice_c", "choice_d")
-                       if k in record]
-            return mc_answer(index, choices, record["answer_gt"], self.empty_every)
-        return mc_answer(index, record["choices"], record["answer"], self.empty_every)
-
-    def judge(self, request: ChatRequest) -> str:
-        messages = request.body.get("messages") or [{}]
-        if messages[0].get("role") == "system":
-            return self.rubric(request.text)
-        if request.text.startswith("A model answered a multiple-choice question."):
-            return self._align(request.text)
-        first, second = fenced_answers(request.text)
-        return f"{_chat_score(first)} {_chat_score(second)}"
-
-    @staticmethod
-    def rubric(prompt: str) -> str:
-        """MMAR's rubric list: each criterion 0 or 1 by a hash of the prompt."""
-        bits = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
-        return json.dumps([{"name": f"Criterion {n + 1}", "score": (bits >> n) & 1,
-                            "justification": "as heard"} for n in range(CRITERIA)])
-
-    @staticmethod
-    def _align(prompt: str) -> str:
-        """Foundation's align letter: the letter the reply gives, else the option it names,
-        else A."""
-        reply = fenced_answers(prompt)[0].strip()
-        options = re.findall(r"^([A-D])\. (.*)$", prompt.split("Model reply:")[0], re.M)
-        if reply.rstrip(".") in {letter for letter, _ in options}:
-            return reply.rstrip(".")
-        return next((letter for letter, text in options if text in reply), "A")
-
-
-def _chat_score(text: str) -> int:
-    """The model's answer scores by its hash, the reference 6."""
-    if not text.startswith("An answer to: "):
-        return 6
-    return 3 + int(hashlib.sha256(text.encode()).hexdigest(), 16) % 7
 
 
 # ---------------------------------------------------------------------------------------------
@@ -661,12 +454,6 @@ def _answer(sample: dict[str, Any]) -> str | None:
     return text if isinstance(text, str) or text is None else str(text)
 
 
-def _label(sample: dict[str, Any]) -> str:
-    """The sample's name in its requests (``SAMPLE``), from its question."""
-    named = SAMPLE.search(str(sample.get("question")))
-    return named.group(0) if named else "?"
-
-
 def _same(a: Any, b: Any) -> bool:
     """Equal, floats within rounding (the samples are summed in another order)."""
     if isinstance(a, float | int) and isinstance(b, float | int):
@@ -683,7 +470,7 @@ def compare(clean: dict[str, Any], final: dict[str, Any]) -> dict[str, Any]:
             if n not in by_id or by_id[n]["outcome"] in ("error", "not_run")]
     differing = [n for n in selected if n not in lost and n in clean_by_id
                  and signature(by_id[n]) != signature(clean_by_id[n])]
-    emptied = {n: (_label(by_id[n]), _attempts(by_id[n])) for n in differing
+    emptied = {n: (sample_label(by_id[n]), _attempts(by_id[n])) for n in differing
                if not _answer(by_id[n]) and _answer(clean_by_id[n])}
     clean_metrics, final_metrics = metrics(clean), metrics(final)
     metric_diff = {k: [v, final_metrics.get(k)] for k, v in clean_metrics.items()
@@ -694,6 +481,30 @@ def compare(clean: dict[str, Any], final: dict[str, Any]) -> dict[str, Any]:
             "lost": lost, "differing": differing, "differing_emptied": emptied,
             "metrics": len(final_metrics), "differing_metrics": metric_diff,
             "selection_differs": sorted(set(selected) ^ set(clean["selected"]))[:20]}
+
+
+def by_benchmark(clean: dict[str, Any], final: dict[str, Any],
+                 compared: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per benchmark of the clean run: its samples selected in the final run, the lost and
+    differing ones, its metrics compared and those that differ, and its headline metrics in
+    the clean run and the final one."""
+    final_metrics = metrics(final)
+    out = {}
+    for bench in clean["benchmarks"]:
+        name, own = bench["benchmark"], bench["metrics"]
+        prefix = f"audiobench::{name}::"
+
+        def of(nodeids: list[str], prefix: str = prefix) -> int:
+            return sum(1 for n in nodeids if n.startswith(prefix))
+
+        out[name] = {
+            "samples": of(final["selected"]), "lost": of(compared["lost"]),
+            "differing": of(compared["differing"]),
+            "metrics": sum(1 for k in own if k in final_metrics),
+            "differing_metrics": sum(1 for k in compared["differing_metrics"] if k in own),
+            "headline": {k: [own[k]["value"], final_metrics.get(k)]
+                         for k in bench["headline"] if k in own}}
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -774,10 +585,7 @@ def main() -> None:
 def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
     began = time.monotonic()
     walls: dict[str, float] = {}
-    known = set(built_in())
-    if known != set(BENCHMARKS):
-        raise SystemExit(f"the plugin ships {sorted(known)}; this soak makes data for "
-                         f"{sorted(BENCHMARKS)}: teach it the others")
+    chosen = makers()  # before anything is made: a benchmark without records stops the soak
     folder = args.folder or Path(tempfile.mkdtemp(prefix="audiobench-soak-"))
     folder.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AUDIOBENCH_"))}
@@ -788,18 +596,18 @@ def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
              "NOT accepted by this plugin: the runs go without it (the plugin's breaker, "
              "--audiobench-max-connection-failures, decides alone)"), flush=True)
 
-    the_plan = plan(args.requests, args.empty_every)
+    the_plan = plan(args.requests, args.empty_every, chosen)
     started = time.monotonic()
-    data = build(folder / "data", the_plan.samples)
+    data = build(folder / "data", the_plan.samples, chosen)
     walls["build data"] = time.monotonic() - started
     print("samples: " + ", ".join(f"{n} {c:,}" for n, c in the_plan.samples.items())
           + f"; about {sum(the_plan.expected.values()):,.0f} requests a clean run "
           f"(target {args.requests:,}); data made in {walls['build data']:.1f} s", flush=True)
 
     tally = Tally()
-    scripts = Scripts(data, args.empty_every)
-    model = SoakServer(scripts.model, "model", tally).start()
-    judge = SoakServer(scripts.judge, "judge", tally).start()
+    scripts = Scripts(data, chosen, args.empty_every)
+    model = SoakServer(scripts.model, "model", tally, scripts.label).start()
+    judge = SoakServer(scripts.judge, "judge", tally, scripts.label).start()
     runner = Runner(env, folder)
     runners.append(runner)
 
@@ -809,7 +617,7 @@ def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
                  "-n", str(args.workers), "--audiobench-model", MODEL,
                  "--audiobench-api-url", model_url, "--audiobench-judge-model", JUDGE,
                  "--audiobench-judge-api-url", judge_url,
-                 "--audiobench-benchmark", ",".join(BENCHMARKS),
+                 "--audiobench-benchmark", ",".join(chosen),
                  f"--audiobench-data={data.flag()}", f"--audiobench-report={report}",
                  f"--audiobench-cache-dir={folder / 'cache'}",
                  "--audiobench-concurrency", str(args.concurrency),
@@ -967,6 +775,8 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
         "final_report_empty_answers": None if final is None else sum(
             1 for s in final["samples"] for a in s.get("answers") or [] if a.get("empty"))}
     compared = compare(clean, final) if final is not None else None
+    benches = None if compared is None or final is None else by_benchmark(clean, final,
+                                                                           compared)
     # A sample the clean run answered that ends with an empty answer is explained when a proxy
     # made its model's answer null, a well-formed empty answer the plugin must score as the
     # model's (PROTOCOLS.md: "an empty answer is an answer"), and the one immediate retry
@@ -1040,8 +850,11 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
         "paid_twice_elsewhere_examples": {role: v[:12] for role, v in elsewhere.items()},
         "whole_replies_the_clean_run_never_asked": unasked,
         "paid_twice_bound": bound,
+        "by_benchmark": benches,
         "targets": None if compared is None else {
             "lost_is_0": not compared["lost"],
+            "benchmarks_without_metrics_compared": sorted(
+                set(the_plan.samples) - {n for n, b in (benches or {}).items() if b["metrics"]}),
             "differing_unexplained": len(compared["differing"]) - len(after_null),
             "paid_twice_within_bound": sum(paid_twice.values()) <= bound,
             "paid_twice_away_from_kills": sum(len(v) for v in elsewhere.values())},
@@ -1050,6 +863,10 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
         "peak_memory_mb": {"clean": mb(clean_run.peak_bytes),
                            "faulty": mb(max((a.peak_bytes for a in attempts), default=0))},
     }
+
+
+def _shown(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
 def _commit() -> str:
@@ -1132,12 +949,21 @@ def print_figures(f: dict[str, Any]) -> None:
         if examples:
             print(f"  {role} requests received whole more often than the clean run asked them "
                   f"(whole/clean): {', '.join(examples)}")
+    for name, b in (f["by_benchmark"] or {}).items():
+        shown = list(b["headline"].items())[:HEADLINE_SHOWN]
+        more = len(b["headline"]) - len(shown)
+        print(f"  {name}: {b['samples']:,} samples, {b['lost']} lost, {b['differing']} "
+              f"differing; {b['differing_metrics']} of {b['metrics']} metrics differ; "
+              + ", ".join(f"{k.removeprefix(name + '.')} {_shown(v[0])}"
+                          + ("" if _same(v[0], v[1]) else f" -> {_shown(v[1])}")
+                          for k, v in shown) + (f" (+{more} in the JSON)" if more else ""))
     if f["targets"] is not None:
         print(f"targets: 0 lost {'met' if f['targets']['lost_is_0'] else 'MISSED'}; differing "
               f"samples not explained by an answer a proxy made null: "
               f"{f['targets']['differing_unexplained']}; paid twice within the in-flight bound: "
               f"{'yes' if f['targets']['paid_twice_within_bound'] else 'NO'}; away from a kill: "
-              f"{f['targets']['paid_twice_away_from_kills']}")
+              f"{f['targets']['paid_twice_away_from_kills']}; benchmarks without a metric "
+              f"compared: {', '.join(f['targets']['benchmarks_without_metrics_compared']) or 0}")
     print("wall: " + ", ".join(f"{k} {v} s" for k, v in f["wall_seconds"].items()))
     print(f"peak memory of the pytest process tree: clean {f['peak_memory_mb']['clean']} MB, "
           f"faulty {f['peak_memory_mb']['faulty']} MB")

@@ -76,6 +76,19 @@ def fenced_answers(prompt: str) -> tuple[str, str]:
     return padded[0], padded[1]
 
 
+def the_judged(prompt: str) -> tuple[str, str, str]:
+    """The question, official answer and answer of Big Bench Audio's built-in judge prompt, as
+    a judge reads them (the answer between the fence lines its instructions name)."""
+    fence = re.search(r"between two lines that read (\S+)\.", prompt)
+    assert fence is not None, prompt
+    question = prompt.split("[Question]\n", 1)[1].split("\n", 1)[0]
+    official = prompt.split("[Official answer]\n", 1)[1].split("\n", 1)[0]
+    marker = re.escape(fence.group(1))
+    answer = re.search(rf"\n{marker}\n(.*?)\n?{marker}\n", prompt, re.S)
+    assert answer is not None, prompt
+    return question, official, answer.group(1)
+
+
 @pytest.fixture(autouse=True)
 def _own_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs that name no --audiobench-cache-dir keep their downloads and responses here, never
@@ -206,7 +219,7 @@ def written_then_held(run_bench: Any, folder: Path, *args: str, **kw: Any) -> Ru
     held = run_bench(*args, f"--audiobench-baselines={folder}", **kw)
     assert held.result.ret == pytest.ExitCode.OK, held.result.stdout.str()[-3000:]
     assert {b["baseline_status"] for b in held.report["benchmarks"]} == {"applied"}
-    assert held.report["verdict"] == "held"
+    assert held.report["verdict"]["kind"] == "held"
     return held
 
 

@@ -9,23 +9,18 @@ parquet files."""
 
 from __future__ import annotations
 
-import io
-import json
-import re
 import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-import soundfile as sf
 
-from tests.conftest import Servers, written_then_held
+from tests.conftest import Servers, the_judged, written_then_held
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
 from tests.fakes.hub_repos import big_bench_audio_repo, local_snapshot
 from tests.fakes.openai_server import ChatRequest
-from tests.fakes.speech import heard
+from tests.fakes.speech import build_big_bench_audio, heard
 
 FIRST = 500
 """The mark of the first clip: each clip is one value repeated, its sample's index + FIRST."""
@@ -46,25 +41,12 @@ TABLE = [
 # formal_fallacies 1 of 2, navigate 1 of 2, object_counting 1 of 2, web_of_lies 1 of 1.
 
 
-def _clip(mark: int) -> bytes:
-    buffer = io.BytesIO()
-    sf.write(buffer, np.full(1_600, mark, dtype=np.int16), 16_000, format="WAV",
-             subtype="PCM_16")
-    return buffer.getvalue()
-
-
 def build(root: Path, table: list[tuple[str, str, str]]) -> Path:
     """The layout a run reads: ``metadata.jsonl`` with transcripts, a clip per question."""
-    (root / "audio").mkdir(parents=True)
-    lines = []
-    for index, (category, official, _) in enumerate(table):
-        ident = f"q{index:02d}"
-        (root / "audio" / f"{ident}.wav").write_bytes(_clip(FIRST + index))
-        lines.append({"id": ident, "category": category, "official_answer": official,
-                      "file_name": f"audio/{ident}.wav",
-                      "transcript": f"Question {index}: what is the answer?"})
-    (root / "metadata.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines),
-                                         encoding="utf-8")
+    build_big_bench_audio(root, [
+        {"id": f"q{index:02d}", "category": category, "official_answer": official,
+         "transcript": f"Question {index}: what is the answer?"}
+        for index, (category, official, _) in enumerate(table)], first=FIRST)
     return root
 
 
@@ -76,19 +58,6 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def answering(replies: list[str]) -> Any:
     """A model script: each clip answered with its question's reply."""
     return lambda request: replies[heard(request) - FIRST]
-
-
-def the_judged(prompt: str) -> tuple[str, str, str]:
-    """The question, official answer and answer of our built-in prompt, as a judge reads
-    them (the answer between the fence lines its instructions name)."""
-    fence = re.search(r"between two lines that read (\S+)\.", prompt)
-    assert fence is not None, prompt
-    question = prompt.split("[Question]\n", 1)[1].split("\n", 1)[0]
-    official = prompt.split("[Official answer]\n", 1)[1].split("\n", 1)[0]
-    marker = re.escape(fence.group(1))
-    answer = re.search(rf"\n{marker}\n(.*?)\n?{marker}\n", prompt, re.S)
-    assert answer is not None, prompt
-    return question, official, answer.group(1)
 
 
 class VerdictJudge:

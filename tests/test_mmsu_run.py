@@ -5,19 +5,16 @@ from the data; a worse model fails the paired gate and an unchanged one holds.""
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-import soundfile as sf
 
 from tests.conftest import Servers, written_then_held
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
 from tests.fakes.hub_repos import local_snapshot, mmsu_repo
 from tests.fakes.openai_server import ChatRequest
+from tests.fakes.speech import build_mmsu
 
 LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 
@@ -41,29 +38,20 @@ TABLE = [
 # 3 of 6; strictly 4 of 5 and 4 of 7.
 
 
-def _clip(index: int) -> bytes:
-    buffer = io.BytesIO()
-    sf.write(buffer, np.full(1_600, 300 + index, dtype=np.int16), 16_000, format="WAV",
-             subtype="PCM_16")
-    return buffer.getvalue()
+FIRST = 300
+"""The mark of the first clip: each question its own clip."""
 
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mmsu")
-    lines = []
-    for index, (task, category, sub, _) in enumerate(TABLE):
-        ident = f"q{index:02d}"
-        (root / "audio").mkdir(exist_ok=True)
-        (root / "audio" / f"{ident}.wav").write_bytes(_clip(index))
-        lines.append({"id": ident, "task_name": task, "audio": f"audio/{ident}.wav",
-                      "question": f"Question {index}: which one?", "choice_a": "first",
-                      "choice_b": "second", "choice_c": "third",
-                      "choice_d": "" if index % 3 else "fourth", "answer_gt": "second",
-                      "category": category, "sub-category": sub, "sub-sub-category": "x",
-                      "linguistics_sub_discipline": "y"})
-    (root / "mmsu.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines),
-                                     encoding="utf-8")
+    build_mmsu(root, [
+        {"id": f"q{index:02d}", "task_name": task, "audio": f"audio/q{index:02d}.wav",
+         "question": f"Question {index}: which one?", "choice_a": "first",
+         "choice_b": "second", "choice_c": "third", "choice_d": "" if index % 3 else "fourth",
+         "answer_gt": "second", "category": category, "sub-category": sub,
+         "sub-sub-category": "x", "linguistics_sub_discipline": "y"}
+        for index, (task, category, sub, _) in enumerate(TABLE)], first=FIRST)
     return root
 
 
@@ -135,17 +123,12 @@ def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
         run_bench: Any, tmp_path: Path, mmsu_servers: Servers) -> None:
     # Forty questions, each its own clip, every reply right: then every reply wrong.
     root = tmp_path / "big"
-    (root / "audio").mkdir(parents=True)
-    lines = []
-    for index in range(40):
-        (root / "audio" / f"b{index}.wav").write_bytes(_clip(index))
-        lines.append({"id": f"b{index}", "task_name": "emotion", "audio": f"audio/b{index}.wav",
-                      "question": f"Question {index}: which one?", "choice_a": "first",
-                      "choice_b": "second", "answer_gt": "second",
-                      "category": "perception" if index % 2 else "reasoning",
-                      "sub-category": "semantics"})
-    (root / "mmsu.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines),
-                                     encoding="utf-8")
+    build_mmsu(root, [
+        {"id": f"b{index}", "task_name": "emotion", "audio": f"audio/b{index}.wav",
+         "question": f"Question {index}: which one?", "choice_a": "first",
+         "choice_b": "second", "answer_gt": "second",
+         "category": "perception" if index % 2 else "reasoning", "sub-category": "semantics"}
+        for index in range(40)], first=FIRST)
     mmsu_servers.model.script = _by_question(["B"] * 40)
     folder = tmp_path / "baselines"
     written = _run(run_bench, root, "--audiobench-update-baseline",

@@ -1,17 +1,21 @@
-"""Speech-recognition releases made for the tests, in the published layouts (LibriSpeech as
-openslr's tarballs extract, FLEURS as its hub repo keeps a language), and a fake model that
-answers each utterance by its clip.
+"""Spoken releases made for the tests, in the layouts a run reads (LibriSpeech as openslr's
+tarballs extract, FLEURS as its hub repo keeps a language, MMSU's converted layout, Big Bench
+Audio's ``metadata.jsonl`` with transcripts), and a fake model that answers each item by its
+clip.
 
-Every clip holds one constant sample value, its utterance's number: lossless, it survives
-the plugin's transcoding (FLAC to WAV), so the model reads which utterance it was sent."""
+Every clip holds one constant sample value, its item's number: lossless, it survives the
+plugin's transcoding (FLAC to WAV), so the model reads which item it was sent (Big Bench
+Audio's question is only in the audio)."""
 
 from __future__ import annotations
 
 import base64
 import io
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
@@ -87,6 +91,40 @@ def build_fleurs(root: Path, utterances: Sequence[Utterance],
     for language, written in rows.items():
         (root / language / "test.tsv").write_text("".join(written), encoding="utf-8")
     return marks
+
+
+def build_mmsu(root: Path, records: Sequence[Mapping[str, Any]], first: int = FIRST_MARK
+               ) -> dict[str, int]:
+    """``root/mmsu.jsonl`` (the converted layout: one record a line, as given) and each
+    record's clip at its ``audio`` path under ``root``; each id by its clip's mark (from
+    ``first``, wrapping after ``MARKS``: the model reads MMSU's question in its text)."""
+    marks = {}
+    for index, record in enumerate(records):
+        marks[str(record["id"])] = mark = first + index % MARKS
+        _clip(root / str(record["audio"]), mark, "WAV")
+    _jsonl(root / "mmsu.jsonl", records)
+    return marks
+
+
+def build_big_bench_audio(root: Path, questions: Sequence[Mapping[str, Any]],
+                          first: int = FIRST_MARK) -> dict[str, int]:
+    """``root/metadata.jsonl`` (``id``, ``category``, ``official_answer``, ``transcript`` as
+    given, and ``file_name`` its clip's path, ``audio/<id>.wav``) and the clips; each id by
+    its clip's mark (from ``first``), which is all the model hears of its question."""
+    marks, lines = {}, []
+    for index, question in enumerate(questions):
+        ident = str(question["id"])
+        marks[ident] = first + index
+        _clip(root / "audio" / f"{ident}.wav", marks[ident], "WAV")
+        lines.append({**question, "file_name": f"audio/{ident}.wav"})
+    _jsonl(root / "metadata.jsonl", lines)
+    return marks
+
+
+def _jsonl(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(dict(line), ensure_ascii=False) + "\n"
+                            for line in lines), encoding="utf-8")
 
 
 def heard(request: ChatRequest) -> int:

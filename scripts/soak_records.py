@@ -1,0 +1,570 @@
+"""The soak's records (scripts/soak.py): every built-in benchmark's release, made here in the
+layout a run reads, and the scripted model's and judge's answers to it, each by a fixed rule.
+
+Each benchmark has a ``Maker``: what one of its samples costs a clean run in requests, its
+records, its release written from them (with the tests' builders, tests/fakes/), and the
+model's answer to one record. ``makers`` refuses to go on when the plugin ships a benchmark
+that has none here, so that a new benchmark is never left out of the soak unnoticed.
+
+The model finds the sample a request asks about in its text (``Soak <benchmark> <number>:``
+opens every question that is sent as text) or, for Big Bench Audio, LibriSpeech and FLEURS,
+whose requests carry no question text, by the clip's mark (tests/fakes/speech.py): each of
+those three has its own range of marks, LibriSpeech's from 100 up (its builder's), FLEURS's and
+Big Bench Audio's below zero.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_audiobench.benchmarks.air_bench_foundation.facts import FOLDER_TASK, FOLDERS
+from pytest_audiobench.benchmarks.big_bench_audio.facts import (
+    CATEGORIES as BBA_CATEGORIES,
+)
+from pytest_audiobench.benchmarks.fleurs.facts import LANGUAGES
+from pytest_audiobench.benchmarks.librispeech.facts import SPLITS
+from pytest_audiobench.benchmarks.mmar.data import CATEGORIES as MMAR_CATEGORIES
+from pytest_audiobench.benchmarks.mmar.data import SUB_CATEGORIES
+from pytest_audiobench.benchmarks.mmar.facts import MODALITIES
+from pytest_audiobench.benchmarks.mmau.facts import CATEGORIES as MMAU_CATEGORIES
+from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, TASKS
+from pytest_audiobench.benchmarks.registry import built_in
+from tests.conftest import fenced_answers, the_judged
+from tests.fakes.datasets import (
+    build_air_bench_chat,
+    build_air_bench_foundation,
+    build_mmar,
+    build_mmau,
+)
+from tests.fakes.made_records import many_chat_records, rubric
+from tests.fakes.openai_server import ChatRequest
+from tests.fakes.speech import (
+    MARKS,
+    Utterance,
+    build_big_bench_audio,
+    build_fleurs,
+    build_librispeech,
+    build_mmsu,
+    heard,
+)
+
+CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar", "mmau"
+MMSU, BBA, LIBRISPEECH, FLEURS = "mmsu", "big_bench_audio", "librispeech", "fleurs"
+LETTERS = "ABCDEFGH"
+WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
+SPOKEN = ("the", "old", "river", "ran", "past", "quiet", "mill", "where", "children",
+          "played", "every", "summer", "evening", "near", "grey", "stones")
+"""The words of the speech-recognition references: plain words, which every normaliser
+leaves as they are."""
+RUBRIC_RATERS = 5
+"""MMAR's rubric raters per right answer (--audiobench-rubric-raters, the official 5)."""
+CRITERIA = 5
+"""Criteria in each MMAR rubric, as released."""
+QUESTION = re.compile(r"Soak (\w+) (\d+):")
+SAMPLE = re.compile(r"Soak \w+ \d+")
+"""What names a sample in a request's text (its question, shown to the model and the judge)."""
+FLEURS_FIRST, BBA_FIRST = -32_700, -16_300
+"""The first marks of FLEURS's clips (16,400 of them, up to Big Bench Audio's first) and Big
+Bench Audio's (16,200, up to -100): apart from LibriSpeech's (``FIRST_MARK`` up, ``MARKS`` of
+them) and within a 16-bit sample."""
+BBA_ANSWERS = {"formal_fallacies": ("valid", "invalid"), "navigate": ("Yes", "No"),
+               "object_counting": ("3", "4", "5", "7"), "web_of_lies": ("No", "Yes")}
+"""Big Bench Audio's official answers, in the release's forms, per category."""
+MMSU_TASKS = (("accent_identification", "perception", "phonology"),
+              ("emotion_recognition", "perception", "paralinguistics"),
+              ("word_recognition", "perception", "semantics"),
+              ("intent_reasoning", "reasoning", "semantics"),
+              ("speaker_counting", "reasoning", "paralinguistics"))
+"""MMSU's tasks here, with their category (both of ``MMSU_CATEGORIES``) and sub-category."""
+
+Records = list[dict[str, Any]]
+
+
+# ---------------------------------------------------------------------------------------------
+# The model's answers, each a fixed rule of the sample's number: one in ``empty_every`` always
+# empty, the others by ``index % 5``.
+
+
+def mc_answer(index: int, choices: Sequence[str], answer: str, empty_every: int) -> str:
+    """The model's answer to multiple-choice sample ``index``: 1 and 2 the answer, 3 a wrong
+    option, 4 the answer's letter, 0 the answer in a sentence. The official matchers take 0,
+    1 and 2."""
+    if index % empty_every == 0:
+        return ""
+    kind = index % 5
+    if kind in (1, 2):
+        return answer
+    if kind == 3:
+        return next(c for c in choices if c != answer)
+    if kind == 4:
+        return LETTERS[list(choices).index(answer)]
+    return f"It is {answer}."
+
+
+def letter_answer(index: int, choices: Sequence[str], answer: str, empty_every: int) -> str:
+    """MMSU's: 1 and 2 the answer's letter, 3 a wrong letter, 4 the letter in lower case
+    (which the official rule leaves out and the strict one reads), 0 the letter in a
+    sentence (read both ways)."""
+    if index % empty_every == 0:
+        return ""
+    right = LETTERS[list(choices).index(answer)]
+    kind = index % 5
+    if kind in (1, 2):
+        return right
+    if kind == 3:
+        return next(LETTERS[k] for k in range(len(choices)) if LETTERS[k] != right)
+    if kind == 4:
+        return right.lower()
+    return f"The answer is {right}."
+
+
+def reasoned_answer(index: int, category: str, official: str, empty_every: int) -> str:
+    """Big Bench Audio's: 1 and 2 the official answer, 3 another of its category's, 4 it in
+    lower case, 0 it at the end of some working."""
+    if index % empty_every == 0:
+        return ""
+    kind = index % 5
+    if kind in (1, 2):
+        return official
+    if kind == 3:
+        return next(a for a in BBA_ANSWERS[category] if a != official)
+    if kind == 4:
+        return official.lower()
+    return f"Working it through step by step, the final answer is {official}."
+
+
+def transcript(index: int, reference: str, empty_every: int) -> str:
+    """A transcript of ``reference``: 1 and 2 word for word in lower case, 3 a word
+    substituted, 4 the last word left out, 0 a word inserted, in sentence case with a full
+    stop (which the normalisers take away)."""
+    if index % empty_every == 0:
+        return ""
+    said = reference.lower().split()
+    kind = index % 5
+    if kind == 3:
+        said[len(said) // 2] = "xylophone"
+    elif kind == 4:
+        said.pop()
+    elif kind == 0:
+        said.append("indeed")
+    text = " ".join(said)
+    return text[0].upper() + text[1:] + "." if kind == 0 else text
+
+
+def _choices(index: int, count: int) -> list[str]:
+    start = index % len(WORDS)
+    return [WORDS[(start + k) % len(WORDS)] for k in range(count)]
+
+
+def _sentence(number: int) -> str:
+    """A reference of four to eight of the ``SPOKEN`` words."""
+    return " ".join(SPOKEN[(number * 7 + k * 3) % len(SPOKEN)] for k in range(4 + number % 5))
+
+
+# ---------------------------------------------------------------------------------------------
+# The records, each question naming its benchmark and number.
+
+
+def chat_records(count: int) -> Records:
+    """``count // 8`` records of each of Chat's 8 tasks, numbered anew (the release's id ranges
+    hold 100 samples of some tasks), each question opening with its name."""
+    records = many_chat_records(count // 8)
+    for number, record in enumerate(records):
+        record["uniq_id"] = number
+        record["question"] = f"Soak {CHAT} {number}: {record['question']}"
+    return records
+
+
+def foundation_records(count: int) -> Records:
+    """``count`` records over Foundation's folders, four options (two in one of seven), four
+    questions to a clip."""
+    records = []
+    for index in range(count):
+        folder = FOLDERS[index % len(FOLDERS)]
+        task = FOLDER_TASK[folder]
+        options = _choices(index, 2 if index % 7 == 0 else 4)
+        record = {"path": f"clip_{index // len(FOLDERS) // 4}.wav",
+                  "question": f"Soak {FOUNDATION} {index}: which is heard?",
+                  "answer_gt": options[index % len(options)], "task_name": task,
+                  "dataset_name": folder.removeprefix(task + "_"), "uniq_id": index}
+        record.update(zip(("choice_a", "choice_b", "choice_c", "choice_d"), options,
+                          strict=False))
+        records.append(record)
+    return records
+
+
+def mmar_records(count: int) -> Records:
+    """``count`` MMAR items over its modalities, layers and sub-categories, two to six
+    options, with rubrics; four to a clip."""
+    records = []
+    for index in range(count):
+        choices = _choices(index, 2 + index % 5)
+        answer = choices[index % len(choices)]
+        records.append({
+            "id": f"soak-{index:06d}", "audio_path": f"./audio/clip-{index // 4:06d}.wav",
+            "question": f"Soak {MMAR} {index}: which is heard?", "choices": choices,
+            "answer": answer, "modality": MODALITIES[index % len(MODALITIES)],
+            "category": MMAR_CATEGORIES[index % len(MMAR_CATEGORIES)],
+            "sub-category": SUB_CATEGORIES[index % len(SUB_CATEGORIES)], "language": "en",
+            "source": "pytest-audiobench soak", "url": None, "timestamp": None,
+            "thinking": f"The clip is heard through; it is {answer}.", "cue": ["the sound"],
+            "rubric": rubric(answer)})
+    return records
+
+
+def mmau_records(count: int) -> Records:
+    """``count`` MMAU test-mini items over its tasks, difficulties and categories, two to five
+    options; four to a clip."""
+    return [{"id": f"soak-{index:06d}",
+             "audio_id": f"./test-mini-audios/clip-{index // 4:06d}.wav",
+             "question": f"Soak {MMAU} {index}: which is heard?",
+             "choices": (choices := _choices(index, 2 + index % 4)),
+             "answer": choices[index % len(choices)], "dataset": "soak",
+             "task": TASKS[index % len(TASKS)], "split": "test-mini",
+             "category": MMAU_CATEGORIES[index % len(MMAU_CATEGORIES)],
+             "sub-category": f"Soak sub-category {index % 5}",
+             "difficulty": DIFFICULTIES[index % len(DIFFICULTIES)]}
+            for index in range(count)]
+
+
+def mmsu_records(count: int) -> Records:
+    """``count`` MMSU questions in its converted layout's fields, over both categories, two to
+    four options (the empty ones after them, as the release leaves them), a clip each."""
+    records = []
+    for index in range(count):
+        options = _choices(index, 2 + index % 3)
+        # By pairs, so that neither a task nor a category takes one kind of answer alone.
+        task, category, sub = MMSU_TASKS[index // 2 % len(MMSU_TASKS)]
+        ident = f"soak_{index:06d}"
+        records.append({
+            "id": ident, "task_name": task, "audio": f"audio/{ident}.wav",
+            "question": f"Soak {MMSU} {index}: which is heard?",
+            **dict(zip(("choice_a", "choice_b", "choice_c", "choice_d"),
+                       [*options, "", ""], strict=False)),
+            "answer_gt": options[index % len(options)], "category": category,
+            "sub-category": sub, "sub-sub-category": "soak",
+            "linguistics_sub_discipline": "soak"})
+    return records
+
+
+def bba_records(count: int) -> Records:
+    """``count`` Big Bench Audio questions over its four categories, their transcripts naming
+    them (the judge reads them) and their ids their numbers."""
+    records = []
+    for index in range(count):
+        # By pairs, so that the always-empty answers fall in every category.
+        category = BBA_CATEGORIES[index // 2 % len(BBA_CATEGORIES)]
+        answers = BBA_ANSWERS[category]
+        records.append({"id": str(index), "category": category,
+                        "official_answer": answers[index // 8 % len(answers)],
+                        "transcript": f"Soak {BBA} {index}: what is the answer?"})
+    return records
+
+
+def librispeech_records(count: int) -> Records:
+    """``count`` utterances over both test splits by pairs (so that the always-empty answers
+    fall in both), eight to a speaker; their ids come from the layout (``build``)."""
+    splits = tuple(SPLITS)
+    return [{"split": splits[index // 2 % 2],
+             "speaker": str(1000 + 2 * (index // 16) + index // 2 % 2),
+             "reference": _sentence(index).upper()} for index in range(count)]
+
+
+def fleurs_records(count: int) -> Records:
+    """``count`` utterances of the first language, each sentence read twice."""
+    return [{"split": LANGUAGES[0], "speaker": str(index // 2),
+             "reference": _sentence(index // 2)} for index in range(count)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The releases, written by the tests' builders; each returns its clips' marks by sample id when
+# the model tells its samples by them.
+
+
+def _first_per_clip(records: Records, key: str) -> Records:
+    seen: dict[str, dict[str, Any]] = {}
+    for record in records:
+        seen.setdefault(record[key], record)
+    return list(seen.values())
+
+
+def write_chat(root: Path, records: Records) -> dict[str, int]:
+    build_air_bench_chat(root, records)
+    return {}
+
+
+def write_foundation(root: Path, records: Records) -> dict[str, int]:
+    build_air_bench_foundation(root, records)
+    return {}
+
+
+def write_mmar(root: Path, records: Records) -> dict[str, int]:
+    # The builders write a tone per record; one per clip will do, then the whole metadata.
+    build_mmar(root, _first_per_clip(records, "audio_path"))
+    (root / "MMAR-meta.jsonl").write_text(
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
+    return {}
+
+
+def write_mmau(root: Path, records: Records) -> dict[str, int]:
+    build_mmau(root, _first_per_clip(records, "audio_id"))
+    (root / "mmau-test-mini.json").write_text(
+        json.dumps(records, indent=1, ensure_ascii=False), encoding="utf-8")
+    return {}
+
+
+def write_mmsu(root: Path, records: Records) -> dict[str, int]:
+    build_mmsu(root, records)  # its clips' marks are not needed: the question is in the text
+    return {}
+
+
+def write_bba(root: Path, records: Records) -> dict[str, int]:
+    return build_big_bench_audio(root, records, first=BBA_FIRST)
+
+
+def _utterances(records: Records) -> list[Utterance]:
+    # The builders' reply field is for the tests' model; the soak's answers by its own rule.
+    return [Utterance(r["split"], r["speaker"], r["reference"], "") for r in records]
+
+
+def write_librispeech(root: Path, records: Records) -> dict[str, int]:
+    return build_librispeech(root, _utterances(records))
+
+
+def write_fleurs(root: Path, records: Records) -> dict[str, int]:
+    return build_fleurs(root, _utterances(records), first=FLEURS_FIRST)
+
+
+# ---------------------------------------------------------------------------------------------
+# Each benchmark's maker, and the plan of samples for a target of requests.
+
+
+@dataclass(frozen=True)
+class Maker:
+    """One benchmark's part of the soak."""
+
+    cost: Callable[[float, float], float]
+    """Requests one sample costs a clean run, of the model's requests per sample (an
+    always-empty answer is asked twice) and the share of multiple-choice answers right."""
+    records: Callable[[int], Records]
+    write: Callable[[Path, Records], dict[str, int]]
+    """Writes the release under its root; the clips' marks by sample id, in the records'
+    order, when the model tells the samples by them (else empty)."""
+    answer: Callable[[dict[str, Any], int, int], str]
+    """The model's answer to a record, of its number and ``empty_every``."""
+    least: int = len(FOLDERS)
+    """Samples at least (Foundation's folders, each with one)."""
+    unit: int = 1
+    """Samples come in multiples of this (Chat's eight tasks)."""
+    marks: int = 0
+    """How many clips its marks tell apart, when the model tells its samples by them."""
+
+
+def _foundation_answer(record: dict[str, Any], index: int, empty_every: int) -> str:
+    choices = [record[k] for k in ("choice_a", "choice_b", "choice_c", "choice_d")
+               if k in record]
+    return mc_answer(index, choices, record["answer_gt"], empty_every)
+
+
+def _mmsu_answer(record: dict[str, Any], index: int, empty_every: int) -> str:
+    choices = [record[k] for k in ("choice_a", "choice_b", "choice_c", "choice_d") if record[k]]
+    return letter_answer(index, choices, record["answer_gt"], empty_every)
+
+
+MAKERS: dict[str, Maker] = {
+    CHAT: Maker(lambda model, right: 3.0, chat_records, write_chat,
+                lambda record, index, every: "An answer to: " + record["question"][:60],
+                least=8, unit=8),
+    FOUNDATION: Maker(lambda model, right: model + 1, foundation_records, write_foundation,
+                      _foundation_answer),
+    MMAR: Maker(lambda model, right: model + RUBRIC_RATERS * right, mmar_records, write_mmar,
+                lambda r, index, every: mc_answer(index, r["choices"], r["answer"], every)),
+    MMAU: Maker(lambda model, right: model, mmau_records, write_mmau,
+                lambda r, index, every: mc_answer(index, r["choices"], r["answer"], every)),
+    MMSU: Maker(lambda model, right: model, mmsu_records, write_mmsu, _mmsu_answer),
+    BBA: Maker(lambda model, right: model + 1, bba_records, write_bba,
+               lambda r, index, every: reasoned_answer(index, r["category"],
+                                                       r["official_answer"], every),
+               marks=-BBA_FIRST - 100),
+    LIBRISPEECH: Maker(lambda model, right: model, librispeech_records, write_librispeech,
+                       lambda r, index, every: transcript(index, r["reference"], every),
+                       marks=MARKS),
+    FLEURS: Maker(lambda model, right: model, fleurs_records, write_fleurs,
+                  lambda r, index, every: transcript(index, r["reference"], every),
+                  marks=BBA_FIRST - FLEURS_FIRST),
+}
+"""Every benchmark the soak makes records for, by name."""
+
+
+def makers() -> dict[str, Maker]:
+    """The maker of every benchmark the plugin ships, in the registry's order; SystemExit
+    naming the benchmarks without one (and those it no longer ships)."""
+    shipped = built_in()
+    missing = [name for name in shipped if name not in MAKERS]
+    if missing:
+        raise SystemExit(f"the plugin ships {', '.join(missing)}, which the soak has no records "
+                         f"maker for: add one to MAKERS in {Path(__file__).name} (its records, "
+                         "its release's layout, the model's answer and what a sample costs), so "
+                         "that the soak drives every built-in benchmark")
+    stale = sorted(set(MAKERS) - set(shipped))
+    if stale:
+        raise SystemExit(f"the soak makes records for {', '.join(stale)}, which the plugin no "
+                         f"longer ships: take them out of MAKERS in {Path(__file__).name}")
+    return {name: MAKERS[name] for name in shipped}
+
+
+@dataclass
+class Plan:
+    """How many samples each benchmark gets for a target of requests a clean run sends, and
+    the requests they are expected to cost."""
+
+    samples: dict[str, int]
+    expected: dict[str, float]
+
+
+def plan(requests: int, empty_every: int, chosen: dict[str, Maker]) -> Plan:
+    """An equal share of the requests to each benchmark. Model requests per sample: 1, and 2
+    for an always-empty one; judge requests per sample: Chat 2 (both orders), Foundation 1
+    (align), MMAR 5 rubric raters for a right answer (none for a wrong one), Big Bench Audio
+    1 (CORRECT or INCORRECT), the others none. SystemExit when a benchmark would need more
+    clips than its marks tell apart."""
+    share = requests / len(chosen) * 1.01
+    model = 1 + 1 / empty_every
+    right = sum(1 for i in range(60) if i % empty_every and i % 5 in (0, 1, 2)) / 60
+    samples, expected = {}, {}
+    for name, maker in chosen.items():
+        cost = maker.cost(model, right)
+        samples[name] = max(maker.least, maker.unit * math.ceil(share / cost / maker.unit))
+        expected[name] = samples[name] * cost
+        if maker.marks and samples[name] > maker.marks:
+            raise SystemExit(f"--requests {requests:,}: {name} would need {samples[name]:,} "
+                             f"clips, more than the {maker.marks:,} its marks tell apart (the "
+                             "model hears which sample it was sent by them); ask for fewer")
+    return Plan(samples, expected)
+
+
+@dataclass
+class Data:
+    roots: dict[str, Path]
+    records: dict[str, Records]
+    marked: dict[int, tuple[str, int]]
+    """Each clip mark's benchmark and record number, for the samples the model tells by
+    their clips."""
+
+    def flag(self) -> str:
+        return ",".join(f"{name}={root}" for name, root in self.roots.items())
+
+
+def build(folder: Path, counts: dict[str, int], chosen: dict[str, Maker]) -> Data:
+    """Each benchmark's release root under ``folder``, in the layout a run reads."""
+    data = Data({}, {}, {})
+    for name, maker in chosen.items():
+        data.roots[name] = folder / name
+        data.records[name] = records = maker.records(counts[name])
+        marks = maker.write(data.roots[name], records)
+        for index, (ident, mark) in enumerate(marks.items()):
+            records[index]["id"] = ident
+            data.marked[mark] = (name, index)
+    return data
+
+
+# ---------------------------------------------------------------------------------------------
+# The scripted model and judge.
+
+
+class Scripts:
+    """The model's and the judge's answers, from what each request shows."""
+
+    def __init__(self, data: Data, chosen: dict[str, Maker], empty_every: int) -> None:
+        self.data, self.chosen, self.empty_every = data, chosen, empty_every
+
+    def sample(self, request: ChatRequest) -> tuple[str, int] | None:
+        """The benchmark and record number a model request asks about: named in its text, or
+        told by its clip's mark."""
+        found = QUESTION.search(request.text)
+        if found is not None:
+            return found.group(1), int(found.group(2))
+        if not request.audio_parts:
+            return None
+        return self.data.marked.get(heard(request))
+
+    def label(self, request: ChatRequest) -> str:
+        """The sample a request is about, as ``sample_label`` names it in a report."""
+        named = SAMPLE.search(request.text)
+        if named is not None:
+            return named.group(0)
+        found = self.sample(request)
+        if found is None:
+            return "?"
+        name, index = found
+        return f"Soak {name} {self.data.records[name][index]['id']}"
+
+    def model(self, request: ChatRequest) -> str:
+        found = self.sample(request)
+        if found is None:
+            raise ValueError(f"the soak made no sample this request asks about: "
+                             f"{request.text[:200]!r}")
+        name, index = found
+        record = self.data.records[name][index]
+        return self.chosen[name].answer(record, index, self.empty_every)
+
+    def judge(self, request: ChatRequest) -> str:
+        messages = request.body.get("messages") or [{}]
+        if messages[0].get("role") == "system":
+            return self.rubric(request.text)
+        if request.text.startswith("A model answered a multiple-choice question."):
+            return self._align(request.text)
+        if "\n[Official answer]\n" in request.text:
+            return self._verdict(request.text)
+        first, second = fenced_answers(request.text)
+        return f"{_chat_score(first)} {_chat_score(second)}"
+
+    @staticmethod
+    def rubric(prompt: str) -> str:
+        """MMAR's rubric list: each criterion 0 or 1 by a hash of the prompt."""
+        bits = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+        return json.dumps([{"name": f"Criterion {n + 1}", "score": (bits >> n) & 1,
+                            "justification": "as heard"} for n in range(CRITERIA)])
+
+    @staticmethod
+    def _align(prompt: str) -> str:
+        """Foundation's align letter: the letter the reply gives, else the option it names,
+        else A."""
+        reply = fenced_answers(prompt)[0].strip()
+        options = re.findall(r"^([A-D])\. (.*)$", prompt.split("Model reply:")[0], re.M)
+        if reply.rstrip(".") in {letter for letter, _ in options}:
+            return reply.rstrip(".")
+        return next((letter for letter, text in options if text in reply), "A")
+
+    @staticmethod
+    def _verdict(prompt: str) -> str:
+        """Big Bench Audio's: CORRECT when the answer's last word is the official answer, case
+        aside (the final answer it arrives at), else INCORRECT."""
+        _, official, answer = the_judged(prompt)
+        words = answer.split()
+        final = words[-1].strip(".,!?").lower() if words else ""
+        return "CORRECT" if final == official.lower() else "INCORRECT"
+
+
+def _chat_score(text: str) -> int:
+    """The model's answer scores by its hash, the reference 6."""
+    if not text.startswith("An answer to: "):
+        return 6
+    return 3 + int(hashlib.sha256(text.encode()).hexdigest(), 16) % 7
+
+
+def sample_label(sample: dict[str, Any]) -> str:
+    """A report's sample as its requests name it (``Scripts.label``): by its question, or by
+    its benchmark and id when the question names none (a clip to transcribe)."""
+    named = SAMPLE.search(str(sample.get("question")))
+    if named is not None:
+        return named.group(0)
+    _, benchmark, _, ident = str(sample["nodeid"]).split("::", 3)
+    return f"Soak {benchmark} {ident}"
