@@ -439,14 +439,14 @@ def test_a_second_read_converts_nothing(tmp_path: Path) -> None:
     snapshot = _snapshot(tmp_path / "big_bench_audio")
     first, _ = read_big_bench_audio(snapshot, tmp_path / "cache")
     [folder] = _converted_folders(tmp_path / "cache")
-    written = [(folder / name).stat().st_mtime_ns for name in (data.CONVERTED_MARKER,
+    written = [(folder / name).stat().st_mtime_ns for name in (data.RELEASE.marker,
                                                                 facts.METADATA)]
 
     again, _ = read_big_bench_audio(snapshot, tmp_path / "cache")
 
     assert again == first
     assert _converted_folders(tmp_path / "cache") == [folder]
-    assert [(folder / name).stat().st_mtime_ns for name in (data.CONVERTED_MARKER,
+    assert [(folder / name).stat().st_mtime_ns for name in (data.RELEASE.marker,
                                                              facts.METADATA)] == written
 
 

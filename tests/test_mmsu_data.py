@@ -197,7 +197,7 @@ def test_a_folder_with_neither_layout_names_the_root_and_both_layouts(tmp_path: 
 
     message = _one_line(raised)
     assert message.startswith(f"--audiobench-data {tmp_path.resolve()}: neither mmsu.jsonl "
-                              "nor any *.parquet file there;")
+                              "nor any *.parquet file in it nor below it;")
     assert "the converted layout (mmsu.jsonl" in message and REPO in message
     with pytest.raises(DataError, match=r"there \(no such folder\)"):
         read_mmsu(tmp_path / "missing", tmp_path / "cache")
@@ -312,14 +312,14 @@ def test_a_second_read_converts_nothing(tmp_path: Path) -> None:
     snapshot = _snapshot(tmp_path / "MMSU")
     first, _ = read_mmsu(snapshot, tmp_path / "cache")
     [folder] = _converted_folders(tmp_path / "cache")
-    written = [(folder / name).stat().st_mtime_ns for name in (data.CONVERTED_MARKER,
+    written = [(folder / name).stat().st_mtime_ns for name in (data.RELEASE.marker,
                                                                 facts.CONVERTED)]
 
     again, _ = read_mmsu(snapshot, tmp_path / "cache")
 
     assert again == first
     assert _converted_folders(tmp_path / "cache") == [folder]
-    assert [(folder / name).stat().st_mtime_ns for name in (data.CONVERTED_MARKER,
+    assert [(folder / name).stat().st_mtime_ns for name in (data.RELEASE.marker,
                                                              facts.CONVERTED)] == written
 
 

@@ -9,14 +9,13 @@ original release (facts.ORIGINAL_REPO) has every field but the transcript: a lin
 takes it from ``transcripts.jsonl`` (facts.TRANSCRIPTS) beside the file, one ``{"id": ...,
 "transcript": ...}`` a line. It reads without pyarrow, and the bundled mini data ships in it.
 The parquet copy's rows carry the transcript and the clip itself (``audio``: a struct of the
-file's ``bytes`` and its original ``path``); ``write_converted`` turns them into the layout,
-the clips in ``audio/``, for the local snapshot here and for ``download.download_big_bench_audio``
-alike.
+file's ``bytes`` and its original ``path``); ``RELEASE`` (a ``parquet_release.ParquetRelease``)
+turns them into the layout, the clips in ``audio/``, for a local snapshot and for
+``download.download_big_bench_audio`` alike.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -48,28 +47,12 @@ from pytest_audiobench.benchmarks.metafile import (
     size_note,
     validated,
 )
+from pytest_audiobench.benchmarks.parquet_release import ParquetRelease
 from pytest_audiobench.errors import DataError
-from pytest_audiobench.hub.converting import (
-    PARQUET_SUFFIX,
-    BadData,
-    Conversion,
-    clip_id,
-    clip_of,
-    convert_snapshot,
-    numbered_rows,
-    snapshot_files,
-)
+from pytest_audiobench.hub.converting import PARQUET_SUFFIX, snapshot_files
 
-AUDIO_FOLDER = "audio"
-"""Where a conversion of the parquet files keeps the clips, beside ``metadata.jsonl``."""
-CONVERTED_MARKER = ".big_bench_audio-converted.json"
-"""Written into a converted folder once it is complete; records what it was converted from."""
-LOCAL_FOLDER = NAME
-"""Under the cache folder: one converted folder per local parquet snapshot, named by a hash."""
 FILE_NAME = "file_name"
 """The field of a line of ``metadata.jsonl`` that gives the clip's path."""
-# Changes when the conversion writes something else, so that earlier conversions are redone.
-_CONVERSION = 1
 _ENCODING = "utf-8-sig"
 """Both files are read with a leading byte-order mark tolerated (a file saved by an editor)."""
 _CATEGORY_LIST = ", ".join(CATEGORIES)
@@ -169,6 +152,19 @@ class _Given:
     line: int
 
 
+def _line(record: BigBenchAudioRecord) -> dict[str, Any]:
+    return {"id": record.id, "category": record.category,
+            "official_answer": record.official_answer, "transcript": record.transcript}
+
+
+RELEASE = ParquetRelease(
+    name=NAME, what="Big Bench Audio", repo=HUB_REPO, lines=METADATA, clip_field=FILE_NAME,
+    record=BigBenchAudioRecord, line_of=_line, expected_row=_EXPECTED_ROW,
+    holding=f"a folder holding {METADATA} with each question's transcript, and the clips",
+    version=1)
+"""The parquet copy's rows, converted into the layout a run reads, downloaded or not."""
+
+
 def release_folder(root: Path, cache_dir: Path) -> Path:
     """The folder holding Big Bench Audio's layout: `root` when it holds ``metadata.jsonl``;
     else the folder of the one ``metadata.jsonl`` below it (a snapshot of the original repo
@@ -183,7 +179,7 @@ def release_folder(root: Path, cache_dir: Path) -> Path:
     metadata = _metadata_file(root)
     if metadata is not None:
         return metadata.parent.resolve()
-    return _convert_local(root, _parquet_files(root), Path(cache_dir).expanduser().resolve())
+    return RELEASE.from_snapshot(root, Path(cache_dir).expanduser().resolve(), _LAYOUTS)
 
 
 def read_big_bench_audio(root: Path,
@@ -204,29 +200,6 @@ def read_big_bench_audio(root: Path,
     return records, size_note(NAME, len(records), SIZE)
 
 
-def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
-    """Write the layout into the empty `folder` from the parquet files `blobs` (a name to show
-    in errors -> its file), their rows in order: each row's clip into ``audio/<id><ext>`` (the
-    extension of its original file name, else ``.wav``) and its fields, the transcript among
-    them, into a line of ``metadata.jsonl`` (an integer id or answer as its string). BadData
-    naming the file and the row (counted from 1) for a row that is not a valid record, an id
-    that cannot name a file or comes twice, or audio without bytes."""
-    (folder / AUDIO_FOLDER).mkdir()
-    seen: dict[str, str] = {}
-    with (folder / METADATA).open("w", encoding="utf-8", newline="\n") as out:
-        for where, row in numbered_rows(blobs):
-            out.write(json.dumps(_write_row(row, where, folder, seen), ensure_ascii=False))
-            out.write("\n")
-
-
-def conversion(blobs: Mapping[str, Path], target: Path, stamp: Mapping[str, Any]) -> Conversion:
-    """The layout built into `target` from `blobs` (see ``write_converted``), its marker
-    holding `stamp`, what identifies the parquet files it came from."""
-    return Conversion(target, CONVERTED_MARKER, {"conversion": _CONVERSION, **stamp},
-                      lambda folder: write_converted(blobs, folder),
-                      lambda built: (built / METADATA).is_file())
-
-
 # --- finding the layout -----------------------------------------------------------------------
 
 
@@ -242,57 +215,6 @@ def _metadata_file(root: Path) -> Path | None:
         raise DataError(f"--audiobench-data {root}: {len(found)} {METADATA} files below it "
                         f"({names}); expected one: pass the folder of the one to read")
     return found[0] if found else None
-
-
-# --- a local snapshot of the parquet copy -----------------------------------------------------
-
-
-def _parquet_files(root: Path) -> list[Path]:
-    """The parquet files below `root`, sorted; DataError naming both layouts when none."""
-    found = snapshot_files(root)
-    if not found:
-        there = "in it nor below it" if root.is_dir() else "there (no such folder)"
-        raise DataError(f"--audiobench-data {root}: neither {METADATA} nor any "
-                        f"*{PARQUET_SUFFIX} file {there}; {_LAYOUTS}")
-    return found
-
-
-def _convert_local(root: Path, parquet: list[Path], cache_dir: Path) -> Path:
-    """The converted folder of the snapshot's `parquet` files, converted unless done."""
-    return convert_snapshot(root, parquet, cache_dir, folder=LOCAL_FOLDER,
-                            what="Big Bench Audio", version=_CONVERSION, conversion=conversion,
-                            instead=f"a folder holding {METADATA} (with the transcripts) and "
-                                    "the clips")
-
-
-# --- converting rows --------------------------------------------------------------------------
-
-
-def _write_row(row: Mapping[str, Any], where: str, folder: Path,
-               seen: dict[str, str]) -> dict[str, Any]:
-    """Write the row's clip into `folder` and return its line; `seen` maps the ids written
-    so far to where they were."""
-    record_id = clip_id(row, where, _EXPECTED_ROW)
-    if record_id in seen:
-        raise BadData(f"{where}: the id {record_id!r} is {seen[record_id]}'s too; expected "
-                      "every id once")
-    data, suffix = clip_of(row, where, record_id, _EXPECTED_ROW)
-    relative = f"{AUDIO_FOLDER}/{record_id}{suffix}"
-    line = _checked_line({**row, FILE_NAME: relative}, where)
-    seen[record_id] = where
-    (folder / relative).write_bytes(data)
-    return line
-
-
-def _checked_line(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """The fields of `raw` as a line of ``metadata.jsonl``, once valid as a record."""
-    try:
-        record = validated(BigBenchAudioRecord, dict(raw), where, _EXPECTED_ROW)
-    except DataError as exc:
-        raise BadData(str(exc)) from None
-    return {"id": record.id, "category": record.category,
-            "official_answer": record.official_answer, "transcript": record.transcript,
-            FILE_NAME: raw[FILE_NAME]}
 
 
 # --- reading the layout -----------------------------------------------------------------------

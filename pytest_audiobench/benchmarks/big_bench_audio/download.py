@@ -2,7 +2,7 @@
 ``fixie-ai/big_bench_audio``, which carries each question's transcript, as the original
 release does not) are fetched into the Hugging Face hub cache and converted once into the
 layout ``data.read_big_bench_audio`` reads (``metadata.jsonl`` with the transcripts, and the
-clips in ``audio/``), by the same ``data.write_converted`` that converts a local snapshot.
+clips in ``audio/``), by the same ``data.RELEASE`` that converts a local snapshot.
 What is not Big Bench Audio's own (the probe, offline use, the file list, the errors,
 converting once behind a marker and a lock) is ``hub.converting``'s. ``huggingface_hub``,
 ``filelock`` and ``pyarrow`` are imported lazily inside the functions, so importing this
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.big_bench_audio.data import conversion
-from pytest_audiobench.benchmarks.big_bench_audio.facts import HUB_REPO, METADATA, SIZE
-from pytest_audiobench.hub.converting import PARQUET_SUFFIX, download_parquet_release
+from pytest_audiobench.benchmarks.big_bench_audio.data import RELEASE
+from pytest_audiobench.benchmarks.big_bench_audio.facts import SIZE
+from pytest_audiobench.hub.converting import PARQUET_SUFFIX
 
 
 def download_big_bench_audio(cache_dir: Path, *, endpoint: str | None = None) -> Path:
@@ -32,23 +32,15 @@ def download_big_bench_audio(cache_dir: Path, *, endpoint: str | None = None) ->
     repo's file list (``GET {endpoint}/api/datasets/fixie-ai/big_bench_audio``), in sorted
     order, at the ``main`` revision; huggingface_hub downloads only what its cache lacks.
 
-    Layout under `cache_dir`: the hub cache is ``cache_dir/huggingface``; the converted folder
-    is ``cache_dir/fixie-ai--big_bench_audio``, built in a temporary folder renamed into
-    place, with a marker naming the parquet blobs (a later call converts again only when a
-    parquet file changed or the folder is gone); ``.fixie-ai--big_bench_audio.parquet.json``
-    beside it lists the repo's parquet files for offline calls; a lock file for concurrent
-    callers is in ``cache_dir/.locks``. The parquet files stay in the hub cache, so the audio
-    takes its space twice. The hub, its probe and offline use are as for the other downloads:
-    `endpoint`, else HF_ENDPOINT, else https://huggingface.co; with HF_HUB_OFFLINE set, or
-    when the hub does not answer, only the hub cache and the saved file list are used.
+    The converted folder is ``cache_dir/fixie-ai--big_bench_audio``; the hub cache, the saved
+    file list, the lock, the probe and offline use are
+    ``hub.converting.download_parquet_release``'s.
 
     Raises DownloadError (one line naming the repo and the hub, chained) when pyarrow is not
     installed, the hub is unreachable and the files are not cached, the repo or its parquet
     files are missing, the download fails, or a parquet file or one of its rows (named with
     its number) is not as expected.
     """
-    return download_parquet_release(
-        HUB_REPO, cache_dir, endpoint, what="Big Bench Audio", conversion=conversion,
-        holding=f"a folder holding {METADATA} with each question's transcript, and the clips",
-        expected=f"one or more *{PARQUET_SUFFIX} files holding the train split, {SIZE:,} rows "
-                 "of one question each, its transcript and its clip")
+    return RELEASE.download(cache_dir, endpoint,
+                            f"one or more *{PARQUET_SUFFIX} files holding the train split, "
+                            f"{SIZE:,} rows of one question each, its transcript and its clip")

@@ -5,14 +5,12 @@ The converted layout (facts.CONVERTED, ``mmsu.jsonl``) holds one JSON object a l
 release's fields, ``audio`` being the clip's path relative to the folder (``audio/<id><ext>``),
 and the clips in ``audio/``: it reads without pyarrow, and the bundled mini data ships in it.
 The release's parquet rows carry the clip itself (``audio``: a struct of the file's ``bytes``
-and its original ``path``); ``write_converted`` turns them into that layout, for the local
-snapshot here and for ``download.download_mmsu`` alike.
+and its original ``path``); ``RELEASE`` (a ``parquet_release.ParquetRelease``) turns them into
+that layout, for a local snapshot and for ``download.download_mmsu`` alike.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,26 +23,9 @@ from pytest_audiobench.benchmarks.metafile import (
     validated,
 )
 from pytest_audiobench.benchmarks.mmsu.facts import CONVERTED, FIELDS, HUB_REPO, NAME, SIZE
-from pytest_audiobench.errors import DataError
-from pytest_audiobench.hub.converting import (
-    PARQUET_SUFFIX,
-    BadData,
-    Conversion,
-    clip_id,
-    clip_of,
-    convert_snapshot,
-    numbered_rows,
-    snapshot_files,
-)
+from pytest_audiobench.benchmarks.parquet_release import AUDIO_FOLDER, ParquetRelease
+from pytest_audiobench.hub.converting import PARQUET_SUFFIX
 
-AUDIO_FOLDER = "audio"
-"""Where the converted layout keeps the clips, beside ``mmsu.jsonl``."""
-CONVERTED_MARKER = ".mmsu-converted.json"
-"""Written into a converted folder once it is complete; records what it was converted from."""
-LOCAL_FOLDER = NAME
-"""Under the cache folder: one converted folder per local parquet snapshot, named by a hash."""
-# Changes when the conversion writes something else, so that earlier conversions are redone.
-_CONVERSION = 1
 # The release pads a question of two or three options with nulls, in any of the four places
 # (e.g. choice_a and choice_d null around "male" and "female"); the other two are often null.
 _OPTIONAL = ("choice_a", "choice_b", "choice_c", "choice_d", "sub-sub-category",
@@ -112,6 +93,18 @@ class MmsuRecord(BaseModel):
         return {"A": self.choice_a, "B": self.choice_b, "C": self.choice_c, "D": self.choice_d}
 
 
+def _line(record: MmsuRecord) -> dict[str, Any]:
+    dumped = record.model_dump(mode="json", by_alias=True)
+    return {field: dumped[field] for field in FIELDS}
+
+
+RELEASE = ParquetRelease(
+    name=NAME, what="MMSU", repo=HUB_REPO, lines=CONVERTED, clip_field="audio",
+    record=MmsuRecord, line_of=_line, expected_row=_EXPECTED_ROW,
+    holding=f"a folder holding {CONVERTED} and {AUDIO_FOLDER}/", version=1)
+"""The release's parquet rows, converted into the layout a run reads, downloaded or not."""
+
+
 def release_folder(root: Path, cache_dir: Path) -> Path:
     """The folder holding MMSU's converted layout: `root` when it holds ``mmsu.jsonl``; else
     the conversion of the release's parquet files anywhere below it (a snapshot of the hub
@@ -122,7 +115,7 @@ def release_folder(root: Path, cache_dir: Path) -> Path:
     root = Path(root).expanduser().resolve()
     if (root / CONVERTED).exists():
         return root
-    return _convert_local(root, _parquet_files(root), Path(cache_dir).expanduser().resolve())
+    return RELEASE.from_snapshot(root, Path(cache_dir).expanduser().resolve(), _LAYOUTS)
 
 
 def read_mmsu(root: Path, cache_dir: Path) -> tuple[list[MmsuRecord], str | None]:
@@ -135,79 +128,6 @@ def read_mmsu(root: Path, cache_dir: Path) -> tuple[list[MmsuRecord], str | None
     """
     records = _read_converted(release_folder(root, cache_dir))
     return records, size_note(NAME, len(records), SIZE)
-
-
-def write_converted(blobs: Mapping[str, Path], folder: Path) -> None:
-    """Write the converted layout into the empty `folder` from the parquet files `blobs` (a
-    name to show in errors -> its file), their rows in order: each row's clip into
-    ``audio/<id><ext>`` (the extension of its original file name, else ``.wav``) and its
-    fields into a line of ``mmsu.jsonl``, nulls of the optional fields (any option among them)
-    as empty strings.
-    BadData naming the file and the row (counted from 1) for a row that is not a valid
-    record, an id that cannot name a file or comes twice, or audio without bytes."""
-    (folder / AUDIO_FOLDER).mkdir()
-    seen: dict[str, str] = {}
-    with (folder / CONVERTED).open("w", encoding="utf-8", newline="\n") as out:
-        for where, row in numbered_rows(blobs):
-            out.write(json.dumps(_write_row(row, where, folder, seen), ensure_ascii=False))
-            out.write("\n")
-
-
-def conversion(blobs: Mapping[str, Path], target: Path, stamp: Mapping[str, Any]) -> Conversion:
-    """The converted layout built into `target` from `blobs` (see ``write_converted``), its
-    marker holding `stamp`, what identifies the parquet files it came from."""
-    return Conversion(target, CONVERTED_MARKER, {"conversion": _CONVERSION, **stamp},
-                      lambda folder: write_converted(blobs, folder),
-                      lambda built: (built / CONVERTED).is_file())
-
-
-# --- a local snapshot -------------------------------------------------------------------------
-
-
-def _parquet_files(root: Path) -> list[Path]:
-    """The parquet files below `root`, sorted; DataError naming both layouts when none."""
-    found = snapshot_files(root)
-    if not found:
-        there = "there" if root.is_dir() else "there (no such folder)"
-        raise DataError(f"--audiobench-data {root}: neither {CONVERTED} nor any "
-                        f"*{PARQUET_SUFFIX} file {there}; {_LAYOUTS}")
-    return found
-
-
-def _convert_local(root: Path, parquet: list[Path], cache_dir: Path) -> Path:
-    """The converted folder of the snapshot's `parquet` files, converted unless done."""
-    return convert_snapshot(root, parquet, cache_dir, folder=LOCAL_FOLDER, what="MMSU",
-                            version=_CONVERSION, conversion=conversion,
-                            instead=f"a folder holding {CONVERTED} and {AUDIO_FOLDER}/")
-
-
-# --- converting rows --------------------------------------------------------------------------
-
-
-def _write_row(row: Mapping[str, Any], where: str, folder: Path,
-               seen: dict[str, str]) -> dict[str, Any]:
-    """Write the row's clip into `folder` and return its line; `seen` maps the ids written
-    so far to where they were."""
-    record_id = clip_id(row, where, _EXPECTED_ROW)
-    if record_id in seen:
-        raise BadData(f"{where}: the id {record_id!r} is {seen[record_id]}'s too; expected "
-                      "every id once")
-    data, suffix = clip_of(row, where, record_id, _EXPECTED_ROW)
-    relative = f"{AUDIO_FOLDER}/{record_id}{suffix}"
-    line = _checked_line({**row, "audio": relative}, where)
-    seen[record_id] = where
-    (folder / relative).write_bytes(data)
-    return line
-
-
-def _checked_line(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """The release's fields of `raw` as a line of ``mmsu.jsonl``, once valid as a record."""
-    try:
-        record = validated(MmsuRecord, dict(raw), where, _EXPECTED_ROW)
-    except DataError as exc:
-        raise BadData(str(exc)) from None
-    dumped = record.model_dump(mode="json", by_alias=True)
-    return {field: dumped[field] for field in FIELDS}
 
 
 # --- reading the converted layout -------------------------------------------------------------
