@@ -106,8 +106,8 @@ class ParquetRelease:
         """Every parquet file of the hub repo fetched into `cache_dir` and converted once
         (``hub.converting.download_parquet_release``); `expected` says what the repo holds."""
         return download_parquet_release(self.repo, cache_dir, endpoint, what=self.what,
-                                        conversion=self.conversion, holding=self.holding,
-                                        expected=expected)
+                                        conversion=self.conversion, expected=expected,
+                                        holding=f"a snapshot of {self.repo}, or {self.holding}")
 
     def _write_row(self, row: Mapping[str, Any], where: str, folder: Path,
                    seen: dict[str, str]) -> dict[str, Any]:

@@ -225,29 +225,32 @@ def column(row: Mapping[str, Any], name: str, where: str,
 def download_parquet_release(repo_id: str, cache_dir: Path, endpoint: str | None, *,
                              what: str, holding: str, expected: str,
                              conversion: Callable[[Mapping[str, Path], Path,
-                                                   Mapping[str, Any]], Conversion]) -> Path:
-    """Every ``*.parquet`` file of the hub repo `repo_id` fetched into ``cache_dir``'s hub
-    cache and converted once by `conversion` into ``cache_dir/<owner>--<name>``, which is
-    returned: a release shipped whole as parquet files (MMSU, Big Bench Audio).
-    ``.<owner>--<name>.parquet.json`` beside it lists the repo's files for offline calls; a
-    lock in ``cache_dir/.locks`` keeps concurrent callers to one conversion; the marker names
-    the parquet blobs, so a changed file is converted again. DownloadError, one line naming
-    `what`, the repo and the hub, and the fix (pass a snapshot of the repo, or `holding`):
-    pyarrow missing, the hub unreachable with nothing cached, no parquet file (`expected`
-    says what should be there), a download or a row that fails."""
+                                                   Mapping[str, Any]], Conversion],
+                             prefix: str = "", part: str = "") -> Path:
+    """The ``*.parquet`` files of the hub repo `repo_id` under `prefix` (every one when it is
+    empty) fetched into ``cache_dir``'s hub cache and converted once by `conversion` into, or
+    below, ``cache_dir/<owner>--<name>``, which is returned (`conversion` is given that root
+    and the stamp of the blobs, and names the folder it builds). `part` (e.g. a split)
+    names the saved file list ``.<owner>--<name>[-<part>].parquet.json``, kept for offline
+    calls, and the lock in ``cache_dir/.locks`` that keeps concurrent callers to one
+    conversion; the marker names the parquet blobs, so a changed file is converted again.
+    DownloadError, one line naming `what`, the repo and the hub, and the fix (pass `holding`
+    with ``--audiobench-data``): pyarrow missing, the hub unreachable with nothing cached, no
+    parquet file (`expected` says what should be there), a download or a row that fails."""
     cache_dir = Path(cache_dir).expanduser().resolve()
     name = repo_id.replace("/", "--")
+    key = f"{name}-{part}" if part else name
     url = resolve_hf_endpoint(endpoint)
-    fix = fix_hint(url, f"a snapshot of {repo_id}, or {holding}")
+    fix = fix_hint(url, holding)
     require_pyarrow(f"{what} ({repo_id} at {url})", fix, pyarrow_install())
     hub = connect(repo_id, url, cache_dir / HF_CACHE_FOLDER)
-    listing = cache_dir / f".{name}{PARQUET_SUFFIX}.json"
-    blobs = fetch_or_explain(hub, lambda: hub.fetch_all(parquet_names(hub, listing)),
-                             what=f"{what} ({repo_id}: *{PARQUET_SUFFIX})", fix=fix,
+    listing = cache_dir / f".{key}{PARQUET_SUFFIX}.json"
+    blobs = fetch_or_explain(hub, lambda: hub.fetch_all(parquet_names(hub, listing, prefix)),
+                             what=f"{what} ({repo_id}: {prefix}*{PARQUET_SUFFIX})", fix=fix,
                              expected=expected)
     root = cache_dir / name
     convert_or_explain(conversion(blobs, root, {"parquet": blob_stamp(blobs)}), hub,
-                       what=what, fix=fix, lock=cache_dir / LOCKS_FOLDER / f"{name}.lock",
+                       what=what, fix=fix, lock=cache_dir / LOCKS_FOLDER / f"{key}.lock",
                        listing=listing, names=list(blobs))
     return root
 

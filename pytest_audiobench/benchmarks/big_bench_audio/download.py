@@ -36,10 +36,8 @@ def download_big_bench_audio(cache_dir: Path, *, endpoint: str | None = None) ->
     file list, the lock, the probe and offline use are
     ``hub.converting.download_parquet_release``'s.
 
-    Raises DownloadError (one line naming the repo and the hub, chained) when pyarrow is not
-    installed, the hub is unreachable and the files are not cached, the repo or its parquet
-    files are missing, the download fails, or a parquet file or one of its rows (named with
-    its number) is not as expected.
+    Raises DownloadError, one line naming the repo and the hub, as
+    ``download_parquet_release`` says.
     """
     return RELEASE.download(cache_dir, endpoint,
                             f"one or more *{PARQUET_SUFFIX} files holding the train split, "

@@ -12,20 +12,7 @@ from pathlib import Path
 from pytest_audiobench.benchmarks.librispeech.data import CORPUS_FOLDER
 from pytest_audiobench.benchmarks.librispeech.facts import HUB_REPO, SPLITS
 from pytest_audiobench.benchmarks.librispeech.parquet import conversion, hub_folder
-from pytest_audiobench.hub.converting import (
-    HF_CACHE_FOLDER,
-    LOCKS_FOLDER,
-    PARQUET_SUFFIX,
-    blob_stamp,
-    connect,
-    convert_or_explain,
-    fetch_or_explain,
-    parquet_names,
-    pyarrow_install,
-    require_pyarrow,
-)
-from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
-from pytest_audiobench.hub.network import fix_hint
+from pytest_audiobench.hub.converting import PARQUET_SUFFIX, download_parquet_release
 
 
 def download_librispeech(cache_dir: Path, split: str, *, endpoint: str | None = None) -> Path:
@@ -65,25 +52,13 @@ def download_librispeech(cache_dir: Path, split: str, *, endpoint: str | None = 
     with its number) is not as expected.
     """
     _check(split)
-    cache_dir = Path(cache_dir).expanduser().resolve()
-    name = HUB_REPO.replace("/", "--")
-    root = cache_dir / name
-    url = resolve_hf_endpoint(endpoint)
-    fix = fix_hint(url, f"{CORPUS_FOLDER}/{split}/ of openslr's {split} tarball")
-    require_pyarrow(f"LibriSpeech {split} ({HUB_REPO} at {url})", fix, pyarrow_install())
-    hub = connect(HUB_REPO, url, cache_dir / HF_CACHE_FOLDER)
-    listing = cache_dir / f".{name}-{split}{PARQUET_SUFFIX}.json"
     prefix = hub_folder(split)
-    blobs = fetch_or_explain(
-        hub, lambda: hub.fetch_all(parquet_names(hub, listing, prefix)),
-        what=f"LibriSpeech {split} ({HUB_REPO}: {prefix}*{PARQUET_SUFFIX})", fix=fix,
-        expected=f"one or more {prefix}*{PARQUET_SUFFIX} files, one row per utterance")
-    stamp = {"parquet": blob_stamp(blobs)}
-    convert_or_explain(conversion(blobs, root / CORPUS_FOLDER / split, stamp, split), hub,
-                       what=f"LibriSpeech {split}", fix=fix,
-                       lock=cache_dir / LOCKS_FOLDER / f"{name}-{split}.lock",
-                       listing=listing, names=list(blobs))
-    return root
+    return download_parquet_release(
+        HUB_REPO, cache_dir, endpoint, what=f"LibriSpeech {split}", prefix=prefix, part=split,
+        holding=f"{CORPUS_FOLDER}/{split}/ of openslr's {split} tarball",
+        expected=f"one or more {prefix}*{PARQUET_SUFFIX} files, one row per utterance",
+        conversion=lambda blobs, root, stamp: conversion(
+            blobs, root / CORPUS_FOLDER / split, stamp, split))
 
 
 def _check(split: str) -> None:

@@ -12,20 +12,7 @@ from pathlib import Path
 
 from pytest_audiobench.benchmarks.mmau.facts import HUB_REPOS, SPLITS
 from pytest_audiobench.benchmarks.mmau.parquet import audio_folder, conversion
-from pytest_audiobench.hub.converting import (
-    HF_CACHE_FOLDER,
-    LOCKS_FOLDER,
-    PARQUET_SUFFIX,
-    blob_stamp,
-    connect,
-    convert_or_explain,
-    fetch_or_explain,
-    parquet_names,
-    pyarrow_install,
-    require_pyarrow,
-)
-from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
-from pytest_audiobench.hub.network import fix_hint
+from pytest_audiobench.hub.converting import PARQUET_SUFFIX, download_parquet_release
 
 
 def download_mmau(cache_dir: Path, split: str, *, endpoint: str | None = None) -> Path:
@@ -63,22 +50,11 @@ def download_mmau(cache_dir: Path, split: str, *, endpoint: str | None = None) -
     download fails, or a parquet file or row is not as expected.
     """
     repo_id = _repo_id(split)
-    cache_dir = Path(cache_dir).expanduser().resolve()
-    root = cache_dir / repo_id.replace("/", "--")
-    url = resolve_hf_endpoint(endpoint)
-    fix = _fix(url, split)
-    require_pyarrow(f"MMAU {split} ({repo_id} at {url})", fix, pyarrow_install())
-    hub = connect(repo_id, url, cache_dir / HF_CACHE_FOLDER)
-    listing = cache_dir / f".{root.name}{PARQUET_SUFFIX}.json"
-    blobs = fetch_or_explain(
-        hub, lambda: hub.fetch_all(parquet_names(hub, listing)),
-        what=f"MMAU {split} ({repo_id}: its *{PARQUET_SUFFIX} files)", fix=fix,
-        expected=f"one or more *{PARQUET_SUFFIX} files, one row per question")
-    convert_or_explain(conversion(blobs, root, {"parquet": blob_stamp(blobs)}, split), hub,
-                       what=f"MMAU {split}", fix=fix,
-                       lock=cache_dir / LOCKS_FOLDER / f"{root.name}.lock", listing=listing,
-                       names=list(blobs))
-    return root
+    return download_parquet_release(
+        repo_id, cache_dir, endpoint, what=f"MMAU {split}",
+        holding=f"{SPLITS[split]} and {audio_folder(split)}/",
+        expected=f"one or more *{PARQUET_SUFFIX} files, one row per question",
+        conversion=lambda blobs, root, stamp: conversion(blobs, root, stamp, split))
 
 
 def _repo_id(split: str) -> str:
@@ -86,8 +62,5 @@ def _repo_id(split: str) -> str:
         raise ValueError(f"unknown MMAU split {split!r}; expected one of {', '.join(HUB_REPOS)}")
     return HUB_REPOS[split]
 
-
-def _fix(url: str, split: str) -> str:
-    return fix_hint(url, f"{SPLITS[split]} and {audio_folder(split)}/")
 
 

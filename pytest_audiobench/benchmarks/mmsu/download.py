@@ -33,10 +33,8 @@ def download_mmsu(cache_dir: Path, *, endpoint: str | None = None) -> Path:
     The converted folder is ``cache_dir/ddwang2000--MMSU``; the hub cache, the saved file
     list, the lock, the probe and offline use are ``hub.converting.download_parquet_release``'s.
 
-    Raises DownloadError (one line naming the repo and the hub, chained) when pyarrow is not
-    installed, the hub is unreachable and the files are not cached, the repo or its parquet
-    files are missing, the download fails, or a parquet file or one of its rows (named with
-    its number) is not as expected.
+    Raises DownloadError, one line naming the repo and the hub, as
+    ``download_parquet_release`` says.
     """
     return RELEASE.download(cache_dir, endpoint,
                             f"one or more *{PARQUET_SUFFIX} files holding the train split, "
