@@ -50,7 +50,14 @@ from pytest_audiobench.errors import (
 )
 
 if TYPE_CHECKING:
-    from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
+    from pytest_audiobench.benchmarks.base import (
+        Benchmark,
+        Gating,
+        JudgeUse,
+        Release,
+        Runtime,
+        Tally,
+    )
     from pytest_audiobench.benchmarks.choice.base import (
         ChoiceBenchmark,
         ChoiceVerdict,
@@ -62,6 +69,7 @@ if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.judging import ask_until_parsed, fence_for, shown
     from pytest_audiobench.benchmarks.metafile import inside_root, read_json_array, validated
     from pytest_audiobench.benchmarks.sample import Sample
+    from pytest_audiobench.builtin.words import overlap_f1
     from pytest_audiobench.config import convert
     from pytest_audiobench.config.declarations import (
         BenchmarkOptions,
@@ -87,6 +95,9 @@ _LAZY = {
     "Release": "pytest_audiobench.benchmarks.base",
     "Runtime": "pytest_audiobench.benchmarks.base",
     "Tally": "pytest_audiobench.benchmarks.base",
+    "overlap_f1": "pytest_audiobench.builtin.words",
+    "JudgeUse": "pytest_audiobench.benchmarks.base",
+    "Gating": "pytest_audiobench.benchmarks.base",
     "choice_line": "pytest_audiobench.benchmarks.choice.gating",
     "choice_linear": "pytest_audiobench.benchmarks.choice.gating",
     "official_letter": "pytest_audiobench.benchmarks.choice.letters",
@@ -162,7 +173,9 @@ __all__ = [
     "EmptyAudio",
     "EndpointError",
     "Flag",
+    "Gating",
     "JudgeError",
+    "JudgeUse",
     "Linear",
     "MatchedVerdict",
     "Metric",
@@ -192,6 +205,7 @@ __all__ = [
     "fetch_dataset",
     "inside_root",
     "official_letter",
+    "overlap_f1",
     "percent",
     "read_json_array",
     "read_own",

@@ -64,7 +64,8 @@ def conclude(settings: Settings, benchmarks: Mapping[str, Benchmark],
               for name, fold in folds.items()}
     folded = {name: fold.folded(settings, benchmarks[name], releases[name], counts[name])
               for name, fold in folds.items()}
-    ruling = rule(settings, benchmarks, folded, loaded, finished.traffic,
+    gatings = {name: bench.gating() for name, bench in benchmarks.items()}
+    ruling = rule(settings, gatings, folded, loaded, finished.traffic,
                   finished.run.identity if finished.run is not None else None, scope)
     report = build_report(settings, benchmarks, releases, ruling, (counts, usage), finished)
     report = baselines_unwritten(report, writing.apply(ruling.updates))
@@ -114,7 +115,7 @@ class _Fold:
         self.counting.add(record)
         self.tally.add(record)
         if self.lines is not None:
-            line = bench.sample_line(record)
+            line = bench.gating().line(record)
             if line is not None:
                 self.lines[line.id] = kept_line(settings, line)
         if record.baseline_verdicts or record.baseline_verdicts_failed is not None:
@@ -139,6 +140,7 @@ class _Fold:
             self.baseline_verdicts_asked,
             None if theirs is None else [theirs.metrics(index) for index in runs],
             headline=release.headline, withheld=release.withheld,
-            judged_metrics=bench.judged_metrics(release), judge_prompt=bench.judge_prompt(),
+            judged_metrics=bench.judge_use().decides(release),
+            judge_prompt=bench.judge_use().prompt_sha256(),
             selected=counts.selected, left_out=counts.left_out, missing=counts.missing,
             failed=counts.failed, regressed=counts.regressed)

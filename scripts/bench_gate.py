@@ -142,8 +142,9 @@ def fails(sides: Sequence[Side], rng: random.Random,
     for side in sides:
         name = side.bench.name
         old = base[name] if base is not None else side.draw(side.items, rng)
-        pairing = Pairing(base=old, new=side.draw(side.items, rng), linear=side.bench.linear,
-                          margin=side.bench.margin, noise=judge_noise(old.values()))
+        gating = side.bench.gating()
+        pairing = Pairing(base=old, new=side.draw(side.items, rng), linear=gating.linear,
+                          margin=gating.margin, noise=judge_noise(old.values()))
         found.update({(name, m): c for m, c in
                       candidates(pairing, dict.fromkeys(side.metrics)).items()})
     return any(assessed.regressed for assessed in plan(found, 0.95).values())

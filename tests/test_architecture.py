@@ -331,3 +331,31 @@ def test_the_check_above_counts_parameters_as_written() -> None:
             "class C:\n    def narrow(self, a, b, c, d, e, f, g): ...\n"
             "    def wider(self, a, b, c, d, e, f, *rest, **named): ...\n")
     assert _wide_functions(ast.parse(code)) == [("wide", 8), ("wider", 8)]
+
+
+MOST_METHODS = 20
+"""The most methods a class of the package defines: past it a class holds several concerns,
+and its hooks are grouped into companions (``Benchmark.gating``, ``Benchmark.judge_use``)."""
+
+
+def _crowded_classes(tree: ast.AST) -> list[tuple[str, int]]:
+    """Each class of ``tree`` that defines more than ``MOST_METHODS`` methods, and how many."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            count = sum(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) for f in node.body)
+            if count > MOST_METHODS:
+                found.append((node.name, count))
+    return found
+
+
+def test_no_class_defines_more_than_twenty_methods() -> None:
+    crowded = {f"{path.relative_to(REPO)}:{name}": count for path in PACKAGE.rglob("*.py")
+               for name, count in _crowded_classes(ast.parse(path.read_text(encoding="utf-8")))}
+    assert crowded == {}
+
+
+def test_the_check_above_counts_the_methods_a_class_defines() -> None:
+    many = "".join(f"    def m{i}(self): ...\n" for i in range(MOST_METHODS + 1))
+    code = f"class Many:\n{many}class Few:\n    async def one(self): ...\n"
+    assert _crowded_classes(ast.parse(code)) == [("Many", MOST_METHODS + 1)]

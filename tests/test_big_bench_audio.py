@@ -14,12 +14,12 @@ from pytest_audiobench.benchmarks.big_bench_audio.judge import (
     judge_request,
     read_reply,
 )
+from pytest_audiobench.benchmarks.big_bench_audio.offline import agrees
 from pytest_audiobench.benchmarks.big_bench_audio.scoring import (
     AccuracyScores,
     group_of,
     metric_name,
 )
-from pytest_audiobench.builtin.overlap import agrees
 
 NOT_READ = "not the single word CORRECT or INCORRECT"
 NOT_READ_ANY_CASE = f"{NOT_READ} in any letter case"

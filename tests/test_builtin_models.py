@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from pytest_audiobench.benchmarks.air_bench_chat import offline as chat_offline
+from pytest_audiobench.benchmarks.air_bench_chat.offline import score
 from pytest_audiobench.builtin.cascade import best_choice, transcript_prompt
-from pytest_audiobench.builtin.overlap import OverlapJudge, score
+from pytest_audiobench.builtin.overlap import OverlapJudge
 from pytest_audiobench.builtin.random_choice import OPEN_RANDOM, RandomChoice
 from pytest_audiobench.builtin.request import request_parts
 from pytest_audiobench.builtin.words import overlap_f1, spell, words
@@ -58,7 +60,8 @@ def test_the_overlap_score_is_ten_times_f1_rounded(answer: str, expected: int) -
 
 
 def judge_reply(fingerprint: dict[str, str] | None) -> Completion:
-    return asyncio.run(OverlapJudge().answer([], {}, fingerprint))
+    judge = OverlapJudge({"air_bench_chat": chat_offline.reply})
+    return asyncio.run(judge.answer([], {}, fingerprint))
 
 
 def test_the_overlap_judge_replies_with_the_two_score_line_in_the_prompt_s_order() -> None:
@@ -70,9 +73,24 @@ def test_the_overlap_judge_replies_with_the_two_score_line_in_the_prompt_s_order
     assert swapped.text == "0 10"
 
 
-def test_the_overlap_judge_refuses_a_request_without_the_chat_judge_inputs() -> None:
-    with pytest.raises(EndpointError, match="only compares answers with a reference"):
+def test_the_overlap_judge_refuses_a_request_no_benchmark_of_the_run_answers() -> None:
+    with pytest.raises(EndpointError, match=r"no benchmark of the run \(air_bench_chat\) "
+                                            "answers it offline"):
         judge_reply({"prompt": "rate this reasoning"})
+
+
+def test_the_overlap_judge_replies_as_the_benchmark_whose_request_it_is() -> None:
+    asked: list[str] = []
+
+    def only(name: str, key: str) -> Any:
+        def reply(inputs: Any) -> str | None:
+            asked.append(name)
+            return f"{name} says so" if key in inputs else None
+        return reply
+
+    judge = OverlapJudge({"first": only("first", "a"), "second": only("second", "b")})
+    said = asyncio.run(judge.answer([], {}, {"b": 1}))
+    assert (said.text, asked) == ("second says so", ["first", "second"])
 
 
 # --- reading a request ----------------------------------------------------------------------------

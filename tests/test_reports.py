@@ -93,12 +93,15 @@ def test_without_the_model_flag_the_plugin_stays_out_of_the_way(pytester: pytest
 
 
 class _Asks:
-    """A benchmark as the summary reads its judge protocol."""
+    """A benchmark as the summary reads its judge protocol, and the judge's use it gives."""
 
     def __init__(self, *words: str) -> None:
         self.words = list(words)
 
-    def judge_protocol(self) -> list[str]:
+    def judge_use(self) -> _Asks:
+        return self
+
+    def protocol(self) -> list[str]:
         return self.words
 
 

@@ -206,11 +206,15 @@ class Benchmark(ABC):
         own."""
         return KeptRecords(self)
 
-    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
-                    runtime: Runtime) -> tuple[int, int, bool]:
-        """Judge calls grading ``answer`` takes (first attempts), how many of them are cached,
-        and whether the count is only a maximum (the answer is unknown and decides it)."""
-        return 0, 0, False
+    def judge_use(self) -> JudgeUse:
+        """How it uses a judge, for the dry run, the reports and the judge's drift; by
+        default it uses none."""
+        return JudgeUse(self)
+
+    def gating(self) -> Gating:
+        """What the paired gate reads of it; by default nothing, and its numbers are held
+        against thresholds only."""
+        return Gating(self)
 
     def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
         """Per-sample properties for ``--junitxml``."""
@@ -219,22 +223,6 @@ class Benchmark(ABC):
     def failed_means(self) -> str:
         """What a failed sample item means, for the summary's counts."""
         return "failed"
-
-    def judge_protocol(self) -> list[str]:
-        """How it asks the judge, for the summary's first line (e.g. "both orders")."""
-        return []
-
-    def judge_prompt(self) -> str | None:
-        """A hash of how it asks the judge besides the sample (its prompt, its protocol): a
-        baseline's judge asked otherwise is another judge (``gate/drift.py``); None when it
-        asks none."""
-        return None
-
-    def judged_metrics(self, release: Release) -> tuple[str, ...]:
-        """The metrics a judge decides, which measure its drift on the baseline's own answers
-        graded again (``gate/drift.py``; the one that pairs the most of them); none when no
-        judge decides any."""
-        return ()
 
     def notes(self, release: Release) -> list[str]:
         """How the numbers were made, for the summary and the JSON report."""
@@ -249,21 +237,6 @@ class Benchmark(ABC):
         """Write what the benchmark exports at the end of a run; say what was written. The
         records are read back from disk as they are iterated."""
         return []
-
-    def sample_line(self, record: SampleRecord) -> SampleLine | None:
-        """The sample as a paired comparison reads it (its values, the judge's draws of its
-        score, its answer); None when it has no score. Without it, the gate holds the numbers
-        against thresholds only."""
-        return None
-
-    def linear(self, metric: str) -> Linear | None:
-        """How ``metric`` is made from sample lines, when it is a weighted sum of group means
-        (then it is gated paired); None for any other metric."""
-        return None
-
-    def margin(self, metric: str) -> float:
-        """The drop of ``metric`` the paired gate lets pass when the baseline names none."""
-        return 0.0
 
     def view(self, record: SampleRecord) -> SampleView:
         """The sample's score and grading details as the HTML report shows them."""
@@ -288,15 +261,78 @@ def line_graded(bench: Benchmark, record: SampleRecord, verdicts: list[Verdict],
     graded by ``verdicts`` instead (today's judge on the baseline's answer, a round of fresh
     draws): its values and draws."""
     answers = answers or record.answers[:1]
-    return bench.sample_line(record.model_copy(update={"verdicts": verdicts,
+    return bench.gating().line(record.model_copy(update={"verdicts": verdicts,
                                                        "answers": answers}))
 
 
 def judged_by(bench: Benchmark, release: Release) -> JudgedBy:
-    """What a judge decides of ``bench`` on ``release`` (``Benchmark.judged_metrics``)."""
+    """What a judge decides of ``bench`` on ``release`` (``JudgeUse.decides``)."""
     from pytest_audiobench.outcome.lines import JudgedBy
 
-    metrics = bench.judged_metrics(release)
+    metrics = bench.judge_use().decides(release)
     return JudgedBy(metrics=frozenset(metrics),
                     values=frozenset(made.value for metric in metrics
-                                     if (made := bench.linear(metric)) is not None))
+                                     if (made := bench.gating().linear(metric)) is not None))
+
+
+class JudgeUse:
+    """How a benchmark uses its judge, for all but its grading: the calls grading takes, how
+    the reports name its protocol, what identifies it, which metrics it decides, and the
+    replies of the offline judge. The defaults say it uses none; a judged benchmark returns
+    its own subclass from ``Benchmark.judge_use``."""
+
+    def __init__(self, bench: Benchmark) -> None:
+        self.bench = bench
+
+    def calls(self, sample: Sample, answer: ModelAnswer | None,
+              runtime: Runtime) -> tuple[int, int, bool]:
+        """Judge calls grading ``answer`` takes (first attempts), how many of them are cached,
+        and whether the count is only a maximum (the answer is unknown and decides it)."""
+        return 0, 0, False
+
+    def protocol(self) -> list[str]:
+        """How it asks the judge, for the summary's first line (e.g. "both orders")."""
+        return []
+
+    def prompt_sha256(self) -> str | None:
+        """A hash of how it asks the judge besides the sample (its prompt, its protocol): a
+        baseline's judge asked otherwise is another judge (``gate/drift.py``); None when it
+        asks none."""
+        return None
+
+    def decides(self, release: Release) -> tuple[str, ...]:
+        """The metrics a judge decides, which measure its drift on the baseline's own answers
+        graded again (``gate/drift.py``; the one that pairs the most of them); none when no
+        judge decides any."""
+        return ()
+
+    @staticmethod
+    def offline(inputs: Mapping[str, Any]) -> str | None:
+        """The offline judge's reply (``--audiobench-judge-model overlap``) to one of this
+        benchmark's judge requests, read from its fingerprint ``inputs``; None when the
+        request is not one of its own. Deterministic, no network: the parsing, the passes
+        and the gate are the ones an LLM judge's replies go through."""
+        return None
+
+
+class Gating:
+    """What the paired gate reads of a benchmark: each sample as a line of values, how each
+    metric is made from those lines, and the drop each lets pass. The defaults pair nothing;
+    a benchmark with per-sample lines returns its own subclass from ``Benchmark.gating``."""
+
+    def __init__(self, bench: Benchmark) -> None:
+        self.bench = bench
+
+    def line(self, record: SampleRecord) -> SampleLine | None:
+        """The sample as a paired comparison reads it (its values, the judge's draws of its
+        score, its answer); None when it has no score."""
+        return None
+
+    def linear(self, metric: str) -> Linear | None:
+        """How ``metric`` is made from sample lines, when it is a weighted sum of group means
+        (then it is gated paired); None for any other metric."""
+        return None
+
+    def margin(self, metric: str) -> float:
+        """The drop of ``metric`` the paired gate lets pass when the baseline names none."""
+        return 0.0

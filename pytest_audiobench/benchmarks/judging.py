@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 P = TypeVar("P")
 
 
-class JudgeUse(NamedTuple):
+class JudgeAsking(NamedTuple):
     """How a protocol asks the run's judge."""
 
     retries: int
@@ -38,11 +38,11 @@ class JudgeUse(NamedTuple):
     """Scores come from a sampled LLM judge, not the deterministic offline one."""
 
 
-def judge_use(judge: JudgeSettings | None, retries: int) -> JudgeUse:
+def judge_asking(judge: JudgeSettings | None, retries: int) -> JudgeAsking:
     """How a protocol whose own retries are ``retries`` asks ``judge`` (None: no judge)."""
     if judge is None:
-        return JudgeUse(retries=0, max_answer_chars=0, repeats=1, judged=False)
-    return JudgeUse(retries=0 if judge.offline else retries,
+        return JudgeAsking(retries=0, max_answer_chars=0, repeats=1, judged=False)
+    return JudgeAsking(retries=0 if judge.offline else retries,
                     max_answer_chars=judge.max_answer_chars, repeats=judge.repeats,
                     judged=not judge.offline)
 

@@ -97,7 +97,7 @@ def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
     lines = {name: (_lines(bench_a, a), _lines(bench_b, b))
              for name, (bench_a, bench_b) in sides.items()}
     # The judge's noise as the gate measures a baseline's: from the side held against (A).
-    pairings = {name: Pairing.of(bench_b, lines[name][0], lines[name][1],
+    pairings = {name: Pairing.of(bench_b.gating(), lines[name][0], lines[name][1],
                                  noise_of(None, lines[name][0].values()), margins)
                 for name, (_, bench_b) in sides.items()}
     assessed = assess_all(pairings, {name: dict.fromkeys(chosen[name]) for name in sides},
@@ -189,8 +189,8 @@ def _check_comparable(a: RunReport, b: RunReport) -> None:
 
 def _judge_of(report: RunReport, name: str) -> JudgeIdentity | None:
     """The judge of ``report``'s benchmark ``name``, as a baseline it writes would keep it."""
-    return judge_identity(report.settings, registry.create(name, report.settings).judge_prompt(),
-                          report.traffic)
+    use = registry.create(name, report.settings).judge_use()
+    return judge_identity(report.settings, use.prompt_sha256(), report.traffic)
 
 
 def _chosen(name: str, a: RunReport, b: RunReport, bench: Benchmark,
@@ -204,7 +204,7 @@ def _chosen(name: str, a: RunReport, b: RunReport, bench: Benchmark,
     else:
         wanted = list(metrics)
     return [m for m in wanted if m in summary_a.metrics and m in summary_b.metrics
-            and bench.linear(m) is not None]
+            and bench.gating().linear(m) is not None]
 
 
 def _check_known(chosen: Mapping[str, list[str]], metrics: Sequence[str] | None) -> None:
@@ -219,7 +219,7 @@ def _check_known(chosen: Mapping[str, list[str]], metrics: Sequence[str] | None)
 
 def _lines(bench: Benchmark, report: RunReport) -> dict[str, SampleLine]:
     mine = (r for r in report.samples if r.benchmark == bench.name)
-    return {line.id: line for line in map(bench.sample_line, mine) if line is not None}
+    return {line.id: line for line in map(bench.gating().line, mine) if line is not None}
 
 
 def _margin(value: str) -> tuple[str, float]:

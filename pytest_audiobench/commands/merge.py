@@ -81,7 +81,7 @@ def _merge(reports: Sequence[tuple[Path, RunReport]], *, report_path: Path | Non
     longest = max((r.seconds for _, r in reports if r.seconds is not None), default=None)
     # Read before an update is written; nothing is judged again here, after the run.
     loaded = load_all(settings, {name: JudgedBy() for name in names},
-                      {name: bench.linear for name, bench in benches.items()},
+                      {name: bench.gating().linear for name, bench in benches.items()},
                       {name for name, release in releases.items() if release.withheld})
     for name in names:
         # Every shard decided alike (by the judge's identity): the first one says it.

@@ -120,7 +120,7 @@ class JudgeComparison(BaseModel):
 def judge_identity(settings: Settings, prompt: str | None,
                    traffic: Traffic | None = None) -> JudgeIdentity | None:
     """Today's judge of a benchmark whose judge prompt hashes to ``prompt``
-    (``Benchmark.judge_prompt``), as a baseline keeps it, with the model ids its replies in
+    (``JudgeUse.prompt_sha256``), as a baseline keeps it, with the model ids its replies in
     ``traffic`` named; None without a sampled judge (an offline one, or none)."""
     judge = settings.judge
     if judge is None or judge.offline:

@@ -38,7 +38,7 @@ class Folded:
     judged_metrics: tuple[str, ...]
     """The metrics a judge's grades make, whose drift the calibration measures."""
     judge_prompt: str | None
-    """The hash of its judge prompt (``Benchmark.judge_prompt``), part of the judge's
+    """The hash of its judge prompt (``JudgeUse.prompt_sha256``), part of the judge's
     identity."""
     selected: int
     left_out: int

@@ -66,7 +66,7 @@ class LoadedBaseline:
     calibration: frozenset[str] = frozenset()
     """The node ids of the lines whose answers today's judge grades again (``drift.py``)."""
     judged: JudgedBy = field(default_factory=JudgedBy)
-    """What a judge decides of the benchmark (``Benchmark.judged_metrics``): a line with such a
+    """What a judge decides of the benchmark (``JudgeUse.decides``): a line with such a
     value was graded by a judge even when its own score is a rule's (MMAR's rubric rating
     beside accuracy), and such a metric's threshold is the baseline's judge's."""
     comparison: JudgeComparison | None = None

@@ -23,7 +23,7 @@ def text_sha256(text: str) -> str:
 
 
 def protocol_sha256(protocol: Mapping[str, Any]) -> str:
-    """A short hash of how a benchmark asks its judge (``Benchmark.judge_prompt``)."""
+    """A short hash of how a benchmark asks its judge (``JudgeUse.prompt_sha256``)."""
     return text_sha256(json.dumps(protocol, sort_keys=True))[:16]
 
 

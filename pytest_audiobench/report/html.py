@@ -491,7 +491,7 @@ def _rows(page: Page, rows: Mapping[str, TextIO]
         bench = page.benchmarks.get(record.benchmark)
         view = bench.view(record) if bench else SampleView()
         base = baseline_side(bench, record, page.lines.get(record.benchmark))
-        now = bench.sample_line(record) if bench and base else None
+        now = bench.gating().line(record) if bench and base else None
         rows[kind].write(_sample(record, kind, view, (base, now), _deferred(record),
                                  page.labels))
         if base is not None and now is not None and base.score != now.score:

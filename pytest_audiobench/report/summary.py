@@ -106,7 +106,8 @@ def baselines_unwritten(report: RunReport, failed: Mapping[str, str]) -> RunRepo
 def judge_protocol(benchmarks: Mapping[str, Benchmark]) -> list[str]:
     """How the benchmarks ask the judge, for the summary's first line: one benchmark's words as
     they are; several benchmarks' each under its name (``air_bench_chat: both orders``)."""
-    asked = {name: words for name, bench in benchmarks.items() if (words := bench.judge_protocol())}
+    asked = {name: words for name, bench in benchmarks.items()
+             if (words := bench.judge_use().protocol())}
     if len(asked) == 1:
         return next(iter(asked.values()))
     return [f"{name}: {', '.join(words)}" for name, words in asked.items()]

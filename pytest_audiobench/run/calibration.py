@@ -74,7 +74,7 @@ def head_to_head(settings: Settings, bench: Benchmark, release: Release,
     share = calibrating(nodeids, settings.calibration_share)
     done = run_ahead([sample for sample in release.samples if sample.nodeid in share])
     lines = [line for record in done.values()
-             for line in (bench.sample_line(record), line_baseline_verdicts(bench, record))
+             for line in (bench.gating().line(record), line_baseline_verdicts(bench, record))
              if line is not None]
     noise = judge_noise(lines) if any(line.judged for line in lines) else \
         (0.0 if lines else None)
@@ -89,7 +89,7 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
               judge_again: JudgeAgain | None, sent: Sent) -> Calibrated | None:
     """What ``bench``'s gate pairs against; None when it has no judged per-sample lines, or
     when only requests could tell and ``judge_again`` is None (a dry run sends nothing)."""
-    today = judge_identity(settings, bench.judge_prompt())
+    today = judge_identity(settings, bench.judge_use().prompt_sha256())
     if today is None or not baseline.graded_by_a_judge:
         return None
     then = baseline.file.judge if baseline.file is not None else None
@@ -104,9 +104,9 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
     graded = judge_again(asked)
     lines = {sample.nodeid: made for sample, line in asked
              if (made := _today(bench, sample, line, graded[sample.nodeid])) is not None}
-    drift = judge_drift(bench.judged_metrics(release), bench.linear, baseline.lines, lines,
-                        len(asked), settings.confidence)
-    seen = judge_identity(settings, bench.judge_prompt(), sent())
+    drift = judge_drift(bench.judge_use().decides(release), bench.gating().linear,
+                        baseline.lines, lines, len(asked), settings.confidence)
+    seen = judge_identity(settings, bench.judge_use().prompt_sha256(), sent())
     return Calibrated(judge_comparison(mode, then, seen, drift), graded)
 
 
@@ -117,7 +117,7 @@ def _today(bench: Benchmark, sample: Sample, line: SampleLine,
     if not verdicts:
         return None
     answer = baseline_answer(sample, bench.prompt(sample), line, bench.settings)
-    made = bench.sample_line(sample.to_record(outcome="passed", answers=[answer],
+    made = bench.gating().line(sample.to_record(outcome="passed", answers=[answer],
                                               verdicts=verdicts))
     return None if made is None else without_texts(made)
 

@@ -123,7 +123,7 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
         again = to_judge_again(sample)
         plan.judged_again_if_drifted += again is None and if_drifted(sample)
         if again is not None:
-            calls, _, bound = bench.judge_calls(sample, again, scoped)
+            calls, _, bound = bench.judge_use().calls(sample, again, scoped)
             plan.baseline_graded += 1
             plan.judge_calls += calls
             plan.judge_upper_bound |= bound
@@ -140,7 +140,7 @@ def dry_run(samples: Sequence[Sample], benchmarks: Mapping[str, Benchmark],
             plan.model_cached += answer is not None
             plan.baseline_model_calls += theirs
             plan.baseline_model_cached += theirs and answer is not None
-            calls, cached, bound = bench.judge_calls(sample, answer, scoped)
+            calls, cached, bound = bench.judge_use().calls(sample, answer, scoped)
             plan.judge_calls += calls
             plan.judge_cached += cached
             plan.judge_upper_bound |= bound

@@ -100,7 +100,11 @@ class Gear:
         served = None if choice.served is None else Endpoint(choice.served, *self._kit(),
                                                                ledger=self._ledger)
         spec = registry.catalog().providers[choice.name]
-        return make(spec, ProviderSetup(endpoint=endpoint, own=choice.own, served=served))
+        # An offline judge answers as each benchmark of the run says it would (JudgeUse.offline).
+        offline = {name: registry.create(name, self.settings).judge_use().offline
+                   for name in self.settings.benchmarks}
+        return make(spec, ProviderSetup(endpoint=endpoint, own=choice.own, served=served,
+                                        offline=offline))
 
     def check(self) -> dict[str, Any] | None:
         """Fail fast when an endpoint is unreachable or does not serve its model; return what

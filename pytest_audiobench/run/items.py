@@ -404,7 +404,7 @@ def _html_extra(item: pytest.Item, report: pytest.TestReport, record: SampleReco
     session = session_of(item.config)
     bench = session.benchmarks[record.benchmark]
     base = baseline_side(bench, record, session.baselines[record.benchmark].lines)
-    pair = (base, bench.sample_line(record) if base else None)
+    pair = (base, bench.gating().line(record) if base else None)
     content = item_extra(record, bench.view(record), pair,
                          Path(item.config.invocation_params.dir, target).parent)
     report.extras = [*getattr(report, "extras", []),  # type: ignore[attr-defined]

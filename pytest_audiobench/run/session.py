@@ -125,7 +125,7 @@ class AudiobenchSession(ABC):
         """Every benchmark's baseline, loaded once; a release without answers needs none."""
         withheld = {name for name, release in self.releases().items() if release.withheld}
         return load_all(self.settings, self._judged_by(),
-                        {name: bench.linear for name, bench in self.benchmarks.items()},
+                        {name: bench.gating().linear for name, bench in self.benchmarks.items()},
                         withheld)
 
     def releases(self) -> dict[str, Release]:
@@ -142,7 +142,7 @@ class AudiobenchSession(ABC):
         fresh = FreshDraws(self.worker, bench, sample, record, baseline)
         confirming = Confirming(self.settings.confirm_draws, fresh.draw) \
             if baseline.holds_items and len(record.answers) == 1 else None
-        found = baseline.change(sample.nodeid, bench.sample_line(record), fails_now, again,
+        found = baseline.change(sample.nodeid, bench.gating().line(record), fails_now, again,
                                 confirming)
         return found, fresh.record
 

@@ -7,8 +7,8 @@ server, each request sent until it is answered (``retrying.py``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_audiobench.config.frozen import OwnSettings
@@ -33,6 +33,10 @@ class ProviderSetup:
     served: Endpoint | None
     """The model served at ``--audiobench-api-url`` that it asks (the cascade's text model),
     sharing the run's pacing, cache and ledger; None when it asks none."""
+    offline: Mapping[str, Callable[[Mapping[str, Any]], str | None]] = field(
+        default_factory=dict)
+    """Each benchmark of the run by name, with its offline judge's reply to a request's
+    fingerprint (None: not its request): what an offline judge answers with."""
 
 
 class Endpoint:

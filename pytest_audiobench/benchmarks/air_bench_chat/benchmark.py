@@ -15,13 +15,21 @@ from pytest_audiobench.benchmarks.air_bench_chat.judge import (
     judge_prompts,
     judge_sample,
 )
+from pytest_audiobench.benchmarks.air_bench_chat.offline import NOT_COMPARABLE
+from pytest_audiobench.benchmarks.air_bench_chat.offline import reply as offline_reply
 from pytest_audiobench.benchmarks.air_bench_chat.scoring import CATEGORIES, ChatScores
 from pytest_audiobench.benchmarks.air_bench_chat.settings import ChatSettings
-from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
-from pytest_audiobench.benchmarks.judging import judge_use, replies_named
+from pytest_audiobench.benchmarks.base import (
+    Benchmark,
+    Gating,
+    JudgeUse,
+    Release,
+    Runtime,
+    Tally,
+)
+from pytest_audiobench.benchmarks.judging import judge_asking, replies_named
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.builtin.overlap import NOT_COMPARABLE
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import JudgeError
 from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
@@ -40,7 +48,7 @@ class AirBenchChat(Benchmark):
         super().__init__(settings)
         self.own = settings.of(NAME, ChatSettings)
         self.template = self.own.judge_template or builtin_template()
-        self.retries, self.max_answer_chars, self.repeats, self.judged = judge_use(
+        self.retries, self.max_answer_chars, self.repeats, self.judged = judge_asking(
             settings.judge, self.own.judge_retries)
 
     def download(self, source: str) -> Path:
@@ -57,23 +65,6 @@ class AirBenchChat(Benchmark):
 
     def prompt(self, sample: Sample) -> str:
         return sample.question  # zero-shot, the question alone
-
-    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
-                    runtime: Runtime) -> tuple[int, int, bool]:
-        if answer is None or runtime.judge is None:
-            return (2 if self.own.swap else 1) * self.repeats, 0, False
-        requests, _ = judge_prompts(self.template, sample.context, sample.question,
-                                    sample.reference, answer.text, self.max_answer_chars)
-        asked = list(requests.items()) if self.own.swap else [
-            ("reference_first", requests["reference_first"])]
-        tags = [(order, draw, order if draw == 0 else f"{order} draw {draw}")
-                for order, _ in asked for draw in range(self.repeats)]
-        requests_of = dict(asked)
-        hits = sum(runtime.judge.cached(requests_of[order][0], draw * (self.retries + 1),
-                                        fingerprint=requests_of[order][1],
-                                        cache_tag=tag) is not None
-                   for order, draw, tag in tags)
-        return len(tags), hits, False
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
         return await self._judged(sample, answer, runtime, 0)
@@ -150,7 +141,26 @@ class AirBenchChat(Benchmark):
         shown = "" if score is None else f"{score:g} (reference {reference:g})"
         return SampleView(score=shown, details=details)
 
-    def sample_line(self, record: SampleRecord) -> SampleLine | None:
+    def notes(self, release: Release) -> list[str]:
+        # The judge and its protocol are named in the summary's first line; an offline
+        # judge's numbers must not be read next to a leaderboard.
+        judge = self.settings.judge
+        return [*release.notes, *([NOT_COMPARABLE] if judge is not None and judge.offline
+                                  else [])]
+
+    def judge_use(self) -> ChatJudgeUse:
+        return ChatJudgeUse(self)
+
+    def gating(self) -> ChatGating:
+        return ChatGating(self)
+
+
+class ChatGating(Gating):
+    """AIR-Bench Chat's samples as the paired gate reads them: the judge's scores and wins."""
+
+    bench: AirBenchChat
+
+    def line(self, record: SampleRecord) -> SampleLine | None:
         graded = _chat(record.verdicts)
         passes = [p for v in graded for p in v.passes if p.parsed]
         if not passes or not record.answers:
@@ -161,8 +171,8 @@ class AirBenchChat(Benchmark):
             id=record.nodeid, cluster=record.answers[0].request.audio_sha256,
             groups={"task": record.task, "category": record.category}, values=values,
             runs=runs if len(graded) > 1 and len(runs) == len(graded) else [],
-            draws=[float(p.model_score or 0) for p in passes], judged=self.judged,
-            failed=values["score"] < self.own.sample_bar,
+            draws=[float(p.model_score or 0) for p in passes], judged=self.bench.judged,
+            failed=values["score"] < self.bench.own.sample_bar,
             answer_sha256=text_sha256(record.answers[0].text), answer=record.answers[0].text,
             reasoning=record.answers[0].reasoning,
             replies=[o for v in graded for p in v.passes for o in p.outputs])
@@ -185,29 +195,48 @@ class AirBenchChat(Benchmark):
         # Scores are on the judge's 0-10 scale, win rates are shares.
         return 0.01 if metric.endswith(".win_rate") else 0.1
 
-    def judge_protocol(self) -> list[str]:
-        orders = "both orders" if self.own.swap else "reference first only"
-        judge = self.settings.judge
+
+class ChatJudgeUse(JudgeUse):
+    """How AIR-Bench Chat uses its judge: two passes, the reference first and then second,
+    each drawn ``repeats`` times; offline, the overlap judge's two-score line."""
+
+    bench: AirBenchChat
+    offline = staticmethod(offline_reply)
+
+    def calls(self, sample: Sample, answer: ModelAnswer | None,
+              runtime: Runtime) -> tuple[int, int, bool]:
+        if answer is None or runtime.judge is None:
+            return (2 if self.bench.own.swap else 1) * self.bench.repeats, 0, False
+        requests, _ = judge_prompts(self.bench.template, sample.context, sample.question,
+                                    sample.reference, answer.text, self.bench.max_answer_chars)
+        asked = list(requests.items()) if self.bench.own.swap else [
+            ("reference_first", requests["reference_first"])]
+        tags = [(order, draw, order if draw == 0 else f"{order} draw {draw}")
+                for order, _ in asked for draw in range(self.bench.repeats)]
+        requests_of = dict(asked)
+        hits = sum(runtime.judge.cached(requests_of[order][0], draw * (self.bench.retries + 1),
+                                        fingerprint=requests_of[order][1],
+                                        cache_tag=tag) is not None
+                   for order, draw, tag in tags)
+        return len(tags), hits, False
+
+    def protocol(self) -> list[str]:
+        orders = "both orders" if self.bench.own.swap else "reference first only"
+        judge = self.bench.settings.judge
         if judge is None or judge.offline:
             return [orders]
-        return [orders, f"prompt {self.own.judge_template_path or 'built-in'}"]
+        return [orders, f"prompt {self.bench.own.judge_template_path or 'built-in'}"]
 
-    def judge_prompt(self) -> str | None:
-        if not self.judged:
+    def prompt_sha256(self) -> str | None:
+        if not self.bench.judged:
             return None
-        protocol = {"template": self.template, "swap": self.own.swap, "repeats": self.repeats,
-                    "max_answer_chars": self.max_answer_chars}
+        bench = self.bench
+        protocol = {"template": bench.template, "swap": bench.own.swap, "repeats": bench.repeats,
+                    "max_answer_chars": bench.max_answer_chars}
         return protocol_sha256(protocol)
 
-    def judged_metrics(self, release: Release) -> tuple[str, ...]:
-        return release.headline if self.judged else ()
-
-    def notes(self, release: Release) -> list[str]:
-        # The judge and its protocol are named in the summary's first line; an offline
-        # judge's numbers must not be read next to a leaderboard.
-        judge = self.settings.judge
-        return [*release.notes, *([NOT_COMPARABLE] if judge is not None and judge.offline
-                                  else [])]
+    def decides(self, release: Release) -> tuple[str, ...]:
+        return release.headline if self.bench.judged else ()
 
 
 def _chat(verdicts: Sequence[Verdict]) -> list[ChatVerdict]:

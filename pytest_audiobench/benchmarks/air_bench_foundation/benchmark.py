@@ -20,6 +20,7 @@ from typing import Any
 from pytest_audiobench import (
     ChoiceBenchmark,
     ChoiceVerdict,
+    JudgeUse,
     ModelAnswer,
     OwnSettings,
     Release,
@@ -49,6 +50,7 @@ from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
     TASKS,
     Matcher,
 )
+from pytest_audiobench.benchmarks.air_bench_foundation.offline import reply as offline_reply
 from pytest_audiobench.benchmarks.air_bench_foundation.prompts import align_prompt, model_prompt
 from pytest_audiobench.benchmarks.air_bench_foundation.verdict import Alignment, FoundationVerdict
 
@@ -147,30 +149,6 @@ class Foundation(ChoiceBenchmark):
         return FoundationVerdict(matcher=self.matcher, answer=sample.record, strict=letter,
                                  strict_reason=reason, align=align)
 
-    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
-                    runtime: Runtime) -> tuple[int, int, bool]:
-        judge = self._align_judge(sample, runtime) if self.aligns else None
-        if judge is None:
-            return 0, 0, False
-        if answer is None:
-            return 1, 0, False
-        messages, fingerprint = self._align_request(sample, answer.text)
-        hit = judge.cached(messages, fingerprint=fingerprint) is not None
-        return 1, int(hit), False
-
-    def judge_prompt(self) -> str | None:
-        if not self.sampled:
-            return None
-        protocol = {"align": align_prompt("{question}", ["{a}", "{b}", "{c}", "{d}"],
-                                          "{reply}"),
-                    "temperatures": ALIGN_TEMPERATURES, "max_tokens": ALIGN_MAX_TOKENS}
-        text = json.dumps(protocol, sort_keys=True)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-    def judged_metrics(self, release: Release) -> tuple[str, ...]:
-        # An LLM align judge decides the official numbers; the strict ones need none.
-        return release.headline if self._align_decides else ()
-
     def groups(self, record: SampleRecord) -> dict[str, str]:
         # The record's task is its folder; its AIR-Bench task is the sub-category.
         return {"category": record.category, "task": record.subcategory, "folder": record.task}
@@ -201,6 +179,40 @@ class Foundation(ChoiceBenchmark):
                          "letter or shared words: official numbers not comparable to published "
                          "GPT-aligned ones")
         return notes
+
+    def judge_use(self) -> FoundationJudgeUse:
+        return FoundationJudgeUse(self)
+
+
+class FoundationJudgeUse(JudgeUse):
+    """How AIR-Bench Foundation uses its align judge: which option a reply chose."""
+
+    bench: Foundation
+    offline = staticmethod(offline_reply)
+
+    def calls(self, sample: Sample, answer: ModelAnswer | None,
+              runtime: Runtime) -> tuple[int, int, bool]:
+        judge = self.bench._align_judge(sample, runtime) if self.bench.aligns else None
+        if judge is None:
+            return 0, 0, False
+        if answer is None:
+            return 1, 0, False
+        messages, fingerprint = self.bench._align_request(sample, answer.text)
+        hit = judge.cached(messages, fingerprint=fingerprint) is not None
+        return 1, int(hit), False
+
+    def prompt_sha256(self) -> str | None:
+        if not self.bench.sampled:
+            return None
+        protocol = {"align": align_prompt("{question}", ["{a}", "{b}", "{c}", "{d}"],
+                                          "{reply}"),
+                    "temperatures": ALIGN_TEMPERATURES, "max_tokens": ALIGN_MAX_TOKENS}
+        text = json.dumps(protocol, sort_keys=True)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def decides(self, release: Release) -> tuple[str, ...]:
+        # An LLM align judge decides the official numbers; the strict ones need none.
+        return release.headline if self.bench._align_decides else ()
 
 
 def _sample(root: Path, record: FoundationRecord) -> Sample:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.base import Benchmark, Release, Runtime, Tally
+from pytest_audiobench.benchmarks.base import Benchmark, Gating, JudgeUse, Release, Runtime, Tally
 from pytest_audiobench.benchmarks.big_bench_audio.data import (
     BigBenchAudioRecord,
     read_big_bench_audio,
@@ -29,6 +29,8 @@ from pytest_audiobench.benchmarks.big_bench_audio.judge import (
     judge_answer,
     judge_request,
 )
+from pytest_audiobench.benchmarks.big_bench_audio.offline import NOT_COMPARABLE
+from pytest_audiobench.benchmarks.big_bench_audio.offline import reply as offline_reply
 from pytest_audiobench.benchmarks.big_bench_audio.scoring import (
     OVERALL,
     AccuracyScores,
@@ -36,10 +38,9 @@ from pytest_audiobench.benchmarks.big_bench_audio.scoring import (
     metric_name,
 )
 from pytest_audiobench.benchmarks.big_bench_audio.settings import BigBenchAudioSettings
-from pytest_audiobench.benchmarks.judging import judge_use, replies_named
+from pytest_audiobench.benchmarks.judging import judge_asking, replies_named
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
-from pytest_audiobench.builtin.overlap import NOT_COMPARABLE_VERDICTS
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import JudgeError
 from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
@@ -66,7 +67,7 @@ class BigBenchAudio(Benchmark):
         self.own = settings.of(NAME, BigBenchAudioSettings)
         self.template = self.own.judge_template or builtin_template()
         self.instruction = self.own.prompt or INSTRUCTION
-        self.retries, self.max_answer_chars, self.repeats, self.judged = judge_use(
+        self.retries, self.max_answer_chars, self.repeats, self.judged = judge_asking(
             settings.judge, self.own.judge_retries)
 
     def download(self, source: str) -> Path:
@@ -85,17 +86,6 @@ class BigBenchAudio(Benchmark):
 
     def prompt(self, sample: Sample) -> str:
         return self.instruction
-
-    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
-                    runtime: Runtime) -> tuple[int, int, bool]:
-        judge = self._judge(runtime)
-        if answer is None or judge is None:
-            return self.repeats, 0, False
-        (messages, fingerprint), _ = self._request(sample, answer)
-        hits = sum(judge.cached(messages, first_attempt(draw, self.retries),
-                                fingerprint=fingerprint) is not None
-                   for draw in range(self.repeats))
-        return self.repeats, hits, False
 
     async def grade(self, sample: Sample, answer: ModelAnswer,
                     runtime: Runtime) -> BigBenchAudioVerdict:
@@ -175,7 +165,36 @@ class BigBenchAudio(Benchmark):
                                           if share == 0 else f"{100 * share:g}% CORRECT")
         return SampleView(score=shown, details=details)
 
-    def sample_line(self, record: SampleRecord) -> SampleLine | None:
+    def notes(self, release: Release) -> list[str]:
+        asked = (f"instruction {self.own.prompt_path}" if self.own.prompt_path
+                 else "the built-in instruction")
+        notes = [f"{RELEASE}: the question is only in the audio, sent with {asked}; the judge "
+                 "reads its text, the official answer and the answer, and a sample counts "
+                 "by its share of CORRECT verdicts", *release.notes]
+        judge = self.settings.judge
+        if judge is not None and judge.offline:
+            notes.append(NOT_COMPARABLE)
+        elif judge is not None:
+            notes.append(f"judged at temperature {self.own.judge_temperature:g} (not the run's "
+                         f"judge temperature), its reply read "
+                         f"{_reading(self.own.judge_reading)}; the published "
+                         f"figures: {PUBLISHED_JUDGE} at temperature {JUDGE_TEMPERATURE:g}, "
+                         "read in any letter case (AU-Harness)")
+        return notes
+
+    def judge_use(self) -> BigBenchAudioJudgeUse:
+        return BigBenchAudioJudgeUse(self)
+
+    def gating(self) -> BigBenchAudioGating:
+        return BigBenchAudioGating(self)
+
+
+class BigBenchAudioGating(Gating):
+    """Big Bench Audio's samples as the paired gate reads them: each a share of CORRECT draws."""
+
+    bench: BigBenchAudio
+
+    def line(self, record: SampleRecord) -> SampleLine | None:
         graded = [v for v in _graded(record.verdicts) if v.share is not None]
         if not graded or not record.answers:
             return None
@@ -188,7 +207,7 @@ class BigBenchAudio(Benchmark):
             values={"correct": 100.0 * share},
             runs=[{"correct": 100.0 * (v.share or 0.0)} for v in graded]
             if len(graded) > 1 else [],
-            draws=draws, judged=self.judged, failed=_failed(share),
+            draws=draws, judged=self.bench.judged, failed=_failed(share),
             answer_sha256=text_sha256(first.text), answer=first.text,
             reasoning=first.reasoning,
             replies=[o for v in graded for d in v.draws for o in d.outputs])
@@ -204,46 +223,46 @@ class BigBenchAudio(Benchmark):
     def margin(self, metric: str) -> float:
         return MARGIN
 
-    def judge_protocol(self) -> list[str]:
-        judge = self.settings.judge
+
+class BigBenchAudioJudgeUse(JudgeUse):
+    """How Big Bench Audio uses its judge: one CORRECT/INCORRECT verdict a draw, at its own
+    temperature; offline, whether the answer ends on the official answer."""
+
+    bench: BigBenchAudio
+    offline = staticmethod(offline_reply)
+
+    def calls(self, sample: Sample, answer: ModelAnswer | None,
+              runtime: Runtime) -> tuple[int, int, bool]:
+        judge = self.bench._judge(runtime)
+        if answer is None or judge is None:
+            return self.bench.repeats, 0, False
+        (messages, fingerprint), _ = self.bench._request(sample, answer)
+        hits = sum(judge.cached(messages, first_attempt(draw, self.bench.retries),
+                                fingerprint=fingerprint) is not None
+                   for draw in range(self.bench.repeats))
+        return self.bench.repeats, hits, False
+
+    def protocol(self) -> list[str]:
+        judge = self.bench.settings.judge
         if judge is None or judge.offline:
             return ["CORRECT/INCORRECT"]
         # Its own temperature, beside the run's judge temperature that the line names first.
-        return [f"CORRECT/INCORRECT at temperature {self.own.judge_temperature:g} read "
-                f"{self._reading()}", f"prompt {self.own.judge_template_path or 'built-in'}"]
+        own = self.bench.own
+        return [f"CORRECT/INCORRECT at temperature {own.judge_temperature:g} read "
+                f"{_reading(own.judge_reading)}", f"prompt {own.judge_template_path or 'built-in'}"]
 
-    def _reading(self) -> str:
-        return ("in any letter case" if self.own.judge_reading == "case-insensitive"
-                else "in upper case only")
-
-    def judge_prompt(self) -> str | None:
-        if not self.judged:
+    def prompt_sha256(self) -> str | None:
+        if not self.bench.judged:
             return None
         # Its own temperature and reading are part of how it asks: a baseline judged otherwise
         # was judged by another judge, although the run's judge sampling is the same.
-        return protocol_sha256({"template": self.template, "repeats": self.repeats,
-                                "max_answer_chars": self.max_answer_chars,
-                                "temperature": self.own.judge_temperature,
-                                "reading": self.own.judge_reading})
+        return protocol_sha256({"template": self.bench.template, "repeats": self.bench.repeats,
+                                "max_answer_chars": self.bench.max_answer_chars,
+                                "temperature": self.bench.own.judge_temperature,
+                                "reading": self.bench.own.judge_reading})
 
-    def judged_metrics(self, release: Release) -> tuple[str, ...]:
-        return release.headline if self.judged else ()
-
-    def notes(self, release: Release) -> list[str]:
-        asked = (f"instruction {self.own.prompt_path}" if self.own.prompt_path
-                 else "the built-in instruction")
-        notes = [f"{RELEASE}: the question is only in the audio, sent with {asked}; the judge "
-                 "reads its text, the official answer and the answer, and a sample counts "
-                 "by its share of CORRECT verdicts", *release.notes]
-        judge = self.settings.judge
-        if judge is not None and judge.offline:
-            notes.append(NOT_COMPARABLE_VERDICTS)
-        elif judge is not None:
-            notes.append(f"judged at temperature {self.own.judge_temperature:g} (not the run's "
-                         f"judge temperature), its reply read {self._reading()}; the published "
-                         f"figures: {PUBLISHED_JUDGE} at temperature {JUDGE_TEMPERATURE:g}, "
-                         "read in any letter case (AU-Harness)")
-        return notes
+    def decides(self, release: Release) -> tuple[str, ...]:
+        return release.headline if self.bench.judged else ()
 
 
 def _sample(record: BigBenchAudioRecord) -> Sample:
@@ -297,3 +316,8 @@ class BigBenchAudioTally(Tally):
 
     def metrics(self, run: int) -> dict[str, Metric]:
         return self._runs[run].metrics()
+
+
+def _reading(reading: str) -> str:
+    """How the judge's word is read, as the summary and the notes say it."""
+    return "in any letter case" if reading == "case-insensitive" else "in upper case only"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_audiobench.benchmarks.base import Benchmark, Runtime, Tally
+from pytest_audiobench.benchmarks.base import Benchmark, Gating, Runtime, Tally
 from pytest_audiobench.benchmarks.choice.gating import choice_line, choice_linear, percent
 from pytest_audiobench.benchmarks.choice.matching import (
     MatchDecision,
@@ -194,20 +194,6 @@ class ChoiceBenchmark(Benchmark):
             values["correct"] = values[self.matcher]
         return values
 
-    def sample_line(self, record: SampleRecord) -> SampleLine | None:
-        graded = self.graded(record.verdicts)
-        if not graded or not record.answers:
-            return None
-        replies = [reply for v in graded if (reply := v.judge_reply) is not None]
-        return choice_line(record, graded, self.values, self.groups(record),
-                           judged=self.decided_by_judge(), replies=replies)
-
-    def linear(self, metric: str) -> Linear | None:
-        return choice_linear(metric, self.name, self.groupings, self.endings, rated=self.ratings)
-
-    def margin(self, metric: str) -> float:
-        return 1.0  # percentage points of accuracy
-
     def failed_means(self) -> str:
         return "wrong"
 
@@ -295,6 +281,31 @@ class ChoiceBenchmark(Benchmark):
         unit = "records" if self.export_array else "lines"
         return [f"{self.export_title} submission: {written} {unit} written to {path}"
                 + (f" ({empty} without a prediction)" if empty else "")]
+
+    def gating(self) -> ChoiceGating:
+        return ChoiceGating(self)
+
+
+class ChoiceGating(Gating):
+    """A multiple-choice benchmark's samples as the paired gate reads them: 0/1 outcomes."""
+
+    bench: ChoiceBenchmark
+
+    def line(self, record: SampleRecord) -> SampleLine | None:
+        graded = self.bench.graded(record.verdicts)
+        if not graded or not record.answers:
+            return None
+        replies = [reply for v in graded if (reply := v.judge_reply) is not None]
+        return choice_line(record, graded, self.bench.values, self.bench.groups(record),
+                           judged=self.bench.decided_by_judge(), replies=replies)
+
+    def linear(self, metric: str) -> Linear | None:
+        bench = self.bench
+        return choice_linear(metric, bench.name, bench.groupings, bench.endings,
+                             rated=bench.ratings)
+
+    def margin(self, metric: str) -> float:
+        return 1.0  # percentage points of accuracy
 
 
 @dataclass

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from pytest_audiobench.benchmarks.base import Release, Runtime
+from pytest_audiobench.benchmarks.base import JudgeUse, Release, Runtime
 from pytest_audiobench.benchmarks.choice.base import ChoiceBenchmark, ChoiceScores
 from pytest_audiobench.benchmarks.choice.gating import slug
 from pytest_audiobench.benchmarks.choice.templates import choice_prompt
@@ -78,18 +78,6 @@ class Mmar(ChoiceBenchmark):
         return choice_prompt(sample.question, sample.choices, self.own.prompt,
                              self.own.template)
 
-    def judge_prompt(self) -> str | None:
-        if not self.rated:
-            return None
-        return protocol_sha256({"system": SYSTEM_PROMPT,
-                                "rubric": self.own.rubric.model_dump(mode="json"),
-                                "max_answer_chars": self.max_answer_chars})
-
-    def judged_metrics(self, release: Release) -> tuple[str, ...]:
-        # Accuracy needs no judge; the rubric ratings do.
-        return tuple(m for m in release.headline
-                     if m.endswith((".rubrics", ".crs"))) if self.rated else ()
-
     def rubric_judge(self, runtime: Runtime) -> Endpoint | None:
         """The judge with the rubric protocol's sampling; None when no LLM judge is given
         (an offline judge cannot rate reasoning)."""
@@ -97,25 +85,6 @@ class Mmar(ChoiceBenchmark):
             return None
         rubric = self.own.rubric
         return runtime.judge_sampled(temperature=rubric.temperature, seed=rubric.seed)
-
-    def judge_calls(self, sample: Sample, answer: ModelAnswer | None,
-                    runtime: Runtime) -> tuple[int, int, bool]:
-        record: MmarRecord = sample.record
-        judge = self.rubric_judge(runtime)
-        raters = self.own.rubric.raters
-        if judge is None or record.rubric is None:
-            return 0, 0, False
-        if answer is None:
-            return raters, 0, True  # only a correct answer is rated
-        verdict = self.verdict.read(answer, record.answer, record.choices, self.matcher)
-        if not verdict.correct:
-            return 0, 0, False  # a wrong answer scores 0 without a judge call
-        messages, _ = rubric_messages(record.question, record.answer, record.thinking or "",
-                                      record.rubric, verdict.reasoning, verdict.prediction,
-                                      self.max_answer_chars)
-        hits = sum(judge.cached(messages, cache_tag=f"rater {r} attempt 0") is not None
-                   for r in range(raters))
-        return raters, hits, False
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
         record: MmarRecord = sample.record
@@ -197,3 +166,43 @@ class Mmar(ChoiceBenchmark):
         thinking, answer = (verdict.reasoning, verdict.prediction) if verdict else ("", "")
         return {"id": record.sample_id, "thinking_prediction": thinking[:REASONING_LIMIT - 1],
                 "answer_prediction": answer}
+
+    def judge_use(self) -> MmarJudgeUse:
+        return MmarJudgeUse(self)
+
+
+class MmarJudgeUse(JudgeUse):
+    """How MMAR uses its judge: raters of a correct answer's reasoning, by the rubric."""
+
+    bench: Mmar
+
+    def prompt_sha256(self) -> str | None:
+        if not self.bench.rated:
+            return None
+        return protocol_sha256({"system": SYSTEM_PROMPT,
+                                "rubric": self.bench.own.rubric.model_dump(mode="json"),
+                                "max_answer_chars": self.bench.max_answer_chars})
+
+    def decides(self, release: Release) -> tuple[str, ...]:
+        # Accuracy needs no judge; the rubric ratings do.
+        return tuple(m for m in release.headline
+                     if m.endswith((".rubrics", ".crs"))) if self.bench.rated else ()
+
+    def calls(self, sample: Sample, answer: ModelAnswer | None,
+              runtime: Runtime) -> tuple[int, int, bool]:
+        record: MmarRecord = sample.record
+        judge = self.bench.rubric_judge(runtime)
+        raters = self.bench.own.rubric.raters
+        if judge is None or record.rubric is None:
+            return 0, 0, False
+        if answer is None:
+            return raters, 0, True  # only a correct answer is rated
+        verdict = self.bench.verdict.read(answer, record.answer, record.choices, self.bench.matcher)
+        if not verdict.correct:
+            return 0, 0, False  # a wrong answer scores 0 without a judge call
+        messages, _ = rubric_messages(record.question, record.answer, record.thinking or "",
+                                      record.rubric, verdict.reasoning, verdict.prediction,
+                                      self.bench.max_answer_chars)
+        hits = sum(judge.cached(messages, cache_tag=f"rater {r} attempt 0") is not None
+                   for r in range(raters))
+        return raters, hits, False

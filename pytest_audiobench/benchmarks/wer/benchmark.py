@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pytest_audiobench.benchmarks.base import Benchmark, Runtime, Tally
+from pytest_audiobench.benchmarks.base import Benchmark, Gating, Runtime, Tally
 from pytest_audiobench.benchmarks.reporting import text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.aligning import aligned
@@ -129,32 +129,6 @@ class TranscriptionBenchmark(Benchmark):
     def tally(self, runs: int) -> Tally:
         return TranscriptTally(self, runs)
 
-    def sample_line(self, record: SampleRecord) -> SampleLine | None:
-        graded = self.graded(record.verdicts)
-        if not graded or not record.answers:
-            return None
-        first = record.answers[0]
-        return SampleLine(
-            id=record.nodeid, cluster=record.category, groups={"task": record.task},
-            values=_values(graded), runs=[_values([v]) for v in graded] if len(graded) > 1
-            else [], draws=[float(v.counted.errors) for v in graded],
-            failed=any(v.counted.errors for v in graded), lower_is_better=True,
-            answer_sha256=text_sha256(first.text), answer=first.text,
-            reasoning=first.reasoning)
-
-    def linear(self, metric: str) -> Linear | None:
-        rest = metric.removeprefix(f"{self.name}.")
-        for ending, pipeline in ENDINGS.items():
-            split = rest.removesuffix("." + ending)
-            if split != rest and "." not in split:
-                value, weight = VALUES[pipeline]
-                return Linear(value=value, by="task", weights={split: 1.0}, low=0.0,
-                              high=math.inf, weight=weight, lower_is_better=True, swing=100.0)
-        return None
-
-    def margin(self, metric: str) -> float:
-        return MARGIN
-
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
                 verdicts: Sequence[Verdict]) -> str | None:
         graded = self.graded(verdicts)
@@ -198,6 +172,42 @@ class TranscriptionBenchmark(Benchmark):
                 details.append(Detail(label=f"{run}preamble", text="opens with a preamble"))
         return SampleView(score=" | ".join(_errors(v.counted, short=True) for v in graded),
                           details=details)
+
+    def gating(self) -> TranscriptGating:
+        return TranscriptGating(self)
+
+
+class TranscriptGating(Gating):
+    """A transcription benchmark's utterances as the paired gate reads them: word errors, the
+    fewer the better."""
+
+    bench: TranscriptionBenchmark
+
+    def line(self, record: SampleRecord) -> SampleLine | None:
+        graded = self.bench.graded(record.verdicts)
+        if not graded or not record.answers:
+            return None
+        first = record.answers[0]
+        return SampleLine(
+            id=record.nodeid, cluster=record.category, groups={"task": record.task},
+            values=_values(graded), runs=[_values([v]) for v in graded] if len(graded) > 1
+            else [], draws=[float(v.counted.errors) for v in graded],
+            failed=any(v.counted.errors for v in graded), lower_is_better=True,
+            answer_sha256=text_sha256(first.text), answer=first.text,
+            reasoning=first.reasoning)
+
+    def linear(self, metric: str) -> Linear | None:
+        rest = metric.removeprefix(f"{self.bench.name}.")
+        for ending, pipeline in ENDINGS.items():
+            split = rest.removesuffix("." + ending)
+            if split != rest and "." not in split:
+                value, weight = VALUES[pipeline]
+                return Linear(value=value, by="task", weights={split: 1.0}, low=0.0,
+                              high=math.inf, weight=weight, lower_is_better=True, swing=100.0)
+        return None
+
+    def margin(self, metric: str) -> float:
+        return MARGIN
 
 
 def _values(graded: Sequence[TranscriptVerdict]) -> dict[str, float]:
