@@ -359,3 +359,20 @@ def test_the_check_above_counts_the_methods_a_class_defines() -> None:
     many = "".join(f"    def m{i}(self): ...\n" for i in range(MOST_METHODS + 1))
     code = f"class Many:\n{many}class Few:\n    async def one(self): ...\n"
     assert _crowded_classes(ast.parse(code)) == [("Many", MOST_METHODS + 1)]
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_a_benchmark_s_direction_is_declared_once_on_its_gating(name: str,
+                                                                 tmp_path: Path) -> None:
+    from pytest_audiobench.benchmarks.release import mini_root
+    from tests.settings import make_settings
+
+    settings = make_settings(tmp_path, data="mini", benchmark=(name,),
+                             judge_model="overlap", model="cascade")
+    bench = registry.create(name, settings)
+    gating = bench.gating()
+    release = bench.load(mini_root(name))
+    made = [linear for metric in release.headline
+            if (linear := gating.linear(metric)) is not None]
+    assert made, f"{name}: no headline metric is paired"
+    assert {linear.lower_is_better for linear in made} == {type(gating).lower_is_better}

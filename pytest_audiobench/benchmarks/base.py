@@ -320,6 +320,10 @@ class Gating:
     metric is made from those lines, and the drop each lets pass. The defaults pair nothing;
     a benchmark with per-sample lines returns its own subclass from ``Benchmark.gating``."""
 
+    lower_is_better: ClassVar[bool] = False
+    """Its scores are better lower (word errors): declared here once, and given to each
+    line and each linear metric it makes; the gate reads it from them."""
+
     def __init__(self, bench: Benchmark) -> None:
         self.bench = bench
 

@@ -182,6 +182,7 @@ class TranscriptGating(Gating):
     fewer the better."""
 
     bench: TranscriptionBenchmark
+    lower_is_better = True
 
     def line(self, record: SampleRecord) -> SampleLine | None:
         graded = self.bench.graded(record.verdicts)
@@ -192,7 +193,7 @@ class TranscriptGating(Gating):
             id=record.nodeid, cluster=record.category, groups={"task": record.task},
             values=_values(graded), runs=[_values([v]) for v in graded] if len(graded) > 1
             else [], draws=[float(v.counted.errors) for v in graded],
-            failed=any(v.counted.errors for v in graded), lower_is_better=True,
+            failed=any(v.counted.errors for v in graded), lower_is_better=self.lower_is_better,
             answer_sha256=text_sha256(first.text), answer=first.text,
             reasoning=first.reasoning)
 
@@ -203,7 +204,8 @@ class TranscriptGating(Gating):
             if split != rest and "." not in split:
                 value, weight = VALUES[pipeline]
                 return Linear(value=value, by="task", weights={split: 1.0}, low=0.0,
-                              high=math.inf, weight=weight, lower_is_better=True, swing=100.0)
+                              high=math.inf, weight=weight, swing=100.0,
+                              lower_is_better=self.lower_is_better)
         return None
 
     def margin(self, metric: str) -> float:
