@@ -593,6 +593,7 @@ def main() -> None:
 def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
     began = time.monotonic()
     walls: dict[str, float] = {}
+    args.commit = _commit()  # the code the runs import, read before a commit can land meanwhile
     chosen = makers()  # before anything is made: a benchmark without records stops the soak
     folder = args.folder or Path(tempfile.mkdtemp(prefix="audiobench-soak-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -839,7 +840,7 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
     after_null = twice + out_of_attempts
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": _commit(),
+        "commit": args.commit,
         "folder": str(folder),
         "settings": {"requests_target": args.requests, "rate": args.rate,
                      "workers": args.workers, "concurrency": args.concurrency,
@@ -914,6 +915,7 @@ def _shown(value: Any) -> str:
 
 
 def _commit() -> str:
+    """The tree's commit (``-dirty`` with changes not committed)."""
     done = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
                           capture_output=True, text=True, check=False)
     return done.stdout.strip() or "unknown"
