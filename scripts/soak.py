@@ -105,6 +105,9 @@ class Tally:
     times: dict[tuple[str, bytes], list[float]] = field(default_factory=dict)
     """When each reply was forwarded whole in the faulty runs (time.monotonic), by role and
     request."""
+    sent: dict[tuple[str, bytes], list[float]] = field(default_factory=dict)
+    """When each attempt of a request reached a proxy in the faulty runs (time.monotonic), by
+    role and request, faulted or not."""
     forwarded_whole: int = 0
     """Replies forwarded whole in the faulty runs so far (what the events wait for)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -170,8 +173,10 @@ class CountingProxy(FaultProxy):
         self._current = threading.local()  # a handler thread's request, from choose to count
 
         def keyed(body: dict[str, Any]) -> str | None:
-            self._current.key = body_key(body)
-            self._current.started = time.monotonic()
+            self._current.key = key = body_key(body)
+            self._current.started = now = time.monotonic()
+            with tally.lock:
+                tally.sent.setdefault((role, key), []).append(now)
             return choose(body)
 
         super().__init__(upstream, keyed, trickle_interval=0.05)
@@ -239,6 +244,8 @@ def rss(pid: int) -> int:
 class Attempt:
     name: str
     status: int = 0
+    began: float = 0.0
+    """When it started (time.monotonic)."""
     seconds: float = 0.0
     peak_bytes: int = 0
     finished: bool = False
@@ -296,6 +303,7 @@ class Runner:
             process = subprocess.Popen(argv, env=self.env, cwd=self.folder, stdout=out,
                                        stderr=subprocess.STDOUT, start_new_session=True)
             self.process, self.started = process, started
+            attempt.began = started
             try:
                 while process.poll() is None:
                     attempt.peak_bytes = max(attempt.peak_bytes,
@@ -585,6 +593,7 @@ def main() -> None:
 def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
     began = time.monotonic()
     walls: dict[str, float] = {}
+    args.commit = _commit()  # the code the runs import, read before a commit can land meanwhile
     chosen = makers()  # before anything is made: a benchmark without records stops the soak
     folder = args.folder or Path(tempfile.mkdtemp(prefix="audiobench-soak-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -690,6 +699,35 @@ def soak(args: argparse.Namespace, runners: list[Runner]) -> None:
         stopped.stop()
 
 
+def taken_at_kills(whole: list[float], sent: list[float],
+                   kills: list[tuple[float, float]]) -> tuple[int, int]:
+    """Of one request's replies forwarded whole in the faulty runs (``whole``, their times),
+    those a kill may have taken from the process that held them: (near, held).
+
+    Near: forwarded up to KILL_WINDOW seconds before a kill (taken, not yet kept) or up to a
+    second after it (written to a process as it died). Held, of the others: forwarded earlier
+    in the run the kill ended (``kills``: each kill's time and its run's start), while the same
+    request was sent again after it (``sent``: every attempt's time at the proxy, faulted or
+    not) and its latest such attempt had no reply forwarded whole by the kill. That is a model's
+    empty answer whose one retry was still being asked at the kill (met a fault, or trickled
+    to the timeout): the plugin keeps an empty answer, in its cache and its sample's record,
+    only once the retry is done (transport/retrying.py, ``_asked_again``), so the kill takes
+    both, however long before it the empty answer came."""
+    is_near = [any(-1.0 <= kill - t <= KILL_WINDOW for kill, _ in kills) for t in whole]
+    held = 0
+    for t, near in zip(whole, is_near, strict=True):
+        if near:
+            continue
+        for kill, run_began in kills:
+            if not run_began <= t < kill:
+                continue
+            again = [s for s in sent if t < s <= kill]
+            if again and not any(max(again) < w <= kill for w in whole):
+                held += 1
+                break
+    return sum(is_near), held
+
+
 def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, Any],
             final: dict[str, Any] | None, clean_run: Attempt, attempts: list[Attempt],
             events: list[Event], tally: Tally, proxies: tuple[CountingProxy, CountingProxy],
@@ -731,30 +769,36 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
         unasked[role] = sum(n for k, n in so_far.items() if not clean_keys[k])
         paid_examples[role] = sorted(f"{tally.labels.get(k, '?')} x{n}/{clean_keys[k]}"
                                      for k, n in so_far.items() if n > clean_keys[k])[:12]
-    # Paid twice at a kill: a reply taken whole by a process killed before it kept it (up to
-    # KILL_WINDOW seconds before the kill), or written to it as it died (up to a second after).
-    # A request's excess over the clean run is put down to kills as far as its replies near a
-    # kill go; the rest are replies the plugin lost otherwise.
-    kill_times = [e.at for e in events if e.fired and e.kind.endswith("_kill")]
+    # Paid twice at a kill (``taken_at_kills``): a reply taken whole by a process killed before
+    # it kept it, near the kill or held by a request still being asked at it. A request's
+    # excess over the clean run is put down to kills as far as those replies go; the rest are
+    # replies the plugin lost otherwise.
+    began = {a.name: a.began for a in attempts}
+    kills = [(e.at, began.get(e.attempt or "", 0.0)) for e in events
+             if e.fired and e.kind.endswith("_kill")]
+    kill_times = [kill for kill, _ in kills]
     at_kill: dict[str, int] = {}
+    at_kill_held: dict[str, int] = {}
     elsewhere: dict[str, list[str]] = {}
     for role in roles:
         clean_keys = tally.counts(tally.received, role, "clean")
         by_run = {name: tally.counts(tally.whole, role, name) for name in names}
-        at_kill[role], elsewhere[role] = 0, []
+        at_kill[role], at_kill_held[role], elsewhere[role] = 0, 0, []
         for (r, key), times in tally.times.items():
             excess = len(times) - clean_keys[key]
             if r != role or not clean_keys[key] or excess <= 0:
                 continue
-            near = sum(1 for t in times
-                       if any(-1.0 <= kill - t <= KILL_WINDOW for kill in kill_times))
-            at_kill[role] += min(excess, near)
-            for _ in range(excess - min(excess, near)):
+            near, held = taken_at_kills(times, tally.sent.get((role, key), []), kills)
+            at_kill[role] += min(excess, near + held)
+            at_kill_held[role] += min(excess, near + held) - min(excess, near)
+            for _ in range(excess - min(excess, near + held)):
                 runs = {name: n for name, counts in by_run.items() if (n := counts[key])}
                 since = [[round(t - kill, 1) for kill in kill_times] for t in sorted(times)]
+                asked = [[round(t - kill, 1) for kill in kill_times]
+                         for t in sorted(tally.sent.get((role, key), []))]
                 elsewhere[role].append(f"{tally.labels.get(key, '?')} (whole {runs}, clean "
                                        f"{clean_keys[key]}; each reply's seconds after each "
-                                       f"kill: {since})")
+                                       f"kill: {since}; each attempt's: {asked})")
     fired = {e.kind for e in events if e.fired}
     bound = args.concurrency * ((args.workers if "controller_kill" in fired else 0)
                                 + (1 if "worker_kill" in fired else 0))
@@ -796,7 +840,7 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
     after_null = twice + out_of_attempts
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": _commit(),
+        "commit": args.commit,
         "folder": str(folder),
         "settings": {"requests_target": args.requests, "rate": args.rate,
                      "workers": args.workers, "concurrency": args.concurrency,
@@ -846,6 +890,7 @@ def measure(args: argparse.Namespace, with_outage_wait: bool, clean: dict[str, A
         "paid_twice_by_run": paid_by_run,
         "paid_twice_examples": paid_examples,
         "paid_twice_at_a_kill": at_kill,
+        "paid_twice_at_a_kill_held_by_a_request_still_asked": at_kill_held,
         "paid_twice_elsewhere": {role: len(v) for role, v in elsewhere.items()},
         "paid_twice_elsewhere_examples": {role: v[:12] for role, v in elsewhere.items()},
         "whole_replies_the_clean_run_never_asked": unasked,
@@ -870,6 +915,7 @@ def _shown(value: Any) -> str:
 
 
 def _commit() -> str:
+    """The tree's commit (``-dirty`` with changes not committed)."""
     done = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
                           capture_output=True, text=True, check=False)
     return done.stdout.strip() or "unknown"
@@ -935,9 +981,12 @@ def print_figures(f: dict[str, Any]) -> None:
           f"{f['paid_twice']['judge']} (in flight at the kills: at most "
           f"{f['paid_twice_bound']}); by run: " + ", ".join(
               f"{name} {v['model']}+{v['judge']}" for name, v in f["paid_twice_by_run"].items()))
-    print(f"  of which taken at a kill (up to {KILL_WINDOW:g} s before it, or 1 s after): "
-          f"model {f['paid_twice_at_a_kill']['model']}, judge "
-          f"{f['paid_twice_at_a_kill']['judge']}; elsewhere: model "
+    held = f["paid_twice_at_a_kill_held_by_a_request_still_asked"]
+    print(f"  of which taken at a kill (up to {KILL_WINDOW:g} s before it, or 1 s after, or "
+          f"earlier in its run while the same request, asked again, had no reply by the kill): "
+          f"model {f['paid_twice_at_a_kill']['model']} ({held['model']} of them held by a "
+          f"request still asked), judge {f['paid_twice_at_a_kill']['judge']} ({held['judge']}); "
+          f"elsewhere: model "
           f"{f['paid_twice_elsewhere']['model']}, judge {f['paid_twice_elsewhere']['judge']}")
     for role, examples in f["paid_twice_elsewhere_examples"].items():
         if examples:
