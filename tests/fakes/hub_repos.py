@@ -6,7 +6,9 @@ A repo folder is what ``FakeHfHub`` serves; ``local_snapshot`` copies its files 
 adds what the tool keeps beside them (``.cache/huggingface/``: a ``.gitignore`` and one
 ``download/<path>.metadata`` per file), so a test passes DIR to ``--audiobench-data`` exactly
 as a user who fetched the repo with the hub's own tool would. The repos' shapes are the ones
-each benchmark's ``download.py`` documents (and its tests serve).
+each benchmark's ``download.py`` documents (and its tests serve); ``FAKE_REPOS`` names, for
+each benchmark downloaded from Hugging Face, its repo and the maker that builds it from the
+benchmark's own layout (its bundled mini release, say).
 """
 
 from __future__ import annotations
@@ -15,12 +17,20 @@ import hashlib
 import json
 import shutil
 import tarfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["big_bench_audio_repo", "fleurs_repo", "librispeech_repo", "local_snapshot",
-           "mmau_repo", "mmsu_repo", "write_parquet"]
+from pytest_audiobench.benchmarks.big_bench_audio import facts as big_bench_audio
+from pytest_audiobench.benchmarks.fleurs import facts as fleurs
+from pytest_audiobench.benchmarks.librispeech import facts as librispeech
+from pytest_audiobench.benchmarks.mmar.download import MMAR_ARCHIVE, MMAR_META, MMAR_REPO
+from pytest_audiobench.benchmarks.mmau import facts as mmau
+from pytest_audiobench.benchmarks.mmsu import facts as mmsu
+
+__all__ = ["FAKE_REPOS", "FakeRepo", "big_bench_audio_repo", "fleurs_repo", "librispeech_repo",
+           "local_snapshot", "mmar_repo", "mmau_repo", "mmsu_repo", "write_parquet"]
 
 LIBRISPEECH_CONFIGS = {"test-clean": "clean", "test-other": "other"}
 
@@ -125,6 +135,38 @@ def fleurs_repo(release: Path, repo: Path) -> Path:
         with tarfile.open(language / "audio" / "test.tar.gz", "w:gz") as archive:
             archive.add(tsv.parent / "audio" / "test", arcname="test")
     return repo
+
+
+def mmar_repo(release: Path, repo: Path) -> Path:
+    """``BoJack/MMAR`` from a release root (``MMAR-meta.jsonl``, ``audio/``): the meta file as
+    it is and the audio packed in ``mmar-audio.tar.gz`` (members ``audio/<file>``)."""
+    repo.mkdir(parents=True)
+    shutil.copyfile(release / MMAR_META, repo / MMAR_META)
+    with tarfile.open(repo / MMAR_ARCHIVE, "w:gz") as archive:
+        archive.add(release / "audio", arcname="audio")
+    return repo
+
+
+@dataclass(frozen=True)
+class FakeRepo:
+    """A benchmark's Hugging Face dataset repo: its id and the maker that builds its files
+    (``make(release, repo)``) from a folder of the layout the benchmark reads."""
+
+    repo_id: str
+    make: Callable[[Path, Path], Path]
+
+
+FAKE_REPOS: dict[str, FakeRepo] = {
+    "mmar": FakeRepo(MMAR_REPO, mmar_repo),
+    "mmau": FakeRepo(mmau.HUB_REPOS["test-mini"], mmau_repo),
+    "mmsu": FakeRepo(mmsu.HUB_REPO, mmsu_repo),
+    "big_bench_audio": FakeRepo(big_bench_audio.HUB_REPO, big_bench_audio_repo),
+    "librispeech": FakeRepo(librispeech.HUB_REPO, librispeech_repo),
+    "fleurs": FakeRepo(fleurs.HUB_REPO, fleurs_repo),
+}
+"""By benchmark name: the repo each built-in benchmark downloaded from Hugging Face fetches
+(at its default split or language), and how to make it (``tests/test_hub_downloads.py``
+fails for a hub-backed benchmark missing here)."""
 
 
 def local_snapshot(repo: Path, local_dir: Path) -> Path:
