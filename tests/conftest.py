@@ -274,3 +274,13 @@ def isolated_hf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
                         ("HF_XET_CACHE", hf_home / "xet")):
         monkeypatch.setattr(constants, name, str(value))
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+
+
+def assert_one_line_naming(error: Exception, repo_id: str, endpoint: str) -> None:
+    """What every failed hub download says (``DownloadError``): one line naming the repo and
+    the hub, with the fix (``--audiobench-data DIR``), chained to what failed."""
+    message = str(error)
+    assert "\n" not in message, message
+    assert repo_id in message and endpoint in message, message
+    assert "--audiobench-data DIR" in message, message
+    assert error.__cause__ is not None

@@ -26,7 +26,9 @@ from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
 from tests.fakes.datasets import tiny_wav
 from tests.fakes.filesystems import visible_names
 from tests.fakes.hf_hub import FakeHfHub
-from tests.fakes.serving import at_once, closed_port
+
+# Every test here keeps huggingface_hub out of the real home (``conftest.py``).
+pytestmark = pytest.mark.usefixtures("isolated_hf")
 
 NAMES = ("a", "b", "c")
 
@@ -85,10 +87,6 @@ def release(tmp_path: Path) -> Path:
     return repo
 
 
-@pytest.fixture(autouse=True)
-def _isolated(isolated_hf: None) -> None:
-    """Every test here keeps huggingface_hub out of the real home (``conftest.py``)."""
-
 @pytest.fixture
 def hub(release: Path) -> Iterator[FakeHfHub]:
     with FakeHfHub({MMAR_REPO: release}) as server:
@@ -128,23 +126,6 @@ def test_every_audio_path_of_the_meta_file_exists_under_the_root(
     assert len(lines) == 3
     for line in lines:
         assert (root / json.loads(line)["audio_path"]).is_file()
-
-
-def test_a_second_call_downloads_nothing_and_does_not_unpack_again(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    first = download_mmar(tmp_path / "cache", endpoint=hub.url)
-    downloaded = hub.downloaded
-    seen = len(hub.requests)
-    sentinel = first / "audio" / "added-after-unpacking.txt"
-    sentinel.write_text("still here", encoding="utf-8")
-
-    second = download_mmar(tmp_path / "cache", endpoint=hub.url)
-
-    assert second == first
-    assert hub.downloaded == downloaded
-    assert {method for method, _ in hub.requests[seen:]} == {"HEAD"}
-    assert sentinel.read_text(encoding="utf-8") == "still here"
 
 
 def test_a_changed_archive_on_the_hub_is_downloaded_and_unpacked_again(
@@ -235,13 +216,6 @@ def test_folder_members_in_the_archive_are_fine(release: Path, tmp_path: Path) -
         root = download_mmar(tmp_path / "cache", endpoint=server.url)
 
     assert {p.name for p in (root / "audio").iterdir()} == set(AUDIO)
-
-
-def test_concurrent_calls_both_return_the_complete_root(hub: FakeHfHub, tmp_path: Path) -> None:
-    results = at_once(lambda: download_mmar(tmp_path / "cache", endpoint=hub.url))
-    assert len(results) == 2 and results[0] == results[1]
-    assert {p.name for p in (results[0] / "audio").iterdir()} == set(AUDIO)
-    assert hub.downloaded.count(MMAR_ARCHIVE) == 1
 
 
 # --- unsafe and broken archives --------------------------------------------------------------
@@ -354,15 +328,6 @@ def test_wav_files_spread_over_folders_none_named_audio_are_a_download_error(
 # --- hub errors --------------------------------------------------------------------------------
 
 
-def test_a_dataset_missing_from_the_hub_is_a_download_error_naming_it(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    with pytest.raises(DownloadError, match="has no dataset someone/else") as raised:
-        download_mmar(tmp_path / "cache", repo_id="someone/else", endpoint=hub.url)
-
-    _assert_one_line_with_the_fix(raised.value, hub.url)
-
-
 def test_a_repo_without_any_meta_file_is_an_unexpected_layout(
     release: Path, tmp_path: Path
 ) -> None:
@@ -396,25 +361,6 @@ def test_a_repo_without_the_archive_is_an_unexpected_layout(release: Path, tmp_p
 # --- endpoints and offline use -----------------------------------------------------------------
 
 
-def test_an_unreachable_endpoint_fails_fast_with_one_line_naming_what_where_and_the_fix(
-    tmp_path: Path,
-) -> None:
-    endpoint = f"http://127.0.0.1:{closed_port()}"
-    started = time.monotonic()
-
-    with pytest.raises(DownloadError) as raised:
-        download_mmar(tmp_path / "cache", endpoint=endpoint)
-
-    assert time.monotonic() - started < 5
-    message = str(raised.value)
-    _assert_one_line_with_the_fix(raised.value, endpoint)
-    assert MMAR_REPO in message
-    assert MMAR_META in message
-    assert MMAR_ARCHIVE in message
-    assert "Connection refused" in message
-    assert raised.value.__cause__ is not None
-
-
 def test_a_hub_that_accepts_but_never_answers_fails_after_the_probe_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -432,34 +378,6 @@ def test_a_hub_that_accepts_but_never_answers_fails_after_the_probe_timeout(
     assert "\n" not in str(raised.value)
 
 
-def test_an_unreachable_hub_is_no_problem_when_the_files_are_cached(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    url = hub.url
-    root = download_mmar(tmp_path / "cache", endpoint=url)
-    hub.stop()
-    started = time.monotonic()
-
-    again = download_mmar(tmp_path / "cache", endpoint=url)
-
-    assert time.monotonic() - started < 5
-    assert again == root
-    assert {p.name for p in (root / "audio").iterdir()} == set(AUDIO)
-
-
-def test_with_hf_hub_offline_the_cached_files_are_used_without_any_request(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = download_mmar(tmp_path / "cache", endpoint=hub.url)
-    seen = len(hub.requests)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    again = download_mmar(tmp_path / "cache", endpoint=hub.url)
-
-    assert again == root
-    assert hub.requests[seen:] == []
-
-
 def test_with_hf_hub_offline_the_legacy_meta_file_is_found_in_the_cache(
     release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -472,19 +390,6 @@ def test_with_hf_hub_offline_the_legacy_meta_file_is_found_in_the_cache(
         download_mmar(tmp_path / "cache", endpoint=server.url)
 
     assert visible_names(root) == {MMAR_LEGACY_META, "audio"}
-
-
-def test_with_hf_hub_offline_and_nothing_cached_the_error_says_so(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set") as raised:
-        download_mmar(tmp_path / "cache", endpoint=hub.url)
-
-    _assert_one_line_with_the_fix(raised.value, hub.url)
-    assert str(tmp_path / "cache" / "huggingface") in str(raised.value)
-    assert hub.requests == []
 
 
 def test_the_endpoint_comes_from_hf_endpoint_as_set_at_the_call(

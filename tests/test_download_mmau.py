@@ -5,8 +5,6 @@ snapshot of the repo gets too, once, in the cache."""
 from __future__ import annotations
 
 import json
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,11 +16,14 @@ from pytest_audiobench.benchmarks.mmau.download import download_mmau
 from pytest_audiobench.benchmarks.mmau.facts import HUB_REPOS
 from pytest_audiobench.benchmarks.mmau.parquet import release_folder
 from pytest_audiobench.errors import DataError, DownloadError
+from tests.conftest import assert_one_line_naming
 from tests.fakes.datasets import tiny_wav
 from tests.fakes.filesystems import visible_names
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
 from tests.fakes.hub_repos import local_snapshot, write_parquet
-from tests.fakes.serving import at_once, closed_port
+
+# Every test here keeps huggingface_hub out of the real home (``conftest.py``).
+pytestmark = pytest.mark.usefixtures("isolated_hf")
 
 REPO = HUB_REPOS["test-mini"]
 TEST_REPO = HUB_REPOS["test"]
@@ -77,10 +78,6 @@ def release(tmp_path: Path) -> Path:
     return repo
 
 
-@pytest.fixture(autouse=True)
-def _isolated(isolated_hf: None) -> None:
-    """Every test here keeps huggingface_hub out of the real home (``conftest.py``)."""
-
 @pytest.fixture
 def hub(release: Path) -> Iterator[FakeHfHub]:
     with FakeHfHub({REPO: release}, lfs_patterns=LFS) as server:
@@ -90,15 +87,6 @@ def hub(release: Path) -> Iterator[FakeHfHub]:
 def _published_json(root: Path, name: str = "mmau-test-mini.json") -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = json.loads((root / name).read_text(encoding="utf-8"))
     return records
-
-
-def _assert_one_line_naming(error: DownloadError, repo: str, endpoint: str) -> None:
-    message = str(error)
-    assert "\n" not in message
-    assert repo in message
-    assert endpoint in message
-    assert "--audiobench-data DIR" in message
-    assert error.__cause__ is not None
 
 
 # --- downloading and converting ---------------------------------------------------------------
@@ -131,52 +119,6 @@ def test_read_mmau_reads_the_converted_root(hub: FakeHfHub, tmp_path: Path) -> N
     assert [(r.id, r.answer, r.category) for r in records] == [
         ("q1", "Woman", "Reasoning"), ("q2", "Robot", "Information Extraction"),
         ("q3", "Woman", "Reasoning")]
-
-
-def test_a_second_call_downloads_nothing_and_converts_nothing(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    first = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-    downloaded = hub.downloaded
-    sentinel = first / "test-mini-audios" / "added-after-converting.txt"
-    sentinel.write_text("still here", encoding="utf-8")
-    written = (first / "mmau-test-mini.json").stat().st_mtime_ns
-
-    second = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-
-    assert second == first
-    assert hub.downloaded == downloaded
-    assert sentinel.read_text(encoding="utf-8") == "still here"
-    assert (first / "mmau-test-mini.json").stat().st_mtime_ns == written
-
-
-def test_a_changed_parquet_file_is_downloaded_and_converted_again(
-    hub: FakeHfHub, release: Path, tmp_path: Path
-) -> None:
-    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-    write_parquet(release / SECOND, [_row("q3", instruction="What is new?")])
-
-    again = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-
-    assert again == root
-    assert hub.downloaded == [FIRST, SECOND, SECOND]
-    assert _published_json(root)[2]["question"] == "What is new?"
-    assert [p.name for p in root.parent.iterdir() if "-partial-" in p.name or "-old-" in p.name] \
-        == []
-
-
-def test_a_deleted_root_is_converted_again_from_the_cache_without_a_download(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    import shutil
-
-    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-    shutil.rmtree(root)
-
-    download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-
-    assert hub.downloaded == [FIRST, SECOND]
-    assert len(_published_json(root)) == 3
 
 
 def test_the_test_split_writes_its_withheld_answers_as_empty(tmp_path: Path) -> None:
@@ -219,12 +161,6 @@ def test_the_prefixes_stay_unless_every_choice_has_its_own_letter(
     assert (record["choices"], record["answer"]) == (choices, answer)
 
 
-def test_concurrent_calls_both_return_the_complete_root(hub: FakeHfHub, tmp_path: Path) -> None:
-    results = at_once(lambda: download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url))
-    assert len(results) == 2 and results[0] == results[1]
-    assert len(read_mmau(results[0], "test-mini")) == 3
-
-
 # --- bad rows and missing pieces ----------------------------------------------------------------
 
 
@@ -251,7 +187,7 @@ def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
         url = server.url
         download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
 
-    _assert_one_line_naming(raised.value, REPO, url)
+    assert_one_line_naming(raised.value, REPO, url)
     assert f"{SECOND}: row 2: {said}" in str(raised.value)
     assert not (tmp_path / "cache" / "gamma-lab-umd--MMAU-test-mini").exists()
 
@@ -266,101 +202,7 @@ def test_an_unreadable_parquet_file_is_named(release: Path, tmp_path: Path) -> N
         download_mmau(tmp_path / "cache", "test-mini", endpoint=server.url)
 
 
-def test_a_repo_without_parquet_files_is_an_unexpected_layout(
-    release: Path, tmp_path: Path
-) -> None:
-    (release / FIRST).unlink()
-    (release / SECOND).unlink()
-
-    with (
-        FakeHfHub({REPO: release}, lfs_patterns=LFS) as server,
-        pytest.raises(DownloadError, match="unexpected layout") as raised,
-    ):
-        url = server.url
-        download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
-
-    _assert_one_line_naming(raised.value, REPO, url)
-
-
-def test_a_dataset_missing_from_the_hub_is_named(tmp_path: Path) -> None:
-    with (
-        FakeHfHub({}) as server,
-        pytest.raises(DownloadError, match=f"has no dataset {REPO}") as raised,
-    ):
-        url = server.url
-        download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
-
-    _assert_one_line_naming(raised.value, REPO, url)
-
-
-def test_without_pyarrow_the_error_says_how_to_install_it(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-
-    with pytest.raises(DownloadError) as raised:
-        download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-
-    _assert_one_line_naming(raised.value, REPO, hub.url)
-    assert "install it with pip install 'pytest-audiobench[hub]'" in str(raised.value)
-    assert hub.requests == []
-
-
 # --- offline use ------------------------------------------------------------------------------
-
-
-def test_with_hf_hub_offline_and_nothing_cached_it_fails_at_once_naming_the_repo(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set") as raised:
-        download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-
-    _assert_one_line_naming(raised.value, REPO, hub.url)
-    assert hub.requests == []
-
-
-def test_an_unreachable_hub_with_nothing_cached_fails_fast_naming_the_repo(
-    tmp_path: Path,
-) -> None:
-    endpoint = f"http://127.0.0.1:{closed_port()}"
-    started = time.monotonic()
-
-    with pytest.raises(DownloadError, match="Connection refused") as raised:
-        download_mmau(tmp_path / "cache", "test-mini", endpoint=endpoint)
-
-    assert time.monotonic() - started < 5
-    _assert_one_line_naming(raised.value, REPO, endpoint)
-
-
-def test_with_hf_hub_offline_a_cached_download_is_used_without_any_request(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-    seen = len(hub.requests)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    again = download_mmau(tmp_path / "cache", "test-mini", endpoint=hub.url)
-
-    assert again == root
-    assert hub.requests[seen:] == []
-
-
-def test_an_unreachable_hub_is_no_problem_when_the_files_are_cached(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    url = hub.url
-    root = download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
-    hub.stop()
-    import shutil
-
-    shutil.rmtree(root)  # converted again, offline, from the hub cache
-
-    again = download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
-
-    assert again == root
-    assert len(read_mmau(root, "test-mini")) == 3
 
 
 # --- a local snapshot of the hub repo ---------------------------------------------------------

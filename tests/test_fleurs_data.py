@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import tarfile
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -26,9 +25,12 @@ from pytest_audiobench.benchmarks.fleurs.data import (
 )
 from pytest_audiobench.benchmarks.fleurs.download import download_fleurs
 from pytest_audiobench.errors import DataError, DownloadError
+from tests.conftest import assert_one_line_naming
 from tests.fakes.hf_hub import FakeHfHub
 from tests.fakes.hub_repos import local_snapshot
-from tests.fakes.serving import closed_port
+
+# Every test here keeps huggingface_hub out of the real home (``conftest.py``).
+pytestmark = pytest.mark.usefixtures("isolated_hf")
 
 REPO = facts.HUB_REPO
 TSV, ARCHIVE = "data/en_us/test.tsv", "data/en_us/audio/test.tar.gz"
@@ -215,22 +217,10 @@ def remote(tmp_path: Path) -> Path:
     return repo
 
 
-@pytest.fixture(autouse=True)
-def _isolated(isolated_hf: None) -> None:
-    """Every test here keeps huggingface_hub out of the real home (``conftest.py``)."""
-
 @pytest.fixture
 def hub(remote: Path) -> Iterator[FakeHfHub]:
     with FakeHfHub({REPO: remote}) as server:
         yield server
-
-
-def _assert_one_line_naming(error: DownloadError, endpoint: str) -> None:
-    message = str(error)
-    assert "\n" not in message
-    assert REPO in message and endpoint in message
-    assert "--audiobench-data DIR" in message
-    assert error.__cause__ is not None
 
 
 def test_only_the_languages_test_files_are_fetched_and_unpacked(
@@ -250,32 +240,6 @@ def test_only_the_languages_test_files_are_fetched_and_unpacked(
         == ["audio", "test.tsv"]
 
 
-def test_a_second_call_downloads_nothing_and_unpacks_nothing(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    root = download_fleurs(tmp_path / "cache", "en_us", endpoint=hub.url)
-    audio = root / "en_us" / "audio" / "test" / "9004.wav"
-    written = audio.stat().st_mtime_ns
-
-    again = download_fleurs(tmp_path / "cache", "en_us", endpoint=hub.url)
-
-    assert again == root
-    assert hub.downloaded == [TSV, ARCHIVE]
-    assert audio.stat().st_mtime_ns == written
-
-
-def test_a_changed_archive_is_downloaded_and_unpacked_again(
-    hub: FakeHfHub, remote: Path, tmp_path: Path
-) -> None:
-    root = download_fleurs(tmp_path / "cache", "en_us", endpoint=hub.url)
-    _archive(remote / ARCHIVE, {f"test/{row[1]}": wav(9) for row in ROWS})
-
-    download_fleurs(tmp_path / "cache", "en_us", endpoint=hub.url)
-
-    assert hub.downloaded == [TSV, ARCHIVE, ARCHIVE]
-    assert (root / "en_us" / "audio" / "test" / "9004.wav").read_bytes() == wav(9)
-
-
 def test_an_unsafe_archive_is_one_line_and_nothing_is_unpacked(
     remote: Path, tmp_path: Path
 ) -> None:
@@ -285,7 +249,7 @@ def test_an_unsafe_archive_is_one_line_and_nothing_is_unpacked(
         url = server.url
         download_fleurs(tmp_path / "cache", "en_us", endpoint=url)
 
-    _assert_one_line_naming(raised.value, url)
+    assert_one_line_naming(raised.value, REPO, url)
     assert f"cannot convert FLEURS en_us of {REPO} from {url}: {ARCHIVE} (" in str(raised.value)
     assert "member 'test/evil.wav' is a symbolic link" in str(raised.value)
     assert not (tmp_path / "cache" / "google--fleurs" / "en_us").exists()
@@ -304,50 +268,8 @@ def test_a_language_the_hub_lacks_is_an_unexpected_layout(hub: FakeHfHub, tmp_pa
     with pytest.raises(DownloadError, match="unexpected layout") as raised:
         download_fleurs(tmp_path / "cache", "de_de", endpoint=hub.url)
 
-    _assert_one_line_naming(raised.value, hub.url)
+    assert_one_line_naming(raised.value, REPO, hub.url)
     assert "it lacks data/de_de/test.tsv or data/de_de/audio/test.tar.gz" in str(raised.value)
-
-
-def test_with_hf_hub_offline_and_nothing_cached_it_fails_at_once_naming_the_repo(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set") as raised:
-        download_fleurs(tmp_path / "cache", "en_us", endpoint=hub.url)
-
-    _assert_one_line_naming(raised.value, hub.url)
-    assert hub.requests == []
-
-
-def test_with_hf_hub_offline_a_cached_download_is_unpacked_without_any_request(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import shutil
-
-    root = download_fleurs(tmp_path / "cache", "en_us", endpoint=hub.url)
-    shutil.rmtree(root / "en_us")
-    seen = len(hub.requests)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    again = download_fleurs(tmp_path / "cache", "en_us", endpoint=hub.url)
-
-    assert again == root
-    assert hub.requests[seen:] == []
-    assert len(read_language(root, "en_us")[0]) == len(ROWS)
-
-
-def test_an_unreachable_hub_with_nothing_cached_fails_fast_naming_the_repo(
-    tmp_path: Path,
-) -> None:
-    endpoint = f"http://127.0.0.1:{closed_port()}"
-    started = time.monotonic()
-
-    with pytest.raises(DownloadError, match="Connection refused") as raised:
-        download_fleurs(tmp_path / "cache", "en_us", endpoint=endpoint)
-
-    assert time.monotonic() - started < 5
-    _assert_one_line_naming(raised.value, endpoint)
 
 
 # --- a local snapshot of the hub repo ---------------------------------------------------------

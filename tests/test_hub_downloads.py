@@ -25,10 +25,14 @@ from pytest_audiobench.benchmarks.base import Benchmark
 from pytest_audiobench.benchmarks.release import mini_root
 from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub.converting import pyarrow_install
+from tests.conftest import assert_one_line_naming
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
 from tests.fakes.hub_repos import FAKE_REPOS, FakeRepo
 from tests.fakes.serving import at_once, closed_port
 from tests.settings import make_settings
+
+# Every test here keeps huggingface_hub out of the real home (``conftest.py``).
+pytestmark = pytest.mark.usefixtures("isolated_hf")
 
 SOURCE = "huggingface"
 HUB_BACKED = tuple(name for name in registry.built_in()
@@ -38,11 +42,6 @@ HUB_BACKED = tuple(name for name in registry.built_in()
 LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 CARD = "README.md"
 PARQUET = ".parquet"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(isolated_hf: None) -> None:
-    """Every test here keeps huggingface_hub out of the real home (``conftest.py``)."""
 
 
 @pytest.fixture(params=HUB_BACKED)
@@ -114,14 +113,6 @@ def names_the_files(message: str, names: Iterable[str]) -> bool:
     release's files are every ``*.parquet`` file of the repo, whatever their names)."""
     return all(name in message or (name.endswith(PARQUET) and f"*{PARQUET}" in message)
                for name in names)
-
-
-def assert_one_line_naming(error: DownloadError, repo_id: str, endpoint: str) -> None:
-    message = str(error)
-    assert "\n" not in message
-    assert repo_id in message and endpoint in message
-    assert "--audiobench-data DIR" in message
-    assert error.__cause__ is not None
 
 
 def rewrite_the_same(repo: Path) -> str:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import sys
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,9 +21,12 @@ from pytest_audiobench.benchmarks.librispeech.data import Utterance, read_split,
 from pytest_audiobench.benchmarks.librispeech.download import download_librispeech
 from pytest_audiobench.benchmarks.librispeech.parquet import release_folder
 from pytest_audiobench.errors import DataError, DownloadError
+from tests.conftest import assert_one_line_naming
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
 from tests.fakes.hub_repos import local_snapshot, write_parquet
-from tests.fakes.serving import at_once, closed_port
+
+# Every test here keeps huggingface_hub out of the real home (``conftest.py``).
+pytestmark = pytest.mark.usefixtures("isolated_hf")
 
 # Two speakers, three chapters; "121" sorts after "1089" as text.
 TRANSCRIPTS: dict[tuple[str, str], dict[str, str]] = {
@@ -244,22 +245,10 @@ def remote(tmp_path: Path) -> Path:
     return repo
 
 
-@pytest.fixture(autouse=True)
-def _isolated(isolated_hf: None) -> None:
-    """Every test here keeps huggingface_hub out of the real home (``conftest.py``)."""
-
 @pytest.fixture
 def hub(remote: Path) -> Iterator[FakeHfHub]:
     with FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server:
         yield server
-
-
-def _assert_one_line_naming(error: DownloadError, endpoint: str) -> None:
-    message = str(error)
-    assert "\n" not in message
-    assert REPO in message and endpoint in message
-    assert "--audiobench-data DIR" in message
-    assert error.__cause__ is not None
 
 
 def test_only_the_splits_parquet_files_are_fetched_and_converted_into_openslrs_layout(
@@ -296,40 +285,6 @@ def test_test_other_takes_the_other_config_beside_test_clean(
     assert len(read_split(root, "test-clean")[0]) == len(IDS)
 
 
-def test_a_second_call_downloads_nothing_and_converts_nothing(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    root = download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-    transcripts = root / "LibriSpeech" / "test-clean" / "121" / "121726" / "121-121726.trans.txt"
-    written = transcripts.stat().st_mtime_ns
-
-    again = download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-
-    assert again == root
-    assert hub.downloaded == [FIRST, SECOND]
-    assert transcripts.stat().st_mtime_ns == written
-
-
-def test_a_changed_parquet_file_is_downloaded_and_converted_again(
-    hub: FakeHfHub, remote: Path, tmp_path: Path
-) -> None:
-    root = download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-    write_parquet(remote / SECOND, [_row("1089-134686-0000", "A NEW TRANSCRIPT")])
-
-    download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-
-    assert hub.downloaded == [FIRST, SECOND, SECOND]
-    utterances, _ = read_split(root, "test-clean")
-    assert [u.transcript for u in utterances if u.chapter == "134686"] == ["A NEW TRANSCRIPT"]
-
-
-def test_concurrent_calls_both_return_the_complete_root(hub: FakeHfHub, tmp_path: Path) -> None:
-    results = at_once(lambda: download_librispeech(tmp_path / "cache", "test-clean",
-                                                   endpoint=hub.url))
-    assert len(results) == 2 and results[0] == results[1]
-    assert len(read_split(results[0], "test-clean")[0]) == len(IDS)
-
-
 @pytest.mark.parametrize(("row", "said"), [
     (_row("121-121726-0009", "", 1), "the text of '121-121726-0009' is empty"),
     (_row("121-121726-0009", "X", 1, audio={"bytes": None, "path": None}),
@@ -354,7 +309,7 @@ def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
         url = server.url
         download_librispeech(tmp_path / "cache", "test-clean", endpoint=url)
 
-    _assert_one_line_naming(raised.value, url)
+    assert_one_line_naming(raised.value, REPO, url)
     assert f"cannot convert LibriSpeech test-clean of {REPO}" in str(raised.value)
     assert f"{SECOND}: row 2: {said}" in str(raised.value)
     assert not (tmp_path / "cache" / "openslr--librispeech_asr" / "LibriSpeech" /
@@ -373,23 +328,9 @@ def test_a_repo_without_the_splits_parquet_files_is_an_unexpected_layout(
         url = server.url
         download_librispeech(tmp_path / "cache", "test-clean", endpoint=url)
 
-    _assert_one_line_naming(raised.value, url)
+    assert_one_line_naming(raised.value, REPO, url)
     assert "it has no clean/test/*.parquet file" in str(raised.value)
     assert server.downloaded == []
-
-
-def test_without_pyarrow_the_error_says_how_to_install_it(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-
-    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-
-    with pytest.raises(DownloadError) as raised:
-        download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-
-    _assert_one_line_naming(raised.value, hub.url)
-    assert "install it with pip install 'pytest-audiobench[hub]'" in str(raised.value)
-    assert hub.requests == []
 
 
 def test_an_unknown_split_is_a_value_error_before_any_request(
@@ -398,59 +339,6 @@ def test_an_unknown_split_is_a_value_error_before_any_request(
     with pytest.raises(ValueError, match="unknown LibriSpeech split 'dev-clean'"):
         download_librispeech(tmp_path / "cache", "dev-clean", endpoint=hub.url)
     assert hub.requests == []
-
-
-def test_with_hf_hub_offline_and_nothing_cached_it_fails_at_once_naming_the_repo(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set") as raised:
-        download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-
-    _assert_one_line_naming(raised.value, hub.url)
-    assert hub.requests == []
-
-
-def test_with_hf_hub_offline_a_cached_download_is_converted_without_any_request(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-    shutil.rmtree(root)
-    seen = len(hub.requests)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    again = download_librispeech(tmp_path / "cache", "test-clean", endpoint=hub.url)
-
-    assert again == root
-    assert hub.requests[seen:] == []
-    assert len(read_split(root, "test-clean")[0]) == len(IDS)
-
-
-def test_an_unreachable_hub_with_nothing_cached_fails_fast_naming_the_repo(
-    tmp_path: Path,
-) -> None:
-    endpoint = f"http://127.0.0.1:{closed_port()}"
-    started = time.monotonic()
-
-    with pytest.raises(DownloadError, match="Connection refused") as raised:
-        download_librispeech(tmp_path / "cache", "test-clean", endpoint=endpoint)
-
-    assert time.monotonic() - started < 5
-    _assert_one_line_naming(raised.value, endpoint)
-
-
-def test_an_unreachable_hub_is_no_problem_when_the_files_are_cached(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    url = hub.url
-    root = download_librispeech(tmp_path / "cache", "test-clean", endpoint=url)
-    hub.stop()
-
-    again = download_librispeech(tmp_path / "cache", "test-clean", endpoint=url)
-
-    assert again == root
-    assert len(read_split(root, "test-clean")[0]) == len(IDS)
 
 
 # --- a local snapshot of the hub repo ---------------------------------------------------------

@@ -23,9 +23,12 @@ from pytest_audiobench.benchmarks.mmsu.data import MmsuRecord, read_mmsu
 from pytest_audiobench.benchmarks.mmsu.download import download_mmsu
 from pytest_audiobench.errors import DataError, DownloadError
 from pytest_audiobench.hub.converting import pyarrow_install
+from tests.conftest import assert_one_line_naming
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
 from tests.fakes.hub_repos import write_parquet
-from tests.fakes.serving import closed_port
+
+# Every test here keeps huggingface_hub out of the real home (``conftest.py``).
+pytestmark = pytest.mark.usefixtures("isolated_hf")
 
 REPO = facts.HUB_REPO
 FIRST, SECOND = "data/train-00000-of-00002.parquet", "data/train-00001-of-00002.parquet"
@@ -104,11 +107,6 @@ def _one_line(error: pytest.ExceptionInfo[Exception]) -> str:
     message = str(error.value)
     assert "\n" not in message
     return message
-
-
-@pytest.fixture(autouse=True)
-def _isolated(isolated_hf: None) -> None:
-    """Every test here keeps huggingface_hub out of the real home (``conftest.py``)."""
 
 
 # --- the converted layout ---------------------------------------------------------------------
@@ -407,14 +405,6 @@ def hub(remote: Path) -> Iterator[FakeHfHub]:
         yield server
 
 
-def _assert_one_line_naming(error: DownloadError, endpoint: str) -> None:
-    message = str(error)
-    assert "\n" not in message
-    assert REPO in message and endpoint in message
-    assert "--audiobench-data DIR" in message
-    assert error.__cause__ is not None
-
-
 def test_the_parquet_files_are_fetched_and_converted_into_the_layout_read_mmsu_reads(
     hub: FakeHfHub, tmp_path: Path
 ) -> None:
@@ -429,32 +419,6 @@ def test_the_parquet_files_are_fetched_and_converted_into_the_layout_read_mmsu_r
     by_id = {row["id"]: row["audio"]["bytes"] for row in _rows()}
     assert all(r.audio.read_bytes() == by_id[r.id] for r in records)
     assert not (tmp_path / "cache" / "mmsu").exists()
-
-
-def test_a_second_call_downloads_nothing_and_converts_nothing(
-    hub: FakeHfHub, tmp_path: Path
-) -> None:
-    root = download_mmsu(tmp_path / "cache", endpoint=hub.url)
-    written = (root / facts.CONVERTED).stat().st_mtime_ns
-
-    again = download_mmsu(tmp_path / "cache", endpoint=hub.url)
-
-    assert again == root
-    assert hub.downloaded == [FIRST, SECOND]
-    assert (root / facts.CONVERTED).stat().st_mtime_ns == written
-
-
-def test_a_changed_parquet_file_is_downloaded_and_converted_again(
-    hub: FakeHfHub, remote: Path, tmp_path: Path
-) -> None:
-    root = download_mmsu(tmp_path / "cache", endpoint=hub.url)
-    write_parquet(remote / SECOND, [_row(7, "speaker_counting", "perception")])
-
-    download_mmsu(tmp_path / "cache", endpoint=hub.url)
-
-    assert hub.downloaded == [FIRST, SECOND, SECOND]
-    assert [r.id for r in read_mmsu(root, tmp_path / "cache")[0]] == [*IDS[:2],
-                                                                       "speaker_counting_7"]
 
 
 @pytest.mark.parametrize(("row", "said"), _bad_rows(),
@@ -472,90 +436,8 @@ def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
         url = server.url
         download_mmsu(tmp_path / "cache", endpoint=url)
 
-    _assert_one_line_naming(raised.value, url)
+    assert_one_line_naming(raised.value, REPO, url)
     assert f"cannot convert MMSU of {REPO}" in str(raised.value)
     assert f"{SECOND}: row 2" in str(raised.value)
     assert said.format(first=FIRST) in str(raised.value)
     assert not (tmp_path / "cache" / "ddwang2000--MMSU").exists()
-
-
-def test_a_repo_without_parquet_files_is_an_unexpected_layout(
-    remote: Path, tmp_path: Path
-) -> None:
-    for name in (FIRST, SECOND):
-        (remote / name).unlink()
-
-    with (
-        FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,
-        pytest.raises(DownloadError, match="unexpected layout") as raised,
-    ):
-        url = server.url
-        download_mmsu(tmp_path / "cache", endpoint=url)
-
-    _assert_one_line_naming(raised.value, url)
-    assert "it has no *.parquet file" in str(raised.value)
-    assert server.downloaded == []
-
-
-def test_a_dataset_missing_from_the_hub_is_named(tmp_path: Path) -> None:
-    with (
-        FakeHfHub({}) as server,
-        pytest.raises(DownloadError, match=f"has no dataset {REPO}") as raised,
-    ):
-        url = server.url
-        download_mmsu(tmp_path / "cache", endpoint=url)
-
-    _assert_one_line_naming(raised.value, url)
-
-
-def test_without_pyarrow_the_download_says_how_to_install_it(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-
-    with pytest.raises(DownloadError) as raised:
-        download_mmsu(tmp_path / "cache", endpoint=hub.url)
-
-    _assert_one_line_naming(raised.value, hub.url)
-    assert f"install it with {pyarrow_install()}" in str(raised.value)
-    assert hub.requests == []
-
-
-def test_with_hf_hub_offline_and_nothing_cached_it_fails_at_once_naming_the_repo(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set") as raised:
-        download_mmsu(tmp_path / "cache", endpoint=hub.url)
-
-    _assert_one_line_naming(raised.value, hub.url)
-    assert hub.requests == []
-
-
-def test_with_hf_hub_offline_a_cached_download_is_converted_without_any_request(
-    hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = download_mmsu(tmp_path / "cache", endpoint=hub.url)
-    (root / facts.CONVERTED).unlink()
-    seen = len(hub.requests)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    again = download_mmsu(tmp_path / "cache", endpoint=hub.url)
-
-    assert again == root
-    assert hub.requests[seen:] == []
-    assert [r.id for r in read_mmsu(root, tmp_path / "cache")[0]] == IDS
-
-
-def test_an_unreachable_hub_with_nothing_cached_fails_fast_naming_the_repo(
-    tmp_path: Path,
-) -> None:
-    endpoint = f"http://127.0.0.1:{closed_port()}"
-    started = time.monotonic()
-
-    with pytest.raises(DownloadError, match="Connection refused") as raised:
-        download_mmsu(tmp_path / "cache", endpoint=endpoint)
-
-    assert time.monotonic() - started < 5
-    _assert_one_line_naming(raised.value, endpoint)
