@@ -8,7 +8,7 @@ import importlib
 import json
 import pkgutil
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 import pytest_audiobench
+from pytest_audiobench.errors import DownloadError
 from tests.fakes.datasets import build_air_bench_chat
+from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.made_records import made_chat_records
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, Scripted
 
@@ -284,3 +286,17 @@ def assert_one_line_naming(error: Exception, repo_id: str, endpoint: str) -> Non
     assert repo_id in message and endpoint in message, message
     assert "--audiobench-data DIR" in message, message
     assert error.__cause__ is not None
+
+
+def failed_download(download: Callable[[str], object], repo_id: str, folder: Path) -> str:
+    """What ``download(endpoint)`` says when it fails against a fake hub serving `folder` as
+    `repo_id` (its parquet files as LFS files): its DownloadError's message, checked to be
+    one line naming the repo and the hub."""
+    with (
+        FakeHfHub({repo_id: folder}, lfs_patterns=PARQUET_AS_LFS) as server,
+        pytest.raises(DownloadError) as raised,
+    ):
+        url = server.url
+        download(url)
+    assert_one_line_naming(raised.value, repo_id, url)
+    return str(raised.value)

@@ -7,7 +7,6 @@ fake hub (the repo's parquet files fetched once, converted into the layout the r
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import sys
@@ -16,7 +15,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
 
@@ -26,10 +24,11 @@ from pytest_audiobench.benchmarks.big_bench_audio.data import (
     read_big_bench_audio,
 )
 from pytest_audiobench.benchmarks.big_bench_audio.download import download_big_bench_audio
-from pytest_audiobench.errors import DataError, DownloadError
+from pytest_audiobench.errors import DataError
 from pytest_audiobench.hub.converting import pyarrow_install
-from tests.conftest import assert_one_line_naming
-from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.conftest import failed_download
+from tests.fakes.datasets import tiny_wav
+from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import write_parquet
 
 # Every test here keeps huggingface_hub out of the real home (``conftest.py``).
@@ -38,17 +37,8 @@ pytestmark = pytest.mark.usefixtures("isolated_hf")
 REPO = facts.HUB_REPO
 CONVERTED_ROOT = "fixie-ai--big_bench_audio"
 FIRST, SECOND = "data/train-00000-of-00002.parquet", "data/train-00001-of-00002.parquet"
-LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 ANSWERS = {"formal_fallacies": "invalid", "navigate": "Yes", "object_counting": "7",
            "web_of_lies": "No"}
-
-
-def wav(seed: int) -> bytes:
-    """A tiny, valid 16 kHz mono wav file whose samples depend on `seed`."""
-    samples = np.sin(np.arange(160) * (0.01 + seed / 100)).astype(np.float32) * 0.3
-    buffer = io.BytesIO()
-    sf.write(buffer, samples, 16000, format="WAV")
-    return buffer.getvalue()
 
 
 def _category(number: int) -> str:
@@ -91,7 +81,7 @@ def _release(folder: Path, lines: Sequence[Mapping[str, Any] | str],
     the usual form, and ``transcripts.jsonl`` when given."""
     (folder / "data").mkdir(parents=True)
     for number in range(1, len(lines) + 1):
-        (folder / "data" / f"bba_{number}.mp3").write_bytes(wav(number))
+        (folder / "data" / f"bba_{number}.mp3").write_bytes(tiny_wav(number))
     _jsonl(folder / facts.METADATA, lines)
     if transcripts is not None:
         _jsonl(folder / facts.TRANSCRIPTS, transcripts)
@@ -302,7 +292,7 @@ def test_a_bad_line_is_one_line_naming_the_file_the_line_and_what_was_expected(
 
 def test_an_audio_link_that_leaves_the_folder_is_named(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere.mp3"
-    outside.write_bytes(wav(9))
+    outside.write_bytes(tiny_wav(9))
     folder = _release(tmp_path / "bba", [_line(1), _line(2, file_name="data/linked.mp3")])
     (folder / "data" / "linked.mp3").symlink_to(outside)
 
@@ -366,15 +356,15 @@ def test_a_record_is_frozen() -> None:
 
 def _row(number: int, **changes: Any) -> dict[str, Any]:
     """A row of the parquet copy: the question's fields and its clip."""
-    return _fields(number) | {"audio": {"bytes": wav(number),
+    return _fields(number) | {"audio": {"bytes": tiny_wav(number),
                                         "path": f"bba_{number}.mp3"}} | changes
 
 
 def _rows() -> list[dict[str, Any]]:
     """Five rows over the four categories; the fourth's file name has no extension, the
     last has none."""
-    return [_row(1), _row(2), _row(3), _row(4, audio={"bytes": wav(4), "path": "clip"}),
-            _row(5, audio={"bytes": wav(5), "path": None})]
+    return [_row(1), _row(2), _row(3), _row(4, audio={"bytes": tiny_wav(4), "path": "clip"}),
+            _row(5, audio={"bytes": tiny_wav(5), "path": None})]
 
 
 IDS = [row["id"] for row in _rows()]
@@ -529,7 +519,7 @@ def remote(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def hub(remote: Path) -> Iterator[FakeHfHub]:
-    with FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server:
+    with FakeHfHub({REPO: remote}, lfs_patterns=PARQUET_AS_LFS) as server:
         yield server
 
 
@@ -556,15 +546,9 @@ def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
 ) -> None:
     write_parquet(remote / SECOND, [_rows()[2], row])
 
-    with (
-        FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,
-        pytest.raises(DownloadError) as raised,
-    ):
-        url = server.url
-        download_big_bench_audio(tmp_path / "cache", endpoint=url)
+    message = failed_download(
+        lambda url: download_big_bench_audio(tmp_path / "cache", endpoint=url), REPO, remote)
 
-    assert_one_line_naming(raised.value, REPO, url)
-    assert f"cannot convert Big Bench Audio of {REPO}" in str(raised.value)
-    assert f"{SECOND}: row 2" in str(raised.value)
-    assert said.format(first=FIRST) in str(raised.value)
+    assert f"cannot convert Big Bench Audio of {REPO}" in message
+    assert f"{SECOND}: row 2" in message and said.format(first=FIRST) in message
     assert not (tmp_path / "cache" / CONVERTED_ROOT).exists()

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Servers, the_judged, written_then_held
-from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import big_bench_audio_repo, local_snapshot
 from tests.fakes.openai_server import ChatRequest
 from tests.fakes.speech import build_big_bench_audio, heard
@@ -225,7 +225,7 @@ def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     repo = big_bench_audio_repo(release, tmp_path / "hub" / "bba")
     with FakeHfHub({"fixie-ai/big_bench_audio": repo},
-                   lfs_patterns=(*DEFAULT_LFS_PATTERNS, "*.parquet")) as hub:
+                   lfs_patterns=PARQUET_AS_LFS) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
         run = _run(run_bench, "huggingface")
     assert run.metrics["big_bench_audio.accuracy"] == pytest.approx(400 / 7)

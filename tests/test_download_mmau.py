@@ -16,10 +16,10 @@ from pytest_audiobench.benchmarks.mmau.download import download_mmau
 from pytest_audiobench.benchmarks.mmau.facts import HUB_REPOS
 from pytest_audiobench.benchmarks.mmau.parquet import release_folder
 from pytest_audiobench.errors import DataError, DownloadError
-from tests.conftest import assert_one_line_naming
+from tests.conftest import failed_download
 from tests.fakes.datasets import tiny_wav
 from tests.fakes.filesystems import visible_names
-from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import local_snapshot, write_parquet
 
 # Every test here keeps huggingface_hub out of the real home (``conftest.py``).
@@ -31,8 +31,6 @@ TEST_REPO = HUB_REPOS["test"]
 FIRST = "data/test_mini-00000-of-00002.parquet"
 SECOND = "data/test_mini-00001-of-00002.parquet"
 CHOICES = ["(A) Man", "(B) Woman", "(C) Child", "(D) Robot"]
-# Served like the real hub serves parquet: LFS files, redirected to a CDN url.
-LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 
 
 # The third is an MP3 stream named .wav, as some of MMAU's are: written as it is.
@@ -80,7 +78,7 @@ def release(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def hub(release: Path) -> Iterator[FakeHfHub]:
-    with FakeHfHub({REPO: release}, lfs_patterns=LFS) as server:
+    with FakeHfHub({REPO: release}, lfs_patterns=PARQUET_AS_LFS) as server:
         yield server
 
 
@@ -127,7 +125,7 @@ def test_the_test_split_writes_its_withheld_answers_as_empty(tmp_path: Path) -> 
     write_parquet(repo / "test.parquet",
                    [_row("q1", answer=""), _row("q2", answer=None, other_attributes=other)])
 
-    with FakeHfHub({TEST_REPO: repo}, lfs_patterns=LFS) as server:
+    with FakeHfHub({TEST_REPO: repo}, lfs_patterns=PARQUET_AS_LFS) as server:
         root = download_mmau(tmp_path / "cache", "test", endpoint=server.url)
 
     assert root.name == "gamma-lab-umd--MMAU-test"
@@ -154,7 +152,7 @@ def test_the_prefixes_stay_unless_every_choice_has_its_own_letter(
 ) -> None:
     write_parquet(release / SECOND, [_row("q3", choices=choices, answer=answer)])
 
-    with FakeHfHub({REPO: release}, lfs_patterns=LFS) as server:
+    with FakeHfHub({REPO: release}, lfs_patterns=PARQUET_AS_LFS) as server:
         root = download_mmau(tmp_path / "cache", "test-mini", endpoint=server.url)
 
     record = _published_json(root)[2]
@@ -180,15 +178,10 @@ def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
 ) -> None:
     write_parquet(release / SECOND, [_row("q4"), row])
 
-    with (
-        FakeHfHub({REPO: release}, lfs_patterns=LFS) as server,
-        pytest.raises(DownloadError) as raised,
-    ):
-        url = server.url
-        download_mmau(tmp_path / "cache", "test-mini", endpoint=url)
+    message = failed_download(
+        lambda url: download_mmau(tmp_path / "cache", "test-mini", endpoint=url), REPO, release)
 
-    assert_one_line_naming(raised.value, REPO, url)
-    assert f"{SECOND}: row 2: {said}" in str(raised.value)
+    assert f"{SECOND}: row 2: {said}" in message
     assert not (tmp_path / "cache" / "gamma-lab-umd--MMAU-test-mini").exists()
 
 
@@ -196,7 +189,7 @@ def test_an_unreadable_parquet_file_is_named(release: Path, tmp_path: Path) -> N
     (release / SECOND).write_bytes(b"not parquet at all" * 10)
 
     with (
-        FakeHfHub({REPO: release}, lfs_patterns=LFS) as server,
+        FakeHfHub({REPO: release}, lfs_patterns=PARQUET_AS_LFS) as server,
         pytest.raises(DownloadError, match=f"{SECOND} .* is not a readable parquet file"),
     ):
         download_mmau(tmp_path / "cache", "test-mini", endpoint=server.url)

@@ -26,7 +26,7 @@ from pytest_audiobench.benchmarks.release import mini_root
 from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub.converting import pyarrow_install
 from tests.conftest import assert_one_line_naming
-from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import FAKE_REPOS, FakeRepo
 from tests.fakes.serving import at_once, closed_port
 from tests.settings import make_settings
@@ -37,9 +37,6 @@ pytestmark = pytest.mark.usefixtures("isolated_hf")
 SOURCE = "huggingface"
 HUB_BACKED = tuple(name for name in registry.built_in()
                    if SOURCE in registry.catalog().specs[name].sources)
-# Served as the real hub serves them: parquet files and archives are LFS files, redirected
-# to a CDN url.
-LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 CARD = "README.md"
 PARQUET = ".parquet"
 
@@ -67,7 +64,7 @@ def repo(name: str, fake: FakeRepo, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def hub(fake: FakeRepo, repo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHfHub]:
-    with FakeHfHub({fake.repo_id: repo}, lfs_patterns=LFS) as server:
+    with FakeHfHub({fake.repo_id: repo}, lfs_patterns=PARQUET_AS_LFS) as server:
         monkeypatch.setenv("HF_ENDPOINT", server.url)
         yield server
 

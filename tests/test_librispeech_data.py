@@ -21,8 +21,8 @@ from pytest_audiobench.benchmarks.librispeech.data import Utterance, read_split,
 from pytest_audiobench.benchmarks.librispeech.download import download_librispeech
 from pytest_audiobench.benchmarks.librispeech.parquet import release_folder
 from pytest_audiobench.errors import DataError, DownloadError
-from tests.conftest import assert_one_line_naming
-from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.conftest import assert_one_line_naming, failed_download
+from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import local_snapshot, write_parquet
 
 # Every test here keeps huggingface_hub out of the real home (``conftest.py``).
@@ -42,7 +42,6 @@ FIRST, SECOND = "clean/test/0000.parquet", "clean/test/0001.parquet"
 OTHER = "other/test/0000.parquet"
 DECOYS = ("other/test/0000.parquet", "all/test.clean/0000.parquet", "clean/train.100/0000.parquet",
           "clean/validation/0000.parquet", "clean/test.extra/0000.parquet")
-LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 
 
 def flac(seed: int) -> bytes:
@@ -247,7 +246,7 @@ def remote(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def hub(remote: Path) -> Iterator[FakeHfHub]:
-    with FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server:
+    with FakeHfHub({REPO: remote}, lfs_patterns=PARQUET_AS_LFS) as server:
         yield server
 
 
@@ -302,16 +301,12 @@ def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
 ) -> None:
     write_parquet(remote / SECOND, [_rows()[3], row])
 
-    with (
-        FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,
-        pytest.raises(DownloadError) as raised,
-    ):
-        url = server.url
-        download_librispeech(tmp_path / "cache", "test-clean", endpoint=url)
+    message = failed_download(
+        lambda url: download_librispeech(tmp_path / "cache", "test-clean", endpoint=url), REPO,
+        remote)
 
-    assert_one_line_naming(raised.value, REPO, url)
-    assert f"cannot convert LibriSpeech test-clean of {REPO}" in str(raised.value)
-    assert f"{SECOND}: row 2: {said}" in str(raised.value)
+    assert f"cannot convert LibriSpeech test-clean of {REPO}" in message
+    assert f"{SECOND}: row 2: {said}" in message
     assert not (tmp_path / "cache" / "openslr--librispeech_asr" / "LibriSpeech" /
                 "test-clean").exists()
 
@@ -322,7 +317,7 @@ def test_a_repo_without_the_splits_parquet_files_is_an_unexpected_layout(
     shutil.rmtree(remote / "clean" / "test")
 
     with (
-        FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,
+        FakeHfHub({REPO: remote}, lfs_patterns=PARQUET_AS_LFS) as server,
         pytest.raises(DownloadError, match="unexpected layout") as raised,
     ):
         url = server.url

@@ -5,7 +5,6 @@ hub (the repo's parquet files fetched once, converted into the layout `read_mmsu
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import sys
@@ -14,17 +13,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 import soundfile as sf  # type: ignore[import-untyped, unused-ignore]
 
 from pytest_audiobench.benchmarks.mmsu import data, facts
 from pytest_audiobench.benchmarks.mmsu.data import MmsuRecord, read_mmsu
 from pytest_audiobench.benchmarks.mmsu.download import download_mmsu
-from pytest_audiobench.errors import DataError, DownloadError
+from pytest_audiobench.errors import DataError
 from pytest_audiobench.hub.converting import pyarrow_install
-from tests.conftest import assert_one_line_naming
-from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.conftest import failed_download
+from tests.fakes.datasets import tiny_wav
+from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import write_parquet
 
 # Every test here keeps huggingface_hub out of the real home (``conftest.py``).
@@ -32,21 +31,12 @@ pytestmark = pytest.mark.usefixtures("isolated_hf")
 
 REPO = facts.HUB_REPO
 FIRST, SECOND = "data/train-00000-of-00002.parquet", "data/train-00001-of-00002.parquet"
-LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
-
-
-def wav(seed: int) -> bytes:
-    """A tiny, valid 16 kHz mono wav file whose samples depend on `seed`."""
-    samples = np.sin(np.arange(160) * (0.01 + seed / 100)).astype(np.float32) * 0.3
-    buffer = io.BytesIO()
-    sf.write(buffer, samples, 16000, format="WAV")
-    return buffer.getvalue()
 
 
 def _row(number: int, task: str, category: str, **changes: Any) -> dict[str, Any]:
     """A release row: four options, the answer the second."""
     row = {"id": f"{task}_{number}", "task_name": task,
-           "audio": {"bytes": wav(number), "path": f"{task}_{number}.wav"},
+           "audio": {"bytes": tiny_wav(number), "path": f"{task}_{number}.wav"},
            "question": f"Question {number}?", "choice_a": f"first {number}",
            "choice_b": f"second {number}", "choice_c": f"third {number}",
            "choice_d": f"fourth {number}", "answer_gt": f"second {number}",
@@ -60,14 +50,14 @@ def _rows() -> list[dict[str, Any]]:
     strings), the fourth nulls for them, the fifth an mp3 name and the last no name."""
     return [
         _row(1, "accent_identification", "perception"),
-        _row(2, "accent_identification", "perception", audio={"bytes": wav(2), "path": ""}),
+        _row(2, "accent_identification", "perception", audio={"bytes": tiny_wav(2), "path": ""}),
         _row(3, "emotion_reasoning", "reasoning", choice_c="", choice_d="",
              answer_gt="first 3"),
         _row(4, "emotion_reasoning", "reasoning", choice_c=None, choice_d=None,
              **{"sub-sub-category": None}),
         _row(5, "emotion_reasoning", "reasoning",
-             audio={"bytes": wav(5), "path": "clips/original.mp3"}),
-        _row(6, "accent_identification", "perception", audio={"bytes": wav(6), "path": None}),
+             audio={"bytes": tiny_wav(5), "path": "clips/original.mp3"}),
+        _row(6, "accent_identification", "perception", audio={"bytes": tiny_wav(6), "path": None}),
     ]
 
 
@@ -81,7 +71,7 @@ def _snapshot(base: Path, rows: Sequence[Mapping[str, Any]] | None = None) -> Pa
     write_parquet(base / SECOND, rows[2:])
     (base / "README.md").write_text("# MMSU\n", encoding="utf-8")
     (base / "audio").mkdir()
-    (base / "audio" / "accent_identification_1.wav").write_bytes(wav(1))
+    (base / "audio" / "accent_identification_1.wav").write_bytes(tiny_wav(1))
     return base
 
 
@@ -96,7 +86,7 @@ def _converted(folder: Path, lines: Sequence[Mapping[str, Any] | str]) -> Path:
     each line of the usual form."""
     (folder / "audio").mkdir(parents=True)
     for number in range(1, len(lines) + 1):
-        (folder / "audio" / f"accent_identification_{number}.wav").write_bytes(wav(number))
+        (folder / "audio" / f"accent_identification_{number}.wav").write_bytes(tiny_wav(number))
     text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
                    for line in lines)
     (folder / facts.CONVERTED).write_text(text, encoding="utf-8")
@@ -168,7 +158,7 @@ def test_a_bad_line_is_one_line_naming_the_file_and_the_line(
 
 def test_an_audio_link_that_leaves_the_folder_is_named(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere.wav"
-    outside.write_bytes(wav(9))
+    outside.write_bytes(tiny_wav(9))
     folder = _converted(tmp_path / "mmsu", [_line(1), _line(2, audio="audio/linked.wav")])
     (folder / "audio" / "linked.wav").symlink_to(outside)
 
@@ -401,7 +391,7 @@ def remote(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def hub(remote: Path) -> Iterator[FakeHfHub]:
-    with FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server:
+    with FakeHfHub({REPO: remote}, lfs_patterns=PARQUET_AS_LFS) as server:
         yield server
 
 
@@ -429,15 +419,9 @@ def test_a_bad_row_is_one_line_naming_the_parquet_file_and_the_row(
 ) -> None:
     write_parquet(remote / SECOND, [_rows()[2], row])
 
-    with (
-        FakeHfHub({REPO: remote}, lfs_patterns=LFS) as server,
-        pytest.raises(DownloadError) as raised,
-    ):
-        url = server.url
-        download_mmsu(tmp_path / "cache", endpoint=url)
+    message = failed_download(lambda url: download_mmsu(tmp_path / "cache", endpoint=url),
+                              REPO, remote)
 
-    assert_one_line_naming(raised.value, REPO, url)
-    assert f"cannot convert MMSU of {REPO}" in str(raised.value)
-    assert f"{SECOND}: row 2" in str(raised.value)
-    assert said.format(first=FIRST) in str(raised.value)
+    assert f"cannot convert MMSU of {REPO}" in message
+    assert f"{SECOND}: row 2" in message and said.format(first=FIRST) in message
     assert not (tmp_path / "cache" / "ddwang2000--MMSU").exists()

@@ -11,12 +11,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import Servers, written_then_held
-from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
+from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import local_snapshot, mmsu_repo
 from tests.fakes.openai_server import ChatRequest
 from tests.fakes.speech import build_mmsu
-
-LFS = (*DEFAULT_LFS_PATTERNS, "*.parquet")
 
 # (task, category, sub-category, reply); every question's answer is its option B.
 TABLE = [
@@ -150,7 +148,7 @@ def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
                                                isolated_hf: None,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     repo = mmsu_repo(release, tmp_path / "hub" / "mmsu")
-    with FakeHfHub({"ddwang2000/MMSU": repo}, lfs_patterns=LFS) as hub:
+    with FakeHfHub({"ddwang2000/MMSU": repo}, lfs_patterns=PARQUET_AS_LFS) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
         run = _run(run_bench, "huggingface")
     assert run.metrics["mmsu.official.avg"] == pytest.approx(50.0)

@@ -38,9 +38,12 @@ from urllib.parse import quote, unquote, urlsplit
 
 from tests.fakes.serving import ServedInThread
 
-__all__ = ["DEFAULT_LFS_PATTERNS", "FakeHfHub"]
+__all__ = ["DEFAULT_LFS_PATTERNS", "PARQUET_AS_LFS", "FakeHfHub"]
 
 DEFAULT_LFS_PATTERNS: tuple[str, ...] = ("*.tar.gz", "*.tgz", "*.tar", "*.zip", "*.wav", "*.mp3")
+PARQUET_AS_LFS: tuple[str, ...] = (*DEFAULT_LFS_PATTERNS, "*.parquet")
+"""Parquet files served as the real hub serves a dataset's: LFS files, redirected to a CDN
+url."""
 
 _RESOLVE_PREFIX = "/datasets/"
 _API_PREFIX = "/api/datasets/"
