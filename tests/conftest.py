@@ -182,6 +182,11 @@ class Run:
     def outcomes(self) -> dict[str, str]:
         return {s["nodeid"]: s["outcome"] for s in self.report["samples"]}
 
+    @property
+    def gate_rows(self) -> dict[str, dict[str, Any]]:
+        """The gate's row of each metric, by the metric's name."""
+        return {r["metric"]: r for b in self.report["benchmarks"] for r in b["gate"]["rows"]}
+
 
 @pytest.fixture
 def run_bench(pytester: pytest.Pytester, servers: Servers, chat_data: Path) -> Any:
@@ -223,6 +228,21 @@ def written_then_held(run_bench: Any, folder: Path, *args: str, **kw: Any) -> Ru
     assert {b["baseline_status"] for b in held.report["benchmarks"]} == {"applied"}
     assert held.report["verdict"]["kind"] == "held"
     return held
+
+
+def regressed_once_worse(run: Callable[..., Run], folder: Path,
+                         worsen: Callable[[], None]) -> Run:
+    """A run (``run(*args)``) that writes its baselines into `folder`, the same run held
+    against them, then, once `worsen` made the model worse, the run the gate fails: returned,
+    for its rows."""
+    written = run("--audiobench-update-baseline", f"--audiobench-baselines={folder}")
+    assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()[-3000:]
+    same = run(f"--audiobench-baselines={folder}")
+    assert same.result.ret == pytest.ExitCode.OK, same.result.stdout.str()[-3000:]
+    worsen()
+    worse = run(f"--audiobench-baselines={folder}")
+    assert worse.result.ret == pytest.ExitCode.TESTS_FAILED, worse.result.stdout.str()[-3000:]
+    return worse
 
 
 def write_baseline(folder: Path, metrics: dict[str, tuple[float, float]], *,

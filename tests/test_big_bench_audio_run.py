@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Servers, the_judged, written_then_held
+from tests.conftest import Servers, regressed_once_worse, the_judged, written_then_held
 from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import big_bench_audio_repo, local_snapshot
 from tests.fakes.openai_server import ChatRequest
@@ -205,17 +205,13 @@ def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
     root = build(tmp_path / "big", table)
     servers.judge.script = VerdictJudge()
     servers.model.script = answering(["Yes"] * 40)
-    folder = tmp_path / "baselines"
-    written = _run(run_bench, root, "--audiobench-update-baseline",
-                   f"--audiobench-baselines={folder}")
-    assert written.result.ret == pytest.ExitCode.OK
-    same = _run(run_bench, root, f"--audiobench-baselines={folder}")
-    assert same.result.ret == pytest.ExitCode.OK
-    servers.model.script = answering(["No"] * 40)
-    worse = _run(run_bench, root, f"--audiobench-baselines={folder}")
-    assert worse.result.ret == pytest.ExitCode.TESTS_FAILED
-    rows = {r["metric"]: r for b in worse.report["benchmarks"] for r in b["gate"]["rows"]}
-    assert rows["big_bench_audio.accuracy"]["verdict"] == "regressed"
+
+    def worsen() -> None:
+        servers.model.script = answering(["No"] * 40)
+
+    worse = regressed_once_worse(lambda *args: _run(run_bench, root, *args),
+                                 tmp_path / "baselines", worsen)
+    assert worse.gate_rows["big_bench_audio.accuracy"]["verdict"] == "regressed"
     worse.result.assert_outcomes(failed=40)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Servers, written_then_held
+from tests.conftest import Servers, regressed_once_worse, written_then_held
 from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import local_snapshot, mmsu_repo
 from tests.fakes.openai_server import ChatRequest
@@ -128,16 +128,13 @@ def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
          "category": "perception" if index % 2 else "reasoning", "sub-category": "semantics"}
         for index in range(40)], first=FIRST)
     mmsu_servers.model.script = _by_question(["B"] * 40)
-    folder = tmp_path / "baselines"
-    written = _run(run_bench, root, "--audiobench-update-baseline",
-                   f"--audiobench-baselines={folder}")
-    assert written.result.ret == pytest.ExitCode.OK
-    same = _run(run_bench, root, f"--audiobench-baselines={folder}")
-    assert same.result.ret == pytest.ExitCode.OK
-    mmsu_servers.model.script = _by_question(["A"] * 40)
-    worse = _run(run_bench, root, f"--audiobench-baselines={folder}")
-    assert worse.result.ret == pytest.ExitCode.TESTS_FAILED
-    rows = {r["metric"]: r for b in worse.report["benchmarks"] for r in b["gate"]["rows"]}
+
+    def worsen() -> None:
+        mmsu_servers.model.script = _by_question(["A"] * 40)
+
+    worse = regressed_once_worse(lambda *args: _run(run_bench, root, *args),
+                                 tmp_path / "baselines", worsen)
+    rows = worse.gate_rows
     assert rows["mmsu.avg"]["verdict"] == "regressed"
     assert rows["mmsu.avg"]["method"] == "exact"  # McNemar's on 40 discordant pairs
     worse.result.assert_outcomes(failed=40)
