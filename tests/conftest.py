@@ -223,7 +223,7 @@ def written_then_held(run_bench: Any, folder: Path, *args: str, **kw: Any) -> Ru
     written = run_bench(*args, "--audiobench-update-baseline",
                         f"--audiobench-baselines={folder}", **kw)
     assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()[-3000:]
-    held = run_bench(*args, f"--audiobench-baselines={folder}", **kw)
+    held: Run = run_bench(*args, f"--audiobench-baselines={folder}", **kw)
     assert held.result.ret == pytest.ExitCode.OK, held.result.stdout.str()[-3000:]
     assert {b["baseline_status"] for b in held.report["benchmarks"]} == {"applied"}
     assert held.report["verdict"]["kind"] == "held"
