@@ -3,7 +3,8 @@ inline or from ``transcripts.jsonl`` beside it (the original release has none: o
 the fix), found at the root or in the one subfolder that holds it, each bad line one line
 naming its file and line, a note when the release is not whole; a local snapshot of the
 parquet copy converted once into that layout; and `download_big_bench_audio` against a local
-fake hub (the repo's parquet files fetched once, converted into the layout the reader reads)."""
+fake hub (the repo's parquet files converted into the layout the reader reads, a bad row
+named). What every hub download does is held once for all in ``test_hub_downloads.py``."""
 
 from __future__ import annotations
 

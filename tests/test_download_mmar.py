@@ -1,4 +1,6 @@
-"""`download_mmar`: the real huggingface_hub download code against a local fake hub."""
+"""`download_mmar`: the real huggingface_hub download code against a local fake hub: the
+archive's audio folder found and unpacked safely, the legacy meta file, the probe. What every
+hub download does is held once for all in ``test_hub_downloads.py``."""
 
 from __future__ import annotations
 
@@ -128,7 +130,7 @@ def test_every_audio_path_of_the_meta_file_exists_under_the_root(
         assert (root / json.loads(line)["audio_path"]).is_file()
 
 
-def test_a_changed_archive_on_the_hub_is_downloaded_and_unpacked_again(
+def test_a_changed_archive_replaces_the_audio_folder_whole(
     hub: FakeHfHub, release: Path, tmp_path: Path
 ) -> None:
     root = download_mmar(tmp_path / "cache", endpoint=hub.url)
@@ -141,7 +143,7 @@ def test_a_changed_archive_on_the_hub_is_downloaded_and_unpacked_again(
     assert sorted(p.name for p in (root / "audio").iterdir()) == ["d.wav"]
 
 
-def test_a_deleted_audio_folder_is_unpacked_again_from_the_cache_without_a_download(
+def test_an_audio_folder_deleted_beside_its_marker_is_unpacked_again_without_a_download(
     hub: FakeHfHub, tmp_path: Path
 ) -> None:
     import shutil

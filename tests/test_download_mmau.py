@@ -1,6 +1,7 @@
 """`download_mmau`: the real huggingface_hub download code against a local fake hub, and the
 conversion of the hub's parquet rows into the maintainers' published layout, which a local
-snapshot of the repo gets too, once, in the cache."""
+snapshot of the repo gets too, once, in the cache. What every hub download does is held once
+for all in ``test_hub_downloads.py``."""
 
 from __future__ import annotations
 

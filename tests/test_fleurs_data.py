@@ -2,7 +2,8 @@
 forms, the release's order, `transcription` as the reference, each bad row one line naming its
 file and line, a note when the split is not whole), `download_fleurs` against a local fake
 hub (only the language's test.tsv and test archive fetched, once, unpacked safely), and a
-local snapshot of the hub repo unpacked once into the cache."""
+local snapshot of the hub repo unpacked once into the cache. What every hub download does is
+held once for all in ``test_hub_downloads.py``."""
 
 from __future__ import annotations
 

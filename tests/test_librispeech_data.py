@@ -2,7 +2,8 @@
 each bad record one line naming its file and line, a note when the split is not whole), and
 `download_librispeech` against a local fake hub (only the split's parquet files fetched, once,
 converted into that layout), and a local snapshot of the hub repo converted once, a split at
-a time, into the cache."""
+a time, into the cache. What every hub download does is held once for all in
+``test_hub_downloads.py``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """MMSU's data layer: the converted layout read back in the release's order (each bad line one
 line naming its file and line, a note when the release is not whole), a local snapshot of
 the hub repo's parquet files converted once into it, and `download_mmsu` against a local fake
-hub (the repo's parquet files fetched once, converted into the layout `read_mmsu` reads)."""
+hub (the repo's parquet files converted into the layout `read_mmsu` reads, a bad row named).
+What every hub download does is held once for all in ``test_hub_downloads.py``."""
 
 from __future__ import annotations
 
