@@ -1,4 +1,5 @@
-"""pytest-audiobench: AIR-Bench, MMAR and MMAU as a pytest release gate for audio-language models.
+"""pytest-audiobench: audio-language-model benchmarks as a pytest release gate (the built-in ones
+are listed by ``benchmarks.registry.built_in()``).
 
 The package root is the public API a third-party benchmark or provider is written against
 (docs/extending.md shows both); every name in ``__all__`` is kept across minor releases, and
