@@ -235,7 +235,7 @@ def answers_of(request: pytest.FixtureRequest, sample: Sample) -> list[ModelAnsw
     if worker.settings.dry_run:
         pytest.skip("dry run: nothing is sent")
     try:
-        answers = worker.wait(worker.pipeline(sample).answer)
+        answers = worker.wait(worker.flow(sample).answer)
     except EmptyAudio as exc:
         worker.done(sample)
         pytest.skip(str(exc))
@@ -263,7 +263,7 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
     if request.node.stash.get(SCORED_KEY, None) is not None or state.settled is not None:
         return _replayed(request, sample, state)
     try:
-        graded = worker.wait(worker.pipeline(sample).grade)
+        graded = worker.wait(worker.flow(sample).grade)
     except JudgeError as exc:
         if exc.verdict is not None:
             state.verdicts = [exc.verdict]

@@ -1,6 +1,6 @@
 """Which items this process will run next, so that their requests can start early.
 
-pytest runs items one at a time; to keep many requests in flight, the pipelines of the next
+pytest runs items one at a time; to keep many requests in flight, the flows of the next
 items start before those items come up. In a plain run the order is ``session.items``. On an
 xdist worker it is the worker's own queue of item indices (``internals.xdist_queue``, not
 public API); when it is absent, only the current item is known.

@@ -1,4 +1,4 @@
-"""The side of a run that asks and grades: every sample's pipeline (its answers, then their
+"""The side of a run that asks and grades: every sample's flow (its answers, then their
 verdicts), started ahead of its item by the prefetch, asked with the process's gear
 (``run/gear.py``).
 
@@ -34,7 +34,7 @@ from pytest_audiobench.run.gear import Gear
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
 from pytest_audiobench.run.spool import Settled
-from pytest_audiobench.transport.engine import Engine, Pipeline
+from pytest_audiobench.transport.engine import Engine, Flow
 
 T = TypeVar("T")
 
@@ -100,11 +100,11 @@ class Rejudging:
 
 
 class Worker:
-    """Every sample's pipeline, asked with this process's gear and judged as ``rejudging``
+    """Every sample's flow, asked with this process's gear and judged as ``rejudging``
     says; ``done_ahead`` holds the samples the controller ran whole before the items (head to
     head: the share that measured the judge's noise), by node id: their items take these and
     never ask again. ``settled`` holds, on a resume, the records of the samples an earlier
-    session of the run did: their items take those whole, and no pipeline starts for them."""
+    session of the run did: their items take those whole, and no flow starts for them."""
 
     def __init__(self, settings: Settings, benchmarks: Mapping[str, Benchmark], gear: Gear,
                  rejudging: Rejudging, done_ahead: Mapping[str, SampleRecord],
@@ -128,7 +128,7 @@ class Worker:
     def runtime(self) -> Runtime:
         return self.gear.runtime()
 
-    def pipeline(self, sample: Sample) -> Pipeline[list[ModelAnswer], Graded]:
+    def flow(self, sample: Sample) -> Flow[list[ModelAnswer], Graded]:
         """Every run's answer, then every answer's verdict, each graded as soon as it lands;
         with them, the baseline's answer graded by today's judge: the per-sample baseline's
         when the sample calibrates the judge, head to head the live baseline model's."""
@@ -231,15 +231,15 @@ class Worker:
         return {sample.nodeid: graded for (sample, _), graded in zip(asked, found, strict=True)}
 
     def run_ahead(self, samples: Sequence[Sample]) -> dict[str, SampleRecord]:
-        """The whole pipeline of ``samples``, all at once, waited for (before the items: head
+        """The whole flow of ``samples``, all at once, waited for (before the items: head
         to head's calibration share); the records of those that were graded, by node id. In
-        this process their items take the pipelines as they are; a failure is left to its
+        this process their items take the flows as they are; a failure is left to its
         item, which reports it."""
-        started = [(sample, self.pipeline(sample)) for sample in samples]
+        started = [(sample, self.flow(sample)) for sample in samples]
         done = {}
-        for sample, pipeline in started:
+        for sample, flow in started:
             try:
-                answers, graded = pipeline.answer.result(), pipeline.grade.result()
+                answers, graded = flow.answer.result(), flow.grade.result()
             except AudiobenchError:
                 continue
             done[sample.nodeid] = sample.to_record(
@@ -287,7 +287,7 @@ class Worker:
             return [], f"{type(exc).__name__}: {exc}"
 
     def prefetch(self, item: pytest.Item) -> None:
-        """Start the pipelines of the items this process runs next, a window at a time."""
+        """Start the flows of the items this process runs next, a window at a time."""
         if self.settings.dry_run:
             return
         if self._lookahead is None:
@@ -299,7 +299,7 @@ class Worker:
                 continue
             # On xdist most of the window is already running: only new items cost anything.
             if self._engine is None or not self._engine.running(sample.nodeid):
-                self.pipeline(sample)
+                self.flow(sample)
 
     def done(self, sample: Sample) -> None:
         if self._engine is not None:

@@ -1,4 +1,4 @@
-"""An event loop on a background thread that runs each sample's pipeline (answer, then grade).
+"""An event loop on a background thread that runs each sample's flow (answer, then grade).
 
 Test items run one by one on pytest's thread; their requests run here, so many can be in
 flight while pytest reports items in order. A sample's grading starts the moment its answer
@@ -22,7 +22,7 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
-class Pipeline(Generic[A, G]):
+class Flow(Generic[A, G]):
     """The two results of one sample, each available as soon as it is known."""
 
     answer: Future[A]
@@ -38,31 +38,31 @@ class Engine:
                                         daemon=True)
         self._thread.start()
         self.pacer: Pacer = self.call(_on_loop(pacing))
-        self._pipelines: dict[str, Pipeline[Any, Any]] = {}
+        self._flows: dict[str, Flow[Any, Any]] = {}
 
     def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run one coroutine on the loop and wait for it."""
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
     def start(self, key: str, answer: Callable[[], Awaitable[A]],
-              grade: Callable[[A], Awaitable[G]]) -> Pipeline[A, G]:
-        """Start the pipeline of ``key`` unless it already runs; return its futures."""
-        pipeline = self._pipelines.get(key)
-        if pipeline is None:
-            pipeline = Pipeline(Future(), Future())
-            self._pipelines[key] = pipeline
-            asyncio.run_coroutine_threadsafe(_run(answer, grade, pipeline), self._loop)
-        return pipeline
+              grade: Callable[[A], Awaitable[G]]) -> Flow[A, G]:
+        """Start the flow of ``key`` unless it already runs; return its futures."""
+        flow = self._flows.get(key)
+        if flow is None:
+            flow = Flow(Future(), Future())
+            self._flows[key] = flow
+            asyncio.run_coroutine_threadsafe(_run(answer, grade, flow), self._loop)
+        return flow
 
     def running(self, key: str) -> bool:
-        return key in self._pipelines
+        return key in self._flows
 
     def forget(self, key: str) -> None:
-        """Drop a finished pipeline so that a long run does not keep every result."""
-        self._pipelines.pop(key, None)
+        """Drop a finished flow so that a long run does not keep every result."""
+        self._flows.pop(key, None)
 
     def close(self, cleanup: Callable[[], Coroutine[Any, Any, None]] | None = None) -> None:
-        """Stop the loop: the pipelines still running (a run stopped early, -x or a deadline,
+        """Stop the loop: the flows still running (a run stopped early, -x or a deadline,
         had started the next items') are cancelled first, then ``cleanup`` runs."""
         self.call(_cancel_pending())
         if cleanup is not None:
@@ -85,15 +85,15 @@ async def _on_loop(make: Callable[[], T]) -> T:
 
 
 async def _run(answer: Callable[[], Awaitable[A]], grade: Callable[[A], Awaitable[G]],
-               pipeline: Pipeline[A, G]) -> None:
+               flow: Flow[A, G]) -> None:
     try:
         result = await answer()
     except BaseException as exc:  # handed to the item, which reports it
-        pipeline.answer.set_exception(exc)
-        pipeline.grade.set_exception(exc)
+        flow.answer.set_exception(exc)
+        flow.grade.set_exception(exc)
         return
-    pipeline.answer.set_result(result)
+    flow.answer.set_result(result)
     try:
-        pipeline.grade.set_result(await grade(result))
+        flow.grade.set_result(await grade(result))
     except BaseException as exc:
-        pipeline.grade.set_exception(exc)
+        flow.grade.set_exception(exc)
