@@ -127,6 +127,8 @@ class Breaker:
         """Probe at once, then with the backoff until it answers or the allowance is spent.
         An answer at once says it is there (``_there``)."""
         began = time.monotonic()
+        # At once, before any backoff: a server restarted faster than the trip is seen back
+        # at the first look.
         missing = await _probed(probe, self._outage_wait)
         if missing is None:
             self._there(tripped=tripped)
@@ -135,6 +137,7 @@ class Breaker:
         pause = self._backoff.first
         while (left := self._outage_wait - (time.monotonic() - began)) > 0:
             await asyncio.sleep(min(pause, left))
+            # The last probe is given only what is left, so the allowance bounds the whole wait.
             missing = await _probed(probe, self._outage_wait - (time.monotonic() - began))
             if missing is None:
                 self._came_back()
@@ -152,6 +155,8 @@ class Breaker:
         the breaker must trip again for the next look; once a trip finds it there with no
         reply to any request for the whole allowance, it is taken for gone, as the requests
         would be sent in vain."""
+        # Once per silence: a second trip that finds it there with no reply to a request since
+        # is no restart, and falls to the timeout case below.
         if self._dropped and not self._seen_there:
             self._seen_there = True
             self.comebacks += 1
@@ -192,6 +197,8 @@ class Breaker:
         self._state = "gone"
         self.traffic.stopped = (f"{self.label} stopped answering ({self._tripped}){how}; no "
                                 "further request was sent to it")
+        # Both events: the requests waiting for it to come back and those sleeping before a
+        # retry wake now, and ``check`` ends them as not run.
         self._settled.set()
         self._gone.set()
 
@@ -199,6 +206,7 @@ class Breaker:
         """Wait ``seconds`` before a retry, or less if the breaker stops the endpoint."""
         started = time.monotonic()
         try:
+            # Wakes early only for ``gone``: a comeback does not cut a backoff short.
             await asyncio.wait_for(self._gone.wait(), timeout=seconds)
         except TimeoutError:
             pass
@@ -227,6 +235,8 @@ class Breaker:
         ``max_failures`` in a row the endpoint is taken for away."""
         self._in_a_row += 1
         self._dropped = dropped
+        # Only while up: the failures of attempts that were in flight when it was taken for away
+        # start no second watch.
         if self._in_a_row >= self._max_failures and self.up:
             self._take_for_away(reason, tripped=True)
 

@@ -65,6 +65,8 @@ class Endpoint:
         """The server, when the provider is one: asked with retries, a request at a time."""
         if provider is None:
             provider = self._served = ServedModel(settings, self._line.named)
+            # Variants of one endpoint share its line and breaker: the first one's served model
+            # probes for all.
             self._line.breaker.probe = self._line.breaker.probe or self._served.probe
         self._provider: Provider = provider
         self._owner = True
@@ -94,6 +96,7 @@ class Endpoint:
         """The view whose replies belong to run ``run_id`` in the cache (a resume of it reuses them,
         no other run does): a judge asked for fresh replies in every run."""
         view = self._view(self.settings, self._scope)
+        # No ``reuse``: a judge's fresh replies must not come from the run being reused.
         view._run_id, view._reuse = run_id, None
         return view
 
@@ -144,6 +147,7 @@ class Endpoint:
                                                  cache_tag=cache_tag, run_id=self._reuse))
         if earlier is None:
             return None
+        # Stored under this run's key too, so a resume of this run finds it without ``reuse``.
         self._cache.put(key, earlier.model_copy(update={"cached": False}))
         return earlier.model_copy(update={"reused_from": self._reuse})
 

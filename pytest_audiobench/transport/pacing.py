@@ -80,7 +80,9 @@ class Pacer:
     async def throttle(self) -> None:
         """A 429: halve the limit (multiplicative decrease)."""
         async with self._changed:
+            # Never below one: at zero nothing would be sent, and no success would ever raise it.
             self.limit = max(1, self.limit // 2)
+            # A window counts from the latest 429: successes before it say nothing of the new limit.
             self._successes = 0
             self.throttled += 1
 
@@ -90,7 +92,10 @@ class Pacer:
             return
         async with self._changed:
             self._successes += 1
+            # A window is as many successes as the limit allows in flight: about one round of
+            # requests per step up, the additive increase of AIMD.
             if self._successes >= self.limit:
                 self.limit += 1
                 self._successes = 0
+                # The limit grew by one: one more waiter may take a place.
                 self._changed.notify()

@@ -105,11 +105,14 @@ def error_message(body: bytes) -> str:
         if started is None:
             return text
         # A ``\\u`` escape cut short by the end of what was read is left out.
+        # Read back as a JSON string literal, so the escapes of what was kept decode as they would
+        # have in the whole body.
         escaped = re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", started.group(1))
         try:
             return str(json.loads(f'"{escaped}"'))
         except ValueError:
             return text
+    # OpenAI nests the message under "error"; other servers (older vLLM) put it at the top.
     error = parsed.get("error", parsed) if isinstance(parsed, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
     return message if isinstance(message, str) and message else text
@@ -231,6 +234,7 @@ def _count(usage: dict[str, Any], field: str) -> int:
         return 0
     if isinstance(value, float) and value.is_integer():
         value = int(value)
+    # A bool is an int to Python: a ``true`` count would pass as 1 token.
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= TOKENS_LIMIT:
         shown = repr(value) if isinstance(value, int | float) else _kind(value)
         raise Unusable(f"a reply whose usage.{field} is {brief(shown, 40)}, not a count of "

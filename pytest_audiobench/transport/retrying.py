@@ -34,7 +34,11 @@ if TYPE_CHECKING:
     from pytest_audiobench.transport.pacing import Pacer
     from pytest_audiobench.transport.served import ServedModel
 
+# Statuses the same request may get past later: a timeout, a conflict, too early, throttled,
+# a server error or gateway. Any other status (400, 401, 404, 422...) would be refused again.
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# Caps a server's Retry-After as well as our own doubling: one header cannot park a request
+# for longer than our own backoff ever would.
 _BACKOFF_CAP = 30.0
 
 
@@ -51,6 +55,7 @@ class Retrying:
         self._pacer = pacer
         self._messages = messages
         self._extra = extra
+        # ``retries`` counts the attempts after the first: the allowance is every attempt.
         self._tries = Tries(settings.retries + 1)
 
     async def answer(self) -> Completion:
@@ -62,12 +67,16 @@ class Retrying:
             completion = await self._replied()
             spent = spent + completion.usage
             got = completion.model_copy(update={"usage": spent, "attempts": self._tries.sent})
+            # A judge's empty reply is its failure (no grade to read): the backoff and the retry
+            # limit of a failure, not the model's one immediate ask.
             if completion.empty and self.settings.role == "judge":
                 self._line.answered("empty answer")
                 if self._tries.last:
                     raise self._failure(self._judge_said_nothing(completion), self._tries.sent)
                 await self._sleep(self._wait(self._tries.counted, None))
                 continue
+            # An answer cut at the token limit would be cut again at the same max_tokens; with
+            # no attempt left, the empty answer received whole stands as the model's answer.
             if completion.empty and not completion.cut and not self._tries.last:
                 self._line.answered("empty answer")
                 return await self._asked_again(got)
@@ -92,14 +101,22 @@ class Retrying:
         back and the next goes at once (as it is when the outage comes while this waits out
         its backoff: ``_sent``)."""
         if isinstance(exc, NoReply):
+            # Counted before the breaker is asked: what an outage gives back is this run of
+            # attempts with no reply, this one included.
             self._tries.unanswered += 1
             if self._tries.last:
+                # Fewer than max_failures in a row (one request alone in flight) never trip the
+                # breaker: before this request fails, the server is asked if it is restarting.
                 self._breaker.suspect(str(exc))
             if not self._breaker.up:
                 await self._until_up()
+            # Before the ``last`` test below: a request whose last attempt the outage took has
+            # it back, and goes again at once.
             if self._given_back():
                 return
         else:
+            # An HTTP reply breaks the run of attempts with no reply: only those an outage can
+            # explain are given back.
             self._tries.replied()
         if self._tries.last or not _transient(exc):
             raise self._failure(exc, self._tries.sent) from exc
@@ -135,21 +152,29 @@ class Retrying:
         since the request's latest are given back first."""
         while True:
             await self._until_up()
+            # The endpoint may go away while this waits for a place: it is asked again inside,
+            # and an attempt that finds it away gives its place back and waits for it.
             async with self._pacer.slot():
                 if self._breaker.up:
+                    # Attempts lost to an outage that ended while this waited for its place.
                     self._given_back()
                     self._line.traffic.requests += 1
+                    # The era: only a comeback after this send can have taken this attempt.
                     self._tries.sending(self._breaker.comebacks)
                     return await self._attempt()
 
     async def _counted(self, exc: AttemptFailed) -> None:
         if isinstance(exc, NoReply):  # connection refused or dropped, timeout
             self._line.connection_failed(str(exc), exc.reason)
+            # A connection failure may have stopped the endpoint (no outage wait): the request
+            # ends now as not run instead of sitting through its backoff.
             self._breaker.check()
             return
         self._line.answered(exc.reason)  # an error status, or an HTTP 200 that holds no answer
         if isinstance(exc, StatusFailure) and exc.status == 429:
             self._line.traffic.throttled += 1
+            # A 429 is the server's word that the run asks too fast: the in-flight limit halves
+            # for the whole process (one pacer serves every endpoint), not only this request's wait.
             await self._pacer.throttle()
 
     async def _asked_again(self, empty: Completion) -> Completion:
@@ -159,6 +184,7 @@ class Retrying:
         the request's attempts (a 503 says nothing of the answer). What came back whole is
         kept: the empty answer stands if the retry is empty too, fails for good, or may not
         be sent (the deadline, the budget, the breaker)."""
+        # Checked before the retry is counted: one that may not be sent costs nothing.
         try:
             self._breaker.check()
             self._pacer.check()
@@ -167,6 +193,8 @@ class Retrying:
         self._line.traffic.retries += 1
         try:
             again = await self._replied()
+        # DeadlineReached and the budgets are NotRun: whatever stops the retry, the empty
+        # answer received whole is kept (before, a fault here made the sample an error).
         except (EndpointError, NotRun):
             return empty.model_copy(update={"attempts": self._tries.sent})
         self._line.answered()
@@ -186,6 +214,8 @@ class Retrying:
         assert self._served is not None
         left = self._pacer.remaining()
         timeout = self.settings.timeout if left is None else max(
+            # A deadline already reached leaves no time: a small positive timeout lets the
+            # attempt end below as the deadline's, not as a failure with a retry.
             0.01, min(self.settings.timeout, left))
         try:
             # The client's timeout bounds each read; a reply whose bytes keep trickling in
@@ -194,6 +224,8 @@ class Retrying:
             asked = self._served.answer(self._messages, self._extra, None, timeout=timeout + 1.0)
             return await asyncio.wait_for(asked, timeout)
         except TimeoutError:
+            # The deadline's bound was the tighter one: not a failure of the endpoint to retry,
+            # the request is abandoned and the sample not run.
             if left is not None and left <= self.settings.timeout:
                 raise DeadlineReached(_DEADLINE_PASSED) from None
             raise NoReply(f"no whole reply within {timeout:g} s (--audiobench-timeout)",
@@ -210,7 +242,10 @@ class Retrying:
         told = _parse_retry_after(exc.retry_after if isinstance(exc, StatusFailure) else None)
         if told is not None:
             return min(told, _BACKOFF_CAP)
+        # ``attempt`` is the counted tries, so a give-back starts the doubling over.
         ceiling = min(_BACKOFF_CAP, self.settings.retry_wait * 2.0 ** (attempt - 1))
+        # Half to all of the ceiling: requests that failed together (a 503 burst) do not
+        # retry together, and none waits less than half its backoff.
         return ceiling * (0.5 + random.random() / 2)
 
     def _failure(self, exc: AttemptFailed, attempt: int) -> EndpointError:
@@ -261,6 +296,7 @@ class Tries:
         that brings its server down each time it is sent still ends after its retries."""
         if self.given_back >= GIVE_BACKS or not self.unanswered:
             return False
+        # ``sent`` is kept: the report says how many attempts were really sent.
         self.counted -= self.unanswered
         self.unanswered = 0
         self.given_back += 1
@@ -287,8 +323,10 @@ def _parse_retry_after(value: str | None) -> float | None:
     except ValueError:
         pass
     else:
+        # A negative delay, or a date already past below, means at once.
         return max(0.0, seconds) if math.isfinite(seconds) else None
     try:
+        # Retry-After is delay-seconds or an HTTP-date (RFC 9110, 10.2.3).
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None

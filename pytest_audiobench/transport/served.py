@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     import httpx2
     import openai
 
+# A refused key is never retried (``_transient``): its own line names the variable that
+# holds the key, which is what the user has to change.
 REFUSED = frozenset({401, 403})
 NOT_LISTED = 404
 """A server that lists no models: the first request tells whether it serves the model."""
@@ -119,6 +121,7 @@ class ServedModel:
         byte, takes at most --audiobench-timeout, and no longer than ``within`` (what is left
         of the run's deadline): a server that sends its listing a byte at a time is refused."""
         limit = self.settings.timeout if within is None else min(self.settings.timeout, within)
+        # The deadline has passed already: no exchange is started that could not end in time.
         if limit <= 0:
             raise EndpointError(f"{self.settings.named}: {_NO_TIME}")
         try:
@@ -132,6 +135,7 @@ class ServedModel:
             raise EndpointError(f"{self.settings.named}: {why}") from None
         if served is None:
             return None
+        # An empty listing says nothing of the model: the first request tells, as with a 404.
         if served and self.settings.model not in served:
             raise EndpointError(
                 f"{self.settings.named}: that server does not serve {self.settings.model!r}; "
@@ -144,6 +148,7 @@ class ServedModel:
         when it lists none; EndpointError when it cannot be read."""
         import openai
 
+        # The client's timeouts just past ``limit``: the wait_for below is the bound that decides.
         client = openai.AsyncOpenAI(base_url=self.settings.url, api_key=self._key,
                                     max_retries=0, timeout=limit + 1.0,
                                     http_client=_aiohttp_client(limit + 1.0),
@@ -196,6 +201,8 @@ class ServedModel:
             return json.loads(body)
         except ValueError as exc:  # not JSON, or not UTF-8
             raise Unusable("a reply that is not JSON", "not JSON") from exc
+        # A body nested thousands deep ([[[[...) overflows the parser's recursion, which is not a
+        # ValueError.
         except RecursionError:
             raise Unusable("a reply nested too deep to read as JSON", "not JSON") from None
 
@@ -255,6 +262,8 @@ class ServedModel:
                          "headers": {RAW_RESPONSE_HEADER: "stream"}})
             await response.aclose()
         except openai.APIStatusError as exc:
+            # A status under 500 (a 401, a 404) comes from the server itself: it is there. A
+            # 5xx may be a gateway answering for a server behind it that is down.
             return short(exc) if exc.status_code >= 500 else None
         except openai.APITimeoutError as exc:  # or refused, as the aiohttp transport says it
             return short(openai.APIConnectionError(request=exc.request) if _dropped(exc)
