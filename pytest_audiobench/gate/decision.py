@@ -78,6 +78,8 @@ def decide(settings: Settings, evidence: Evidence, partial: bool = False) -> Dec
     (``scope.py``): no metric is gated, and no baseline written."""
     folded, loaded = evidence.folded, evidence.baseline
     path, current = loaded.path, loaded.file
+    # First: a shard holds one slice, so neither its gate nor a baseline from it means anything;
+    # its merge decides.
     if settings.shard is not None:
         return Decision("shard", path)
     if not folded.selected and folded.left_out:
@@ -136,6 +138,9 @@ def _update(settings: Settings, evidence: Evidence, replaced: Gate | None) -> De
     fresh = baselines.from_run(made, evidence.metrics, evidence.folded.headline, pairing.linear,
                                current, settings.tolerance, settings.max_errors)
     lower = baselines.lower_better(fresh.metrics, pairing.linear)
+    # The new file held against the run that writes it: one that run would fail already (a
+    # metric the old file held that this run did not measure, more samples missing than it
+    # allows) is refused rather than written to fail the next run.
     gate = evaluate(fresh, Measured(evidence.metrics, measured.missing, measured.judge_model),
                     lower=lower)
     if not gate.held:

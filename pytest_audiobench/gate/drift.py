@@ -73,10 +73,14 @@ def measure(metric: str, linear: Linear, recorded: Mapping[str, SampleLine],
     """The drift of ``metric`` from the baseline's ``recorded`` lines to ``today``'s lines of
     the same answers (``asked`` of them were graded again)."""
     base = {k: recorded[k] for k in today if k in recorded}
+    # Both ways: the gate's tests are one-sided (a drop), and a judge may turn lenient as well as
+    # harsh; with the sides swapped, the same tests look for a rise.
     result, back = paired(linear, base, today), paired(linear, today, base)
     if result is None or back is None:
         return Drift(metric=metric, asked=asked, graded=len(today), n=0)
+    # Half on each side, so the two one-sided tests together keep the run's level.
     level = (1 - confidence) / 2
+    # No margin: any change of the judge told from chance is one the gate must not pair through.
     harsher, lenient = assess(result, 0.0, level), assess(back, 0.0, level)
     return Drift(metric=metric, asked=asked, graded=len(today), n=result.n,
                  difference=result.difference,

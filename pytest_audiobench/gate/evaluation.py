@@ -176,6 +176,8 @@ def assess_all(pairings: Mapping[str, Pairing],
                gate_small: bool = False) -> dict[str, dict[str, Assessed]]:
     """Per benchmark, its metrics of ``limits`` that can be held paired, assessed as one
     family: every benchmark of the run shares the confidence level."""
+    # Keyed by benchmark too: two benchmarks may name a metric alike, and all of them are one
+    # family, so each takes its share of one level.
     found = {(name, metric): candidate for name, chosen in limits.items()
              for metric, candidate in candidates(pairings[name], chosen).items()}
     out: dict[str, dict[str, Assessed]] = {name: {} for name in pairings}
@@ -234,6 +236,8 @@ def evaluate(baseline: Baseline, measured: Measured, *, allowed: int | None = No
     other = None if baseline.judge_model is None or stale is not None else other_judge(
         baseline.judge_model, baseline.judge, judge_model, judge)
     if other is not None:
+        # Two model names already say the difference; one name with another identity (a snapshot,
+        # a sampling, a prompt) says which field moved.
         how = "" if baseline.judge_model != judge_model else f" ({other})"
         mismatch = (f"baseline judged by {baseline.judge_model}, this run by {judge_model}"
                     f"{how}: scores are not comparable")
@@ -248,6 +252,8 @@ def evaluate(baseline: Baseline, measured: Measured, *, allowed: int | None = No
 def _threshold_verdict(value: float, limit: Threshold, lower: bool) -> RowVerdict:
     """A value against its threshold: a floor less the tolerance, or a ceiling plus it."""
     if lower:
+        # The 1e-9: float arithmetic (the threshold plus or less its tolerance) must not fail a
+        # value that sits exactly on the limit.
         return "over" if value > limit.threshold + limit.tolerance + 1e-9 else "under"
     return "below" if value < limit.threshold - limit.tolerance - 1e-9 else "above"
 
@@ -264,6 +270,7 @@ def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
         tolerance=limit.tolerance if limit else 0.0, verdict=_paired_verdict(test), test="paired",
         n=result.n, baseline=result.baseline, difference=result.difference, low=test.low,
         high=test.high, margin=test.margin, detectable=test.detectable, method=result.method,
+        # An open range (a word error rate) has no width to write: JSON holds no infinity.
         level=test.level, p=test.p, span=result.span if math.isfinite(result.span) else None,
         min_n=limit.min_n if limit and limit.min_n else MIN_N,
         lower_is_better=result.sign < 0)
@@ -279,6 +286,8 @@ def _paired_verdict(test: Assessed) -> RowVerdict:
     if test.regressed:
         return "regressed"
     worst, best = test.gains
+    # The regression test comes first: an interval reaching past the margin is not enough to
+    # fail, only the exact tests fail a metric; here it means the drop cannot be ruled out.
     if worst is None or best is None or worst < -test.margin - 1e-12:
         return "can't tell"
     return "worse within margin" if best < 0 else "ok"

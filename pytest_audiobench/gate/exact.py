@@ -51,17 +51,23 @@ def sign_flip_p(sums: Sequence[float], level: float | None = None) -> float:
     lets a Hoeffding bound already below it stand for the p-value (the exact one is smaller
     still), which spares the random flips."""
     scale = sum(abs(s) for s in sums)
+    # A zero sum is the same under either sign: it moves no total, and left out it spares
+    # the count (for 0/1 scores these are McNemar's concordant pairs).
     nonzero = [s for s in sums if abs(s) > 1e-12 * scale]
     if not nonzero:
         return 1.0
     total = sum(nonzero)
     sizes = [abs(s) for s in nonzero]
     if max(sizes) - min(sizes) <= 1e-9 * max(sizes):
+        # Sums of one size: the total is fixed by how many are negative, so a total this low or
+        # lower is as many negatives or more, a binomial tail at one half.
         return binomial_tail(sum(s < 0 for s in nonzero), len(nonzero))
     # Totals this close to the observed one are ties (floating-point sums in any order).
     at_most = total + 1e-9 * scale
     if len(nonzero) <= ENUMERATED:
+        # Few enough to count exactly (2^16 patterns at most): no bound, no draws.
         return _enumerated(nonzero, at_most)
+    # Hoeffding bounds the lower tail only for a total below zero; the exact p is at most it.
     if total < 0 and level is not None:
         bound = math.exp(-total * total / (2 * sum(s * s for s in nonzero)))
         if bound <= level:
@@ -107,7 +113,10 @@ def swap_p(samples: Sequence[Swap], shift: float = 0.0, level: float | None = No
     change is at most the observed one. ``level`` as for ``sign_flip_p``."""
     informative = []
     for weight, base, new in samples:
+        # The new runs shifted by the margin: under a drop of exactly the margin they are then
+        # exchangeable with the baseline's.
         pooled = [*base, *(v + shift for v in new)]
+        # Runs all alike make the same change under every choice: they move no tail.
         if max(pooled) - min(pooled) > 1e-12 * max(1.0, abs(max(pooled))):
             informative.append((weight, pooled, len(new)))
     if not informative:
@@ -142,6 +151,7 @@ def _swap_contributions(weight: float, pooled: Sequence[float], k: int) -> list[
     """A sample's change under every choice of ``k`` of its pooled runs as the new ones, the
     observed choice (its last ``k``) first."""
     total, rest = sum(pooled), len(pooled) - k
+    # Reversed, so that the first combination is the last k indices: the observed choice.
     chosen = [sum(pooled[i] for i in c)
               for c in itertools.combinations(reversed(range(len(pooled))), k)]
     return [weight * (s / k - (total - s) / rest) for s in chosen]
@@ -165,12 +175,14 @@ def _convolved(contributions: Sequence[Sequence[float]], at_most: float,
         ways = np.asarray(c)
         totals = (totals[:, None] + ways[None, :]).ravel()
         shares = np.repeat(shares / len(ways), len(ways))
+        # Totals on a grid merge, or the support would grow as the product of the samples' ways.
         keys, where = np.unique(np.round(totals / grid), return_inverse=True)
         if len(keys) > 1 << ENUMERATED:
             return None
         merged = np.asarray(np.bincount(where, weights=shares), dtype=float)
         totals = np.bincount(where, weights=totals * shares) / merged
         shares = merged
+    # The shares' rounding can add up to a hair over one.
     return float(min(1.0, shares[totals <= at_most].sum()))
 
 
@@ -225,9 +237,12 @@ def _score(lost: int, gained: int, n: int, delta: float) -> float:
     # root of 2n p^2 - B p + gained delta (1 + delta) = 0.
     b = lost * (1 + delta) + gained * (1 + 3 * delta) + 2 * same * delta
     root = b * b - 8 * n * gained * delta * (1 + delta)
+    # The discriminant is never negative in exact arithmetic; rounding can make it so.
     p = (b + math.sqrt(max(0.0, root))) / (4 * n)
     variance = n * (2 * p - delta * (1 + delta))
     difference = gained - lost - n * delta
+    # At delta = +-1 (every pair moved one way) the variance is zero: the statistic is an
+    # infinity of the difference's sign.
     if variance <= 0:
         return math.copysign(math.inf, difference) if difference else 0.0
     return difference / math.sqrt(variance)
@@ -265,6 +280,8 @@ def _incomplete_beta(x: float, a: float, b: float) -> float:
         return 1.0
     front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
                      + a * math.log(x) + b * math.log1p(-x))
+    # The continued fraction converges fast only below this point; above it, the symmetry
+    # I_x(a, b) = 1 - I_{1-x}(b, a) (as in Numerical Recipes).
     if x < (a + 1) / (a + b + 2):
         return front * _fraction(x, a, b) / a
     return 1.0 - front * _fraction(1 - x, b, a) / b
@@ -272,6 +289,7 @@ def _incomplete_beta(x: float, a: float, b: float) -> float:
 
 def _fraction(x: float, a: float, b: float) -> float:
     """The continued fraction of I_x(a, b), evaluated by the modified Lentz method."""
+    # Lentz's guard: a zero denominator becomes tiny instead of a division by zero.
     tiny = 1e-300
     c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
     d = 1.0 / (d if abs(d) > tiny else tiny)

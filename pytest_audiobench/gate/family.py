@@ -40,6 +40,9 @@ def plan(candidates: Mapping[Key, Candidate], confidence: float,
     at it too, for the report."""
     alpha = 1.0 - confidence
     sized = [key for key, c in candidates.items() if gate_small or c.paired.n >= c.min_n]
+    # Whether a metric can reject is asked at the strictest level the family could give it.
+    # Those that cannot are dropped and the rest share alpha: the level only grows, so each
+    # metric kept can still reject, and a metric that never could takes no share.
     first = alpha / max(1, len(sized))
     gated = {key for key in sized
              if gate_small or candidates[key].paired.detects_at_all(first, candidates[key].margin)}

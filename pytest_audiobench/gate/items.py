@@ -123,6 +123,8 @@ def change(base: SampleLine | None, new: SampleLine | None, fails_now: bool,
     if confirming is not None:
         base, new, rounds = confirmed(base, new, noise, confidence, confirming)
         allowed = allowed_drop(base, new, noise, confidence) or 0.0
+    # A drop beyond the noise fails the item even above its bar; under the bar without one it
+    # is an expected failure, whose cause the baseline already had or the noise explains.
     if loss(base, new) > allowed and loss(base, new) > 0:
         return Change("regressed", base, new, allowed, rounds)
     if fails_now:
@@ -142,6 +144,7 @@ def loss(base: SampleLine, new: SampleLine) -> float:
 def suggests(base: SampleLine, new: SampleLine, noise: float | None) -> bool:
     """Whether the draws so far suggest a drop: beyond the noise at the one-sided ``SUGGESTS``
     level (a graded rule or a deterministic judge, whose draws never vary, suggests none)."""
+    # allowed_drop takes a two-sided confidence: 2 x 0.90 - 1 = 0.80 puts its one side at 90 %.
     spread = allowed_drop(base, new, noise, 2 * SUGGESTS - 1)
     return bool(spread) and loss(base, new) > (spread or 0.0)
 
@@ -154,6 +157,8 @@ def confirmed(base: SampleLine, new: SampleLine, noise: float | None, confidence
     sample's chance of failing at about the item's level (measured in docs/statistics.md)."""
     for round_ in range(1, confirming.rounds + 1):
         allowed = allowed_drop(base, new, noise, confidence) or 0.0
+        # Never shown before the first round: the first draws are what suggested the drop, and an
+        # item chosen by its draws is decided on fresh ones added to them.
         shown = round_ > 1 and loss(base, new) > allowed
         drawn = None if shown or not suggests(base, new, noise) else confirming.draw(round_)
         if drawn is None:

@@ -125,6 +125,8 @@ class Paired:
         """Whether any outcome in the metric's range could reject at ``level``: even every
         sample falling to the lowest value is otherwise within chance (known before the new
         run's scores, from the baseline and n only)."""
+        # 2^-k is the smallest p-value the sign-flip test can give over k clusters that can fall
+        # (every sum negative: one pattern in 2^k); a cluster already at the bottom cannot help.
         return self.room > margin and 0.5 ** self.can_fall <= level
 
 
@@ -134,14 +136,20 @@ def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, Sam
     metric weighs has such a sample. ``noise`` is the judge's, for the floor of the standard
     error of a metric made of judged draws."""
     groups: dict[str, list[tuple[SampleLine, SampleLine]]] = {}
+    # Sorted: the clusters' order, and so the seeded random sign patterns drawn over them, is
+    # the same however the lines arrived (workers, a merge), and so is the verdict.
     for sample in sorted(base.keys() & new.keys()):
         b, n = base[sample], new[sample]
         group = n.groups.get(metric.by, "")
         if group in metric.weights and metric.value in b.values and metric.value in n.values:
             groups.setdefault(group, []).append((b, n))
+    # A group with no pair would drop its weight out of the mean: what both sides hold would
+    # no longer be the metric.
     if set(groups) != set(metric.weights) or not _weighed(metric, groups):
         return None
     swaps = _swaps(metric, groups)
+    # Sides of different run counts without a run-swap test: the sign-flip test of their means
+    # would be invalid (a mean of 20 runs against one is not exchangeable), so no pairing.
     if swaps == ():
         return None
     sums: dict[str, float] = {}
@@ -162,6 +170,8 @@ def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, Sam
             # Less its group's mean: the residuals the cluster-robust estimator adds up
             # within each cluster before squaring (for a ratio, its linearisation).
             residuals[n.cluster] = residuals.get(n.cluster, 0.0) + share * (d - mean_diff)
+            # s^2 w^2 (1/k_base + 1/k_new): the floor of the standard error. Every judged difference
+            # carries that noise even when, by chance, all of them came out the same.
             if metric.drawn and noise:
                 noise_variance += share * share * noise * noise * _draw_weight(b, n)
     pairs = [pair for members in groups.values() for pair in members]
@@ -234,8 +244,11 @@ def _draw_weight(base: SampleLine, new: SampleLine) -> float:
 
 def _clustered(residuals: Iterable[float]) -> float | None:
     kept = list(residuals)
+    # One cluster has no spread to measure (its C/(C-1) would divide by zero): no interval.
     if len(kept) < 2:
         return None
+    # C/(C-1): the small-sample correction of the cluster-robust estimator, which without it
+    # is biased low when the clusters are few.
     return math.sqrt(len(kept) / (len(kept) - 1) * sum(r * r for r in kept))
 
 
@@ -243,12 +256,15 @@ def _table(metric: Linear, pairs: list[tuple[SampleLine, SampleLine]],
            clusters: int) -> Table | None:
     """The paired table of a right-or-wrong metric of one group when every value is the
     lowest or the highest and no two samples share a cluster; else None."""
+    # McNemar's test takes the pairs as independent: two items of one clip are not, so a shared
+    # cluster leaves the metric to the clustered sign-flip test.
     if not metric.binary or len(metric.weights) != 1 or clusters != len(pairs):
         return None
     ends = (metric.low, metric.high)
     cells = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
     for b, n in pairs:
         before, after = b.values[metric.value], n.values[metric.value]
+        # A mean over several runs lies between the ends: not a 0/1 outcome.
         if before not in ends or after not in ends:
             return None
         cells[(before == metric.high, after == metric.high)] += 1
@@ -321,12 +337,15 @@ def _p(result: Paired, margin: float, level: float) -> float:
     if result.swaps is not None:
         return max(exact.swap_p(result.swaps, 0.0, level),
                    exact.swap_p(result.swaps, margin, level))
+    # A drop of exactly the margin, shared out by each cluster's weight: under it the shifted
+    # sums are as likely up as down, so rejecting it puts the drop beyond the margin.
     shifted = [s + margin * w for s, w in zip(result.sums, result.weights, strict=True)]
     return max(exact.sign_flip_p(result.sums, level), exact.sign_flip_p(shifted, level))
 
 
 def _quantile(result: Paired, level: float) -> float | None:
     if result.table is not None:
+        # Tango's interval is a score test's, on the normal quantile; t is for a clustered SE.
         return quantile(1.0 - level)
     if result.clusters < 2:
         return None
@@ -338,8 +357,10 @@ def _interval(result: Paired, level: float) -> tuple[float | None, float | None]
     table = result.table
     if table is not None and q is not None:
         low, high = exact.tango(table.lost, table.gained, result.n, q)
+        # Tango's interval is of a difference of proportions, in [-1, 1]: scaled to the range.
         return low * result.span, high * result.span
     se = result.se
+    # A zero SE (no spread and no judge noise) would make a point, not an interval: n/a.
     if q is None or not se:
         return None, None
     return (max(-result.span, result.difference - q * se),
@@ -353,6 +374,8 @@ def _detectable(result: Paired, margin: float, level: float) -> float | None:
     q = _quantile(result, level)
     if q is None or not result.detects_at_all(level, margin):
         return None
+    # At least one sample's whole swing at its weight: a run whose differences happened to be
+    # alike (SE 0) would otherwise claim to detect any drop just past the margin.
     se = max(result.se or 0.0, result.swing * result.heaviest)
     drop = margin + (q + quantile(POWER)) * se
     return drop if drop <= result.room else None
@@ -368,6 +391,8 @@ def judge_noise(lines: Iterable[SampleLine]) -> float | None:
         if k > 1:
             mean = sum(line.draws) / k
             squares += sum((x - mean) ** 2 for x in line.draws)
+            # Pooled within samples: a sample's own mean is estimated from its draws, costing one
+            # degree of freedom each, so the variance is not biased low.
             freedom += k - 1
     return math.sqrt(squares / freedom) if freedom else None
 
@@ -392,6 +417,7 @@ def allowed_drop(base: SampleLine, new: SampleLine, noise: float | None,
     is unknown (one draw per sample): no drop can then be told from noise."""
     if noise is None and (base.judged or new.judged):
         return None
+    # Graded by a rule or a deterministic judge: nothing to allow, any drop is a change.
     if not noise or not base.draws or not new.draws:
         return 0.0
     spread = noise * math.sqrt(1 / len(base.draws) + 1 / len(new.draws))

@@ -98,6 +98,8 @@ def rule(settings: Settings, benchmarks: Mapping[str, Pairs], folded: Mapping[st
         evidence = Evidence(name, mine, combine_runs(mine.per_run), baseline, model,
                             judges[name], pairings[name], assessed[name])
         decision = decide(settings, evidence, partial=scope.partial)
+        # Head to head, both models' answers are judged by today's judge in this run: no recorded
+        # score to drift from.
         drift = None if not mine.baseline_verdicts_asked or baseline.baseline_endpoint else \
             judge_drift(mine.judged_metrics, bench.linear, baseline.lines, mine.baseline_verdicts,
                         mine.baseline_verdicts_asked, settings.confidence)
