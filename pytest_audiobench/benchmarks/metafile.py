@@ -56,6 +56,8 @@ def jsonl_objects(path: Path, expected: str, encoding: str = "utf-8"
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: not readable as UTF-8 text ({exc}); expected one JSON "
                         "object a line") from exc
+    # Not splitlines: it also breaks at U+2028, U+0085 and other separators a JSON string may
+    # hold unescaped (the layouts are written with ensure_ascii=False), cutting a record in two.
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -92,6 +94,8 @@ def inside_root(value: str) -> PurePosixPath:
     """A record's audio path ``value`` as a path under the release root, or ValueError saying
     why it is not one."""
     posix = PurePosixPath(value.replace("\\", "/"))
+    # ``C:clip.wav`` or ``C:\clip.wav`` is not absolute to a POSIX path, but leaves the root on
+    # Windows.
     if posix.is_absolute() or PureWindowsPath(value).drive:
         raise ValueError(f"{value!r} must be relative to the release root, not absolute")
     if ".." in posix.parts:
@@ -109,6 +113,7 @@ def clip_inside(folder: Path, where: str, field: str, value: Any, expected: str)
         path = folder.joinpath(*inside_root(str(value)).parts)
     except ValueError as exc:
         raise DataError(f"{where}: {field} {exc}; {expected}") from None
+    # Resolved after the text checks: a symbolic link inside the folder can still lead out.
     resolved = path.resolve()
     if not resolved.is_relative_to(folder):
         raise DataError(f"{where}: {field} {str(value)!r} leads to {resolved}, outside "

@@ -80,6 +80,7 @@ class ParquetRelease:
         record, an id that cannot name a file or comes twice, or audio without bytes."""
         (folder / AUDIO_FOLDER).mkdir()
         seen: dict[str, str] = {}
+        # ``\n`` on every platform: the layout is the same bytes wherever it was converted.
         with (folder / self.lines).open("w", encoding="utf-8", newline="\n") as out:
             for where, row in numbered_rows(blobs):
                 out.write(json.dumps(self._write_row(row, where, folder, seen),
@@ -114,6 +115,7 @@ class ParquetRelease:
         """Write the row's clip into `folder` and return its line; `seen` maps the ids
         written so far to where they were."""
         record_id = clip_id(row, where, self.expected_row)
+        # Before its clip is written: a second row of the id would overwrite the first's audio.
         if record_id in seen:
             raise BadData(f"{where}: the id {record_id!r} is {seen[record_id]}'s too; "
                           "expected every id once")

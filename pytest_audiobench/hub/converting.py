@@ -121,6 +121,8 @@ def parquet_names(hub: HubRepo, listing: Path, prefix: str = "") -> list[str]:
     from huggingface_hub import HfApi
 
     info = HfApi(endpoint=hub.url).dataset_info(hub.repo_id)
+    # Sorted: the files are read, their rows numbered and the listing saved in this order, the
+    # same on every call and offline.
     names = sorted(s.rfilename for s in info.siblings or ()
                    if s.rfilename.startswith(prefix)
                    and s.rfilename.lower().endswith(PARQUET_SUFFIX))
@@ -147,6 +149,8 @@ def fetch_or_explain(hub: HubRepo, fetch: Callable[[], T], *, what: str, fix: st
     try:
         return fetch()
     except Exception as exc:
+        # Chained to the probe's error when the hub did not answer: that is the cause, the cache
+        # miss only what followed from it.
         raise _fetch_error(exc, hub, what, fix, expected, gone) from (hub.unreachable or exc)
 
 
@@ -242,6 +246,7 @@ def download_parquet_release(repo_id: str, cache_dir: Path, endpoint: str | None
     key = f"{name}-{part}" if part else name
     url = resolve_hf_endpoint(endpoint)
     fix = fix_hint(url, holding)
+    # Before the hub is asked: nothing is downloaded that could not be converted.
     require_pyarrow(f"{what} ({repo_id} at {url})", fix, pyarrow_install())
     hub = connect(repo_id, url, cache_dir / HF_CACHE_FOLDER)
     listing = cache_dir / f".{key}{PARQUET_SUFFIX}.json"
@@ -267,9 +272,12 @@ def clip_id(row: Mapping[str, Any], where: str, expected: str) -> str:
     """The row's ``id`` as the name of its clip's file (an integer as its decimal string);
     BadData when it is missing, of another type, or cannot name a file."""
     value = row.get("id")
+    # A bool is an int to Python: a ``true`` id would name a clip "True".
     if isinstance(value, bool) or not isinstance(value, str | int):
         value = column(row, "id", where, str, expected)  # says what is wrong with it
     record_id = str(value)
+    # The id becomes a file name under the release: a separator or a dot folder would write
+    # outside ``audio/``.
     if not _FILE_ID.fullmatch(record_id) or record_id in (".", ".."):
         raise BadData(f"{where}: the id {record_id!r} cannot name a file; expected an id "
                       "without '/', '\\' or NUL, and not '.' or '..'")
@@ -286,6 +294,8 @@ def clip_of(row: Mapping[str, Any], where: str, record_id: str,
         raise BadData(f"{where} (id {record_id!r}): audio has no bytes; {expected}")
     original = audio.get("path")
     if isinstance(original, str):
+        # A path written on Windows; the suffix is kept only when it is a plain extension, since it
+        # becomes part of a file name written here.
         suffix = PurePosixPath(original.replace("\\", "/")).suffix
         if _CLIP_SUFFIX.fullmatch(suffix):
             return data, suffix
@@ -420,6 +430,7 @@ def convert_once(conversion: Conversion, *, lock: Path, listing: Path | None = N
     with FileLock(str(lock)):
         if listing is not None:
             _remember(listing, names)
+        # Asked under the lock: a worker that waited for another's build finds it done.
         if not _already_built(conversion):
             _build_into_place(conversion)
 
@@ -443,6 +454,7 @@ def _already_built(conversion: Conversion) -> bool:
 def _build_into_place(conversion: Conversion) -> None:
     target = conversion.target
     target.parent.mkdir(parents=True, exist_ok=True)
+    # Safe under the lock: no other caller's staging folder can be live now.
     _drop_leftovers(target)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-partial-", dir=target.parent))
     try:
@@ -467,6 +479,9 @@ def _swap(staging: Path, target: Path) -> None:
     old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
     try:
         if target.exists() or target.is_symlink():
+            # Aside first: a rename onto a folder that is not empty fails, and moved aside the
+            # old one is never seen half deleted under the target's name. Killed between the
+            # two renames, the next call finds no marker and builds again.
             target.rename(old / target.name)
         staging.rename(target)
     finally:

@@ -94,6 +94,8 @@ def _unpack(name: str, blob: Path, folder: Path) -> None:
     unpacked = folder / _UNPACKED
     unpacked.mkdir()
     try:
+        # Into a folder of its own: the archive's layout is not trusted to be the one read; only the
+        # folder that holds the audio is kept, renamed (no copy of its gigabytes).
         extract_safely(blob, unpacked)
     except UnpackError as exc:
         raise BadData(f"{name} ({blob}): {exc}") from exc

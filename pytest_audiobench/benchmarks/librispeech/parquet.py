@@ -102,7 +102,11 @@ def _write_split(blobs: Mapping[str, Path], folder: Path) -> None:
     transcripts: Transcripts = {}
     for where, row in numbered_rows(blobs):
         _write_utterance(row, where, folder, transcripts)
+    # After every row: nothing says a chapter's rows are together, and its transcript file is
+    # written once, whole.
     for (speaker, chapter), lines in transcripts.items():
+        # In id order, as openslr's files list them (the numbers are zero-padded: text order is
+        # number order).
         text = "".join(f"{uttid} {lines[uttid]}\n" for uttid in sorted(lines))
         path = folder / speaker / chapter / f"{speaker}-{chapter}{TRANSCRIPT_SUFFIX}"
         path.write_text(text, encoding="utf-8")
@@ -112,6 +116,7 @@ def _write_utterance(row: Mapping[str, Any], where: str, folder: Path,
                      transcripts: Transcripts) -> None:
     """Write the row's FLAC file and keep its transcript line for its chapter."""
     speaker, chapter, uttid = _placed(row, where)
+    # One line: a transcript file holds an utterance a line, and a newline in a text would cut it.
     text = " ".join(column(row, "text", where, str, _EXPECTED_ROW).split())
     if not text:
         raise BadData(f"{where}: the text of {uttid!r} is empty; {_EXPECTED_ROW}")
@@ -121,6 +126,7 @@ def _write_utterance(row: Mapping[str, Any], where: str, folder: Path,
     chapter_folder = folder / speaker / chapter
     chapter_folder.mkdir(parents=True, exist_ok=True)
     try:
+        # "x": a second row of the same id fails instead of overwriting the first's audio.
         with (chapter_folder / f"{uttid}{AUDIO_SUFFIX}").open("xb") as out:
             out.write(data)
     except FileExistsError as exc:
@@ -135,6 +141,7 @@ def _placed(row: Mapping[str, Any], where: str) -> tuple[str, str, str]:
     chapter = column(row, "chapter_id", where, int, _EXPECTED_ROW)
     uttid = column(row, "id", where, str, _EXPECTED_ROW)
     head, _, number = uttid.rpartition("-")
+    # isascii too: isdigit accepts other scripts' digits (and superscripts).
     if head != f"{speaker}-{chapter}" or not number.isdigit() or not number.isascii():
         raise BadData(f"{where}: the id {uttid!r} is not of speaker {speaker}, chapter "
                       f"{chapter}; expected {speaker}-{chapter}-<number>")

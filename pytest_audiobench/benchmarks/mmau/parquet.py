@@ -88,6 +88,7 @@ def _record(row: Mapping[str, Any], where: str, audio: Path) -> dict[str, Any]:
     """One row as a published record; its audio is written to `audio`/<id>.wav."""
     question = _column(row, "instruction", where, str)
     choices = _column(row, "choices", where, list)
+    # The test split withholds its answers: a null is an answer withheld, not a bad row.
     answer = row.get("answer") or ""
     if not all(isinstance(c, str) for c in choices) or not isinstance(answer, str):
         raise BadData(f"{where}: choices or answer is not text; {_EXPECTED_ROW}")
@@ -131,6 +132,7 @@ def _write_audio(path: Path, context: Mapping[str, Any], where: str) -> None:
     if not isinstance(data, bytes):
         raise BadData(f"{where}: context has no audio bytes; {_EXPECTED_ROW}")
     try:
+        # "x": a second row of the same id fails instead of overwriting the first's audio.
         with path.open("xb") as out:
             out.write(data)
     except FileExistsError as exc:
@@ -143,6 +145,8 @@ def _unprefixed(choices: list[str], answer: str) -> tuple[list[str], str]:
     own position's letter and the answer is one of the choices (or withheld); else as given."""
     prefixes = [f"({chr(ord('A') + i)}) " for i in range(len(choices))]
     own = all(c.startswith(p) for c, p in zip(choices, prefixes, strict=True))
+    # Stripped only when the answer matches a choice whole: else the answer could no longer be
+    # found among the stripped choices.
     if not own or (answer and answer not in choices):
         return choices, answer
     stripped = [c[len(p):] for c, p in zip(choices, prefixes, strict=True)]
