@@ -76,6 +76,8 @@ def head_to_head(settings: Settings, bench: Benchmark, release: Release,
     lines = [line for record in done.values()
              for line in (bench.gating().line(record), line_baseline_verdicts(bench, record))
              if line is not None]
+    # No judged line (a rule graded them all): no noise, any drop is a change; no line at all:
+    # unknown, and the items fall back to their bar.
     noise = judge_noise(lines) if any(line.judged for line in lines) else \
         (0.0 if lines else None)
     said = "unknown" if noise is None else fixed(noise)
@@ -94,6 +96,8 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
         return None
     then = baseline.file.judge if baseline.file is not None else None
     mode = settings.rejudge_baseline
+    # Decided without a request: the mode says it, a shard must not pay for the whole share, or
+    # a known field of the judge's identity already differs.
     if mode != "auto" or settings.shard is not None or (
             then is not None and other_judge(then.model, then, today.model, today)):
         return Calibrated(judge_comparison(mode, then, today))
@@ -106,6 +110,8 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
              if (made := _today(bench, sample, line, graded[sample.nodeid])) is not None}
     drift = judge_drift(bench.judge_use().decides(release), bench.gating().linear,
                         baseline.lines, lines, len(asked), settings.confidence)
+    # Again, now that the calibration's replies named the model ids behind the judge's alias: a
+    # new snapshot is seen only in them.
     seen = judge_identity(settings, bench.judge_use().prompt_sha256(), sent())
     return Calibrated(judge_comparison(mode, then, seen, drift), graded)
 
@@ -136,6 +142,8 @@ def decide_judge_comparisons(settings: Settings, benchmarks: Mapping[str, Benchm
     done: dict[str, SampleRecord] = {}
     for name, baseline in baselines.items():
         bench, release = benchmarks[name], releases[name]
+        # A resume holds to what the run decided: decided anew, its second half could pair against
+        # other scores than its first.
         if name in kept:
             made: Calibrated | None = Calibrated(kept[name])
         elif baseline.baseline_endpoint is not None:

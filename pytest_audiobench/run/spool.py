@@ -69,6 +69,8 @@ class RecordSpool:
         """Index every whole line; one that cannot be read is skipped (its sample is asked
         again)."""
         for line in reading:
+            # Only the last line can lack its newline (a run killed while writing it): it is
+            # cut below and written over.
             if not line.endswith(b"\n"):
                 break
             try:
@@ -77,6 +79,7 @@ class RecordSpool:
                             data.get("unfinished"))
             except (ValueError, KeyError, TypeError):
                 pass
+            # Past an unreadable line too: a place is an offset in the file, which keeps the line.
             self._end += len(line)
 
     def _forget(self) -> None:
@@ -104,6 +107,7 @@ class RecordSpool:
         try:
             _write_at(self._file, encoded, self._end)
         except OSError:
+            # Already in a temporary file: there is nowhere else to go.
             if self._kept is None:
                 raise
             self._move_to_temporary()
@@ -228,6 +232,8 @@ class Settled:
                 os.pread(self._opened.fileno(), length, offset))
         except (OSError, ValueError):
             return None
+        # The place came from the controller's reading of the file: a record there of another
+        # sample (the file changed since) is no record of this one.
         return found if found.nodeid == nodeid else None
 
     def close(self) -> None:

@@ -254,6 +254,8 @@ class Worker:
         """Round ``draw`` of fresh judge draws on the sample's answer and on the baseline's
         (``base``, whole), by a judge whose replies are this run's own; waits for both."""
         bench = self.benchmarks[sample.benchmark]
+        # This run's own replies: a cached one would be the same draw again, and a round must add
+        # new draws.
         runtime = self.runtime().for_sample(sample).with_fresh_replies(self.gear.run_id)
         old = baseline_answer(sample, bench.prompt(sample), base, self.settings)
         assert self._engine is not None
@@ -295,6 +297,8 @@ class Worker:
         window = 2 * self.settings.concurrency
         for upcoming in self._lookahead.upcoming(item, window):
             sample = upcoming.stash.get(SAMPLE_KEY, None)
+            # A settled sample's item takes its record whole: a pipeline would read its audio
+            # and pay for its requests again.
             if sample is None or sample.nodeid in self.settled:
                 continue
             # On xdist most of the window is already running: only new items cost anything.
