@@ -297,7 +297,7 @@ class Worker:
         window = 2 * self.settings.concurrency
         for upcoming in self._lookahead.upcoming(item, window):
             sample = upcoming.stash.get(SAMPLE_KEY, None)
-            # A settled sample's item takes its record whole: a pipeline would read its audio
+            # A settled sample's item takes its record whole: a flow would read its audio
             # and pay for its requests again.
             if sample is None or sample.nodeid in self.settled:
                 continue
