@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from pytest_audiobench.gate.family import Candidate, plan  # noqa: E402
-from pytest_audiobench.gate.items import Confirming, change  # noqa: E402
 from pytest_audiobench.gate.paired import assess, paired  # noqa: E402
+from pytest_audiobench.gate.sample_change import Confirming, change  # noqa: E402
 from tests.test_confirmation import line as item_line  # noqa: E402
 from tests.test_small_samples import ACCURACY, SCORE, over_runs, runs  # noqa: E402
 

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from pytest_audiobench.gate.items import Confirming, change, confirmed, suggests
+from pytest_audiobench.gate.sample_change import Confirming, change, confirmed, suggests
 from pytest_audiobench.outcome.lines import SampleLine
 
 NOISE = 0.9

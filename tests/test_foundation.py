@@ -440,7 +440,7 @@ def test_without_a_judge_the_published_official_numbers_are_not_measured(
         run.result.stdout.str()
 
 
-# --- fresh draws of the align judge (confirming a suggested drop, gate/items.py) ---------------
+# --- fresh draws of the align judge (confirming a suggested drop, gate/sample_change.py) ----
 
 
 def _redrawn(release: Path, tmp_path: Path, url: str, draws: int, **options: Any

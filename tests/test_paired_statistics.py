@@ -8,7 +8,6 @@ import pytest
 
 from pytest_audiobench.gate import exact
 from pytest_audiobench.gate.evaluation import HOLDING, paired_row
-from pytest_audiobench.gate.items import change
 from pytest_audiobench.gate.paired import (
     allowed_drop,
     assess,
@@ -16,6 +15,7 @@ from pytest_audiobench.gate.paired import (
     paired,
     quantile,
 )
+from pytest_audiobench.gate.sample_change import change
 from pytest_audiobench.outcome.lines import Linear, SampleLine
 
 

@@ -63,7 +63,7 @@ def test_items_read_as_regressions_expected_failures_and_improvements(
            for i, r in enumerate(small_records)}
     assert (outcomes[ids[0]], outcomes[ids[2]], outcomes[ids[5]]) == (
         "xfailed", "xpassed", "failed")
-    # What the gate made of each item is kept in its record, decided once (gate/items), and
+    # What the gate made of each item is kept in its record, decided once (gate/sample_change), and
     # the summary, the page and junit read it there.
     changes = {s["nodeid"]: s["change"] for s in run.report["samples"]}
     assert (changes[ids[0]], changes[ids[2]], changes[ids[5]]) == (

@@ -16,8 +16,8 @@ from pytest_audiobench.gate.baseline import (
     lower_better,
 )
 from pytest_audiobench.gate.evaluation import HOLDING, Measured, evaluate, paired_row
-from pytest_audiobench.gate.items import change
 from pytest_audiobench.gate.paired import assess, paired
+from pytest_audiobench.gate.sample_change import change
 from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 

@@ -175,7 +175,7 @@ class Benchmark(ABC):
                      draw: int) -> Verdict | None:
         """Fresh draws of the judge on one answer, round ``draw`` (1, 2, ...), each its own
         requests beside ``grade``'s: a suggested drop is confirmed on them before the item
-        fails (``gate/items.py``). None when nothing drawn varies (a rule grades it); by
+        fails (``gate/sample_change.py``). None when nothing drawn varies (a rule grades it); by
         default None. JudgeError when no verdict can be had."""
         return None
 

@@ -33,9 +33,9 @@ from pytest_audiobench.gate.evaluation import (
     assess_all,
     paired_row,
 )
-from pytest_audiobench.gate.items import Change, change
 from pytest_audiobench.gate.loaded import MORE_DRAWS
 from pytest_audiobench.gate.paired import items_decidable, noise_of
+from pytest_audiobench.gate.sample_change import Change, change
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import Outcome, SampleRecord

@@ -29,8 +29,8 @@ from pytest_audiobench.gate.baseline import (
     whole,
 )
 from pytest_audiobench.gate.drift import JudgeComparison, calibrating
-from pytest_audiobench.gate.items import Change, Confirming, change
 from pytest_audiobench.gate.paired import items_decidable, noise_of
+from pytest_audiobench.gate.sample_change import Change, Confirming, change
 from pytest_audiobench.outcome.lines import JudgedBy, Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity

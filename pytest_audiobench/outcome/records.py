@@ -19,11 +19,11 @@ from pytest_audiobench.config.settings import Sampling
 from pytest_audiobench.transport.types import Completion, Usage
 
 ItemChange = Literal["regressed", "below the bar", "xfailed", "xpassed", "unpaired"]
-"""What the gate made of an item (``gate/items.item_decision``, kept in its record): regressed
-against its per-sample baseline line; below the bar, with no line to hold it against; xfailed
-(under its bar and not regressed, or recorded so by a run that writes its baseline); xpassed
-(under its bar in the baseline, clearing it now); unpaired (the baseline's answer it is held
-against could not be graded again: an error of the item)."""
+"""What the gate made of an item (``gate/sample_change.item_decision``, kept in its record):
+regressed against its per-sample baseline line; below the bar, with no line to hold it against;
+xfailed (under its bar and not regressed, or recorded so by a run that writes its baseline);
+xpassed (under its bar in the baseline, clearing it now); unpaired (the baseline's answer it is
+held against could not be graded again: an error of the item)."""
 
 Outcome = Literal["passed", "failed", "error", "skipped", "not_run", "xfailed", "xpassed"]
 """``not_run``: stopped before it could be graded (the item shows as skipped). With a
@@ -189,7 +189,7 @@ class SampleRecord(BaseModel):
     """Why the baseline's side could not be graded in this run (``baseline_verdicts``)."""
     confirmation: list[SerializeAsAny[Verdict]] = []
     """Fresh draws of the judge on the first answer, a verdict per round, when its first
-    draws suggested a drop (``gate/items.py``); the metrics never read them."""
+    draws suggested a drop (``gate/sample_change.py``); the metrics never read them."""
     confirmation_of_baseline: list[SerializeAsAny[Verdict]] = []
     """The same rounds on the baseline's answer."""
     confirmation_failed: str | None = None

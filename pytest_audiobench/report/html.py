@@ -35,7 +35,7 @@ from pytest_audiobench.config.settings import Sampling, Settings
 from pytest_audiobench.files import replacing
 from pytest_audiobench.gate.baseline import whole
 from pytest_audiobench.gate.evaluation import GateRow, paired_notes
-from pytest_audiobench.gate.items import loss
+from pytest_audiobench.gate.sample_change import loss
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.numbers import fixed
 from pytest_audiobench.outcome.records import SampleRecord

@@ -61,7 +61,7 @@ class Counts(BaseModel):
     """The model's answers that stopped at the token limit (``finish_reason`` ``length``)."""
     confirmed: int = 0
     """Samples whose first draws suggested a drop, given fresh draws before their item was
-    decided (``gate/items.py``); ``confirmed_failed`` of them failed, over
+    decided (``gate/sample_change.py``); ``confirmed_failed`` of them failed, over
     ``confirmation_rounds`` rounds in all."""
     confirmed_failed: int = 0
     confirmation_rounds: int = 0

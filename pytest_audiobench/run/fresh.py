@@ -1,9 +1,8 @@
-"""The fresh draws that confirm one item's suggested drop (``gate/items.py`` decides when and
-what they show): each round asks the worker for the judge's fresh draws on the sample's answer
-and on the baseline's, keeps their verdicts in the record, and gives their scores. A round
-that fails is said in the record and ends the rounds; the item is then decided on the draws
-it has.
-"""
+"""The fresh draws that confirm one item's suggested drop (``gate/sample_change.py`` decides
+when and what they show): each round asks the worker for the judge's fresh draws on the sample's
+answer and on the baseline's, keeps their verdicts in the record, and gives their scores. A
+round that fails is said in the record and ends the rounds; the item is then decided on the
+draws it has."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ import pytest
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
-from pytest_audiobench.gate.items import Change, ItemDecision, item_decision, unpaired
+from pytest_audiobench.gate.sample_change import Change, ItemDecision, item_decision, unpaired
 from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.report.html import baseline_side, item_extra
@@ -59,14 +59,14 @@ class ItemState:
     change: Change | None = None
     """Against the per-sample baseline: regressed, xfailed or xpassed, with both lines."""
     decided: ItemDecision = field(default_factory=lambda: ItemDecision(None))
-    """What becomes of the item (``gate/items.item_decision``), kept in its record."""
+    """What becomes of the item (``gate/sample_change.item_decision``), kept in its record."""
     baseline_verdicts: list[Verdict] = field(default_factory=list)
     baseline_verdicts_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
     baseline_answers: list[ModelAnswer] = field(default_factory=list)
     """Head to head: the live baseline model's answers, which ``again`` grades."""
     confirmation: tuple[list[Verdict], list[Verdict], str | None] = ([], [], None)
-    """Fresh draws on the answer and the baseline's, and why a round failed (gate/items)."""
+    """Fresh draws on the answer and the baseline's, and why a round failed (gate/sample_change)."""
     settled: SampleRecord | None = None
     """A resume: the record an earlier session of the run made of the sample, which the item
     takes whole (``run/spool.py``) and replays to the same outcome."""

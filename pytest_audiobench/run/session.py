@@ -30,8 +30,8 @@ from pytest_audiobench.benchmarks.sample import NodeId, Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.files import replacing
-from pytest_audiobench.gate.items import Change, Confirming
 from pytest_audiobench.gate.loaded import LoadedBaseline, load_all
+from pytest_audiobench.gate.sample_change import Change, Confirming
 from pytest_audiobench.outcome.lines import JudgedBy
 from pytest_audiobench.outcome.records import SampleRecord
 from pytest_audiobench.report.model import RunReport
