@@ -298,12 +298,12 @@ def offline_steps() -> tuple[list[str], list[str]]:
 
 
 def test_the_forks_job_runs_the_readmes_main_job_over_every_registered_benchmark() -> None:
-    from pytest_audiobench.benchmarks import registry
     from tests.test_offline_run import MAIN_JOB
 
     tests, gated = offline_steps()
     assert tests == ["python", "-m", "pytest", "tests"]  # docs/configuration.md's first command
-    assert _flag(gated, "--audiobench-benchmark").split(",") == list(registry.built_in())
+    # Every registered benchmark, by name: a new one is run without an edit here.
+    assert _flag(gated, "--audiobench-benchmark") == "all"
     # The README's main job, word for word (tests/test_offline_run.py runs it with the cascade),
     # then what a run in a team's repository adds: its deadline, its page, and the team file's
     # settings of the served model and the hosted judge cleared, which a run here asks neither.

@@ -197,6 +197,9 @@ def test_an_empty_name_list_is_rejected(raw: str) -> None:
     pytest.param(("--audiobench-benchmark", "nope"),
                  "unknown benchmark nope; expected a comma-separated list of: "
                  + ", ".join(registry.built_in()), id="an_unknown_benchmark"),
+    pytest.param(("--audiobench-benchmark", "all,mmar"),
+                 "'all' names every benchmark; give it alone or name each benchmark",
+                 id="all_beside_a_name"),
 ])
 def test_an_unknown_name_is_a_one_line_usage_error_naming_the_flag(
         pytester: pytest.Pytester, args: tuple[str, ...], message: str) -> None:
@@ -205,6 +208,12 @@ def test_an_unknown_name_is_a_one_line_usage_error_naming_the_flag(
     result = run(pytester, *REQUIRED, data_flag(pytester), *JUDGE_FLAGS, *args)
     line = assert_usage_error(result, message)
     assert line == f"ERROR: argument {args[0]}: {message}"
+
+
+def test_all_benchmarks_is_every_one_registered_in_the_registry_s_order(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, benchmark=("all",), model="m", api_url="http://x",
+                             judge_model="overlap", data="mini")
+    assert settings.benchmarks == registry.catalog().names == registry.built_in()
 
 
 def test_every_option_has_a_flag_and_an_ini_key_of_the_same_name() -> None:

@@ -26,8 +26,7 @@ from pytest_audiobench.benchmarks import registry
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "pytest_audiobench"
 MAIN_JOB = ["--audiobench-model", "cascade", "--audiobench-judge-model", "overlap",
-            "--audiobench-benchmark", ",".join(registry.built_in()),
-            "--audiobench-data", "mini"]
+            "--audiobench-benchmark", "all", "--audiobench-data", "mini"]
 
 
 def _sources(into: Path) -> Path:

@@ -25,6 +25,8 @@ IN_PROCESS = "in-process"
 
 MINI = "mini"
 """The ``--audiobench-data`` value that selects the mini benchmark bundled in the package."""
+ALL_BENCHMARKS = "all"
+"""``--audiobench-benchmark all``: every benchmark registered, built in or added."""
 
 
 def bundled(*parts: str) -> Path:

@@ -158,7 +158,8 @@ class SourceOptions(OptionGroup):
     concern: ClassVar[Concern] = "data"
 
     benchmark: Annotated[tuple[str, ...] | None, Flag(
-        "benchmarks to run, comma-separated, of: {benchmarks} (default: {default_benchmarks})",
+        "benchmarks to run, comma-separated, of: {benchmarks}; or 'all', every one registered "
+        "(default: {default_benchmarks})",
         convert.names, "LIST")] = None
     data: Annotated[str | None, Flag(
         "release root of the benchmark data, 'mini' (the small benchmark bundled with the "

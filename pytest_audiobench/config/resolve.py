@@ -27,7 +27,7 @@ from pytest_audiobench.config.declarations import (
 )
 from pytest_audiobench.config.frozen import OwnSettings
 from pytest_audiobench.config.headers import digest, read_headers
-from pytest_audiobench.config.names import IN_PROCESS, MINI
+from pytest_audiobench.config.names import ALL_BENCHMARKS, IN_PROCESS, MINI
 from pytest_audiobench.config.options import (
     KEPT,
     JudgeOptions,
@@ -93,8 +93,7 @@ def resolve(given: Given, catalog: Catalog, *, here: Path, project: Path) -> Set
     """Every option of the run into the frozen Settings. A data path is taken from ``here``
     (where pytest was invoked); the default baselines folder is ``project/baselines`` (the ini
     file's folder, else ``here``). Bad combinations are UsageErrors."""
-    benchmarks = _known(given.source.benchmark, catalog.names, "benchmark",
-                        "--audiobench-benchmark") or catalog.defaults
+    benchmarks = _benchmarks(given.source.benchmark, catalog)
     endpoint, provider = _model(given, catalog)
     settings = Settings(
         **given.kept_values(),
@@ -252,6 +251,18 @@ def _others_unused(given: Given, catalog: Catalog, role: Role, chosen: ProviderS
 
 _ROLE_FLAGS: dict[Role, str] = {"model": declarations.option(ModelOptions, "model").flag,
                                 "judge": declarations.option(JudgeOptions, "judge_model").flag}
+
+
+def _benchmarks(given: tuple[str, ...] | None, catalog: Catalog) -> tuple[str, ...]:
+    """The benchmarks ``--audiobench-benchmark`` names; ``all`` alone is every one registered
+    (built in, installed, or a conftest's), so that a job runs a new one without an edit."""
+    if given is not None and ALL_BENCHMARKS in given:
+        if len(given) > 1:
+            raise pytest.UsageError(f"argument --audiobench-benchmark: '{ALL_BENCHMARKS}' names "
+                                    "every benchmark; give it alone or name each benchmark")
+        return catalog.names
+    return _known(given, catalog.names, "benchmark", "--audiobench-benchmark") \
+        or catalog.defaults
 
 
 def _known(given: tuple[str, ...] | None, accepted: tuple[str, ...], what: str,
