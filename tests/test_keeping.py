@@ -9,11 +9,13 @@ from __future__ import annotations
 import gc
 import json
 import re
+import sys
+import weakref
 from typing import Any
 
 import pytest
 
-from pytest_audiobench.run.keeping import freeze_kept, unfreeze
+from pytest_audiobench.run.keeping import freeze_kept, let_go_of_locals, unfreeze
 from tests.conftest import XDIST_MODES, Servers
 from tests.test_per_sample_gate import answering
 
@@ -261,6 +263,59 @@ def test_a_failure_without_a_traceback_is_kept_as_one_string_and_shows_the_same(
     # ...and the terminal's failure sections and -r summary, and junit, are what they were.
     assert after == before
     assert "question: which?" in "\n".join(after[0]) and "question: which?" in after[1]
+
+
+def _inner(payload: object) -> None:
+    raise ValueError("fell short")
+
+
+def _middle(weight: object) -> None:
+    payload = weight
+    _inner(payload)
+
+
+def _raised_through_frames(weight: object) -> BaseException:
+    """An error raised two calls down, ``weight`` a local of each, caught and returned."""
+    try:
+        _middle(weight)
+    except ValueError as exc:
+        return exc
+    raise AssertionError("not raised")
+
+
+class _Weight:
+    pass
+
+
+def _locals_copies(frame: Any) -> list[dict[str, Any]]:
+    """The copies of a frame's locals that Python 3.11 and 3.12 keep on it once read."""
+    return [held for held in gc.get_referents(frame) if type(held) is dict]
+
+
+def test_letting_go_of_locals_empties_the_copies_read_and_makes_none_where_none_was_read(
+        ) -> None:
+    weight = _Weight()
+    alive = weakref.ref(weight)
+    error = _raised_through_frames(weight)
+    del weight
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    assert len(frames) == 3
+    # pytest reads the innermost frame's locals (its __tracebackhide__): a copy is made there.
+    frames[-1].f_locals  # noqa: B018
+    read = 1 if sys.version_info < (3, 13) else 0
+    assert [len(_locals_copies(f)) for f in frames] == [0, 0, read]
+    let_go_of_locals(error)
+    gc.collect()
+    # The locals are gone, the copy read too, and no frame gained a copy (an empty dict each,
+    # kept to the end of the run by a plugin that keeps the error).
+    assert alive() is None
+    assert [len(_locals_copies(f)) for f in frames] == [0, 0, read]
+    assert all(not copy for f in frames for copy in _locals_copies(f))
+    assert str(error) == "fell short"
 
 
 LOCATED = """

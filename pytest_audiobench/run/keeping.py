@@ -87,9 +87,22 @@ def let_go_of_locals(error: BaseException) -> None:
             frame.clear()
         except RuntimeError:  # still running: an ancestor, or a frame of another thread
             continue
-        # Once read (pytest reads each frame's __tracebackhide__ there), Python 3.11 and 3.12
-        # keep a copy of the locals that clear() leaves whole; reading them again empties it.
-        _ = frame.f_locals
+        if frame.f_code.co_flags & inspect.CO_OPTIMIZED:
+            _empty_locals_copy(frame)
+
+
+def _empty_locals_copy(frame: FrameType) -> None:
+    """Empty the copy of a cleared function frame's locals, if one was made: once read
+    (pytest reads each frame's ``__tracebackhide__`` there), Python 3.11 and 3.12 keep a copy
+    that ``clear()`` leaves whole. Found among what the frame holds, not read: reading
+    ``f_locals`` would make a copy (an empty dict, 64 bytes) on every frame that had none,
+    and pytest-rerunfailures keeps them all to the end of the run. (A module's or a class
+    body's frame holds its namespace there instead: never called for those.)"""
+    code = frame.f_code
+    names = {*code.co_varnames, *code.co_cellvars, *code.co_freevars}
+    for held in gc.get_referents(frame):
+        if type(held) is dict and held.keys() <= names:
+            held.clear()
 
 
 def _frames_of(error: BaseException) -> Iterator[FrameType]:
