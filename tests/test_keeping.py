@@ -265,6 +265,37 @@ def test_a_failure_without_a_traceback_is_kept_as_one_string_and_shows_the_same(
     assert "question: which?" in "\n".join(after[0]) and "question: which?" in after[1]
 
 
+SHARED_TEXT = """
+import json, pytest
+
+def pytest_sessionfinish(session):
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    items = {item.nodeid: item for item in session.items}
+    shared = []
+    for report in terminal.stats.get("failed", []):
+        if report.nodeid.startswith("audiobench::"):
+            kept = items[report.nodeid]._rerun_condition_excinfos["call"][0].value
+            text = report.longrepr.reprtraceback.reprentries[0].lines
+            shared.append([len(text) == 1 and text[0] is str(kept), str(kept) == text[0]])
+    with open("shared.json", "w") as f:
+        json.dump(shared, f)
+"""
+
+
+def test_a_failed_samples_text_is_one_string_with_the_exception_that_rerunfailures_keeps(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest-rerunfailures keeps each failed phase's exception to the end of the run; the
+    # report's text was a second copy of its message (about 600 bytes a failed Chat sample).
+    pytest.importorskip("pytest_rerunfailures", reason="the dev extra installs it")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:html -p no:metadata")
+    pytester.makeconftest(SHARED_TEXT)
+    answering(servers, small_records, {1, 5, 9})
+    run_bench().result.assert_outcomes(passed=13, failed=3)
+    shared = json.loads((pytester.path / "shared.json").read_text())
+    assert shared == [[True, True]] * 3
+
+
 def _inner(payload: object) -> None:
     raise ValueError("fell short")
 

@@ -345,7 +345,7 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
     if excinfo is not None and report.when != "teardown":
         state.raised.append(excinfo.value)
     if report.failed:
-        one_string_a_failure(report)
+        one_string_a_failure(report, excinfo.value if excinfo is not None else None)
     if report.when == "teardown":
         _finish(item, report, state, sample)
 

@@ -26,8 +26,9 @@ test's). Once the item's report is made those locals serve nothing: they are cle
 A failed item's report stays to the end of the run, and with it the failure's text, twice
 (its lines, and the crash message the -r summary and junit read). pytest keeps a failure
 raised without a traceback (``pytest.fail(..., pytrace=False)``, ours) as one string a line,
-each costing about 50 bytes besides its text; ``one_string_a_failure`` joins them, which
-prints the same.
+each costing about 50 bytes besides its text; ``one_string_a_failure`` keeps them as one
+string, which prints the same: the exception's own text, so that a plugin which keeps the
+exception (pytest-rerunfailures) keeps one copy of it, not two.
 
 Imports nothing heavy: the plugin module uses it.
 """
@@ -122,14 +123,23 @@ def _frames_of(error: BaseException) -> Iterator[FrameType]:
             todo += exc.exceptions
 
 
-def one_string_a_failure(report: pytest.TestReport) -> None:
+def one_string_a_failure(report: pytest.TestReport, error: BaseException | None = None
+                         ) -> None:
     """Keep the lines of ``report``'s failure, when it has no traceback (pytest's "value"
     style: the exception's text alone), as one string: pytest writes each line and a newline
-    after it, so the joined text prints the same."""
+    after it, so the joined text prints the same. That string is ``error``'s own text when it
+    is the same (pytest split it from there): a plugin that keeps the exception
+    (pytest-rerunfailures) then keeps one copy of it, not two."""
     traceback = getattr(report.longrepr, "reprtraceback", None)
     entries: Any = getattr(traceback, "reprentries", ())
     if getattr(traceback, "style", None) != "value" or len(entries) != 1:
         return
     lines = getattr(entries[0], "lines", None)
-    if isinstance(lines, list) and len(lines) > 1:
-        entries[0].lines = ["\n".join(lines)]
+    if not isinstance(lines, list) or not lines:
+        return
+    text = "\n".join(lines)
+    if error is not None:
+        said = str(error)
+        if said == text:
+            text = said
+    entries[0].lines = [text]
