@@ -349,6 +349,32 @@ def test_letting_go_of_locals_empties_the_copies_read_and_makes_none_where_none_
     assert str(error) == "fell short"
 
 
+STASHED = """
+import json, sys, pytest
+
+def pytest_sessionfinish(session):
+    sizes = {item.nodeid: sys.getsizeof(item.stash._storage) for item in session.items}
+    with open("stashed.json", "w") as f:
+        json.dump(sizes, f)
+"""
+
+
+def test_a_sample_items_stash_is_left_no_larger_than_a_plain_tests(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any]) -> None:
+    # pytest's stash is a dict, which never shrinks: the sample and the item's state beside
+    # the keys of pytest's own plugins grew it past its first size, 128 bytes more an item
+    # kept to the end of the run.
+    pytester.makeconftest(STASHED)
+    pytester.makepyfile(test_plain=PLAIN)
+    answering(servers, small_records, {3, 7})
+    run_bench("test_plain.py").result.assert_outcomes(passed=15, failed=3)
+    sizes = json.loads((pytester.path / "stashed.json").read_text())
+    plain = max(size for node, size in sizes.items() if node.startswith("test_plain.py"))
+    ours = [size for node, size in sizes.items() if node.startswith("audiobench::")]
+    assert len(ours) == 16 and max(ours) <= plain, (ours, plain)
+
+
 LOCATED = """
 import json, pytest
 

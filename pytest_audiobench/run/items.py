@@ -30,7 +30,11 @@ from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.report.html import baseline_side, item_extra
 from pytest_audiobench.run.internals import fixture_info
-from pytest_audiobench.run.keeping import let_go_of_locals, one_string_a_failure
+from pytest_audiobench.run.keeping import (
+    compact_stash,
+    let_go_of_locals,
+    one_string_a_failure,
+)
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
 from pytest_audiobench.untrusted import clipped, visible
@@ -376,6 +380,7 @@ def _finish(item: pytest.Item, report: pytest.TestReport, state: ItemState,
     elif SCORED_KEY in item.stash:
         del item.stash[SCORED_KEY]
     del item.stash[STATE_KEY]
+    compact_stash(item)
 
 
 def may_run_again(item: pytest.Item) -> bool:

@@ -30,6 +30,9 @@ each costing about 50 bytes besides its text; ``one_string_a_failure`` keeps the
 string, which prints the same: the exception's own text, so that a plugin which keeps the
 exception (pytest-rerunfailures) keeps one copy of it, not two.
 
+Each item's stash is pytest's dict, which never shrinks: the keys our items add while they
+run grow it past its first size, and ``compact_stash`` makes it as small as what it keeps.
+
 Imports nothing heavy: the plugin module uses it.
 """
 
@@ -73,6 +76,18 @@ def freeze_kept(ours: bool) -> bool:
 def unfreeze() -> None:
     """Undo ``freeze_kept``: what the run let go can be collected again."""
     gc.unfreeze()
+
+
+def compact_stash(item: pytest.Item) -> None:
+    """Make ``item``'s stash as small as what it holds: a dict never shrinks, and ours (the
+    sample, and the item's state while it runs) beside the keys of pytest's own plugins grow
+    it past its first size, 128 bytes more for each item kept to the end of the run. Call it
+    once the item no longer adds keys (its teardown report); the stash is pytest's
+    (``Stash._storage``), left as it is if it is not a dict there."""
+    storage = getattr(item.stash, "_storage", None)
+    if type(storage) is dict:
+        # From its items: dict(storage) would copy its table at the size it grew to.
+        item.stash._storage = dict(storage.items())
 
 
 def let_go_of_locals(error: BaseException) -> None:
