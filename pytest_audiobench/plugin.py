@@ -199,7 +199,7 @@ class ControllerHooks:
         if record is not None:
             self.audiobench.add(record, getattr(report, "node", None),
                                 getattr(report, "audiobench_in_flight", None),
-                                getattr(report, "audiobench_away", None))
+                                getattr(report, "audiobench_away", None), report.nodeid)
             # pytest keeps every report to the end; the record now lives in the session.
             del report.audiobench_record
         elif settled is not None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import gc
 import json
 import re
+import sys
+import weakref
 from typing import Any
 
 import pytest
 
-from pytest_audiobench.run.keeping import freeze_kept, unfreeze
+from pytest_audiobench.run.keeping import freeze_kept, let_go_of_locals, unfreeze
 from tests.conftest import XDIST_MODES, Servers
 from tests.test_per_sample_gate import answering
 
@@ -261,6 +263,116 @@ def test_a_failure_without_a_traceback_is_kept_as_one_string_and_shows_the_same(
     # ...and the terminal's failure sections and -r summary, and junit, are what they were.
     assert after == before
     assert "question: which?" in "\n".join(after[0]) and "question: which?" in after[1]
+
+
+SHARED_TEXT = """
+import json, pytest
+
+def pytest_sessionfinish(session):
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    items = {item.nodeid: item for item in session.items}
+    shared = []
+    for report in terminal.stats.get("failed", []):
+        if report.nodeid.startswith("audiobench::"):
+            kept = items[report.nodeid]._rerun_condition_excinfos["call"][0].value
+            text = report.longrepr.reprtraceback.reprentries[0].lines
+            shared.append([len(text) == 1 and text[0] is str(kept), str(kept) == text[0]])
+    with open("shared.json", "w") as f:
+        json.dump(shared, f)
+"""
+
+
+def test_a_failed_samples_text_is_one_string_with_the_exception_that_rerunfailures_keeps(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest-rerunfailures keeps each failed phase's exception to the end of the run; the
+    # report's text was a second copy of its message (about 600 bytes a failed Chat sample).
+    pytest.importorskip("pytest_rerunfailures", reason="the dev extra installs it")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:html -p no:metadata")
+    pytester.makeconftest(SHARED_TEXT)
+    answering(servers, small_records, {1, 5, 9})
+    run_bench().result.assert_outcomes(passed=13, failed=3)
+    shared = json.loads((pytester.path / "shared.json").read_text())
+    assert shared == [[True, True]] * 3
+
+
+def _inner(payload: object) -> None:
+    raise ValueError("fell short")
+
+
+def _middle(weight: object) -> None:
+    payload = weight
+    _inner(payload)
+
+
+def _raised_through_frames(weight: object) -> BaseException:
+    """An error raised two calls down, ``weight`` a local of each, caught and returned."""
+    try:
+        _middle(weight)
+    except ValueError as exc:
+        return exc
+    raise AssertionError("not raised")
+
+
+class _Weight:
+    pass
+
+
+def _locals_copies(frame: Any) -> list[dict[str, Any]]:
+    """The copies of a frame's locals that Python 3.11 and 3.12 keep on it once read."""
+    return [held for held in gc.get_referents(frame) if type(held) is dict]
+
+
+def test_letting_go_of_locals_empties_the_copies_read_and_makes_none_where_none_was_read(
+        ) -> None:
+    weight = _Weight()
+    alive = weakref.ref(weight)
+    error = _raised_through_frames(weight)
+    del weight
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    assert len(frames) == 3
+    # pytest reads the innermost frame's locals (its __tracebackhide__): a copy is made there.
+    frames[-1].f_locals  # noqa: B018
+    read = 1 if sys.version_info < (3, 13) else 0
+    assert [len(_locals_copies(f)) for f in frames] == [0, 0, read]
+    let_go_of_locals(error)
+    gc.collect()
+    # The locals are gone, the copy read too, and no frame gained a copy (an empty dict each,
+    # kept to the end of the run by a plugin that keeps the error).
+    assert alive() is None
+    assert [len(_locals_copies(f)) for f in frames] == [0, 0, read]
+    assert all(not copy for f in frames for copy in _locals_copies(f))
+    assert str(error) == "fell short"
+
+
+STASHED = """
+import json, sys, pytest
+
+def pytest_sessionfinish(session):
+    sizes = {item.nodeid: sys.getsizeof(item.stash._storage) for item in session.items}
+    with open("stashed.json", "w") as f:
+        json.dump(sizes, f)
+"""
+
+
+def test_a_sample_items_stash_is_left_no_larger_than_a_plain_tests(
+        run_bench: Any, pytester: pytest.Pytester, servers: Servers,
+        small_records: list[Any]) -> None:
+    # pytest's stash is a dict, which never shrinks: the sample and the item's state beside
+    # the keys of pytest's own plugins grew it past its first size, 128 bytes more an item
+    # kept to the end of the run.
+    pytester.makeconftest(STASHED)
+    pytester.makepyfile(test_plain=PLAIN)
+    answering(servers, small_records, {3, 7})
+    run_bench("test_plain.py").result.assert_outcomes(passed=15, failed=3)
+    sizes = json.loads((pytester.path / "stashed.json").read_text())
+    plain = max(size for node, size in sizes.items() if node.startswith("test_plain.py"))
+    ours = [size for node, size in sizes.items() if node.startswith("audiobench::")]
+    assert len(ours) == 16 and max(ours) <= plain, (ours, plain)
 
 
 LOCATED = """

@@ -58,10 +58,11 @@ class Collected:
             self.progress.total = len(self.selected)
 
     def add(self, record: str, process: object = None, in_flight: int | None = None,
-            away: Mapping[str, Any] | None = None) -> None:
+            away: Mapping[str, Any] | None = None, nodeid: str | None = None) -> None:
         """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it), and what
-        its process said of its requests in flight and its endpoints' outages."""
-        data: dict[str, Any] = self.records.add(record)
+        its process said of its requests in flight and its endpoints' outages; ``nodeid``:
+        its report's (``RecordSpool.add``)."""
+        data: dict[str, Any] = self.records.add(record, nodeid)
         if data["outcome"] == "not_run" and self.first_not_run is None:
             self.first_not_run = data.get("message")
         if self.progress is not None:

@@ -30,7 +30,11 @@ from pytest_audiobench.outcome.lines import SampleLine
 from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
 from pytest_audiobench.report.html import baseline_side, item_extra
 from pytest_audiobench.run.internals import fixture_info
-from pytest_audiobench.run.keeping import let_go_of_locals, one_string_a_failure
+from pytest_audiobench.run.keeping import (
+    compact_stash,
+    let_go_of_locals,
+    one_string_a_failure,
+)
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import session_of
 from pytest_audiobench.untrusted import clipped, visible
@@ -345,7 +349,7 @@ def note_phase(item: pytest.Item, report: pytest.TestReport, excinfo: Any) -> No
     if excinfo is not None and report.when != "teardown":
         state.raised.append(excinfo.value)
     if report.failed:
-        one_string_a_failure(report)
+        one_string_a_failure(report, excinfo.value if excinfo is not None else None)
     if report.when == "teardown":
         _finish(item, report, state, sample)
 
@@ -376,6 +380,7 @@ def _finish(item: pytest.Item, report: pytest.TestReport, state: ItemState,
     elif SCORED_KEY in item.stash:
         del item.stash[SCORED_KEY]
     del item.stash[STATE_KEY]
+    compact_stash(item)
 
 
 def may_run_again(item: pytest.Item) -> bool:

@@ -26,8 +26,12 @@ test's). Once the item's report is made those locals serve nothing: they are cle
 A failed item's report stays to the end of the run, and with it the failure's text, twice
 (its lines, and the crash message the -r summary and junit read). pytest keeps a failure
 raised without a traceback (``pytest.fail(..., pytrace=False)``, ours) as one string a line,
-each costing about 50 bytes besides its text; ``one_string_a_failure`` joins them, which
-prints the same.
+each costing about 50 bytes besides its text; ``one_string_a_failure`` keeps them as one
+string, which prints the same: the exception's own text, so that a plugin which keeps the
+exception (pytest-rerunfailures) keeps one copy of it, not two.
+
+Each item's stash is pytest's dict, which never shrinks: the keys our items add while they
+run grow it past its first size, and ``compact_stash`` makes it as small as what it keeps.
 
 Imports nothing heavy: the plugin module uses it.
 """
@@ -74,6 +78,18 @@ def unfreeze() -> None:
     gc.unfreeze()
 
 
+def compact_stash(item: pytest.Item) -> None:
+    """Make ``item``'s stash as small as what it holds: a dict never shrinks, and ours (the
+    sample, and the item's state while it runs) beside the keys of pytest's own plugins grow
+    it past its first size, 128 bytes more for each item kept to the end of the run. Call it
+    once the item no longer adds keys (its teardown report); the stash is pytest's
+    (``Stash._storage``), left as it is if it is not a dict there."""
+    storage = getattr(item.stash, "_storage", None)
+    if type(storage) is dict:
+        # From its items: dict(storage) would copy its table at the size it grew to.
+        item.stash._storage = dict(storage.items())
+
+
 def let_go_of_locals(error: BaseException) -> None:
     """Clear the local variables of every frame that ``error``, and the errors chained to it,
     went through: call it once the report of the phase that raised it is made and nothing will
@@ -87,9 +103,22 @@ def let_go_of_locals(error: BaseException) -> None:
             frame.clear()
         except RuntimeError:  # still running: an ancestor, or a frame of another thread
             continue
-        # Once read (pytest reads each frame's __tracebackhide__ there), Python 3.11 and 3.12
-        # keep a copy of the locals that clear() leaves whole; reading them again empties it.
-        _ = frame.f_locals
+        if frame.f_code.co_flags & inspect.CO_OPTIMIZED:
+            _empty_locals_copy(frame)
+
+
+def _empty_locals_copy(frame: FrameType) -> None:
+    """Empty the copy of a cleared function frame's locals, if one was made: once read
+    (pytest reads each frame's ``__tracebackhide__`` there), Python 3.11 and 3.12 keep a copy
+    that ``clear()`` leaves whole. Found among what the frame holds, not read: reading
+    ``f_locals`` would make a copy (an empty dict, 64 bytes) on every frame that had none,
+    and pytest-rerunfailures keeps them all to the end of the run. (A module's or a class
+    body's frame holds its namespace there instead: never called for those.)"""
+    code = frame.f_code
+    names = {*code.co_varnames, *code.co_cellvars, *code.co_freevars}
+    for held in gc.get_referents(frame):
+        if type(held) is dict and held.keys() <= names:
+            held.clear()
 
 
 def _frames_of(error: BaseException) -> Iterator[FrameType]:
@@ -109,14 +138,23 @@ def _frames_of(error: BaseException) -> Iterator[FrameType]:
             todo += exc.exceptions
 
 
-def one_string_a_failure(report: pytest.TestReport) -> None:
+def one_string_a_failure(report: pytest.TestReport, error: BaseException | None = None
+                         ) -> None:
     """Keep the lines of ``report``'s failure, when it has no traceback (pytest's "value"
     style: the exception's text alone), as one string: pytest writes each line and a newline
-    after it, so the joined text prints the same."""
+    after it, so the joined text prints the same. That string is ``error``'s own text when it
+    is the same (pytest split it from there): a plugin that keeps the exception
+    (pytest-rerunfailures) then keeps one copy of it, not two."""
     traceback = getattr(report.longrepr, "reprtraceback", None)
     entries: Any = getattr(traceback, "reprentries", ())
     if getattr(traceback, "style", None) != "value" or len(entries) != 1:
         return
     lines = getattr(entries[0], "lines", None)
-    if isinstance(lines, list) and len(lines) > 1:
-        entries[0].lines = ["\n".join(lines)]
+    if not isinstance(lines, list) or not lines:
+        return
+    text = "\n".join(lines)
+    if error is not None:
+        said = str(error)
+        if said == text:
+            text = said
+    entries[0].lines = [text]

@@ -306,9 +306,10 @@ class Controller(AudiobenchSession):
         self.collected.rerun = rerun_of(self.config, self.collected.selected or [], known)
 
     def add(self, record: str, process: object = None, in_flight: int | None = None,
-            away: Mapping[str, Any] | None = None) -> None:
-        """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it)."""
-        self.collected.add(record, process, in_flight, away)
+            away: Mapping[str, Any] | None = None, nodeid: str | None = None) -> None:
+        """Keep one sample's record (``SampleRecord`` as JSON, as its item sent it); ``nodeid``:
+        its report's."""
+        self.collected.add(record, process, in_flight, away, nodeid)
 
     def settle(self, outcome: str, process: object = None, in_flight: int | None = None,
                away: Mapping[str, Any] | None = None) -> None:

@@ -30,6 +30,21 @@ _CHUNK = 1 << 20
 Place = tuple[int, int]
 """A record's offset and length in its file."""
 
+_LENGTH_BITS = 40
+"""A place is kept as one int, ``offset << _LENGTH_BITS | length``: the spool keeps one for
+every sample to the end of the run, and a tuple of two ints cost about 120 bytes, one int 36."""
+
+
+def _packed(place: Place) -> int:
+    offset, length = place
+    if not 0 <= length < 1 << _LENGTH_BITS or offset < 0:
+        raise ValueError(f"not a place in a records file: {place}")
+    return offset << _LENGTH_BITS | length
+
+
+def _unpacked(packed: int) -> Place:
+    return packed >> _LENGTH_BITS, packed & ((1 << _LENGTH_BITS) - 1)
+
 
 class RecordSpool:
     """The records of one run, by node id; a sample recorded twice keeps its last record."""
@@ -41,7 +56,8 @@ class RecordSpool:
         self._end = 0
         self._begun = 0
         """Where this session's records begin: those before came from an earlier session."""
-        self._places: dict[str, Place] = {}
+        self._places: dict[str, int] = {}
+        """Each node id's place, packed (``_packed``)."""
         self._undone: set[str] = set()
         self._not_run: set[str] = set()
 
@@ -90,7 +106,7 @@ class RecordSpool:
 
     def _index(self, nodeid: str, outcome: str, place: Place,
                unfinished: str | None = None) -> None:
-        self._places[nodeid] = place
+        self._places[nodeid] = _packed(place)
         if outcome in _UNDONE or unfinished:
             self._undone.add(nodeid)
         else:
@@ -100,9 +116,13 @@ class RecordSpool:
         else:
             self._not_run.discard(nodeid)
 
-    def add(self, line: str) -> dict[str, Any]:
-        """Keep one record (``SampleRecord`` as JSON); returns it as plain data."""
+    def add(self, line: str, nodeid: str | None = None) -> dict[str, Any]:
+        """Keep one record (``SampleRecord`` as JSON); returns it as plain data. ``nodeid``: the
+        string its item's reports carry, kept in place of the record's own equal one (every
+        sample's is kept to the end of the run, and pytest keeps that one anyway)."""
         data: dict[str, Any] = json.loads(line)
+        if nodeid is not None and nodeid == data["nodeid"]:
+            data["nodeid"] = nodeid
         encoded = line.encode("utf-8") + b"\n"
         try:
             _write_at(self._file, encoded, self._end)
@@ -147,7 +167,7 @@ class RecordSpool:
     def recorded_now(self, nodeid: str) -> bool:
         """Whether ``nodeid`` has a record from this session (not only an earlier one's)."""
         place = self._places.get(nodeid)
-        return place is not None and place[0] >= self._begun
+        return place is not None and _unpacked(place)[0] >= self._begun
 
     def settled(self) -> dict[str, Place]:
         """The places, in the run's records file, of the done samples an earlier session
@@ -155,7 +175,8 @@ class RecordSpool:
         items take these whole."""
         if self._kept is None:
             return {}
-        return {nodeid: place for nodeid, place in self._places.items()
+        places = ((nodeid, _unpacked(packed)) for nodeid, packed in self._places.items())
+        return {nodeid: place for nodeid, place in places
                 if place[0] < self._begun and nodeid not in self._undone}
 
     def undone(self, nodeids: Iterable[str]) -> int:
@@ -169,7 +190,7 @@ class RecordSpool:
 
     def get(self, nodeid: str) -> SampleRecord:
         """The record of ``nodeid`` (KeyError when it has none)."""
-        offset, length = self._places[nodeid]
+        offset, length = _unpacked(self._places[nodeid])
         return SampleRecord.model_validate_json(os.pread(self._file.fileno(), length, offset))
 
     def ordered(self, nodeids: Iterable[str]) -> InOrder:
