@@ -110,7 +110,7 @@ FAILING_JUDGE_REPLY = "3 3"  # the model scores 3 in both orders, under the bar 
 # (the same ones at every size), and the judge scores it 3 in both orders.
 MEMORY_FAILING_SHARE = 0.45
 MEMORY_WRONG_REPLY = "A made answer that misses the point."
-OWN_KB_TARGET = 2.0  # the plugin's own cost per sample over pytest's floor, with or without
+OWN_KB_TARGET = 2.0  # the plugin's own cost a sample over pytest's floor, rerunfailures or not
 RERUNFAILURES = "rerunfailures"  # pytest-rerunfailures (its pytest11 entry point's name)
 # AIR-Bench Foundation at scale: about 19,000 items (the paper) over its 25 folders, against
 # a tenth of them. Every made record's answer is option A: the model and the align judge
