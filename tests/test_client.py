@@ -402,18 +402,22 @@ def test_a_refused_connection_is_a_connection_error_not_a_timeout() -> None:
 
 
 def test_a_timeout_is_retried_then_an_endpoint_error(server: FakeOpenAIServer) -> None:
-    script(server, Reply("slow", delay=2.0))
+    # Half a second each: on a loaded machine a shorter limit could end an attempt before the
+    # server had read it, and the count below would miss it.
+    script(server, Reply("slow", delay=4.0))
     start = time.monotonic()
-    message = failure(settings(server.url, timeout=0.3, retries=1))
+    message = failure(settings(server.url, timeout=0.5, retries=1))
     elapsed = time.monotonic() - start
-    assert "failed after 2 attempts: no whole reply within 0.3 s (--audiobench-timeout)" in message
+    assert "failed after 2 attempts: no whole reply within 0.5 s (--audiobench-timeout)" in message
     assert server.count() == 2
-    assert elapsed < 1.8  # abandoned at the timeout, not after the server's 2 s
+    assert elapsed < 3.5  # abandoned at the timeout, not after the server's 4 s
 
 
 def test_a_timeout_then_a_quick_reply_succeeds(server: FakeOpenAIServer) -> None:
-    script(server, Reply("slow", delay=2.0), "quick")
-    completion = complete(settings(server.url, timeout=0.25, retries=1))
+    # The quick reply must come within the limit even on a loaded machine: a second, where the
+    # slow one takes four.
+    script(server, Reply("slow", delay=4.0), "quick")
+    completion = complete(settings(server.url, timeout=1.0, retries=1))
     assert (completion.text, completion.attempts) == ("quick", 2)
 
 

@@ -59,8 +59,8 @@ def test_every_option_says_its_default(help_text: str) -> None:
     assert shown["--audiobench-concurrency"] == "requests in flight per process (default: 8)"
     assert shown["--audiobench-timeout"].endswith("(and retried) (default: 120)")
     assert shown["--audiobench-benchmark"] == (
-        f"benchmarks to run, comma-separated, of: {', '.join(catalog.names)} (default: "
-        f"{','.join(catalog.defaults)})")
+        f"benchmarks to run, comma-separated, of: {', '.join(catalog.names)}; or 'all', every "
+        f"one registered (default: {','.join(catalog.defaults)})")
     assert shown["--audiobench-rubric-seed"] == (
         "MMAR rubric judge seed (default: 42, the official one)")
     assert shown["--audiobench-deadline"].endswith("(default: none: no deadline)")
