@@ -100,9 +100,10 @@ class Gear:
         served = None if choice.served is None else Endpoint(choice.served, *self._kit(),
                                                                ledger=self._ledger)
         spec = registry.catalog().providers[choice.name]
-        # An offline judge answers as each benchmark of the run says it would (JudgeUse.offline).
+        # An offline judge answers as each benchmark of the run says it would (JudgeUse.offline);
+        # a model is given none, and the run's benchmarks are not built again for it.
         offline = {name: registry.create(name, self.settings).judge_use().offline
-                   for name in self.settings.benchmarks}
+                   for name in self.settings.benchmarks} if spec.role == "judge" else {}
         return make(spec, ProviderSetup(endpoint=endpoint, own=choice.own, served=served,
                                         offline=offline))
 
