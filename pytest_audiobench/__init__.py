@@ -10,7 +10,7 @@ benchmark module: ``Benchmark`` (its abstract methods are required, the rest hav
 the ``Release`` it loads (``read_json_array`` reads a meta file that is one JSON array,
 ``validated`` checks a record against a pydantic model in one line, ``inside_root`` an audio
 path;
-``fetch_dataset`` downloads from ModelScope), the ``Sample``, ``Verdict`` (with the ``Usage``
+``fetch_dataset`` downloads from ModelScope), the ``Sample``, ``Grade`` (with the ``Usage``
 of its judge calls), ``ModelAnswer`` and ``SampleRecord`` it reads and returns, the ``Runtime``
 it asks through, ``ask_until_parsed`` for a judge (``fence_for`` and ``shown`` to show it a
 model's answer as data, cut when too long), ``Metric`` for its numbers (``Tally`` to fold them
@@ -18,11 +18,13 @@ record by record), ``SampleLine`` and ``Linear`` for the paired gate (``choice_l
 ``choice_linear`` make them for a multiple-choice benchmark, ``percent`` its accuracies),
 ``SampleView``, ``Detail`` and ``Choice`` for the page, ``Settings`` and the base of its own
 settings ``OwnSettings`` (``read_own`` reads them back), and the errors. A multiple-choice
-benchmark subclasses ``ChoiceBenchmark`` instead, with a ``MatchedVerdict`` (the official
-token-set rule and the strict one) or a ``ChoiceVerdict`` of its own, and gets the grading,
+benchmark subclasses ``ChoiceBenchmark`` instead, with a ``MatchedGrade`` (the official
+token-set rule and the strict one) or a ``ChoiceGrade`` of its own, and gets the grading,
 numbers, gate lines, failure report, page and export from it; its spec offers the matchers
 by their names, ``MATCHERS``; ``official_letter`` and ``strict_choice`` read a lettered
-option from a reply. A provider (a model or judge
+option from a reply. ``Verdict``, ``ChoiceVerdict`` and ``MatchedVerdict`` are the old names
+of ``Grade``, ``ChoiceGrade`` and ``MatchedGrade`` (the same classes), kept for the
+benchmarks written against them. A provider (a model or judge
 that answers in this process) needs, in its cheap spec module: ``ProviderSpec`` (registered in
 the ``pytest_audiobench.providers`` entry-point group) and ``ProviderOptions`` for its own
 flags; in its module: the ``ProviderSetup`` it is built with, the ``Completion`` it answers
@@ -61,7 +63,9 @@ if TYPE_CHECKING:
     )
     from pytest_audiobench.benchmarks.choice.base import (
         ChoiceBenchmark,
+        ChoiceGrade,
         ChoiceVerdict,
+        MatchedGrade,
         MatchedVerdict,
     )
     from pytest_audiobench.benchmarks.choice.gating import choice_line, choice_linear, percent
@@ -84,7 +88,7 @@ if TYPE_CHECKING:
     from pytest_audiobench.hub.modelscope import fetch_dataset
     from pytest_audiobench.outcome.lines import Linear, SampleLine
     from pytest_audiobench.outcome.metrics import Metric
-    from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+    from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord, Verdict
     from pytest_audiobench.outcome.view import Choice, Detail, SampleView
     from pytest_audiobench.transport.endpoint import ProviderSetup
     from pytest_audiobench.transport.types import Completion, Provider, Usage
@@ -112,6 +116,8 @@ _LAZY = {
     "inside_root": "pytest_audiobench.benchmarks.metafile",
     "MATCHERS": "pytest_audiobench.benchmarks.choice.names",
     "ChoiceBenchmark": "pytest_audiobench.benchmarks.choice.base",
+    "ChoiceGrade": "pytest_audiobench.benchmarks.choice.base",
+    "MatchedGrade": "pytest_audiobench.benchmarks.choice.base",
     "ChoiceVerdict": "pytest_audiobench.benchmarks.choice.base",
     "MatchedVerdict": "pytest_audiobench.benchmarks.choice.base",
     "Sample": "pytest_audiobench.benchmarks.sample",
@@ -133,6 +139,7 @@ _LAZY = {
     "Metric": "pytest_audiobench.outcome.metrics",
     "ModelAnswer": "pytest_audiobench.outcome.records",
     "SampleRecord": "pytest_audiobench.outcome.records",
+    "Grade": "pytest_audiobench.outcome.records",
     "Verdict": "pytest_audiobench.outcome.records",
     "Choice": "pytest_audiobench.outcome.view",
     "Detail": "pytest_audiobench.outcome.view",
@@ -166,6 +173,7 @@ __all__ = [
     "BenchmarkSpec",
     "Choice",
     "ChoiceBenchmark",
+    "ChoiceGrade",
     "ChoiceVerdict",
     "Completion",
     "DataError",
@@ -175,9 +183,11 @@ __all__ = [
     "EndpointError",
     "Flag",
     "Gating",
+    "Grade",
     "JudgeError",
     "JudgeUse",
     "Linear",
+    "MatchedGrade",
     "MatchedVerdict",
     "Metric",
     "ModelAnswer",

@@ -17,7 +17,7 @@ from pytest_audiobench.benchmarks.base import (
     Release,
     Tally,
     export,
-    line_baseline_verdicts,
+    line_baseline_grades,
     unexported,
 )
 from pytest_audiobench.benchmarks.sample import NodeId
@@ -99,8 +99,8 @@ class _Fold:
     lines: dict[str, SampleLine] | None
     baseline_tally: Tally | None
     """Head to head: the live baseline model's numbers, from its side of the records."""
-    baseline_verdicts: dict[str, SampleLine] = field(default_factory=dict)
-    baseline_verdicts_asked: int = 0
+    baseline_grades: dict[str, SampleLine] = field(default_factory=dict)
+    baseline_grades_asked: int = 0
 
     @classmethod
     def of(cls, settings: Settings, name: str, bench: Benchmark, selected: Sequence[str],
@@ -118,13 +118,13 @@ class _Fold:
             line = bench.gating().line(record)
             if line is not None:
                 self.lines[line.id] = kept_line(settings, line)
-        if record.baseline_verdicts or record.baseline_verdicts_failed is not None:
+        if record.baseline_grades or record.baseline_grades_failed is not None:
             # The sample calibrated the judge: the baseline's answer graded again, as the
             # line it makes (its numbers only).
-            self.baseline_verdicts_asked += 1
-            again = line_baseline_verdicts(bench, record)
+            self.baseline_grades_asked += 1
+            again = line_baseline_grades(bench, record)
             if again is not None:
-                self.baseline_verdicts[again.id] = without_texts(again)
+                self.baseline_grades[again.id] = without_texts(again)
         theirs = record.baseline_model_record() if self.baseline_tally is not None else None
         if self.baseline_tally is not None and theirs is not None:
             self.baseline_tally.add(theirs)
@@ -136,8 +136,8 @@ class _Fold:
         runs = range(settings.runs)
         theirs = self.baseline_tally
         return Folded(
-            [self.tally.metrics(index) for index in runs], self.lines, self.baseline_verdicts,
-            self.baseline_verdicts_asked,
+            [self.tally.metrics(index) for index in runs], self.lines, self.baseline_grades,
+            self.baseline_grades_asked,
             None if theirs is None else [theirs.metrics(index) for index in runs],
             headline=release.headline, withheld=release.withheld,
             judged_metrics=bench.judge_use().decides(release),

@@ -66,10 +66,16 @@ class EndpointDown(NotRun):
 class JudgeError(AudiobenchError):
     """The judge never produced a reply that the protocol's parser accepts."""
 
-    def __init__(self, message: str, verdict: Any = None) -> None:
+    def __init__(self, message: str, grade: Any = None, *, verdict: Any = None) -> None:
         super().__init__(message)
-        self.verdict = verdict
-        """The verdict with every raw reply, so that the report keeps them."""
+        self.grade = grade if grade is not None else verdict
+        """The grade with every raw reply, so that the report keeps them (``verdict``, its
+        old name, is taken too)."""
+
+    @property
+    def verdict(self) -> Any:
+        """The old name of ``grade``."""
+        return self.grade
 
 
 class BaselineError(AudiobenchError):

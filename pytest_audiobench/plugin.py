@@ -21,7 +21,7 @@ from pytest_audiobench.run.stash import SESSION_KEY, session_of
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.sample import Sample
-    from pytest_audiobench.outcome.records import ModelAnswer, Verdict
+    from pytest_audiobench.outcome.records import Grade, ModelAnswer
     from pytest_audiobench.run.session import Controller
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -169,12 +169,18 @@ def audiobench_answers(request: pytest.FixtureRequest,
 
 
 @pytest.fixture
-def audiobench_verdicts(request: pytest.FixtureRequest, audiobench_sample: Sample,
-                        audiobench_answers: list[ModelAnswer]) -> list[Verdict]:
-    """One verdict per answer (errors when the judge never gives a usable reply)."""
+def audiobench_grades(request: pytest.FixtureRequest, audiobench_sample: Sample,
+                      audiobench_answers: list[ModelAnswer]) -> list[Grade]:
+    """One grade per answer (errors when the judge never gives a usable reply)."""
     from pytest_audiobench.run import items
 
-    return items.verdicts_of(request, audiobench_sample)
+    return items.grades_of(request, audiobench_sample)
+
+
+@pytest.fixture
+def audiobench_verdicts(audiobench_grades: list[Grade]) -> list[Grade]:
+    """The old name of ``audiobench_grades``: the same grades."""
+    return audiobench_grades
 
 
 class ControllerHooks:

@@ -617,7 +617,7 @@ def profile_run(bench: Bench, plan: Plan, concurrency: int) -> None:
 # -- the figures -------------------------------------------------------------------------
 
 
-def verdict(passed: bool) -> str:
+def pass_or_fail(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
 
@@ -625,7 +625,7 @@ def check(value: float | None, target: float, *, below: bool = False,
           valid: bool = True) -> str:
     if value is None or not valid:
         return "FAIL (run invalid)"
-    return verdict(value < target if below else value <= target)
+    return pass_or_fail(value < target if below else value <= target)
 
 
 def fmt(value: float | None, digits: int = 2) -> str:

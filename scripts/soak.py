@@ -437,13 +437,13 @@ def _strip(value: Any) -> Any:
 
 def signature(sample: dict[str, Any]) -> str:
     """What a sample was answered and scored: its outcome, each answer's text, reasoning,
-    finish reason and emptiness, and its verdicts, without what may differ between runs
+    finish reason and emptiness, and its grades, without what may differ between runs
     (whether from the cache, attempts, tokens sent, the URL)."""
     answers = [[a.get("run"), *((a.get("completion") or {}).get(k) for k in
                                 ("text", "reasoning", "finish_reason")), a.get("empty")]
                for a in sample.get("answers") or []]
     return json.dumps({"outcome": sample.get("outcome"), "answers": answers,
-                       "verdicts": _strip(sample.get("verdicts"))}, sort_keys=True)
+                       "grades": _strip(sample.get("grades"))}, sort_keys=True)
 
 
 def metrics(report: dict[str, Any]) -> dict[str, Any]:

@@ -522,7 +522,7 @@ class Scripts:
         if request.text.startswith("A model answered a multiple-choice question."):
             return self._align(request.text)
         if "\n[Official answer]\n" in request.text:
-            return self._verdict(request.text)
+            return self._correct(request.text)
         first, second = fenced_answers(request.text)
         return f"{_chat_score(first)} {_chat_score(second)}"
 
@@ -544,7 +544,7 @@ class Scripts:
         return next((letter for letter, text in options if text in reply), "A")
 
     @staticmethod
-    def _verdict(prompt: str) -> str:
+    def _correct(prompt: str) -> str:
         """Big Bench Audio's: CORRECT when the answer's last word is the official answer, case
         aside (the final answer it arrives at), else INCORRECT."""
         _, official, answer = the_judged(prompt)

@@ -1,6 +1,6 @@
 """Big Bench Audio's pure parts: the judge's reply read in any letter case or exactly
 (CORRECT, INCORRECT, and nothing else), its prompt filled literally with the answer fenced,
-the offline judge's rule, and accuracy as the share of CORRECT verdicts on tables worked by
+the offline judge's rule, and accuracy as the share of CORRECT replies on tables worked by
 hand (one draw, several draws, n = 1)."""
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def _draws(*said: bool | None) -> list[JudgeDraw]:
     return [JudgeDraw(outputs=["x"], correct=s) for s in said]
 
 
-def test_a_verdict_is_the_share_of_correct_among_readable_draws() -> None:
+def test_a_grade_is_the_share_of_correct_among_readable_draws() -> None:
     assert combine(_draws(True)).share == 1.0
     assert combine(_draws(False)).share == 0.0
     three = combine(_draws(True, False, True))

@@ -1,5 +1,5 @@
 """Big Bench Audio end to end, as a user runs it (a real model server and a real judge
-server on 127.0.0.1, with and without xdist): accuracy is the share of CORRECT verdicts on a
+server on 127.0.0.1, with and without xdist): accuracy is the share of CORRECT replies on a
 table worked by hand; the judge reads the question's text, the official answer and the
 answer; the judge is asked at AU-Harness's temperature and its reply read in any letter case,
 unless the options say otherwise; an unreadable judge reply is asked again and, when every
@@ -60,7 +60,7 @@ def answering(replies: list[str]) -> Any:
     return lambda request: replies[heard(request) - FIRST]
 
 
-class VerdictJudge:
+class GradingJudge:
     """CORRECT when the official answer is in the answer; a hesitant answer's first reply ends
     with a full stop (unread), a garbled answer's every reply has extra words."""
 
@@ -84,8 +84,8 @@ class VerdictJudge:
 
 
 @pytest.fixture
-def judged(servers: Servers) -> VerdictJudge:
-    judge = VerdictJudge()
+def judged(servers: Servers) -> GradingJudge:
+    judge = GradingJudge()
     servers.judge.script = judge
     servers.model.script = answering([row[2] for row in TABLE])
     return judge
@@ -97,7 +97,7 @@ def _run(run_bench: Any, release: Path | str, *args: str, **kw: Any) -> Any:
 
 @pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
 def test_accuracy_is_the_share_of_correct_as_worked_by_hand(
-        run_bench: Any, release: Path, judged: VerdictJudge, servers: Servers,
+        run_bench: Any, release: Path, judged: GradingJudge, servers: Servers,
         xdist: tuple[str, ...]) -> None:
     run = _run(run_bench, release, xdist=xdist)
     metrics = run.metrics
@@ -125,7 +125,7 @@ def test_accuracy_is_the_share_of_correct_as_worked_by_hand(
 
 
 def test_a_wrong_answer_s_report_shows_the_question_the_official_answer_and_the_judge(
-        run_bench: Any, release: Path, judged: VerdictJudge) -> None:
+        run_bench: Any, release: Path, judged: GradingJudge) -> None:
     run = _run(run_bench, release, "-k", "q05")
     assert run.outcomes() == {"audiobench::big_bench_audio::object_counting::q05": "failed"}
     out = run.result.stdout.str()
@@ -203,7 +203,7 @@ def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
     categories = ("formal_fallacies", "navigate", "object_counting", "web_of_lies")
     table = [(categories[i % 4], "Yes", "") for i in range(40)]
     root = build(tmp_path / "big", table)
-    servers.judge.script = VerdictJudge()
+    servers.judge.script = GradingJudge()
     servers.model.script = answering(["Yes"] * 40)
 
     def worsen() -> None:
@@ -216,7 +216,7 @@ def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
 
 
 def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
-                                               judged: VerdictJudge, tmp_path: Path,
+                                               judged: GradingJudge, tmp_path: Path,
                                                isolated_hf: None,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     repo = big_bench_audio_repo(release, tmp_path / "hub" / "bba")
@@ -230,7 +230,7 @@ def test_it_runs_from_the_hub_s_parquet_files(run_bench: Any, release: Path,
 
 @pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
 def test_a_local_snapshot_of_the_hub_repo_runs_end_to_end(
-        run_bench: Any, release: Path, judged: VerdictJudge, tmp_path: Path,
+        run_bench: Any, release: Path, judged: GradingJudge, tmp_path: Path,
         xdist: tuple[str, ...]) -> None:
     # As `huggingface-cli download --repo-type dataset fixie-ai/big_bench_audio --local-dir
     # DIR` leaves it: converted once into the cache, its clips read from there.
@@ -245,8 +245,8 @@ def test_a_local_snapshot_of_the_hub_repo_runs_end_to_end(
     assert ("Question 1: what is the answer?", "invalid", "It is not") in judged.asked
 
 
-def test_the_page_shows_each_verdict_and_the_judge_s_replies(
-        run_bench: Any, release: Path, judged: VerdictJudge) -> None:
+def test_the_page_shows_each_grade_and_the_judge_s_replies(
+        run_bench: Any, release: Path, judged: GradingJudge) -> None:
     from tests.pages import read_page
 
     run = _run(run_bench, release, "-k", "q04 or q05", "--audiobench-html=page.html")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 def pytest_runtest_teardown(item):
     # The worker that runs the first sample of sound_QA dies in its teardown, once: after its
-    # answers and verdicts, before its record could travel.
+    # answers and grades, before its record could travel.
     flag = Path(__file__).with_name("crashed-once")
     if item.nodeid == CRASHED and os.environ.get("PYTEST_XDIST_WORKER") and not flag.exists():
         flag.write_text("")

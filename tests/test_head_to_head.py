@@ -193,7 +193,7 @@ def test_with_several_inference_runs_the_live_model_answers_as_often_as_the_mode
     head = rows["air_bench_chat.average.score"]
     assert (head["test"], head["n"], head["baseline"], head["value"]) == (
         "paired", 16, pytest.approx(8.0), pytest.approx(2.0))
-    assert all(len(s["baseline_answers"]) == len(s["baseline_verdicts"]) == 3
+    assert all(len(s["baseline_answers"]) == len(s["baseline_grades"]) == 3
                for s in run.report["samples"])
     usage = run.report["usage"]
     # Each side's answers in its own fields; the terminal names both.
@@ -217,13 +217,13 @@ def test_a_format_4_report_is_read_with_each_model_s_answers_in_its_own_fields(
     assert len(theirs) == now["usage"]["baseline_model_requests"] > 0
     assert now["usage"]["model"]["prompt_tokens"] == 50 * now["usage"]["model_requests"]
     assert now["usage"]["baseline_model"]["prompt_tokens"] == 100 * len(theirs)
-    # Format 4 counted both models under "model" and named the verdicts "judged_again".
+    # Format 4 counted both models under "model" and named the grades "judged_again".
     usage = {k: v for k, v in now["usage"].items()
              if k not in ("baseline_model_requests", "baseline_model_cached")}
     both = {k: now["usage"]["model"][k] + now["usage"]["baseline_model"][k]
             for k in now["usage"]["model"]}
     usage.update(model=both, model_requests=now["usage"]["model_requests"] + len(theirs))
-    samples = [{("judged_again" if k == "baseline_verdicts" else k): v for k, v in s.items()}
+    samples = [{("judged_again" if k == "baseline_grades" else k): v for k, v in s.items()}
                for s in now["samples"]]
     old = tmp_path / "format-4.json"
     # Format 4 (and 5) kept the verdict's kind alone; what format 6 adds to it is not there.

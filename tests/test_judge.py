@@ -12,9 +12,9 @@ import pytest
 
 from pytest_audiobench.benchmarks.air_bench_chat.judge import (
     PLACEHOLDERS,
-    ChatVerdict,
+    ChatGrade,
     Order,
-    PassVerdict,
+    PassGrade,
     builtin_template,
     combine,
     judge_pass,
@@ -174,13 +174,13 @@ def test_a_template_path_that_is_a_folder_is_a_data_error(tmp_path: Path) -> Non
 # --- combine ----------------------------------------------------------------------------------
 
 
-def parsed(order: Order, model: int, reference: int) -> PassVerdict:
-    return PassVerdict(order=order, outputs=[f"{model} {reference}"], model_score=model,
+def parsed(order: Order, model: int, reference: int) -> PassGrade:
+    return PassGrade(order=order, outputs=[f"{model} {reference}"], model_score=model,
                        reference_score=reference)
 
 
-def unparsed(order: Order) -> PassVerdict:
-    return PassVerdict(order=order, outputs=["n/a"])
+def unparsed(order: Order) -> PassGrade:
+    return PassGrade(order=order, outputs=["n/a"])
 
 
 COMBINE = [
@@ -199,11 +199,11 @@ COMBINE = [
 
 @pytest.mark.parametrize(("passes", "model", "reference"), COMBINE)
 def test_a_samples_scores_are_the_mean_over_its_parsed_passes(
-        passes: list[PassVerdict], model: float, reference: float) -> None:
-    verdict = combine(passes)
-    assert verdict.model_score == pytest.approx(model)
-    assert verdict.reference_score == pytest.approx(reference)
-    assert verdict.passes == passes
+        passes: list[PassGrade], model: float, reference: float) -> None:
+    grade = combine(passes)
+    assert grade.model_score == pytest.approx(model)
+    assert grade.reference_score == pytest.approx(reference)
+    assert grade.passes == passes
 
 
 @pytest.mark.parametrize("passes", [
@@ -211,11 +211,11 @@ def test_a_samples_scores_are_the_mean_over_its_parsed_passes(
     pytest.param([unparsed("reference_first")], id="one_unparsed"),
     pytest.param([], id="no_passes"),
 ])
-def test_a_sample_with_no_parsed_pass_has_no_scores(passes: list[PassVerdict]) -> None:
-    verdict = combine(passes)
-    assert verdict.model_score is None
-    assert verdict.reference_score is None
-    assert verdict.passes == passes
+def test_a_sample_with_no_parsed_pass_has_no_scores(passes: list[PassGrade]) -> None:
+    grade = combine(passes)
+    assert grade.model_score is None
+    assert grade.reference_score is None
+    assert grade.passes == passes
 
 
 # --- judge_pass / judge_sample with a fake endpoint ------------------------------------------
@@ -249,7 +249,7 @@ class FakeJudge:
 TEMPLATE = "1={answer_1} 2={answer_2} Q={question} D={audio_description}"
 
 
-def run_sample(judge: FakeJudge, *, swap: bool = True, retries: int = 2) -> ChatVerdict:
+def run_sample(judge: FakeJudge, *, swap: bool = True, retries: int = 2) -> ChatGrade:
     return asyncio.run(judge_sample(
         judge.as_endpoint(), TEMPLATE, audio_description="a dog barks", question="What?",
         reference="REFERENCE", answer="MODEL", swap=swap, retries=retries,
@@ -258,8 +258,8 @@ def run_sample(judge: FakeJudge, *, swap: bool = True, retries: int = 2) -> Chat
 
 def test_pass_a_has_the_reference_as_assistant_1() -> None:
     judge = FakeJudge(["6 8"], ["8 6"])
-    verdict = run_sample(judge)
-    first = verdict.passes[0]
+    grade = run_sample(judge)
+    first = grade.passes[0]
     assert first.order == "reference_first"
     assert (first.model_score, first.reference_score) == (8, 6)
     ref_prompt = next(m for k, m, _ in judge.calls if k == "REF-FIRST")
@@ -269,8 +269,8 @@ def test_pass_a_has_the_reference_as_assistant_1() -> None:
 
 def test_pass_b_has_the_model_as_assistant_1() -> None:
     judge = FakeJudge(["6 8"], ["8 6"])
-    verdict = run_sample(judge)
-    second = verdict.passes[1]
+    grade = run_sample(judge)
+    second = grade.passes[1]
     assert second.order == "model_first"
     assert (second.model_score, second.reference_score) == (8, 6)
     model_prompt = next(m for k, m, _ in judge.calls if k == "MODEL-FIRST")
@@ -280,52 +280,52 @@ def test_pass_b_has_the_model_as_assistant_1() -> None:
 
 def test_the_sample_score_is_the_mean_of_the_two_orders() -> None:
     # Pass A: reference 6, model 9. Pass B: model 7, reference 5.
-    verdict = run_sample(FakeJudge(["6 9"], ["7 5"]))
-    assert verdict.model_score == pytest.approx(8.0)
-    assert verdict.reference_score == pytest.approx(5.5)
+    grade = run_sample(FakeJudge(["6 9"], ["7 5"]))
+    assert grade.model_score == pytest.approx(8.0)
+    assert grade.reference_score == pytest.approx(5.5)
 
 
 def test_a_rejected_reply_is_asked_again_and_both_replies_are_kept() -> None:
     judge = FakeJudge(["Score: 7 5", "7 5"], ["5 7"])
-    verdict = run_sample(judge)
-    first = verdict.passes[0]
+    grade = run_sample(judge)
+    first = grade.passes[0]
     assert first.outputs == ["Score: 7 5", "7 5"]
     assert first.parsed
     assert (first.model_score, first.reference_score) == (5, 7)
 
 
 def test_the_usage_of_every_attempt_is_summed() -> None:
-    verdict = run_sample(FakeJudge(["x", "y", "7 5"], ["5 7"]))
-    assert verdict.passes[0].usage == Usage(prompt_tokens=30, completion_tokens=6)
-    assert verdict.passes[1].usage == Usage(prompt_tokens=10, completion_tokens=2)
+    grade = run_sample(FakeJudge(["x", "y", "7 5"], ["5 7"]))
+    assert grade.passes[0].usage == Usage(prompt_tokens=30, completion_tokens=6)
+    assert grade.passes[1].usage == Usage(prompt_tokens=10, completion_tokens=2)
 
 
 def test_a_pass_that_never_parses_keeps_every_reply_and_has_no_scores() -> None:
     judge = FakeJudge(["a", "b", "c"], ["4 4"])
-    verdict = run_sample(judge, retries=2)
-    first = verdict.passes[0]
+    grade = run_sample(judge, retries=2)
+    first = grade.passes[0]
     assert first.outputs == ["a", "b", "c"]
     assert not first.parsed
     assert first.model_score is None and first.reference_score is None
-    assert verdict.model_score == 4.0  # the other pass alone
+    assert grade.model_score == 4.0  # the other pass alone
 
 
 def test_retries_plus_one_attempts_are_made_and_no_more() -> None:
     judge = FakeJudge(["a", "b", "c", "d", "e", "6 6"])
-    verdict = asyncio.run(judge_pass(judge.as_endpoint(),
+    grade = asyncio.run(judge_pass(judge.as_endpoint(),
                                      pass_request("1=REFERENCE", "reference_first", "R", "A"),
                                      "reference_first", retries=3))
-    assert verdict.outputs == ["a", "b", "c", "d"]
+    assert grade.outputs == ["a", "b", "c", "d"]
     assert len(judge.calls) == 4
 
 
 def test_zero_retries_means_one_attempt() -> None:
     judge = FakeJudge(["garbage", "6 6"])
-    verdict = asyncio.run(judge_pass(judge.as_endpoint(),
+    grade = asyncio.run(judge_pass(judge.as_endpoint(),
                                      pass_request("1=REFERENCE", "reference_first", "R", "A"),
                                      "reference_first", retries=0))
-    assert verdict.outputs == ["garbage"]
-    assert not verdict.parsed
+    assert grade.outputs == ["garbage"]
+    assert not grade.parsed
 
 
 def test_the_seed_offset_grows_with_each_attempt() -> None:
@@ -337,16 +337,16 @@ def test_the_seed_offset_grows_with_each_attempt() -> None:
 
 def test_without_swap_only_the_reference_first_pass_runs() -> None:
     judge = FakeJudge(["6 8"])
-    verdict = run_sample(judge, swap=False)
-    assert [p.order for p in verdict.passes] == ["reference_first"]
+    grade = run_sample(judge, swap=False)
+    assert [p.order for p in grade.passes] == ["reference_first"]
     assert judge.seeds("MODEL-FIRST") == []
-    assert verdict.model_score == 8.0 and verdict.reference_score == 6.0
+    assert grade.model_score == 8.0 and grade.reference_score == 6.0
 
 
 def test_a_sample_whose_passes_all_fail_has_no_score() -> None:
-    verdict = run_sample(FakeJudge(["n/a"] * 3, ["n/a"] * 3), retries=2)
-    assert verdict.model_score is None
-    assert [len(p.outputs) for p in verdict.passes] == [3, 3]
+    grade = run_sample(FakeJudge(["n/a"] * 3, ["n/a"] * 3), retries=2)
+    assert grade.model_score is None
+    assert [len(p.outputs) for p in grade.passes] == [3, 3]
 
 
 # --- the answer is data -----------------------------------------------------------------------
@@ -389,11 +389,11 @@ def test_an_answer_that_holds_the_would_be_marker_gets_another_one() -> None:
 
 def test_a_long_answer_is_cut_for_the_judge_and_the_cut_is_noted() -> None:
     judge = FakeJudge(["6 8"], ["8 6"])
-    verdict = asyncio.run(judge_sample(
+    grade = asyncio.run(judge_sample(
         judge.as_endpoint(), "1={answer_1} 2={answer_2} Q={question} D={audio_description}",
         audio_description="d", question="q", reference="REFERENCE", answer="MODEL" * 100,
         swap=True, retries=0, max_answer_chars=40))
-    assert verdict.notes == ["the answer is 500 characters; the judge was shown the first 40 "
+    assert grade.notes == ["the answer is 500 characters; the judge was shown the first 40 "
                              "(--audiobench-judge-max-answer-chars)"]
     prompts = [m[0]["content"] for _, m, _ in judge.calls]
     assert all("MODEL" * 8 + "\n[... 460 more characters cut]" in p for p in prompts)

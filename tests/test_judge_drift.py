@@ -256,7 +256,7 @@ def test_a_baseline_answer_today_s_judge_cannot_grade_again_errors_its_item(
     outcomes = {s["outcome"] for s in run.report["samples"]}
     assert outcomes == {"error"}  # never scored against nothing, never dropped in silence
     sample = run.report["samples"][0]
-    assert sample["verdicts"] == [] and sample["baseline_verdicts_failed"].startswith("JudgeError")
+    assert sample["grades"] == [] and sample["baseline_grades_failed"].startswith("JudgeError")
     assert "today's judge could not grade the baseline's answer again" in sample["message"]
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     assert run.report["benchmarks"][0]["gate"]["missing"] == 16

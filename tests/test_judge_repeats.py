@@ -40,7 +40,7 @@ def drawing(servers: Servers) -> DrawingJudge:
 
 
 def _scores(run: Any) -> list[float]:
-    return [s["verdicts"][0]["model_score"] for s in run.report["samples"]]
+    return [s["grades"][0]["model_score"] for s in run.report["samples"]]
 
 
 @pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
@@ -53,8 +53,8 @@ def test_each_pass_is_drawn_k_times_and_the_draws_are_averaged(
     assert servers.judge.count() == 96
     assert set(drawing.seen.values()) == {3}
     assert _scores(run) == [6.0] * 16  # (4 + 6 + 8) / 3 in each pass
-    verdict = run.report["samples"][0]["verdicts"][0]
-    assert len(verdict["passes"]) == 6
+    grade = run.report["samples"][0]["grades"][0]
+    assert len(grade["passes"]) == 6
 
 
 def test_one_draw_per_pass_is_the_official_protocol(

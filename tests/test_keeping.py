@@ -1,4 +1,4 @@
-"""What a run keeps in memory while its items run: no sample's record, answers or verdicts
+"""What a run keeps in memory while its items run: no sample's record, answers or grades
 (the records wait on disk), and of pytest's reports only what the outcome needs. The passed
 setup and teardown reports of benchmark items are let go once counted (pytest rescans them for
 every failure, which is quadratic in a run with thousands of failures), and the output stays
@@ -81,14 +81,14 @@ def test_passed_setup_and_teardown_reports_of_items_are_not_kept(
 # built: the records are on disk by then, and nothing else holds a sample's payload.
 HELD = """
 import gc, json, pytest
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Grade
 from pytest_audiobench.run.session import Controller
 from pytest_audiobench.run.stash import SESSION_KEY
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session):
     gc.collect()
-    kinds = (SampleRecord, ModelAnswer, Verdict)
+    kinds = (SampleRecord, ModelAnswer, Grade)
     held = {k.__name__: 0 for k in kinds}
     for obj in gc.get_objects():
         for kind in kinds:
@@ -108,7 +108,7 @@ def pytest_sessionfinish(session):
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_no_process_holds_the_samples_records_answers_or_verdicts_while_items_run(
+def test_no_process_holds_the_samples_records_answers_or_grades_while_items_run(
         run_bench: Any, pytester: pytest.Pytester, servers: Servers,
         small_records: list[Any], xdist: list[str]) -> None:
     pytester.makeconftest(HELD)
@@ -119,7 +119,7 @@ def test_no_process_holds_the_samples_records_answers_or_verdicts_while_items_ru
     workers = 2 if "-n2" in xdist else 0
     assert "held-controller.json" in found and len(found) == 1 + workers
     for name, held in found.items():
-        assert held["held"] == {"SampleRecord": 0, "ModelAnswer": 0, "Verdict": 0}, name
+        assert held["held"] == {"SampleRecord": 0, "ModelAnswer": 0, "Grade": 0}, name
     controller = found["held-controller.json"]
     # One report per item (its call's), none still carrying its record: all 16 are spooled.
     assert controller["reports"] == 16 and controller["with_record"] == 0
@@ -132,12 +132,12 @@ def test_no_process_holds_the_samples_records_answers_or_verdicts_while_items_ru
 # modules, classes, functions, hooks and the frames still running.
 OWN = """
 import gc, json, sys, types, pluggy, pytest
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Grade
 from pytest_audiobench.run.items import ItemState
 
 SHARED = (types.ModuleType, type, types.FunctionType, types.CodeType, pytest.Collector,
           pluggy.HookCaller, pluggy.HookImpl)
-MADE = (ModelAnswer, Verdict, SampleRecord, ItemState, pytest.FixtureRequest)
+MADE = (ModelAnswer, Grade, SampleRecord, ItemState, pytest.FixtureRequest)
 
 def reached(item, shared):
     seen = {}
@@ -200,7 +200,7 @@ def test_a_failed_sample_keeps_what_any_failed_test_keeps_with_rerunfailures_ins
     run.result.assert_outcomes(passed=9, failed=9)
     kept = json.loads((pytester.path / "own.json").read_text())
     ours = {node: own for node, own in kept.items() if node.startswith("audiobench::")}
-    # Nothing that a sample's run made (its answers, verdicts, state, record, fixture
+    # Nothing that a sample's run made (its answers, grades, state, record, fixture
     # request) stays with its item: the failed ones' frames kept them all.
     assert [own["made"] for own in ours.values()] == [[]] * 16
     # What a failure adds to what an item keeps: a plain test's exception, traceback and

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from pytest_audiobench.benchmarks.mmsu.data import MmsuRecord
+from pytest_audiobench.benchmarks.mmsu.grade import MmsuGrade
 from pytest_audiobench.benchmarks.mmsu.prompts import mmsu_prompt
-from pytest_audiobench.benchmarks.mmsu.verdict import MmsuVerdict
 
 OPTIONS = {"A": "a dog barking", "B": "a cat meowing", "C": "rain falling", "D": "a car horn"}
 ANSWER = "a cat meowing"
@@ -35,19 +35,19 @@ TABLE = [
 def test_each_branch_of_the_official_rule_and_the_strict_reading(
         reply: str, official: str | None, counted: bool, decided: bool | None,
         strict: str | None, right: bool) -> None:
-    verdict = MmsuVerdict.read(reply, OPTIONS, ANSWER, "official")
-    assert (verdict.official, verdict.counted, verdict.strict) == (official, counted, strict)
-    assert verdict.decisions == {"official": decided, "strict": right}
+    grade = MmsuGrade.read(reply, OPTIONS, ANSWER, "official")
+    assert (grade.official, grade.counted, grade.strict) == (official, counted, strict)
+    assert grade.decisions == {"official": decided, "strict": right}
 
 
 def test_the_table_s_counted_totals_and_the_replies_read_otherwise() -> None:
-    verdicts = [MmsuVerdict.read(row[0], OPTIONS, ANSWER, "official") for row in TABLE]
-    official = [v.decisions["official"] for v in verdicts]
+    grades = [MmsuGrade.read(row[0], OPTIONS, ANSWER, "official") for row in TABLE]
+    official = [v.decisions["official"] for v in grades]
     # Eight counted (two left out), one of them right: 12.5 %; strict counts all ten and
     # finds five right. "Answer: B" and the sentence are read A officially, B strictly.
     assert (sum(d is not None for d in official), sum(d is True for d in official)) == (8, 1)
-    assert sum(v.decisions["strict"] is True for v in verdicts) == 5
-    assert sum(v.counts()["official.differs_num"] for v in verdicts) == 2
+    assert sum(v.decisions["strict"] is True for v in grades) == 5
+    assert sum(v.counts()["official.differs_num"] for v in grades) == 2
 
 
 def _official_as_written(response: str, choices: dict[str, str], answer_gt: str
@@ -84,7 +84,7 @@ def test_the_official_rule_equals_the_script_on_5000_generated_replies() -> None
         letter = rng.choice("ABCD")
         reply = rng.choice(STYLES).format(L=letter, l=letter.lower(), text=options[letter])
         expected = _official_as_written(reply, options, answer)
-        decided = MmsuVerdict.read(reply, options, answer, "official").decisions["official"]
+        decided = MmsuGrade.read(reply, options, answer, "official").decisions["official"]
         assert decided == expected, (reply, options, answer)
         counted += expected is not None
         right += expected is True
@@ -134,13 +134,13 @@ def test_options_missing_in_any_place_keep_their_letters_in_the_prompt_and_the_r
     assert prompt == ("Who speaks?\n\n" + "\n".join(lines) + "\n\nReply with the letter of "
                       f"the correct option only ({letters}), nothing else.")
     # The official script reads the letter against choice_a to choice_d as they are.
-    said = MmsuVerdict.read(right, options, "male", "official")
+    said = MmsuGrade.read(right, options, "male", "official")
     assert (said.official, said.right, said.decisions) == (
         right, [right], {"official": True, "strict": True})
-    assert MmsuVerdict.read(f"{right}. male", options, "male", "official").correct
+    assert MmsuGrade.read(f"{right}. male", options, "male", "official").correct
     # A missing option's letter: counted wrong by the official rule; strictly it names none.
-    absent = MmsuVerdict.read(missing, options, "male", "official")
+    absent = MmsuGrade.read(missing, options, "male", "official")
     assert (absent.official, absent.counted, absent.strict) == (missing, True, None)
     assert absent.decisions == {"official": False, "strict": False}
     assert absent.strict_reason == "names no option"
-    assert MmsuVerdict.read("male", options, "male", "strict").correct  # by its text
+    assert MmsuGrade.read("male", options, "male", "strict").correct  # by its text

@@ -83,7 +83,7 @@ class Kind:
     flags: tuple[str, ...] = ()
     """What its run needs besides the model and the data."""
     judge_replies: Mapping[str, list[str]] = field(default_factory=dict)
-    """The judge's replies each sample's verdict holds."""
+    """The judge's replies each sample's grade holds."""
 
 
 KINDS = [
@@ -244,5 +244,5 @@ def test_the_new_benchmark_runs_on_its_mini_part_as_the_built_in_ones_do(
     assert {name: summary["metrics"][name]["value"] for name in kind.metrics} == \
         pytest.approx(kind.metrics)
     assert {s["sample_id"]: v["outputs"] for s in written["samples"]
-            for v in s["verdicts"] if "outputs" in v} == kind.judge_replies
+            for v in s["grades"] if "outputs" in v} == kind.judge_replies
     assert built_in.package_changes() == []

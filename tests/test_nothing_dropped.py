@@ -126,7 +126,7 @@ def test_a_rubric_the_judge_could_not_grade_is_graded_by_a_resume_and_nothing_el
     again.assert_outcomes(passed=len(MINI_MMAR))
     assert servers.model.count() == asked  # the answers come from the run's cache
     assert resumed["run"]["finished"] is True and resumed["run"]["settled"] == 0
-    assert all(s["unfinished"] is None and s["verdicts"][0]["rubric"]["score"] == 1.0
+    assert all(s["unfinished"] is None and s["grades"][0]["rubric"]["score"] == 1.0
                for s in resumed["samples"])
     assert "mmar.rubrics" in resumed["benchmarks"][0]["metrics"]
     assert resumed["benchmarks"][0]["counts"]["unfinished"] == 0
@@ -210,7 +210,7 @@ def test_a_failing_rubric_judge_leaves_accuracy_whole_and_the_rubric_unavailable
     assert metrics["mmar.avg"]["value"] == 100.0
     assert "mmar.rubrics" in healthy_report["benchmarks"][0]["metrics"]
     assert "mmar.rubrics" not in metrics  # unavailable, never 0
-    rubrics = [s["verdicts"][0]["rubric"] for s in report["samples"]]
+    rubrics = [s["grades"][0]["rubric"] for s in report["samples"]]
     assert all(r["score"] is None and r["reason"].startswith("the rubric judge failed: ")
                for r in rubrics)
     assert report["benchmarks"][0]["counts"]["judge_failures"] == len(MINI_MMAR)

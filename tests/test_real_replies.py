@@ -150,7 +150,7 @@ def test_the_offline_judge_scores_an_empty_chat_answer_as_the_llm_judge_would_be
     empty = [s for s in run.report["samples"] if s["answers"][0]["empty"]]
     assert empty and run.report["benchmarks"][0]["counts"]["errors"] == 0
     for sample in empty:  # no content word shared with the reference: 0 in both passes
-        assert [p["model_score"] for p in sample["verdicts"][0]["passes"]] == [0, 0]
+        assert [p["model_score"] for p in sample["grades"][0]["passes"]] == [0, 0]
         assert sample["outcome"] == "failed"
 
 

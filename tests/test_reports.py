@@ -27,10 +27,10 @@ def test_the_json_report_holds_every_sample_with_request_answer_judge_outputs_an
         "a good answer")
     assert first["answers"][0]["request"]["prompt"] == small_records[0]["question"]
     assert len(first["answers"][0]["request"]["audio_sha256"]) == 64
-    passes = first["verdicts"][0]["passes"]
+    passes = first["grades"][0]["passes"]
     assert [(p["order"], p["outputs"], p["model_score"], p["reference_score"]) for p in passes] == [
         ("reference_first", ["6 8"], 8, 6), ("model_first", ["8 6"], 8, 6)]
-    assert first["verdicts"][0]["model_score"] == 8.0
+    assert first["grades"][0]["model_score"] == 8.0
     usage = report["usage"]
     assert usage["model"]["prompt_tokens"] > 0 and usage["judge"]["completion_tokens"] == 64
 

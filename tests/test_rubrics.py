@@ -22,7 +22,7 @@ from pytest_audiobench.benchmarks.mmar.rubrics import (
     rate_sample,
     rubric_metrics,
     rubric_prompt,
-    wrong_answer_verdict,
+    wrong_answer_grade,
 )
 from pytest_audiobench.outcome.metrics import Metric, combine_runs, trimmed_mean
 from pytest_audiobench.transport.types import Completion, Usage
@@ -237,11 +237,11 @@ def test_a_wrong_answer_with_a_rubric_score_is_an_error() -> None:
 
 
 def test_a_wrong_answer_scores_zero_without_a_judge() -> None:
-    verdict = wrong_answer_verdict()
-    assert verdict.correct is False
-    assert verdict.score == 0.0
-    assert verdict.raters == []
-    assert "without asking the judge" in verdict.notes[0]
+    grade = wrong_answer_grade()
+    assert grade.correct is False
+    assert grade.score == 0.0
+    assert grade.raters == []
+    assert "without asking the judge" in grade.notes[0]
 
 
 # --- the prompt -------------------------------------------------------------------------------
@@ -318,45 +318,45 @@ def rate(judge: ScriptedJudge, **options: Any) -> Any:
 def test_five_raters_give_the_trimmed_mean_of_their_call_scores() -> None:
     judge = ScriptedJudge([reply(*s) for s in (
         (1, 1, 1, 1, 1), (1, 0, 0, 0, 0), (1, 1, 1, 0, 0), (1, 1, 0, 0, 0), (1, 1, 1, 1, 0))])
-    verdict = rate(judge)
-    assert [r.score for r in verdict.raters] == pytest.approx([1.0, 0.2, 0.6, 0.4, 0.8])
-    assert verdict.score == pytest.approx(0.6)
-    assert verdict.correct is True
-    assert verdict.reason is None
+    grade = rate(judge)
+    assert [r.score for r in grade.raters] == pytest.approx([1.0, 0.2, 0.6, 0.4, 0.8])
+    assert grade.score == pytest.approx(0.6)
+    assert grade.correct is True
+    assert grade.reason is None
     assert len(judge.requests) == 5
 
 
 def test_a_rater_retries_past_invalid_replies_and_keeps_every_one() -> None:
     invalid = ["not json", reply(1, 1, 1), reply(1, 2, 1, 1, 1), "```json\n[{]\n```"]
     judge = ScriptedJudge([*invalid, reply(1, 0, 1, 0, 1)] + [reply(1, 1, 1, 1, 1)] * 4)
-    verdict = rate(judge, raters=5)
-    assert [len(r.outputs) for r in verdict.raters] == [5, 1, 1, 1, 1]
-    retried = verdict.raters[0]
+    grade = rate(judge, raters=5)
+    assert [len(r.outputs) for r in grade.raters] == [5, 1, 1, 1, 1]
+    retried = grade.raters[0]
     assert retried.outputs[:4] == invalid
     assert retried.scores is not None
     assert [s.score for s in retried.scores] == [1, 0, 1, 0, 1]
     assert retried.usage.prompt_tokens == 50
-    assert verdict.score == pytest.approx(1.0)
+    assert grade.score == pytest.approx(1.0)
 
 
 def test_a_rater_that_never_parses_makes_the_score_unavailable_not_zero() -> None:
     judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 4 + ["nonsense"] * 30)
-    verdict = rate(judge, max_attempts=3)
-    assert verdict.score is None
-    assert verdict.reason is not None
-    assert verdict.reason.startswith("rater 5 of 5 gave no acceptable reply in 3 attempts")
-    assert "never counted as 0" in verdict.reason
-    assert [r.score for r in verdict.raters] == [1.0, 1.0, 1.0, 1.0, None]
-    assert verdict.raters[-1].outputs == ["nonsense"] * 3
-    assert verdict.raters[-1].problem is not None
+    grade = rate(judge, max_attempts=3)
+    assert grade.score is None
+    assert grade.reason is not None
+    assert grade.reason.startswith("rater 5 of 5 gave no acceptable reply in 3 attempts")
+    assert "never counted as 0" in grade.reason
+    assert [r.score for r in grade.raters] == [1.0, 1.0, 1.0, 1.0, None]
+    assert grade.raters[-1].outputs == ["nonsense"] * 3
+    assert grade.raters[-1].problem is not None
     assert len(judge.requests) == 4 + 3
 
 
 def test_the_first_rater_that_never_parses_ends_the_sample_as_officially() -> None:
     judge = ScriptedJudge(["nonsense"] * 30)
-    verdict = rate(judge, max_attempts=20)
-    assert verdict.score is None
-    assert len(verdict.raters) == 1
+    grade = rate(judge, max_attempts=20)
+    assert grade.score is None
+    assert len(grade.raters) == 1
     assert len(judge.requests) == 20
 
 
@@ -377,17 +377,17 @@ def test_the_judge_gets_our_system_message_and_the_rubric_prompt() -> None:
 
 def test_a_very_long_reasoning_is_noted_not_refused() -> None:
     judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 5)
-    verdict = asyncio.run(rate_sample(
+    grade = asyncio.run(rate_sample(
         judge, question="Q", answer="A", thinking="T", criteria=CRITERIA,
         model_reasoning="x" * 10_000, model_answer="A", raters=5, max_attempts=20,
         max_answer_chars=10_000))
-    assert verdict.score == 1.0
-    assert any("10000 characters" in note for note in verdict.notes)
+    assert grade.score == 1.0
+    assert any("10000 characters" in note for note in grade.notes)
 
 
 def test_one_rater_is_its_own_score() -> None:
-    verdict = rate(ScriptedJudge([reply(1, 1, 0, 0, 0)]), raters=1)
-    assert verdict.score == pytest.approx(0.4)
+    grade = rate(ScriptedJudge([reply(1, 1, 0, 0, 0)]), raters=1)
+    assert grade.score == pytest.approx(0.4)
 
 
 @pytest.mark.parametrize("options", [{"raters": 0}, {"max_attempts": 0}],
@@ -405,14 +405,14 @@ def test_every_rater_and_attempt_has_its_own_cache_tag() -> None:
 
 def test_reasoning_over_the_limit_is_cut_for_the_judge_and_noted() -> None:
     judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 5)
-    verdict = rate(judge, max_answer_chars=50)  # the reasoning "R" fits
-    assert not any("judge was shown" in note for note in verdict.notes)
+    grade = rate(judge, max_answer_chars=50)  # the reasoning "R" fits
+    assert not any("judge was shown" in note for note in grade.notes)
     judge = ScriptedJudge([reply(1, 1, 1, 1, 1)] * 5)
-    verdict = asyncio.run(rate_sample(
+    grade = asyncio.run(rate_sample(
         judge, question="Q", answer="A", thinking="T", criteria=CRITERIA,
         model_reasoning="because " * 20, model_answer="A", raters=5, max_attempts=20,
         max_answer_chars=50))
     assert "the model's reasoning is 160 characters; the judge was shown the first 50 " \
-           "(--audiobench-judge-max-answer-chars)" in verdict.notes
+           "(--audiobench-judge-max-answer-chars)" in grade.notes
     prompt = judge.requests[0][0][1]["content"]
     assert "[... 110 more characters cut]" in prompt and "because " * 6 in prompt

@@ -100,7 +100,7 @@ def test_an_endpoint_that_keeps_failing_is_an_error_never_a_wrong_answer(
     questions = [r.text for r in servers.model.requests]
     assert sum(target["question"] in q for q in questions) == 3
     record = next(s for s in run.report["samples"] if s["outcome"] == "error")
-    assert record["answers"] == [] and record["verdicts"] == []
+    assert record["answers"] == [] and record["grades"] == []
     counts = run.report["benchmarks"][0]["counts"]
     assert counts["errors"] == 1
     assert run.report["benchmarks"][0]["metrics"]["air_bench_chat.average.score"]["n"] == 15
@@ -140,7 +140,7 @@ def test_unparseable_judge_replies_are_retried_then_excluded_never_zero(
     assert summary["counts"]["judge_failures"] == 2
     assert summary["metrics"]["air_bench_chat.speech.score"] == {"value": 8.0, "n": 3}
     record = next(s for s in run.report["samples"] if s["outcome"] == "error")
-    assert [p["outputs"] for p in record["verdicts"][0]["passes"]] == [["Score: 8/10"] * 2] * 2
+    assert [p["outputs"] for p in record["grades"][0]["passes"]] == [["Score: 8/10"] * 2] * 2
     assert "2 pass(es) without a parseable reply" in run.result.stdout.str()
 
 
@@ -151,7 +151,7 @@ def test_zero_scores_count_and_scores_above_ten_are_rejected(run_bench: Any,
     run.result.assert_outcomes(passed=16)
     assert run.metrics["air_bench_chat.average.score"] == 0.0
     assert any("11 3" in p["outputs"][0] for s in run.report["samples"]
-               for p in s["verdicts"][0]["passes"])
+               for p in s["grades"][0]["passes"])
 
 
 def test_without_swap_the_judge_is_asked_once_per_sample(run_bench: Any,
@@ -159,7 +159,7 @@ def test_without_swap_the_judge_is_asked_once_per_sample(run_bench: Any,
     run = run_bench("--audiobench-no-swap")
     run.result.assert_outcomes(passed=16)
     assert servers.judge.count() == 16
-    assert {p["order"] for s in run.report["samples"] for p in s["verdicts"][0]["passes"]} == {
+    assert {p["order"] for s in run.report["samples"] for p in s["grades"][0]["passes"]} == {
         "reference_first"}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatVerdict
+from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatGrade
 from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.outcome.records import SampleRecord
@@ -19,11 +19,11 @@ NODE = "audiobench::air_bench_chat::sound_QA::7"
 def _plan() -> RunPlan:
     record = SampleRecord(benchmark="air_bench_chat", sample_id="7", task="sound_QA",
                           category="sound", nodeid=NODE, outcome="passed", audio_path="a.wav",
-                          verdicts=[ChatVerdict(passes=[], model_score=6.0)])
+                          grades=[ChatGrade(passes=[], model_score=6.0)])
     return RunPlan(roots={"air_bench_chat": Path("/data/chat")}, run_id="r1", reuse="r0",
                    deadline_at=1.5, budget_share=2, spent=(3, 400),
                    comparisons={"air_bench_chat": JudgeComparison(rejudged=True, why="drifted")},
-                   judged_again_ahead={NODE: ([ChatVerdict(passes=[], model_score=4.0)], None),
+                   judged_again_ahead={NODE: ([ChatGrade(passes=[], model_score=4.0)], None),
                                  "audiobench::air_bench_chat::sound_QA::8": ([], "Timeout")},
                    done_ahead={NODE: record})
 
@@ -33,10 +33,10 @@ def test_a_worker_receives_the_plan_the_controller_sent_under_one_key() -> None:
     assert list(sent) == [RunPlan.KEY]
     received = RunPlan.received({"workerid": "gw0", **sent})
     assert received == _plan()
-    verdicts, failed = received.judged_again_ahead[NODE]
-    assert type(verdicts[0]) is ChatVerdict and verdicts[0].model_score == 4.0
+    grades, failed = received.judged_again_ahead[NODE]
+    assert type(grades[0]) is ChatGrade and grades[0].model_score == 4.0
     assert failed is None
-    assert type(received.done_ahead[NODE].verdicts[0]) is ChatVerdict
+    assert type(received.done_ahead[NODE].grades[0]) is ChatGrade
 
 
 def _file_baseline() -> LoadedBaseline:

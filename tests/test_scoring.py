@@ -8,9 +8,9 @@ import pytest
 
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.judge import (
-    ChatVerdict,
+    ChatGrade,
     Order,
-    PassVerdict,
+    PassGrade,
     combine,
 )
 from pytest_audiobench.benchmarks.air_bench_chat.scoring import ChatScores
@@ -19,7 +19,7 @@ from pytest_audiobench.outcome.metrics import Metric
 P = "air_bench_chat"
 
 
-def judged(model: int, reference: int = 5, *, swap: bool = True) -> ChatVerdict:
+def judged(model: int, reference: int = 5, *, swap: bool = True) -> ChatGrade:
     """A sample given the same scores in both orders (or only in pass A without swap)."""
     passes = [_pass("reference_first", model, reference)]
     if swap:
@@ -27,11 +27,11 @@ def judged(model: int, reference: int = 5, *, swap: bool = True) -> ChatVerdict:
     return combine(passes)
 
 
-def chat_metrics(graded: Iterable[tuple[str, ChatVerdict]], prefix: str = P) -> dict[str, Metric]:
-    """The metrics of ``graded`` (task, verdict) pairs, added up as the benchmark does."""
+def chat_metrics(graded: Iterable[tuple[str, ChatGrade]], prefix: str = P) -> dict[str, Metric]:
+    """The metrics of ``graded`` (task, grade) pairs, added up as the benchmark does."""
     scores = ChatScores()
-    for task, verdict in graded:
-        scores.add(task, verdict)
+    for task, grade in graded:
+        scores.add(task, grade)
     return scores.metrics(prefix)
 
 
@@ -39,29 +39,29 @@ Scores = tuple[int, int] | None
 """(model, reference) of one pass, or None for a pass whose replies never parsed."""
 
 
-def two_passes(a: Scores, b: Scores) -> ChatVerdict:
+def two_passes(a: Scores, b: Scores) -> ChatGrade:
     """A sample with pass A (reference as Assistant 1) and pass B scored separately."""
     return combine([_pass("reference_first", *(a or (None, None))),
                     _pass("model_first", *(b or (None, None)))])
 
 
-def unparsed_sample() -> ChatVerdict:
+def unparsed_sample() -> ChatGrade:
     return two_passes(None, None)
 
 
-def _pass(order: Order, model: int | None, reference: int | None) -> PassVerdict:
+def _pass(order: Order, model: int | None, reference: int | None) -> PassGrade:
     if model is None or reference is None:
-        return PassVerdict(order=order, outputs=["n/a"])
-    return PassVerdict(order=order, outputs=[f"{model} {reference}"], model_score=model,
+        return PassGrade(order=order, outputs=["n/a"])
+    return PassGrade(order=order, outputs=[f"{model} {reference}"], model_score=model,
                        reference_score=reference)
 
 
-def samples(task: str, *scores: int) -> list[tuple[str, ChatVerdict]]:
+def samples(task: str, *scores: int) -> list[tuple[str, ChatGrade]]:
     return [(task, judged(score)) for score in scores]
 
 
 def spread(task: str, total: int, high: int, low: int, n_high: int) -> list[
-        tuple[str, ChatVerdict]]:
+        tuple[str, ChatGrade]]:
     """``total`` samples of ``task``: ``n_high`` scored ``high`` and the rest ``low``."""
     return samples(task, *([high] * n_high + [low] * (total - n_high)))
 
@@ -73,7 +73,7 @@ def value(metrics: dict[str, Metric], name: str) -> float:
 # --- the leaderboard arithmetic ---------------------------------------------------------------
 
 
-def qwen2_audio_like() -> list[tuple[str, ChatVerdict]]:
+def qwen2_audio_like() -> list[tuple[str, ChatGrade]]:
     """Category means 7.18 / 6.99 / 6.79 and mixed categories 6.70 and 6.84 (mean 6.77)."""
     return [
         *spread("speech_QA", 25, 8, 7, 9),            # speech pools both tasks:
@@ -157,7 +157,7 @@ def test_the_prefix_names_every_metric() -> None:
                             for stat in ("score", "reference", "win_rate")}
 
 
-def test_no_verdicts_give_no_metrics() -> None:
+def test_no_grades_give_no_metrics() -> None:
     assert chat_metrics([]) == {}
 
 

@@ -325,7 +325,7 @@ def test_a_multiple_choice_benchmark_on_the_public_base_is_graded_counted_and_ex
     # i1 is a bare letter, which only the strict rule reads; i2 is empty, wrong by both.
     assert {i: s["outcome"] for i, s in samples.items()} == {
         "a1": "passed", "a2": "failed", "i1": "failed", "i2": "failed"}
-    assert {i: (s["verdicts"][0]["official"]["correct"], s["verdicts"][0]["strict"]["correct"])
+    assert {i: (s["grades"][0]["official"]["correct"], s["grades"][0]["strict"]["correct"])
             for i, s in samples.items()} == {"a1": (True, True), "a2": (False, False),
                                              "i1": (False, True), "i2": (False, False)}
     assert samples["a2"]["answers"][0]["request"]["prompt"] == \

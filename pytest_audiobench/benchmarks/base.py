@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pytest_audiobench.config.settings import Settings
     from pytest_audiobench.outcome.lines import JudgedBy, Linear, SampleLine
     from pytest_audiobench.outcome.metrics import Metric
-    from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+    from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord
     from pytest_audiobench.outcome.view import SampleView
     from pytest_audiobench.transport.endpoint import Endpoint
 
@@ -116,7 +116,7 @@ class Tally(ABC):
 
     @abstractmethod
     def add(self, record: SampleRecord) -> None:
-        """Take one sample's record (any outcome; one without verdicts adds nothing)."""
+        """Take one sample's record (any outcome; one without grades adds nothing)."""
 
     @abstractmethod
     def metrics(self, run: int) -> dict[str, Metric]:
@@ -146,6 +146,14 @@ class Benchmark(ABC):
 
     name: ClassVar[str]
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A multiple-choice or transcription benchmark names its grade's class ``grade_type``;
+        # one written before names it ``verdict``, the old name, which is taken as it.
+        old = cls.__dict__.get("verdict")
+        if isinstance(old, type) and "grade_type" not in cls.__dict__:
+            cls.grade_type = old  # type: ignore[attr-defined]  # declared by those bases
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
@@ -168,20 +176,20 @@ class Benchmark(ABC):
         return None
 
     @abstractmethod
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
-        """Grade one answer; JudgeError when no verdict can be had."""
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Grade:
+        """Grade one answer; JudgeError when no grade can be had."""
 
     async def redraw(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
-                     draw: int) -> Verdict | None:
+                     draw: int) -> Grade | None:
         """Fresh draws of the judge on one answer, round ``draw`` (1, 2, ...), each its own
         requests beside ``grade``'s: a suggested drop is confirmed on them before the item
         fails (``gate/sample_change.py``). None when nothing drawn varies (a rule grades it); by
-        default None. JudgeError when no verdict can be had."""
+        default None. JudgeError when no grade can be had."""
         return None
 
     @abstractmethod
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
+                grades: Sequence[Grade]) -> str | None:
         """The report of a sample that fails its item, or None when it passes."""
 
     def compared(self, sample: Sample, baseline: str, now: str) -> list[str]:
@@ -216,7 +224,7 @@ class Benchmark(ABC):
         against thresholds only."""
         return Gating(self)
 
-    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
+    def properties(self, grades: Sequence[Grade]) -> list[tuple[str, object]]:
         """Per-sample properties for ``--junitxml``."""
         return []
 
@@ -245,23 +253,23 @@ class Benchmark(ABC):
         return SampleView()
 
 
-def line_baseline_verdicts(bench: Benchmark, record: SampleRecord) -> SampleLine | None:
+def line_baseline_grades(bench: Benchmark, record: SampleRecord) -> SampleLine | None:
     """The line of the baseline's answer to ``record``'s sample as today's judge graded it
-    (``record.baseline_verdicts``): its values and draws; None when it was not graded again. Head
+    (``record.baseline_grades``): its values and draws; None when it was not graded again. Head
     to head its answer is the live baseline model's; else this run's (the gate reads none; an
     item's report takes the baseline file's)."""
-    if not record.baseline_verdicts:
+    if not record.baseline_grades:
         return None
-    return line_graded(bench, record, record.baseline_verdicts, record.baseline_answers)
+    return line_graded(bench, record, record.baseline_grades, record.baseline_answers)
 
 
-def line_graded(bench: Benchmark, record: SampleRecord, verdicts: list[Verdict],
+def line_graded(bench: Benchmark, record: SampleRecord, grades: list[Grade],
                 answers: list[ModelAnswer] | None = None) -> SampleLine | None:
-    """The line of ``record``'s sample, its first answer (or ``answers``, one per verdict)
-    graded by ``verdicts`` instead (today's judge on the baseline's answer, a round of fresh
+    """The line of ``record``'s sample, its first answer (or ``answers``, one per grade)
+    graded by ``grades`` instead (today's judge on the baseline's answer, a round of fresh
     draws): its values and draws."""
     answers = answers or record.answers[:1]
-    return bench.gating().line(record.model_copy(update={"verdicts": verdicts,
+    return bench.gating().line(record.model_copy(update={"grades": grades,
                                                        "answers": answers}))
 
 

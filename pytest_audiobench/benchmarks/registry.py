@@ -129,7 +129,7 @@ def create(name: str, settings: Settings) -> Benchmark:
 
 
 def benchmark_class(name: str) -> type[Benchmark]:
-    """The ``Benchmark`` subclass of ``name`` (importing it registers its verdict type);
+    """The ``Benchmark`` subclass of ``name`` (importing it registers its grade type);
     KeyError for a name no installed benchmark has."""
     from pytest_audiobench.benchmarks.base import Benchmark
 

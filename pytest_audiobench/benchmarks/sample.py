@@ -77,7 +77,7 @@ class Sample:
         return str(NodeId(self.benchmark, self.task, self.id))
 
     def to_record(self, **story: Any) -> SampleRecord:
-        """The sample's record with ``story`` (its outcome, answers, verdicts, ...)."""
+        """The sample's record with ``story`` (its outcome, answers, grades, ...)."""
         from pytest_audiobench.outcome.records import SampleRecord
 
         return SampleRecord(

@@ -2,7 +2,7 @@
 deterministic. It replies to a judge request as the run's benchmark whose request it is says
 it would (``JudgeUse.offline``, given to it in ``ProviderSetup.offline``): AIR-Bench Chat's
 comparison by content-word overlap with the reference, AIR-Bench Foundation's align request by
-the option the reply names, Big Bench Audio's verdict by whether the answer ends on the
+the option the reply names, Big Bench Audio's grade by whether the answer ends on the
 official answer. Its reply goes through the same parsing, passes and gate as an LLM judge's;
 its numbers are not comparable to published (LLM-judged) ones, which every benchmark's notes
 say."""

@@ -26,9 +26,9 @@ class Folded:
     """Its numbers, per inference run."""
     lines: Mapping[str, SampleLine] | None
     """This run's sample lines, when ``wants_lines``; else None."""
-    baseline_verdicts: Mapping[str, SampleLine]
+    baseline_grades: Mapping[str, SampleLine]
     """The baseline's answers today's judge graded again, as lines (``gate/drift.py``)."""
-    baseline_verdicts_asked: int
+    baseline_grades_asked: int
     baseline_per_run: list[dict[str, Metric]] | None
     """Head to head: the live baseline model's numbers, from its side of the records."""
     headline: tuple[str, ...]

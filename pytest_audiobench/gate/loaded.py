@@ -172,27 +172,27 @@ class LoadedBaseline:
             return [] if self.holds_items else [LIVE_ITEMS_BY_THE_BAR]
         return [ITEMS_BY_THE_BAR] if self.lines and not self.holds_items else []
 
-    def unpaired(self, baseline_verdicts_failed: str | None) -> str | None:
+    def unpaired(self, baseline_grades_failed: str | None) -> str | None:
         """Why a sample cannot be held against its baseline answer graded again by today's
         judge, which the gate pairs it against: that grading failed
-        (``baseline_verdicts_failed``)."""
-        if baseline_verdicts_failed is None or not self.rejudged:
+        (``baseline_grades_failed``)."""
+        if baseline_grades_failed is None or not self.rejudged:
             return None
-        return _unpaired_words(self.baseline_endpoint is not None, baseline_verdicts_failed)
+        return _unpaired_words(self.baseline_endpoint is not None, baseline_grades_failed)
 
     def change(self, nodeid: str, new: SampleLine | None, fails_now: bool,
-               baseline_verdicts: SampleLine | None = None,
+               baseline_grades: SampleLine | None = None,
                confirming: Confirming | None = None) -> Change | None:
         """The sample's change against its line, if it has one (when every answer is judged
-        again: against ``baseline_verdicts``, today's judge on the baseline's answer), a
+        again: against ``baseline_grades``, today's judge on the baseline's answer), a
         suggested drop confirmed by fresh draws (``confirming``); a regression's carries the
         old answer and the replies it was held against, which its report shows."""
-        old = baseline_verdicts if self.rejudged else self.lines.get(nodeid)
+        old = baseline_grades if self.rejudged else self.lines.get(nodeid)
         found = change(old, new, fails_now, self.noise, self.confidence, confirming)
         full = None if found is None or found.kind != "regressed" else whole(self.lines, nodeid)
         if found is not None and full is not None:
             # Its old answer from the file; the replies it was held against: today's when
-            # judged again (``baseline_verdicts`` keeps them), else the file's.
+            # judged again (``baseline_grades`` keeps them), else the file's.
             replies = found.base.replies if self.rejudged else full.replies
             found = replace(found, base=found.base.model_copy(
                 update={"answer": full.answer, "replies": replies}))
@@ -204,12 +204,12 @@ class LoadedBaseline:
             self.lines.close()
 
 
-def _unpaired_words(live: bool, baseline_verdicts_failed: str) -> str:
+def _unpaired_words(live: bool, baseline_grades_failed: str) -> str:
     if live:
         return (f"head to head, the sample has no answer of the baseline model graded by "
-                f"the judge to pair against ({baseline_verdicts_failed}); a resume asks it again")
+                f"the judge to pair against ({baseline_grades_failed}); a resume asks it again")
     return (f"today's judge could not grade the baseline's answer again, which the gate "
-            f"pairs this sample against ({baseline_verdicts_failed}); a resume asks it again")
+            f"pairs this sample against ({baseline_grades_failed}); a resume asks it again")
 
 
 def baseline_path(settings: Settings, benchmark: str, *, full_release: bool = False) -> Path:

@@ -85,7 +85,7 @@ def rule(settings: Settings, benchmarks: Mapping[str, Pairs], folded: Mapping[st
                                     benchmarks[name], judges[name])
                     for name, baseline in loaded.items()}
     # Against the baseline's answers judged again today, when that was decided (drift.py).
-    pairings = {name: Pairing.of(bench, folded[name].baseline_verdicts
+    pairings = {name: Pairing.of(bench, folded[name].baseline_grades
                                  if held_against[name].rejudged else held_against[name].lines,
                                  folded[name].lines or {}, held_against[name].noise)
                 for name, bench in benchmarks.items()}
@@ -100,9 +100,9 @@ def rule(settings: Settings, benchmarks: Mapping[str, Pairs], folded: Mapping[st
         decision = decide(settings, evidence, partial=scope.partial)
         # Head to head, both models' answers are judged by today's judge in this run: no recorded
         # score to drift from.
-        drift = None if not mine.baseline_verdicts_asked or baseline.baseline_endpoint else \
-            judge_drift(mine.judged_metrics, bench.linear, baseline.lines, mine.baseline_verdicts,
-                        mine.baseline_verdicts_asked, settings.confidence)
+        drift = None if not mine.baseline_grades_asked or baseline.baseline_endpoint else \
+            judge_drift(mine.judged_metrics, bench.linear, baseline.lines, mine.baseline_grades,
+                        mine.baseline_grades_asked, settings.confidence)
         ruled[name] = BenchmarkRuling(dict(evidence.metrics), mine.per_run, decision, baseline,
                                       drift)
     verdict = run_verdict([Decided(name, r.decision.status, r.decision.gate,

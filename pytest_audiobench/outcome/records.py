@@ -31,20 +31,21 @@ per-sample baseline, ``failed`` is a regression, ``xfailed`` a sample under its 
 before, ``xpassed`` one that was under it and clears it now."""
 
 
-class Verdict(BaseModel):
-    """What grading one answer gives. Each benchmark subclasses it with a ``kind`` of its own
-    (its name); a record read back from JSON gets the subclass its ``kind`` names, which is
-    known once the benchmark's module is imported (the registry does that first)."""
+class Grade(BaseModel):
+    """An answer's grade: what grading one answer gives. Each benchmark subclasses it with a
+    ``kind`` of its own (its name); a record read back from JSON gets the subclass its
+    ``kind`` names, which is known once the benchmark's module is imported (the registry does
+    that first). ``Verdict`` is its old name (the same class)."""
 
     kind: str
-    kinds: ClassVar[dict[str, type[Verdict]]] = {}
+    kinds: ClassVar[dict[str, type[Grade]]] = {}
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         kind = cls.model_fields["kind"].default
-        if isinstance(kind, str):  # a base shared by several kinds (ChoiceVerdict) names none
-            Verdict.kinds[kind] = cls
+        if isinstance(kind, str):  # a base shared by several kinds (ChoiceGrade) names none
+            Grade.kinds[kind] = cls
 
     @property
     def judge_failures(self) -> int:
@@ -60,7 +61,7 @@ class Verdict(BaseModel):
 
     @property
     def judge_usage(self) -> Usage:
-        """The tokens of every judge reply the verdict rests on, cached ones included (what
+        """The tokens of every judge reply the grade rests on, cached ones included (what
         it would have cost)."""
         return Usage()
 
@@ -72,7 +73,7 @@ class Verdict(BaseModel):
 
     @property
     def judge_calls(self) -> int:
-        """Judge requests this verdict took, retries included."""
+        """Judge requests this grade took, retries included."""
         return 0
 
     @property
@@ -81,15 +82,20 @@ class Verdict(BaseModel):
         return 0
 
 
-def read_verdict(raw: Any) -> Any:
-    """A verdict as the subclass its ``kind`` names (a verdict object stays as it is)."""
+Verdict = Grade
+"""The old name of ``Grade``, kept so that a benchmark written against it still subclasses
+the same class (its kind registered alike)."""
+
+
+def read_grade(raw: Any) -> Any:
+    """A grade as the subclass its ``kind`` names (a grade object stays as it is)."""
     if not isinstance(raw, dict):
         return raw
     kind = raw.get("kind")
-    if kind not in Verdict.kinds:
-        raise ValueError(f"a verdict of kind {kind!r}, and no benchmark of that name is loaded "
-                         f"(loaded: {', '.join(Verdict.kinds) or 'none'})")
-    return Verdict.kinds[kind].model_validate(raw)
+    if kind not in Grade.kinds:
+        raise ValueError(f"a grade of kind {kind!r}, and no benchmark of that name is loaded "
+                         f"(loaded: {', '.join(Grade.kinds) or 'none'})")
+    return Grade.kinds[kind].model_validate(raw)
 
 
 class RequestRecord(BaseModel):
@@ -149,7 +155,7 @@ class ModelAnswer(BaseModel):
 
 
 class SampleRecord(BaseModel):
-    """One sample's whole story: outcome, request, answer, verdict, and why it ended so."""
+    """One sample's whole story: outcome, request, answer, grade, and why it ended so."""
 
     benchmark: str
     sample_id: str
@@ -165,10 +171,12 @@ class SampleRecord(BaseModel):
     choices: list[str] = []
     answers: list[ModelAnswer] = []
     """One per inference run, in run order; empty when the model could not be asked."""
-    verdicts: list[SerializeAsAny[Verdict]] = []
-    """One per answer; empty when grading failed."""
+    grades: list[SerializeAsAny[Grade]] = Field(
+        default=[], validation_alias=AliasChoices("grades", "verdicts"))
+    """One per answer; empty when grading failed. Format 6 and before called it
+    ``verdicts``."""
     unfinished: str | None = None
-    """What of its grading could not be done on the way (``Verdict.unfinished``): its score
+    """What of its grading could not be done on the way (``Grade.unfinished``): its score
     stands without it, and a resume grades the sample again."""
     message: str | None = None
     """Why the sample failed, errored or was skipped."""
@@ -176,38 +184,46 @@ class SampleRecord(BaseModel):
     """What the gate made of the item (``ItemChange``); None when it passed on its own."""
     baseline_answers: list[ModelAnswer] = []
     """Head to head (--audiobench-baseline-model): the live baseline model's answers, asked in
-    this run, one per inference run as ``answers``; ``baseline_verdicts`` grades them."""
-    baseline_verdicts: list[SerializeAsAny[Verdict]] = Field(
-        default=[], validation_alias=AliasChoices("baseline_verdicts", "judged_again"))
+    this run, one per inference run as ``answers``; ``baseline_grades`` grades them."""
+    baseline_grades: list[SerializeAsAny[Grade]] = Field(
+        default=[], validation_alias=AliasChoices("baseline_grades", "baseline_verdicts",
+                                                  "judged_again"))
     """Today's judge on the baseline's side of the sample, graded in this run: head to head,
-    the live baseline model's answers (``baseline_answers``, one verdict each); otherwise the
+    the live baseline model's answers (``baseline_answers``, one grade each); otherwise the
     per-sample baseline's recorded answer, when the sample calibrates the judge
-    (``gate/drift.py``; one verdict). Format 4 called it ``judged_again``."""
-    baseline_verdicts_failed: str | None = Field(
-        default=None, validation_alias=AliasChoices("baseline_verdicts_failed",
+    (``gate/drift.py``; one grade). Formats 5 and 6 called it ``baseline_verdicts``, format
+    4 ``judged_again``."""
+    baseline_grades_failed: str | None = Field(
+        default=None, validation_alias=AliasChoices("baseline_grades_failed",
+                                                    "baseline_verdicts_failed",
                                                     "judged_again_failed"))
-    """Why the baseline's side could not be graded in this run (``baseline_verdicts``)."""
-    confirmation: list[SerializeAsAny[Verdict]] = []
-    """Fresh draws of the judge on the first answer, a verdict per round, when its first
+    """Why the baseline's side could not be graded in this run (``baseline_grades``)."""
+    confirmation: list[SerializeAsAny[Grade]] = []
+    """Fresh draws of the judge on the first answer, a grade per round, when its first
     draws suggested a drop (``gate/sample_change.py``); the metrics never read them."""
-    confirmation_of_baseline: list[SerializeAsAny[Verdict]] = []
+    confirmation_of_baseline: list[SerializeAsAny[Grade]] = []
     """The same rounds on the baseline's answer."""
     confirmation_failed: str | None = None
     """Why a round could not be drawn (the item was then decided on the draws it had)."""
 
+    @property
+    def verdicts(self) -> list[Grade]:
+        """The old name of ``grades``, for a benchmark written against it."""
+        return self.grades
+
     def baseline_model_record(self) -> SampleRecord | None:
         """Head to head, the live baseline model's side of the sample as a record of its own:
-        its answer and today's judge's verdict on it; None when it has none."""
-        if not self.baseline_answers or not self.baseline_verdicts:
+        its answer and today's judge's grade on it; None when it has none."""
+        if not self.baseline_answers or not self.baseline_grades:
             return None
         return self.model_copy(update={
             "outcome": "passed", "answers": self.baseline_answers,
-            "verdicts": self.baseline_verdicts,
-            "baseline_answers": [], "baseline_verdicts": [], "confirmation": [],
+            "grades": self.baseline_grades,
+            "baseline_answers": [], "baseline_grades": [], "confirmation": [],
             "confirmation_of_baseline": []})
 
-    @field_validator("verdicts", "baseline_verdicts", "confirmation", "confirmation_of_baseline",
+    @field_validator("grades", "baseline_grades", "confirmation", "confirmation_of_baseline",
                      mode="before")
     @classmethod
     def _each_as_its_kind(cls, value: Any) -> Any:
-        return [read_verdict(v) for v in value] if isinstance(value, list) else value
+        return [read_grade(v) for v in value] if isinstance(value, list) else value

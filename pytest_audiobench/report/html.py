@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from pytest_audiobench.benchmarks.base import Benchmark, line_baseline_verdicts
+from pytest_audiobench.benchmarks.base import Benchmark, line_baseline_grades
 from pytest_audiobench.config.names import located
 from pytest_audiobench.config.settings import Sampling, Settings
 from pytest_audiobench.files import replacing
@@ -526,7 +526,7 @@ def baseline_side(bench: Benchmark | None, record: SampleRecord,
     """What a sample's answer is set beside: head to head, the live baseline model's answer as
     the judge graded it in this run; else the per-sample baseline's line, whole."""
     if record.baseline_answers:
-        return line_baseline_verdicts(bench, record) if bench is not None else None
+        return line_baseline_grades(bench, record) if bench is not None else None
     return whole(lines, record.nodeid) if lines is not None else None
 
 

@@ -215,7 +215,7 @@ class RunInfo(BaseModel):
 
 
 class RunReport(BaseModel):
-    """Everything about one run; ``samples`` holds every sample's request, answer and verdict."""
+    """Everything about one run; ``samples`` holds every sample's request, answers and grades."""
 
     tool: str = "pytest-audiobench"
     version: str = __version__
@@ -305,7 +305,7 @@ class Counting:
         counts = self.counts
         setattr(counts, _COUNTER[record.outcome], getattr(counts, _COUNTER[record.outcome]) + 1)
         counts.regressed += record.change == "regressed"
-        counts.judge_failures += sum(verdict.judge_failures for verdict in record.verdicts)
+        counts.judge_failures += sum(grade.judge_failures for grade in record.grades)
         counts.unfinished += record.unfinished is not None
         counts.empty_answers += sum(answer.empty for answer in record.answers)
         counts.cut_answers += sum(answer.completion.cut for answer in record.answers)
@@ -351,12 +351,12 @@ def add_usage(total: TokenUsage, record: SampleRecord) -> None:
     total.model_sent = total.model_sent + _sent(record.answers)
     total.baseline_model_sent = total.baseline_model_sent + _sent(record.baseline_answers)
     # The calibration and the confirmation cost too.
-    for verdict in [*record.verdicts, *record.baseline_verdicts, *record.confirmation,
-                    *record.confirmation_of_baseline]:
-        total.judge = total.judge + verdict.judge_usage
-        total.judge_sent = total.judge_sent + verdict.judge_sent_usage
-        total.judge_requests += verdict.judge_calls
-        total.judge_cached += verdict.judge_cached
+    for grade in [*record.grades, *record.baseline_grades, *record.confirmation,
+                  *record.confirmation_of_baseline]:
+        total.judge = total.judge + grade.judge_usage
+        total.judge_sent = total.judge_sent + grade.judge_sent_usage
+        total.judge_requests += grade.judge_calls
+        total.judge_cached += grade.judge_cached
 
 
 def _sent(answers: Iterable[ModelAnswer]) -> Usage:

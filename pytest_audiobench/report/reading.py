@@ -1,6 +1,6 @@
 """Reading a JSON report back (``audiobench-merge``, ``-compare`` and ``-history``): checked to
-be one of ours, of this format or the two before it (read in this one's layout), with its
-benchmarks installed, so that its verdicts load as their own types."""
+be one of ours, of this format or one of the three before it (read in this one's layout),
+with its benchmarks installed, so that its grades load as their own types."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_audiobench.benchmarks.asking import baseline_answer
-from pytest_audiobench.benchmarks.base import Benchmark, Release, line_baseline_verdicts
+from pytest_audiobench.benchmarks.base import Benchmark, Release, line_baseline_grades
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate.drift import (
@@ -74,7 +74,7 @@ def head_to_head(settings: Settings, bench: Benchmark, release: Release,
     share = calibrating(nodeids, settings.calibration_share)
     done = run_ahead([sample for sample in release.samples if sample.nodeid in share])
     lines = [line for record in done.values()
-             for line in (bench.gating().line(record), line_baseline_verdicts(bench, record))
+             for line in (bench.gating().line(record), line_baseline_grades(bench, record))
              if line is not None]
     # No judged line (a rule graded them all): no noise, any drop is a change; no line at all:
     # unknown, and the items fall back to their bar.
@@ -119,12 +119,12 @@ def calibrate(settings: Settings, bench: Benchmark, release: Release, baseline: 
 def _today(bench: Benchmark, sample: Sample, line: SampleLine,
            graded: BaselineGraded) -> SampleLine | None:
     """The baseline's answer as today's judge graded it, as a line (its numbers only)."""
-    verdicts, _ = graded
-    if not verdicts:
+    grades, _ = graded
+    if not grades:
         return None
     answer = baseline_answer(sample, bench.prompt(sample), line, bench.settings)
     made = bench.gating().line(sample.to_record(outcome="passed", answers=[answer],
-                                              verdicts=verdicts))
+                                              grades=grades))
     return None if made is None else without_texts(made)
 
 

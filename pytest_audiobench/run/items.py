@@ -1,8 +1,8 @@
 """The collection tree ``audiobench::<benchmark>::<task>::<sample id>`` and its items.
 
 Each sample is a ``pytest.Function`` whose fixtures do the work: ``audiobench_answers`` asks
-the model (once per ``--audiobench-runs``), ``audiobench_verdicts`` grades each answer, and
-the test body holds the verdicts against the benchmark's per-sample bar. So an endpoint that
+the model (once per ``--audiobench-runs``), ``audiobench_grades`` grades each answer, and
+the test body holds the grades against the benchmark's per-sample bar. So an endpoint that
 fails is an error in setup, a poor answer is a failure, and an empty audio file is a skip.
 
 On a resume, the item of a sample an earlier session of the run did takes that session's
@@ -27,7 +27,7 @@ from pytest_audiobench.benchmarks.sample import ROOT_NODE, Sample
 from pytest_audiobench.errors import AudiobenchError, EmptyAudio, JudgeError, NotRun
 from pytest_audiobench.gate.sample_change import Change, ItemDecision, item_decision, unpaired
 from pytest_audiobench.outcome.lines import SampleLine
-from pytest_audiobench.outcome.records import ModelAnswer, Outcome, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import Grade, ModelAnswer, Outcome, SampleRecord
 from pytest_audiobench.report.html import baseline_side, item_extra
 from pytest_audiobench.run.internals import fixture_info
 from pytest_audiobench.run.keeping import (
@@ -55,7 +55,7 @@ class ItemState:
     outcome: Outcome = "passed"
     message: str | None = None
     answers: list[ModelAnswer] = field(default_factory=list)
-    verdicts: list[Verdict] = field(default_factory=list)
+    grades: list[Grade] = field(default_factory=list)
     phases: list[str] = field(default_factory=list)
     shortfall: str | None = None
     """How the benchmark says the sample falls short of its bar (its failure message), asked
@@ -64,12 +64,12 @@ class ItemState:
     """Against the per-sample baseline: regressed, xfailed or xpassed, with both lines."""
     decided: ItemDecision = field(default_factory=lambda: ItemDecision(None))
     """What becomes of the item (``gate/sample_change.item_decision``), kept in its record."""
-    baseline_verdicts: list[Verdict] = field(default_factory=list)
-    baseline_verdicts_failed: str | None = None
+    baseline_grades: list[Grade] = field(default_factory=list)
+    baseline_grades_failed: str | None = None
     """The baseline's answer graded again by today's judge, or why it could not be."""
     baseline_answers: list[ModelAnswer] = field(default_factory=list)
     """Head to head: the live baseline model's answers, which ``again`` grades."""
-    confirmation: tuple[list[Verdict], list[Verdict], str | None] = ([], [], None)
+    confirmation: tuple[list[Grade], list[Grade], str | None] = ([], [], None)
     """Fresh draws on the answer and the baseline's, and why a round failed (gate/sample_change)."""
     settled: SampleRecord | None = None
     """A resume: the record an earlier session of the run made of the sample, which the item
@@ -80,18 +80,18 @@ class ItemState:
 
     @classmethod
     def of_settled(cls, record: SampleRecord) -> ItemState:
-        """The state of an item that takes ``record`` whole: its answers, verdicts and what
+        """The state of an item that takes ``record`` whole: its answers, grades and what
         became of it, as when it was made."""
-        return cls(answers=list(record.answers), verdicts=list(record.verdicts),
+        return cls(answers=list(record.answers), grades=list(record.grades),
                    decided=ItemDecision(record.change, record.message), settled=record)
 
     def replayed(self) -> ItemState:
         """This attempt's scoring, for the next attempt of the same item: the same answers,
-        verdicts and decision, its phases still to run."""
-        return ItemState(answers=self.answers, verdicts=self.verdicts, shortfall=self.shortfall,
+        grades and decision, its phases still to run."""
+        return ItemState(answers=self.answers, grades=self.grades, shortfall=self.shortfall,
                          change=self.change, decided=self.decided,
-                         baseline_verdicts=self.baseline_verdicts,
-                         baseline_verdicts_failed=self.baseline_verdicts_failed,
+                         baseline_grades=self.baseline_grades,
+                         baseline_grades_failed=self.baseline_grades_failed,
                          baseline_answers=self.baseline_answers, confirmation=self.confirmation,
                          settled=self.settled)
 
@@ -101,11 +101,11 @@ class ItemState:
             return self.settled.model_copy(update={"outcome": self.outcome,
                                                    "message": self.message})
         return sample.to_record(
-            outcome=self.outcome, answers=self.answers, verdicts=self.verdicts,
+            outcome=self.outcome, answers=self.answers, grades=self.grades,
             message=self.message, change=self.decided.kind, baseline_answers=self.baseline_answers,
-            unfinished=next((why for v in self.verdicts if (why := v.unfinished)), None),
-            baseline_verdicts=self.baseline_verdicts,
-            baseline_verdicts_failed=self.baseline_verdicts_failed,
+            unfinished=next((why for v in self.grades if (why := v.unfinished)), None),
+            baseline_grades=self.baseline_grades,
+            baseline_grades_failed=self.baseline_grades_failed,
             confirmation=self.confirmation[0], confirmation_of_baseline=self.confirmation[1],
             confirmation_failed=self.confirmation[2])
 
@@ -169,7 +169,7 @@ def root(session: pytest.Session, samples: list[Sample]) -> Group:
 
 
 def check_sample(audiobench_sample: Sample, audiobench_answers: list[ModelAnswer],
-                 audiobench_verdicts: list[Verdict], request: pytest.FixtureRequest) -> None:
+                 audiobench_grades: list[Grade], request: pytest.FixtureRequest) -> None:
     """Fail when the sample regressed against its per-sample baseline, or when the benchmark
     says it falls short (below the bar, a wrong choice): with a per-sample baseline, a sample
     that fell short before too is an expected failure (marked so in its setup)."""
@@ -261,7 +261,7 @@ def _settled(request: pytest.FixtureRequest, record: SampleRecord) -> list[Model
     return state.answers
 
 
-def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]:
+def grades_of(request: pytest.FixtureRequest, sample: Sample) -> list[Grade]:
     worker = session_of(request.config).worker
     state = request.node.stash.setdefault(STATE_KEY, ItemState())
     if request.node.stash.get(SCORED_KEY, None) is not None or state.settled is not None:
@@ -269,27 +269,27 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
     try:
         graded = worker.wait(worker.flow(sample).grade)
     except JudgeError as exc:
-        if exc.verdict is not None:
-            state.verdicts = [exc.verdict]
+        if exc.grade is not None:
+            state.grades = [exc.grade]
         raise
     except NotRun as exc:
         state.outcome, state.message = "not_run", str(exc)
         pytest.skip(f"not run: {exc}")
     finally:
         worker.done(sample)
-    state.baseline_verdicts = graded.baseline_verdicts
-    state.baseline_verdicts_failed = graded.baseline_verdicts_failed
+    state.baseline_grades = graded.baseline_grades
+    state.baseline_grades_failed = graded.baseline_grades_failed
     state.baseline_answers = graded.baseline_answers
     baseline = session_of(request.config).baselines[sample.benchmark]
-    why = baseline.unpaired(graded.baseline_verdicts_failed)
+    why = baseline.unpaired(graded.baseline_grades_failed)
     if why is not None:
         # Not scored: the gate could not pair it; its replies stay in the cache for a resume.
         state.decided = unpaired(why)
         raise JudgeError(why)
-    verdicts = state.verdicts = graded.verdicts
+    grades = state.grades = graded.grades
     bench = worker.benchmarks[sample.benchmark]
-    request.node.user_properties += junit_properties(bench.properties(verdicts))
-    state.shortfall = bench.failure(sample, state.answers, verdicts)
+    request.node.user_properties += junit_properties(bench.properties(grades))
+    state.shortfall = bench.failure(sample, state.answers, grades)
     state.change, held = session_of(request.config).change_of(sample, state.record(sample),
                                                               state.shortfall is not None)
     state.confirmation = (held.confirmation, held.confirmation_of_baseline,
@@ -302,20 +302,20 @@ def verdicts_of(request: pytest.FixtureRequest, sample: Sample) -> list[Verdict]
         # Set before the call, where pytest reads xfail marks: the bar's failure is then
         # reported as xfailed, and a sample that clears it as XPASS.
         request.node.add_marker(pytest.mark.xfail(reason=state.decided.reason, strict=False))
-    return verdicts
+    return grades
 
 
 def _replayed(request: pytest.FixtureRequest, sample: Sample, state: ItemState
-              ) -> list[Verdict]:
-    """The verdicts of an attempt that scored the sample already, as that attempt had them."""
+              ) -> list[Grade]:
+    """The grades of an attempt that scored the sample already, as that attempt had them."""
     bench = session_of(request.config).worker.benchmarks[sample.benchmark]
-    request.node.user_properties += junit_properties(bench.properties(state.verdicts))
+    request.node.user_properties += junit_properties(bench.properties(state.grades))
     if state.decided.kind is not None:
         request.node.user_properties.append(("audiobench_change", state.decided.kind))
     if state.decided.expected:
         request.node.add_marker(pytest.mark.xfail(reason=state.decided.reason or "",
                                                   strict=False))
-    return state.verdicts
+    return state.grades
 
 
 def junit_properties(properties: list[tuple[str, object]]) -> list[tuple[str, object]]:
@@ -367,12 +367,12 @@ def _finish(item: pytest.Item, report: pytest.TestReport, state: ItemState,
         report.audiobench_record = record.model_dump_json()  # type: ignore[attr-defined]
     _html_extra(item, report, record)
     # A plugin may keep what the setup or the call raised (pytest-rerunfailures does, to the
-    # end of the run): its frames would keep this sample's answers, verdicts, state and
+    # end of the run): its frames would keep this sample's answers, grades, state and
     # fixtures. The phases' reports are made and --pdb has had them, so their locals go.
     for error in state.raised:
         let_go_of_locals(error)
     state.raised.clear()
-    # pytest keeps every item to the end of the run; its answers and verdicts now travel
+    # pytest keeps every item to the end of the run; its answers and grades now travel
     # in the record, so the item need not hold them as well (unless pytest-rerunfailures,
     # which counts an item's attempts, may run a failed one again).
     if state.outcome == "failed" and may_run_again(item):

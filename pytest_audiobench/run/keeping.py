@@ -19,7 +19,7 @@ instead of 1.85), and again once collection is over; it is undone at the end of 
 A failed item's exception outlives its report when a plugin keeps it: pytest-rerunfailures,
 installed in many CI setups, keeps every failed phase's ``ExceptionInfo`` on its item to the end
 of the run unless ``--reruns`` is given. Its traceback's frames keep their locals, and ours are
-the sample's answers, verdicts, state and fixtures (about 6 KB a failed sample over a plain
+the sample's answers, grades, state and fixtures (about 6 KB a failed sample over a plain
 test's). Once the item's report is made those locals serve nothing: they are cleared then
 (``let_go_of_locals``), the exception's type and message staying for whoever reads them.
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, SerializeAsAny, field_validator
 
 from pytest_audiobench.gate.drift import JudgeComparison
 from pytest_audiobench.gate.loaded import LoadedBaseline
-from pytest_audiobench.outcome.records import SampleRecord, Verdict, read_verdict
+from pytest_audiobench.outcome.records import Grade, SampleRecord, read_grade
 
 
 class RunPlan(BaseModel):
@@ -43,8 +43,8 @@ class RunPlan(BaseModel):
     """Requests and tokens spent before the items (the calibration)."""
     comparisons: dict[str, JudgeComparison] = {}
     """Per benchmark, what its gate pairs against, when that was decided."""
-    judged_again_ahead: dict[str, tuple[list[SerializeAsAny[Verdict]], str | None]] = {}
-    """Baseline answers today's judge graded before the items, by node id: the verdicts, or
+    judged_again_ahead: dict[str, tuple[list[SerializeAsAny[Grade]], str | None]] = {}
+    """Baseline answers today's judge graded before the items, by node id: the grades, or
     why there are none."""
     done_ahead: dict[str, SampleRecord] = {}
     """Head to head: samples run whole before the items, by node id; their items take these."""
@@ -59,8 +59,8 @@ class RunPlan(BaseModel):
     def _each_as_its_kind(cls, value: Any) -> Any:
         if not isinstance(value, Mapping):
             return value
-        return {nodeid: ([read_verdict(v) for v in verdicts], failed)
-                for nodeid, (verdicts, failed) in value.items()}
+        return {nodeid: ([read_grade(v) for v in grades], failed)
+                for nodeid, (grades, failed) in value.items()}
 
     def sent(self) -> dict[str, str]:
         """The plan as xdist's ``workerinput`` carries it."""

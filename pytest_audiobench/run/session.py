@@ -23,7 +23,7 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.base import (
     Release,
     judged_by,
-    line_baseline_verdicts,
+    line_baseline_grades,
 )
 from pytest_audiobench.benchmarks.release import locate
 from pytest_audiobench.benchmarks.sample import NodeId, Sample
@@ -138,7 +138,7 @@ class AudiobenchSession(ABC):
         """The sample's change against its per-sample baseline line, if it has one, a
         suggested drop confirmed by fresh draws first; and the record with those draws."""
         bench, baseline = self.benchmarks[sample.benchmark], self.baselines[sample.benchmark]
-        again = line_baseline_verdicts(bench, record) if baseline.rejudged else None
+        again = line_baseline_grades(bench, record) if baseline.rejudged else None
         fresh = FreshDraws(self.worker, bench, sample, record, baseline)
         confirming = Confirming(self.settings.confirm_draws, fresh.draw) \
             if baseline.holds_items and len(record.answers) == 1 else None

@@ -1,5 +1,5 @@
 """Where the controller keeps a run's records: one JSON line per sample in a file, so that its
-memory does not grow with the samples' answers and verdicts.
+memory does not grow with the samples' answers and grades.
 
 In memory stay each node id's place in the file and the node ids that did not run. The report,
 the gate and the HTML page read the records back one at a time, in the order they ask for.

@@ -1,5 +1,5 @@
 """The side of a run that asks and grades: every sample's flow (its answers, then their
-verdicts), started ahead of its item by the prefetch, asked with the process's gear
+grades), started ahead of its item by the prefetch, asked with the process's gear
 (``run/gear.py``).
 
 Every process that runs items has one: an xdist worker, or the single process of a plain run.
@@ -29,7 +29,7 @@ from pytest_audiobench.errors import (
 )
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.outcome.lines import SampleLine
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord
 from pytest_audiobench.run.gear import Gear
 from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.prefetch import Lookahead
@@ -39,9 +39,9 @@ from pytest_audiobench.transport.engine import Engine, Flow
 T = TypeVar("T")
 
 
-BaselineGraded = tuple[list[Verdict], str | None]
-"""The baseline's side of a sample graded by today's judge (``SampleRecord.baseline_verdicts``):
-its verdicts, or none and why."""
+BaselineGraded = tuple[list[Grade], str | None]
+"""The baseline's side of a sample graded by today's judge (``SampleRecord.baseline_grades``):
+its grades, or none and why."""
 
 
 @dataclass(frozen=True)
@@ -55,21 +55,21 @@ class ToJudgeAgain:
 
 @dataclass(frozen=True)
 class Graded:
-    """A sample's verdicts, one per answer, and the baseline's answer graded by today's judge
+    """A sample's grades, one per answer, and the baseline's answer graded by today's judge
     when it was asked: a per-sample baseline's when the sample calibrates the judge, or head
     to head the live baseline model's (``baseline_answers``). Empty when not asked or it
-    failed, with the failure in ``baseline_verdicts_failed``."""
+    failed, with the failure in ``baseline_grades_failed``."""
 
-    verdicts: list[Verdict]
-    baseline_verdicts: list[Verdict] = field(default_factory=list)
-    baseline_verdicts_failed: str | None = None
+    grades: list[Grade]
+    baseline_grades: list[Grade] = field(default_factory=list)
+    baseline_grades_failed: str | None = None
     baseline_answers: list[ModelAnswer] = field(default_factory=list)
 
     @classmethod
     def of(cls, record: SampleRecord) -> Graded:
         """What a record says was graded (a sample the controller ran before the items)."""
-        return cls(list(record.verdicts), list(record.baseline_verdicts),
-                   record.baseline_verdicts_failed, list(record.baseline_answers))
+        return cls(list(record.grades), list(record.baseline_grades),
+                   record.baseline_grades_failed, list(record.baseline_answers))
 
 
 BaselineAnswered = tuple[list[ModelAnswer], str | None]
@@ -129,7 +129,7 @@ class Worker:
         return self.gear.runtime()
 
     def flow(self, sample: Sample) -> Flow[list[ModelAnswer], Graded]:
-        """Every run's answer, then every answer's verdict, each graded as soon as it lands;
+        """Every run's answer, then every answer's grade, each graded as soon as it lands;
         with them, the baseline's answer graded by today's judge: the per-sample baseline's
         when the sample calibrates the judge, head to head the live baseline model's."""
         runtime = self.runtime().for_sample(sample)
@@ -166,12 +166,12 @@ class Worker:
             if again.line.answer == answers[0].text:
                 # The same requests: asked one after the other, the second is served from
                 # this run's cache instead of paid twice.
-                verdicts = await graded
-                baseline_verdicts, failure = await self._judge_again(sample, again, runtime)
+                grades = await graded
+                baseline_grades, failure = await self._judge_again(sample, again, runtime)
             else:
-                verdicts, (baseline_verdicts, failure) = await asyncio.gather(
+                grades, (baseline_grades, failure) = await asyncio.gather(
                     graded, self._judge_again(sample, again, runtime))
-            return Graded(list(verdicts), baseline_verdicts, failure)
+            return Graded(list(grades), baseline_grades, failure)
 
         return self._engine.start(sample.nodeid, answer, grade)
 
@@ -191,7 +191,7 @@ class Worker:
 
     async def _against_baseline_model(self, sample: Sample, answers: list[ModelAnswer],
                                       asked: BaselineAnswered, runtime: Runtime) -> Graded:
-        """The answers' verdicts and, beside them, the live baseline model's answers graded by
+        """The answers' grades and, beside them, the live baseline model's answers graded by
         the same judge in this run (``runtime``'s, its replies this run's own)."""
         bench = self.benchmarks[sample.benchmark]
         graded = asyncio.gather(*(bench.grade(sample, a, runtime) for a in answers))
@@ -199,21 +199,21 @@ class Worker:
         if not theirs:
             return Graded(list(await graded), [], failure)
         if {a.text for a in answers} & {a.text for a in theirs}:
-            verdicts = await graded  # the same requests: the second from this run's cache
-            baseline_verdicts, failure = await self._grade_baseline_answers(sample, theirs, runtime)
+            grades = await graded  # the same requests: the second from this run's cache
+            baseline_grades, failure = await self._grade_baseline_answers(sample, theirs, runtime)
         else:
-            verdicts, (baseline_verdicts, failure) = await asyncio.gather(
+            grades, (baseline_grades, failure) = await asyncio.gather(
                 graded, self._grade_baseline_answers(sample, theirs, runtime))
-        return Graded(list(verdicts), baseline_verdicts, failure, baseline_answers=theirs)
+        return Graded(list(grades), baseline_grades, failure, baseline_answers=theirs)
 
     async def _grade_baseline_answers(self, sample: Sample, answers: list[ModelAnswer],
                                       runtime: Runtime) -> BaselineGraded:
         """Every one of ``answers`` graded with fresh replies (``_grade_baseline_answer``): all
-        their verdicts, or none and why when any could not be had."""
+        their grades, or none and why when any could not be had."""
         found = await asyncio.gather(*(self._grade_baseline_answer(sample, a, runtime)
                                        for a in answers))
         failed = next((why for _, why in found if why is not None), None)
-        return ([v for verdicts, _ in found for v in verdicts], None) if failed is None \
+        return ([v for grades, _ in found for v in grades], None) if failed is None \
             else ([], failed)
 
     def judge_again(self, asked: Sequence[tuple[Sample, SampleLine]]) -> dict[str, BaselineGraded]:
@@ -243,14 +243,14 @@ class Worker:
             except AudiobenchError:
                 continue
             done[sample.nodeid] = sample.to_record(
-                outcome="passed", answers=answers, verdicts=graded.verdicts,
-                baseline_verdicts=graded.baseline_verdicts,
-                baseline_verdicts_failed=graded.baseline_verdicts_failed,
+                outcome="passed", answers=answers, grades=graded.grades,
+                baseline_grades=graded.baseline_grades,
+                baseline_grades_failed=graded.baseline_grades_failed,
                 baseline_answers=graded.baseline_answers)
         return done
 
     def redraw(self, sample: Sample, answer: ModelAnswer, base: SampleLine,
-               draw: int) -> tuple[Verdict | None, Verdict | None]:
+               draw: int) -> tuple[Grade | None, Grade | None]:
         """Round ``draw`` of fresh judge draws on the sample's answer and on the baseline's
         (``base``, whole), by a judge whose replies are this run's own; waits for both."""
         bench = self.benchmarks[sample.benchmark]
@@ -260,7 +260,7 @@ class Worker:
         old = baseline_answer(sample, bench.prompt(sample), base, self.settings)
         assert self._engine is not None
 
-        async def both() -> tuple[Verdict | None, Verdict | None]:
+        async def both() -> tuple[Grade | None, Grade | None]:
             new, then = await asyncio.gather(bench.redraw(sample, answer, runtime, draw),
                                              bench.redraw(sample, old, runtime, draw))
             return new, then

@@ -1,5 +1,5 @@
 """A toy benchmark and a toy judge, defined outside the plugin the way a third party would: a
-benchmark spec with its own option, its own data layout, verdict type, judge protocol and
+benchmark spec with its own option, its own data layout, grade type, judge protocol and
 metrics (``benchmark.py``); a multiple-choice benchmark on the public ``ChoiceBenchmark``, which
 states little more than its data and prompt (``choice.py``); and a judge provider with an
 option of its own, that answers the toy's question in this process (``judge.py``). The tests

@@ -11,6 +11,7 @@ from typing import Literal
 from pytest_audiobench import (
     Benchmark,
     DataError,
+    Grade,
     JudgeError,
     Metric,
     ModelAnswer,
@@ -20,7 +21,6 @@ from pytest_audiobench import (
     Sample,
     SampleRecord,
     Settings,
-    Verdict,
     ask_until_parsed,
 )
 from tests.toy import NAME
@@ -31,7 +31,7 @@ class ToySettings(OwnSettings):
     export: Path | None
 
 
-class ToyVerdict(Verdict):
+class ToyGrade(Grade):
     kind: Literal["toy"] = "toy"
     correct: bool
     outputs: list[str]
@@ -64,7 +64,7 @@ class Toy(Benchmark):
     def prompt(self, sample: Sample) -> str:
         return f"{self.prefix} {sample.question}"
 
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ToyVerdict:
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ToyGrade:
         if runtime.judge is None:
             raise JudgeError("the toy benchmark needs a judge")
         messages = [{"role": "user", "content": f"Reference: {sample.reference}\n"
@@ -75,17 +75,17 @@ class Toy(Benchmark):
                 "yes", "no") else "neither yes nor no", attempts=2)
         if asked.parsed is None:
             raise JudgeError(f"the judge said neither yes nor no: {asked.outputs}")
-        return ToyVerdict(correct=asked.parsed, outputs=asked.outputs)
+        return ToyGrade(correct=asked.parsed, outputs=asked.outputs)
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
-        wrong = [a.text for a, v in zip(answers, verdicts, strict=True)
-                 if isinstance(v, ToyVerdict) and not v.correct]
+                grades: Sequence[Grade]) -> str | None:
+        wrong = [a.text for a, v in zip(answers, grades, strict=True)
+                 if isinstance(v, ToyGrade) and not v.correct]
         return f"toy {sample.id}: judged wrong: {wrong}" if wrong else None
 
     def metrics(self, records: Sequence[SampleRecord], run: int) -> dict[str, Metric]:
-        graded = [(r.task, v.correct) for r in records if len(r.verdicts) > run
-                  for v in [r.verdicts[run]] if isinstance(v, ToyVerdict)]
+        graded = [(r.task, v.correct) for r in records if len(r.grades) > run
+                  for v in [r.grades[run]] if isinstance(v, ToyGrade)]
         groups = {"": [ok for _, ok in graded]}
         for task, ok in graded:
             groups.setdefault(f"{task}.", []).append(ok)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, field_validator
 
 from pytest_audiobench import (
     ChoiceBenchmark,
-    MatchedVerdict,
+    MatchedGrade,
     OwnSettings,
     Release,
     Sample,
@@ -46,13 +46,13 @@ class ToyChoiceItem(BaseModel):
         return inside_root(value).as_posix()  # ValueError: the record's one-line DataError
 
 
-class ToyChoiceVerdict(MatchedVerdict):
+class ToyChoiceGrade(MatchedGrade):
     kind: Literal["toy_choice"] = "toy_choice"
 
 
 class ToyChoice(ChoiceBenchmark):
     name = CHOICE_NAME
-    verdict = ToyChoiceVerdict
+    grade_type = ToyChoiceGrade
     groupings = (("task", "task."),)
     export_flag, export_title = "--audiobench-toy-choice-export", "toy_choice"
 
@@ -82,6 +82,6 @@ class ToyChoice(ChoiceBenchmark):
         return self.own.export
 
     def submission(self, record: SampleRecord,
-                   verdict: ToyChoiceVerdict | None) -> dict[str, Any]:
+                   grade: ToyChoiceGrade | None) -> dict[str, Any]:
         return {"id": record.sample_id,
-                "prediction": verdict.prediction if verdict is not None else None}
+                "prediction": grade.prediction if grade is not None else None}

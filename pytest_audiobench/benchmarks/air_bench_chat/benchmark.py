@@ -9,8 +9,8 @@ from pathlib import Path
 from pytest_audiobench.benchmarks.air_bench_chat.data import samples
 from pytest_audiobench.benchmarks.air_bench_chat.facts import NAME, TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.judge import (
-    ChatVerdict,
-    PassVerdict,
+    ChatGrade,
+    PassGrade,
     builtin_template,
     judge_prompts,
     judge_sample,
@@ -34,7 +34,7 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import JudgeError
 from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord
 from pytest_audiobench.outcome.view import Detail, SampleView
 from pytest_audiobench.untrusted import clipped
 
@@ -66,37 +66,37 @@ class AirBenchChat(Benchmark):
     def prompt(self, sample: Sample) -> str:
         return sample.question  # zero-shot, the question alone
 
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatVerdict:
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> ChatGrade:
         return await self._judged(sample, answer, runtime, 0)
 
     async def redraw(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
-                     draw: int) -> ChatVerdict | None:
+                     draw: int) -> ChatGrade | None:
         return await self._judged(sample, answer, runtime, draw) if self.judged else None
 
     async def _judged(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
-                      draw: int) -> ChatVerdict:
+                      draw: int) -> ChatGrade:
         """Both passes of round ``draw`` (0: the planned ones), ``repeats`` draws each."""
         if runtime.judge is None:
             raise JudgeError(f"{NAME} is graded by a judge and none was given")
-        verdict = await judge_sample(
+        grade = await judge_sample(
             runtime.judge, self.template, audio_description=sample.context,
             question=sample.question, reference=sample.reference, answer=answer.text,
             swap=self.own.swap, retries=self.retries,
             max_answer_chars=self.max_answer_chars, repeats=self.repeats,
             first_draw=draw * self.repeats,
         )
-        if verdict.model_score is None:
+        if grade.model_score is None:
             raise JudgeError(
                 f"judge {runtime.judge.settings.model} gave no reply of the form "
                 f"'<score> <score>' (integers 0-10) in {self.retries + 1} attempt(s) per pass; "
-                "replies: " + replies_named(out for p in verdict.passes for out in p.outputs),
-                verdict,
+                "replies: " + replies_named(out for p in grade.passes for out in p.outputs),
+                grade,
             )
-        return verdict
+        return grade
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
-        graded = _chat(verdicts)
+                grades: Sequence[Grade]) -> str | None:
+        graded = _chat(grades)
         score, reference = _mean_scores(graded)
         if score is None or score >= self.own.sample_bar:
             return None
@@ -107,15 +107,15 @@ class AirBenchChat(Benchmark):
             text_field("question", sample.question),
             text_field("reference", sample.reference),
         ]
-        for answer, verdict in zip(answers, graded, strict=True):
+        for answer, grade in zip(answers, graded, strict=True):
             label = "answer" if len(graded) == 1 else f"run {answer.run}"
             lines.append(text_field(label, answer.said()))
-            lines += [_pass_line(p) for p in verdict.passes]
+            lines += [_pass_line(p) for p in grade.passes]
         lines.append(f"audio: {sample.audio}")
         return "\n".join(lines)
 
-    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
-        graded = _chat(verdicts)
+    def properties(self, grades: Sequence[Grade]) -> list[tuple[str, object]]:
+        graded = _chat(grades)
         score, reference = _mean_scores(graded)
         return [
             ("audiobench_model_score", score),
@@ -131,13 +131,13 @@ class AirBenchChat(Benchmark):
         return f"below the bar {self.own.sample_bar:g}"
 
     def view(self, record: SampleRecord) -> SampleView:
-        graded = _chat(record.verdicts)
+        graded = _chat(record.grades)
         score, reference = _mean_scores(graded)
         details = []
-        for answer, verdict in zip(record.answers, graded, strict=False):
+        for answer, grade in zip(record.answers, graded, strict=False):
             run = "" if len(graded) == 1 else f"run {answer.run}, "
-            details += [Detail(label=f"{run}judge", text=_pass_line(p)) for p in verdict.passes]
-            details += [Detail(label=f"{run}note", text=note) for note in verdict.notes]
+            details += [Detail(label=f"{run}judge", text=_pass_line(p)) for p in grade.passes]
+            details += [Detail(label=f"{run}note", text=note) for note in grade.notes]
         shown = "" if score is None else f"{score:g} (reference {reference:g})"
         return SampleView(score=shown, details=details)
 
@@ -161,7 +161,7 @@ class ChatGating(Gating):
     bench: AirBenchChat
 
     def line(self, record: SampleRecord) -> SampleLine | None:
-        graded = _chat(record.verdicts)
+        graded = _chat(record.grades)
         passes = [p for v in graded for p in v.passes if p.parsed]
         if not passes or not record.answers:
             return None
@@ -239,8 +239,8 @@ class ChatJudgeUse(JudgeUse):
         return release.headline if self.bench.judged else ()
 
 
-def _chat(verdicts: Sequence[Verdict]) -> list[ChatVerdict]:
-    return [v for v in verdicts if isinstance(v, ChatVerdict)]
+def _chat(grades: Sequence[Grade]) -> list[ChatGrade]:
+    return [v for v in grades if isinstance(v, ChatGrade)]
 
 
 _CATEGORY_WEIGHTS = {
@@ -251,7 +251,7 @@ _CATEGORY_WEIGHTS = {
 """The leaderboard's Mixed and Average as weights of the category means."""
 
 
-def _values(passes: Sequence[PassVerdict]) -> dict[str, float]:
+def _values(passes: Sequence[PassGrade]) -> dict[str, float]:
     """A sample's per-sample values over the judge's parsed ``passes``: the model's and the
     reference's mean score, and the share of passes the model won."""
     model = [float(p.model_score or 0) for p in passes]
@@ -266,15 +266,15 @@ def _mean(values: Sequence[float]) -> float:
 
 
 
-def _mean_scores(verdicts: Sequence[ChatVerdict]) -> tuple[float | None, float | None]:
-    scored = [v for v in verdicts if v.model_score is not None]
+def _mean_scores(grades: Sequence[ChatGrade]) -> tuple[float | None, float | None]:
+    scored = [v for v in grades if v.model_score is not None]
     if not scored:
         return None, None
     return (sum(v.model_score or 0 for v in scored) / len(scored),
             sum(v.reference_score or 0 for v in scored) / len(scored))
 
 
-def _pass_line(judged: PassVerdict) -> str:
+def _pass_line(judged: PassGrade) -> str:
     who = ("reference is Assistant 1" if judged.order == "reference_first"
            else "model is Assistant 1")
     # repr keeps a reply on its line with every control character shown; a long one is cut.
@@ -292,8 +292,8 @@ class ChatTally(Tally):
         self._runs = [ChatScores() for _ in range(runs)]
 
     def add(self, record: SampleRecord) -> None:
-        for scores, verdict in zip(self._runs, _chat(record.verdicts), strict=False):
-            scores.add(record.task, verdict)
+        for scores, grade in zip(self._runs, _chat(record.grades), strict=False):
+            scores.add(record.task, grade)
 
     def metrics(self, run: int) -> dict[str, Metric]:
         return self._runs[run].metrics(NAME)

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from pytest_audiobench.benchmarks import templating
 from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed, fence_for, shown
-from pytest_audiobench.outcome.records import Verdict
+from pytest_audiobench.outcome.records import Grade
 from pytest_audiobench.transport.types import Usage
 
 PLACEHOLDERS = ("{audio_description}", "{question}", "{answer_1}", "{answer_2}")
@@ -31,7 +31,7 @@ _PLACEHOLDER = re.compile("|".join(re.escape(name) for name in (*PLACEHOLDERS, F
 Order = Literal["reference_first", "model_first"]
 
 
-class PassVerdict(BaseModel):
+class PassGrade(BaseModel):
     """One judge pass: who was Assistant 1, every raw reply, and the scores it gave."""
 
     order: Order
@@ -50,11 +50,11 @@ class PassVerdict(BaseModel):
         return self.model_score is not None
 
 
-class ChatVerdict(Verdict):
+class ChatGrade(Grade):
     """Both passes of one sample and the sample's scores (mean over the parsed passes)."""
 
     kind: Literal["air_bench_chat"] = "air_bench_chat"
-    passes: list[PassVerdict]
+    passes: list[PassGrade]
     model_score: float | None = None
     reference_score: float | None = None
     notes: list[str] = Field(default_factory=list)
@@ -118,12 +118,12 @@ def parse_scores(reply: str) -> tuple[int, int] | None:
     return first, second
 
 
-def combine(passes: list[PassVerdict], notes: list[str] | None = None) -> ChatVerdict:
+def combine(passes: list[PassGrade], notes: list[str] | None = None) -> ChatGrade:
     """A sample's scores: the mean over its parsed passes (None when none parsed)."""
     parsed = [p for p in passes if p.parsed]
     if not parsed:
-        return ChatVerdict(passes=passes, notes=notes or [])
-    return ChatVerdict(
+        return ChatGrade(passes=passes, notes=notes or [])
+    return ChatGrade(
         passes=passes, notes=notes or [],
         model_score=sum(p.model_score or 0 for p in parsed) / len(parsed),
         reference_score=sum(p.reference_score or 0 for p in parsed) / len(parsed),
@@ -142,7 +142,7 @@ def pass_request(prompt: str, order: Order, reference: str, answer: str) -> Judg
 
 
 async def judge_pass(endpoint: Judge, request: JudgeRequest, order: Order,
-                     retries: int, draw: int = 0) -> PassVerdict:
+                     retries: int, draw: int = 0) -> PassGrade:
     """Ask until the reply parses or ``retries`` new attempts are spent; ``draw`` numbers
     the repeats of one pass (--audiobench-judge-repeats), each its own request."""
     messages, fingerprint = request
@@ -154,11 +154,11 @@ async def judge_pass(endpoint: Judge, request: JudgeRequest, order: Order,
         seed_offset=lambda attempt: draw * (retries + 1) + attempt,
         cache_tag=lambda attempt: tag)
     if asked.parsed is None:
-        return PassVerdict(order=order, outputs=asked.outputs, usage=asked.usage,
+        return PassGrade(order=order, outputs=asked.outputs, usage=asked.usage,
                            cached=asked.cached, sent_usage=asked.sent_usage)
     first, second = asked.parsed
     model, reference = (second, first) if order == "reference_first" else (first, second)
-    return PassVerdict(order=order, outputs=asked.outputs, model_score=model,
+    return PassGrade(order=order, outputs=asked.outputs, model_score=model,
                        reference_score=reference, usage=asked.usage, cached=asked.cached,
                        sent_usage=asked.sent_usage)
 
@@ -186,11 +186,11 @@ def judge_prompts(template: str, audio_description: str, question: str, referenc
 async def judge_sample(endpoint: Judge, template: str, *, audio_description: str,
                        question: str, reference: str, answer: str, swap: bool,
                        retries: int, max_answer_chars: int, repeats: int = 1,
-                       first_draw: int = 0) -> ChatVerdict:
+                       first_draw: int = 0) -> ChatGrade:
     """Run pass A (reference as Assistant 1) and, with swap, pass B at the same time, each
     ``repeats`` times (the means are then steadier), the draws numbered from ``first_draw``
     (fresh draws for a confirmation start past the planned ones); the answer is cut at
-    ``max_answer_chars`` first (noted in the verdict)."""
+    ``max_answer_chars`` first (noted in the grade)."""
     requests, cut = judge_prompts(template, audio_description, question, reference, answer,
                                   max_answer_chars)
     orders: list[Order] = ["reference_first", "model_first"] if swap else ["reference_first"]

@@ -1,4 +1,4 @@
-"""Pure aggregation of AIR-Bench Chat verdicts into the leaderboard's numbers.
+"""Pure aggregation of AIR-Bench Chat grades into the leaderboard's numbers.
 
 Like the official ``cal_score.py``, each judge pass is scored on its own (mean over its parsed
 replies, win when the model's score is strictly above the reference's), and the two passes
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pytest_audiobench.benchmarks.air_bench_chat.facts import NAME, TASK_CATEGORY
-from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatVerdict
+from pytest_audiobench.benchmarks.air_bench_chat.judge import ChatGrade
 from pytest_audiobench.outcome.metrics import Metric
 
 CATEGORIES = ("speech", "sound", "music", "speech_and_sound", "speech_and_music")
@@ -34,23 +34,23 @@ class _Pass:
 @dataclass
 class _Group:
     scored: int = 0
-    """Verdicts with a model score."""
+    """Grades with a model score."""
     orders: dict[str, _Pass] = field(default_factory=dict)
     """By judge order, in the order first seen."""
 
 
 class ChatScores:
-    """What the numbers need of each verdict, folded as it comes: per task and category, per
+    """What the numbers need of each grade, folded as it comes: per task and category, per
     judge order, the parsed passes' counts and score sums; no texts are kept."""
 
     def __init__(self) -> None:
         self._groups: dict[str, _Group] = {}
 
-    def add(self, task: str, verdict: ChatVerdict) -> None:
+    def add(self, task: str, grade: ChatGrade) -> None:
         for name in (task, TASK_CATEGORY[task]):
             group = self._groups.setdefault(name, _Group())
-            group.scored += verdict.model_score is not None
-            for judged in verdict.passes:
+            group.scored += grade.model_score is not None
+            for judged in grade.passes:
                 if judged.parsed:
                     order = group.orders.setdefault(judged.order, _Pass())
                     model, reference = judged.model_score or 0, judged.reference_score or 0

@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_audiobench import (
     ChoiceBenchmark,
-    ChoiceVerdict,
+    ChoiceGrade,
     JudgeUse,
     ModelAnswer,
     OwnSettings,
@@ -50,9 +50,9 @@ from pytest_audiobench.benchmarks.air_bench_foundation.facts import (
     TASKS,
     Matcher,
 )
+from pytest_audiobench.benchmarks.air_bench_foundation.grade import Alignment, FoundationGrade
 from pytest_audiobench.benchmarks.air_bench_foundation.offline import reply as offline_reply
 from pytest_audiobench.benchmarks.air_bench_foundation.prompts import align_prompt, model_prompt
-from pytest_audiobench.benchmarks.air_bench_foundation.verdict import Alignment, FoundationVerdict
 
 ALIGN_TEMPERATURES = (1.0, 2.0)
 """The official script sends about half of the align requests at 2.0, the rest at 1.0; here
@@ -73,7 +73,7 @@ class Foundation(ChoiceBenchmark):
     matcher's unanswered replies (counted wrong)."""
 
     name = NAME
-    verdict = FoundationVerdict
+    grade_type = FoundationGrade
     groupings = (("category", "category."), ("task", "task."), ("folder", "folder."))
     fallible = frozenset({"official"})
     lettered = True
@@ -126,16 +126,16 @@ class Foundation(ChoiceBenchmark):
         return runtime.judge_sampled(temperature=temperature, max_tokens=ALIGN_MAX_TOKENS)
 
     async def grade(self, sample: Sample, answer: ModelAnswer,
-                    runtime: Runtime) -> FoundationVerdict:
+                    runtime: Runtime) -> FoundationGrade:
         return await self._aligned(sample, answer, runtime, 0)
 
     async def redraw(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
-                     draw: int) -> FoundationVerdict | None:
+                     draw: int) -> FoundationGrade | None:
         return await self._aligned(sample, answer, runtime, draw) if self._align_decides \
             else None
 
     async def _aligned(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
-                       draw: int) -> FoundationVerdict:
+                       draw: int) -> FoundationGrade:
         """Both matchers' reading of ``answer``, the align judge's reply being draw ``draw``
         (0: the one ``grade`` asks; each other its own request)."""
         letter, reason = strict_choice(answer.text, sample.choices)
@@ -146,7 +146,7 @@ class Foundation(ChoiceBenchmark):
             reply = await judge.complete(messages, draw, fingerprint=fingerprint)
             align = Alignment(reply=reply, letter=_within(official_letter(reply.answer),
                                                           sample.choices))
-        return FoundationVerdict(matcher=self.matcher, answer=sample.record, strict=letter,
+        return FoundationGrade(matcher=self.matcher, answer=sample.record, strict=letter,
                                  strict_reason=reason, align=align)
 
     def groups(self, record: SampleRecord) -> dict[str, str]:
@@ -156,8 +156,8 @@ class Foundation(ChoiceBenchmark):
     def decided_by_judge(self) -> bool:
         return self._align_decides
 
-    def question_lines(self, sample: Sample, first: ChoiceVerdict) -> list[str]:
-        assert isinstance(first, FoundationVerdict)
+    def question_lines(self, sample: Sample, first: ChoiceGrade) -> list[str]:
+        assert isinstance(first, FoundationGrade)
         return [f"question: {sample.question}",
                 *(f"  {letter}. {option}" for letter, option in zip(LETTERS, sample.choices,
                                                                     strict=False)),

@@ -21,7 +21,7 @@ from pytest_audiobench.benchmarks.big_bench_audio.facts import (
     RELEASE,
 )
 from pytest_audiobench.benchmarks.big_bench_audio.judge import (
-    BigBenchAudioVerdict,
+    BigBenchAudioGrade,
     JudgeDraw,
     JudgeRequest,
     builtin_template,
@@ -45,7 +45,7 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import JudgeError
 from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord
 from pytest_audiobench.outcome.view import Detail, SampleView
 from pytest_audiobench.transport.endpoint import Endpoint
 from pytest_audiobench.untrusted import clipped
@@ -88,11 +88,11 @@ class BigBenchAudio(Benchmark):
         return self.instruction
 
     async def grade(self, sample: Sample, answer: ModelAnswer,
-                    runtime: Runtime) -> BigBenchAudioVerdict:
+                    runtime: Runtime) -> BigBenchAudioGrade:
         return await self._judged(sample, answer, runtime, 0)
 
     async def redraw(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
-                     draw: int) -> BigBenchAudioVerdict | None:
+                     draw: int) -> BigBenchAudioGrade | None:
         return await self._judged(sample, answer, runtime, draw) if self.judged else None
 
     def _judge(self, runtime: Runtime) -> Endpoint | None:
@@ -105,27 +105,27 @@ class BigBenchAudio(Benchmark):
                              self.max_answer_chars)
 
     async def _judged(self, sample: Sample, answer: ModelAnswer, runtime: Runtime,
-                      draw: int) -> BigBenchAudioVerdict:
+                      draw: int) -> BigBenchAudioGrade:
         """The ``repeats`` draws of round ``draw`` (0: the planned ones)."""
         judge = self._judge(runtime)
         if judge is None:
             raise JudgeError(f"{NAME} is graded by a judge and none was given")
         request, cut = self._request(sample, answer)
-        verdict = await judge_answer(judge, request, retries=self.retries,
+        grade = await judge_answer(judge, request, retries=self.retries,
                                      repeats=self.repeats, reading=self.own.judge_reading,
                                      first_draw=draw * self.repeats, notes=[cut] if cut else [])
-        if verdict.share is None:
+        if grade.share is None:
             raise JudgeError(
                 f"judge {judge.settings.model} replied neither CORRECT nor INCORRECT "
                 f"in {self.retries + 1} attempt(s) per draw; replies: "
-                + replies_named(out for d in verdict.draws for out in d.outputs),
-                verdict,
+                + replies_named(out for d in grade.draws for out in d.outputs),
+                grade,
             )
-        return verdict
+        return grade
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
-        graded = _graded(verdicts)
+                grades: Sequence[Grade]) -> str | None:
+        graded = _graded(grades)
         share = _mean_share(graded)
         if share is None or not _failed(share):
             return None
@@ -133,16 +133,16 @@ class BigBenchAudio(Benchmark):
         lines = [f"judged INCORRECT{_of_draws(graded)}{runs}",
                  text_field("question", sample.question),
                  text_field("official", sample.reference)]
-        for answer, verdict in zip(answers, graded, strict=True):
+        for answer, grade in zip(answers, graded, strict=True):
             label = "answer" if len(graded) == 1 else f"run {answer.run}"
             lines.append(text_field(label, answer.said()))
-            lines += [_draw_line(d) for d in verdict.draws]
-            lines += verdict.notes
+            lines += [_draw_line(d) for d in grade.draws]
+            lines += grade.notes
         lines.append(f"audio: {sample.audio}")
         return "\n".join(lines)
 
-    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
-        graded = _graded(verdicts)
+    def properties(self, grades: Sequence[Grade]) -> list[tuple[str, object]]:
+        graded = _graded(grades)
         return [("audiobench_correct_share", _mean_share(graded)),
                 ("audiobench_judge_outputs",
                  " | ".join(o for v in graded for d in v.draws for o in d.outputs))]
@@ -154,13 +154,13 @@ class BigBenchAudio(Benchmark):
         return "judged INCORRECT"
 
     def view(self, record: SampleRecord) -> SampleView:
-        graded = _graded(record.verdicts)
+        graded = _graded(record.grades)
         share = _mean_share(graded)
         details = []
-        for answer, verdict in zip(record.answers, graded, strict=False):
+        for answer, grade in zip(record.answers, graded, strict=False):
             run = "" if len(graded) == 1 else f"run {answer.run}, "
-            details += [Detail(label=f"{run}judge", text=_draw_line(d)) for d in verdict.draws]
-            details += [Detail(label=f"{run}note", text=note) for note in verdict.notes]
+            details += [Detail(label=f"{run}judge", text=_draw_line(d)) for d in grade.draws]
+            details += [Detail(label=f"{run}note", text=note) for note in grade.notes]
         shown = "" if share is None else ("CORRECT" if share == 1 else "INCORRECT"
                                           if share == 0 else f"{100 * share:g}% CORRECT")
         return SampleView(score=shown, details=details)
@@ -170,7 +170,7 @@ class BigBenchAudio(Benchmark):
                  else "the built-in instruction")
         notes = [f"{RELEASE}: the question is only in the audio, sent with {asked}; the judge "
                  "reads its text, the official answer and the answer, and a sample counts "
-                 "by its share of CORRECT verdicts", *release.notes]
+                 "by its share of CORRECT replies", *release.notes]
         judge = self.settings.judge
         if judge is not None and judge.offline:
             notes.append(NOT_COMPARABLE)
@@ -195,7 +195,7 @@ class BigBenchAudioGating(Gating):
     bench: BigBenchAudio
 
     def line(self, record: SampleRecord) -> SampleLine | None:
-        graded = [v for v in _graded(record.verdicts) if v.share is not None]
+        graded = [v for v in _graded(record.grades) if v.share is not None]
         if not graded or not record.answers:
             return None
         first = record.answers[0]
@@ -225,7 +225,7 @@ class BigBenchAudioGating(Gating):
 
 
 class BigBenchAudioJudgeUse(JudgeUse):
-    """How Big Bench Audio uses its judge: one CORRECT/INCORRECT verdict a draw, at its own
+    """How Big Bench Audio uses its judge: one CORRECT/INCORRECT reply a draw, at its own
     temperature; offline, whether the answer ends on the official answer."""
 
     bench: BigBenchAudio
@@ -273,13 +273,13 @@ def _sample(record: BigBenchAudioRecord) -> Sample:
                   reference=record.official_answer)
 
 
-def _graded(verdicts: Sequence[Verdict]) -> list[BigBenchAudioVerdict]:
-    return [v for v in verdicts if isinstance(v, BigBenchAudioVerdict)]
+def _graded(grades: Sequence[Grade]) -> list[BigBenchAudioGrade]:
+    return [v for v in grades if isinstance(v, BigBenchAudioGrade)]
 
 
-def _mean_share(verdicts: Sequence[BigBenchAudioVerdict]) -> float | None:
+def _mean_share(grades: Sequence[BigBenchAudioGrade]) -> float | None:
     """The mean over the inference runs of each run's share of CORRECT draws."""
-    shares = [v.share for v in verdicts if v.share is not None]
+    shares = [v.share for v in grades if v.share is not None]
     return sum(shares) / len(shares) if shares else None
 
 
@@ -288,8 +288,8 @@ def _failed(share: float) -> bool:
     return share <= 0.5
 
 
-def _of_draws(verdicts: Sequence[BigBenchAudioVerdict]) -> str:
-    draws = [d for v in verdicts for d in v.draws if d.parsed]
+def _of_draws(grades: Sequence[BigBenchAudioGrade]) -> str:
+    draws = [d for v in grades for d in v.draws if d.parsed]
     if len(draws) == 1:
         return ""
     wrong = sum(1 for d in draws if d.correct is False)
@@ -311,8 +311,8 @@ class BigBenchAudioTally(Tally):
         self._runs = [AccuracyScores() for _ in range(runs)]
 
     def add(self, record: SampleRecord) -> None:
-        for scores, verdict in zip(self._runs, _graded(record.verdicts), strict=False):
-            scores.add(record.category, verdict)
+        for scores, grade in zip(self._runs, _graded(record.grades), strict=False):
+            scores.add(record.category, grade)
 
     def metrics(self, run: int) -> dict[str, Metric]:
         return self._runs[run].metrics()

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from pytest_audiobench.benchmarks import templating
 from pytest_audiobench.benchmarks.big_bench_audio.facts import Reading
 from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed, fence_for, shown
-from pytest_audiobench.outcome.records import Verdict
+from pytest_audiobench.outcome.records import Grade
 from pytest_audiobench.transport.types import Usage
 
 PLACEHOLDERS = ("{question}", "{official_answer}", "{answer}")
@@ -33,7 +33,7 @@ FENCE = "{fence}"
 """Optional in a user's template: the marker fencing the answer (the built-in prompt fences
 it and names the marker in its instructions)."""
 _PLACEHOLDER = re.compile("|".join(re.escape(name) for name in (*PLACEHOLDERS, FENCE)))
-VERDICTS = {"CORRECT": True, "INCORRECT": False}
+GRADES = {"CORRECT": True, "INCORRECT": False}
 """The only replies read, and what each says of the answer."""
 FLAG = "--audiobench-big-bench-audio-judge-template"
 
@@ -56,7 +56,7 @@ class JudgeDraw(BaseModel):
         return self.correct is not None
 
 
-class BigBenchAudioVerdict(Verdict):
+class BigBenchAudioGrade(Grade):
     """The judge's draws on one answer and the answer's share of CORRECT among the readable
     ones (None when none was readable)."""
 
@@ -104,7 +104,7 @@ def read_reply(reply: str, reading: Reading) -> bool | str:
     INCORRECT, else why it is not read (a full stop, any other word, and under ``exact``
     another letter case: the reply is asked again)."""
     word = reply.strip()
-    said = VERDICTS.get(word.upper() if reading == "case-insensitive" else word)
+    said = GRADES.get(word.upper() if reading == "case-insensitive" else word)
     if said is not None:
         return said
     return "not the single word CORRECT or INCORRECT" + (
@@ -149,7 +149,7 @@ async def judge_draw(endpoint: Judge, request: JudgeRequest, retries: int, draw:
 
 async def judge_answer(endpoint: Judge, request: JudgeRequest, *, retries: int, repeats: int,
                        reading: Reading, first_draw: int = 0, notes: list[str] | None = None
-                       ) -> BigBenchAudioVerdict:
+                       ) -> BigBenchAudioGrade:
     """``repeats`` draws of the judge on one answer at once, numbered from ``first_draw``
     (fresh draws for a confirmation start past the planned ones), each reply read as
     ``reading`` says."""
@@ -158,8 +158,8 @@ async def judge_answer(endpoint: Judge, request: JudgeRequest, *, retries: int, 
     return combine(list(draws), notes)
 
 
-def combine(draws: list[JudgeDraw], notes: list[str] | None = None) -> BigBenchAudioVerdict:
-    """The verdict of ``draws``: the share of CORRECT among the readable ones."""
+def combine(draws: list[JudgeDraw], notes: list[str] | None = None) -> BigBenchAudioGrade:
+    """The grade of ``draws``: the share of CORRECT among the readable ones."""
     read = [draw.correct for draw in draws if draw.correct is not None]
     share = sum(read) / len(read) if read else None
-    return BigBenchAudioVerdict(draws=draws, share=share, notes=notes or [])
+    return BigBenchAudioGrade(draws=draws, share=share, notes=notes or [])

@@ -32,7 +32,7 @@ def agrees(answer: str, official: str) -> bool:
 
 def reply(inputs: Mapping[str, Any]) -> str | None:
     """CORRECT or INCORRECT for the request whose fingerprint is ``inputs``; None when it is
-    not a Big Bench Audio verdict request."""
+    not a Big Bench Audio grading request."""
     if not inputs.keys() >= _ASKED:
         return None
     return "CORRECT" if agrees(inputs["answer"], inputs["official_answer"]) else "INCORRECT"

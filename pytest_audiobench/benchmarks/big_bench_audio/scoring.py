@@ -1,14 +1,14 @@
-"""Pure aggregation of Big Bench Audio verdicts: accuracy is the share of CORRECT verdicts in
+"""Pure aggregation of Big Bench Audio grades: accuracy is the share of CORRECT replies in
 percent, overall and per category. A sample judged several times (``--audiobench-judge-
 repeats``) counts by its share of CORRECT draws; a sample without a readable draw has no
-verdict to count (it is an error, reported as such)."""
+grade to count (it is an error, reported as such)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from pytest_audiobench.benchmarks.big_bench_audio.facts import NAME
-from pytest_audiobench.benchmarks.big_bench_audio.judge import BigBenchAudioVerdict
+from pytest_audiobench.benchmarks.big_bench_audio.judge import BigBenchAudioGrade
 from pytest_audiobench.outcome.metrics import Metric
 
 OVERALL = "all"
@@ -23,18 +23,18 @@ class _Group:
 
 
 class AccuracyScores:
-    """Each group's count and summed shares, folded as the verdicts come; no texts kept."""
+    """Each group's count and summed shares, folded as the grades come; no texts kept."""
 
     def __init__(self) -> None:
         self._groups: dict[str, _Group] = {}
 
-    def add(self, category: str, verdict: BigBenchAudioVerdict) -> None:
-        if verdict.share is None:
+    def add(self, category: str, grade: BigBenchAudioGrade) -> None:
+        if grade.share is None:
             return
         for name in (OVERALL, category):
             group = self._groups.setdefault(name, _Group())
             group.n += 1
-            group.correct += verdict.share
+            group.correct += grade.share
 
     def metrics(self) -> dict[str, Metric]:
         return {metric_name(name): Metric(value=100.0 * group.correct / group.n, n=group.n)

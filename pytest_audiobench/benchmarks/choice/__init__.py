@@ -1,7 +1,7 @@
 """The multiple-choice base every such benchmark builds on (MMAR, MMAU, AIR-Bench Foundation,
 a third party's), one concern a module:
 
-- ``base.py``: ``ChoiceBenchmark``, ``ChoiceVerdict``, ``MatchedVerdict``: items that are a
+- ``base.py``: ``ChoiceBenchmark``, ``ChoiceGrade``, ``MatchedGrade``: items that are a
   question, options and one correct option, graded by matchers, counted per group;
 - ``matching.py``: reading a reply as one of the options (the official token-set rule, the
   strict one, the reply's answer line split from its reasoning), pure;

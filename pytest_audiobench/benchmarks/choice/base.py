@@ -2,15 +2,15 @@
 party's): items that are a question, options and one correct option.
 
 A benchmark on it declares its records (``load``), its prompt, its metric groups
-(``groupings`` and ``groups``) and its verdict type; it gets from the base the grading by the
-official token-set rule with the strict one beside it (``MatchedVerdict``), the 0/1 sample
+(``groupings`` and ``groups``) and its grade type; it gets from the base the grading by the
+official token-set rule with the strict one beside it (``MatchedGrade``), the 0/1 sample
 lines clustered by audio and their metrics for the paired gate, the counts per group, the
 failure report, the page's view and the submission export. A benchmark whose matchers are
-other (Foundation's align judge) makes its own ``ChoiceVerdict`` and keeps the rest.
+other (Foundation's align judge) makes its own ``ChoiceGrade`` and keeps the rest.
 
 Metric names are ``<benchmark>.[<prefix><group>.]<ending>``: ``avg`` (the deciding matcher),
 ``<matcher>.avg`` for each matcher, ``<matcher>.fail_num`` for a matcher that can fail to
-read a reply, and a verdict's own ``counts``.
+read a reply, and a grade's own ``counts``.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.files import replacing
 from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord
 from pytest_audiobench.outcome.view import Choice, Detail, SampleView
 
 LETTERS = string.ascii_uppercase
 
 
-class ChoiceVerdict(Verdict):
+class ChoiceGrade(Grade):
     """One answer to a multiple-choice question as each of its benchmark's matchers read it;
     ``matcher`` decides. A subclass names its ``kind`` and says what each matcher decided."""
 
@@ -84,7 +84,7 @@ class ChoiceVerdict(Verdict):
         return None
 
 
-class MatchedVerdict(ChoiceVerdict):
+class MatchedGrade(ChoiceGrade):
     """An answer read by the official token-set rule and the strict one
     (``choice/matching.py``): the reply's answer line taken from its reasoning, and each
     rule's decision (None where the split withholds the answer)."""
@@ -130,14 +130,20 @@ class MatchedVerdict(ChoiceVerdict):
         return details
 
 
+ChoiceVerdict = ChoiceGrade
+"""The old name of ``ChoiceGrade`` (the same class)."""
+MatchedVerdict = MatchedGrade
+"""The old name of ``MatchedGrade`` (the same class)."""
+
+
 class ChoiceBenchmark(Benchmark):
     """A benchmark of multiple-choice items. Required: ``load``, ``prompt`` and ``groups``
-    (from ``Benchmark`` and here), the class attributes ``verdict`` (its ``ChoiceVerdict``
-    type) and ``groupings``; ``grade`` reads the answer with ``verdict.read`` when the verdict
-    is a ``MatchedVerdict``. Built with the matcher that decides (``"official"`` or
-    ``"strict"`` for a ``MatchedVerdict``)."""
+    (from ``Benchmark`` and here), the class attributes ``grade_type`` (its ``ChoiceGrade``
+    subclass) and ``groupings``; ``grade`` reads the answer with ``grade_type.read`` when
+    that is a ``MatchedGrade``. Built with the matcher that decides (``"official"`` or
+    ``"strict"`` for a ``MatchedGrade``)."""
 
-    verdict: ClassVar[type[ChoiceVerdict]]
+    grade_type: ClassVar[type[ChoiceGrade]]
     groupings: ClassVar[tuple[tuple[str, str], ...]] = ()
     """Each grouping of a sample line (``groups``' keys) with its metric prefix."""
     matchers: ClassVar[tuple[str, ...]] = ("official", "strict")
@@ -166,17 +172,17 @@ class ChoiceBenchmark(Benchmark):
         no group of that grouping."""
         raise NotImplementedError(f"benchmark {self.name} defines no groups")
 
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
-        if not issubclass(self.verdict, MatchedVerdict):
-            raise NotImplementedError(f"benchmark {self.name} grades its own verdicts")
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Grade:
+        if not issubclass(self.grade_type, MatchedGrade):
+            raise NotImplementedError(f"benchmark {self.name} grades its answers itself")
         known = sample.reference in sample.choices  # else the split withholds it
-        verdict: Verdict = self.verdict.read(answer, sample.reference if known else None,
+        grade: Grade = self.grade_type.read(answer, sample.reference if known else None,
                                              sample.choices, self.matcher)
-        return verdict
+        return grade
 
-    def graded(self, verdicts: Sequence[object]) -> list[Any]:
-        """This benchmark's scored verdicts among a record's."""
-        return [v for v in verdicts if isinstance(v, self.verdict) and v.scored]
+    def graded(self, grades: Sequence[object]) -> list[Any]:
+        """This benchmark's scored grades among a record's."""
+        return [v for v in grades if isinstance(v, self.grade_type) and v.scored]
 
     def decided_by_judge(self) -> bool:
         """Whether a sampled judge decides correctness (its noise matters to the gate)."""
@@ -204,7 +210,7 @@ class ChoiceBenchmark(Benchmark):
         """One inference run's counts, empty."""
         return ChoiceScores(self)
 
-    def question_lines(self, sample: Sample, first: ChoiceVerdict) -> list[str]:
+    def question_lines(self, sample: Sample, first: ChoiceGrade) -> list[str]:
         """The failure report's question, options and correct option."""
         options = [f"{LETTERS[i]}. {c}" if self.lettered else c
                    for i, c in enumerate(sample.choices) if _shown(c, self.lettered)]
@@ -213,28 +219,28 @@ class ChoiceBenchmark(Benchmark):
                 text_field("correct", sample.reference)]
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
-        graded = self.graded(verdicts)
+                grades: Sequence[Grade]) -> str | None:
+        graded = self.graded(grades)
         wrong = [v for v in graded if not v.correct]
         if not wrong:
             return None
         runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
         lines = [f"wrong answer{runs} ({self.matcher} matcher)",
                  *self.question_lines(sample, graded[0])]
-        for answer, verdict in zip(answers, graded, strict=False):
+        for answer, grade in zip(answers, graded, strict=False):
             prefix = "" if len(graded) == 1 else f"run {answer.run} "
             lines.append(text_field(prefix + "answer", answer.said()))
-            lines += [text_field(d.label, d.text) for d in verdict.readings() if not d.folded]
+            lines += [text_field(d.label, d.text) for d in grade.readings() if not d.folded]
         lines.append(f"audio: {sample.audio}")
         return "\n".join(lines)
 
-    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
-        graded = self.graded(verdicts)
+    def properties(self, grades: Sequence[Grade]) -> list[tuple[str, object]]:
+        graded = self.graded(grades)
         return [("audiobench_correct", " ".join(str(v.correct).lower() for v in graded))] \
             if graded else []
 
     def view(self, record: SampleRecord) -> SampleView:
-        graded = self.graded(record.verdicts)
+        graded = self.graded(record.grades)
         chosen = graded[0].chosen(record.choices) if graded else None
         choices = [Choice(text=f"{LETTERS[i]}. {c}" if self.lettered else c,
                           correct=c == record.reference, chosen=i == chosen)
@@ -245,15 +251,15 @@ class ChoiceBenchmark(Benchmark):
         score = ("right" if right else "wrong") if len(graded) == 1 else \
             f"right in {right} of {len(graded)} runs"
         details = [d.model_copy(update={"label": f"run {i}, {d.label}"}) if len(graded) > 1
-                   else d for i, verdict in enumerate(graded) for d in verdict.readings()]
+                   else d for i, grade in enumerate(graded) for d in grade.readings()]
         return SampleView(score=score, choices=choices, details=details)
 
     def export_path(self) -> Path | None:
         """Where the submission is written; None: not asked for (the default)."""
         return None
 
-    def submission(self, record: SampleRecord, verdict: Any) -> dict[str, Any]:
-        """The submission's entry for ``record``, its first run's verdict ``verdict`` (None
+    def submission(self, record: SampleRecord, grade: Any) -> dict[str, Any]:
+        """The submission's entry for ``record``, its first run's grade ``grade`` (None
         when it has none)."""
         raise NotImplementedError(f"benchmark {self.name} writes no submission")
 
@@ -269,13 +275,13 @@ class ChoiceBenchmark(Benchmark):
         with replacing(path) as out:
             out.write("[\n" if self.export_array else "")
             for record in records:
-                verdicts = [v for v in record.verdicts if isinstance(v, self.verdict)]
-                entry = json.dumps(self.submission(record, verdicts[0] if verdicts else None),
+                grades = [v for v in record.grades if isinstance(v, self.grade_type)]
+                entry = json.dumps(self.submission(record, grades[0] if grades else None),
                                    ensure_ascii=False)
                 separator = ",\n" if self.export_array and written else ""
                 out.write(separator + entry + ("" if self.export_array else "\n"))
                 written += 1
-                empty += not verdicts
+                empty += not grades
             out.write("\n]\n" if self.export_array and written else
                       "]\n" if self.export_array else "")
         unit = "records" if self.export_array else "lines"
@@ -292,7 +298,7 @@ class ChoiceGating(Gating):
     bench: ChoiceBenchmark
 
     def line(self, record: SampleRecord) -> SampleLine | None:
-        graded = self.bench.graded(record.verdicts)
+        graded = self.bench.graded(record.grades)
         if not graded or not record.answers:
             return None
         replies = [reply for v in graded if (reply := v.judge_reply) is not None]
@@ -319,8 +325,8 @@ class _Group:
 
 
 class ChoiceScores:
-    """One inference run's counts per group (all, and each grouping's), folded verdict by
-    verdict; no texts are kept."""
+    """One inference run's counts per group (all, and each grouping's), folded grade by
+    grade; no texts are kept."""
 
     def __init__(self, bench: ChoiceBenchmark) -> None:
         self.bench = bench
@@ -332,8 +338,8 @@ class ChoiceScores:
         return ["", *(f"{prefix}{groups[by]}." for by, prefix in self.bench.groupings
                       if groups.get(by))]
 
-    def add(self, record: SampleRecord, verdict: ChoiceVerdict) -> None:
-        decisions, counts = verdict.decisions, verdict.counts()
+    def add(self, record: SampleRecord, grade: ChoiceGrade) -> None:
+        decisions, counts = grade.decisions, grade.counts()
         for name in self.names(record):
             group = self.groups.setdefault(name, _Group())
             group.n += 1
@@ -346,7 +352,7 @@ class ChoiceScores:
     def metrics(self) -> dict[str, Metric]:
         """Accuracy in percent per group (pooled over items) by each matcher over the answers
         it read, the deciding one's as ``avg``; failures of the fallible matchers; the
-        verdicts' own counts."""
+        grades' own counts."""
         out: dict[str, Metric] = {}
         for name, group in self.groups.items():
             base = f"{self.bench.name}.{name}"
@@ -374,18 +380,18 @@ class ChoiceTally(Tally):
         self._runs = runs
 
     def add(self, record: SampleRecord) -> None:
-        for scores, verdict in zip(self._runs, self._bench.graded(record.verdicts),
+        for scores, grade in zip(self._runs, self._bench.graded(record.grades),
                                    strict=False):
-            scores.add(record, verdict)
+            scores.add(record, grade)
 
     def metrics(self, run: int) -> dict[str, Metric]:
         return self._runs[run].metrics()
 
 
 def _decision(decision: MatchDecision) -> str:
-    verdict = "correct" if decision.correct else "wrong"
+    said = "correct" if decision.correct else "wrong"
     took = f", read as {decision.extracted!r}" if decision.extracted else ""
-    return f"{verdict}{took}: {decision.reason}"
+    return f"{said}{took}: {decision.reason}"
 
 
 def _shown(option: str, lettered: bool) -> bool:

@@ -42,7 +42,7 @@ def slug(name: str) -> str:
 def choice_line(record: SampleRecord, graded: Sequence[V],
                 values: Callable[[Sequence[V]], dict[str, float]], groups: Mapping[str, str], *,
                 judged: bool = False, replies: Sequence[str] = ()) -> SampleLine:
-    """``record``'s line: ``values`` of all its inference runs' verdicts ``graded`` (and of each
+    """``record``'s line: ``values`` of all its inference runs' grades ``graded`` (and of each
     run apart when there are several), a draw of 100 or 0 per run, failed unless every run is
     right, clustered by the audio of its first answer; ``groups`` beside the group of all.
     ``judged``: a sampled judge decides the outcome (its noise matters)."""

@@ -14,15 +14,15 @@ from pytest_audiobench.benchmarks.fleurs.data import Utterance, read_language
 from pytest_audiobench.benchmarks.fleurs.facts import NAME, RELEASE
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
+    TranscriptGrade,
     TranscriptionBenchmark,
-    TranscriptVerdict,
     require_words,
 )
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
 
 
-class FleursVerdict(TranscriptVerdict):
+class FleursGrade(TranscriptGrade):
     kind: Literal["fleurs"] = "fleurs"
 
 
@@ -30,7 +30,7 @@ class Fleurs(TranscriptionBenchmark):
     """The test utterances of one language; its task is the language."""
 
     name = NAME
-    verdict = FleursVerdict
+    grade_type = FleursGrade
     cluster_by = "sentence"
 
     def __init__(self, settings: Settings) -> None:

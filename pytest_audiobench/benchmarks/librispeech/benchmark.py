@@ -13,15 +13,15 @@ from pytest_audiobench.benchmarks.librispeech.facts import NAME, RELEASE, SPLITS
 from pytest_audiobench.benchmarks.librispeech.parquet import release_folder
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
+    TranscriptGrade,
     TranscriptionBenchmark,
-    TranscriptVerdict,
     require_words,
 )
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
 
 
-class LibrispeechVerdict(TranscriptVerdict):
+class LibrispeechGrade(TranscriptGrade):
     kind: Literal["librispeech"] = "librispeech"
 
 
@@ -29,7 +29,7 @@ class Librispeech(TranscriptionBenchmark):
     """The utterances of test-clean and test-other (those selected); tasks are the splits."""
 
     name = NAME
-    verdict = LibrispeechVerdict
+    grade_type = LibrispeechGrade
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings, settings.of(NAME, TranscriptionSettings))

@@ -17,21 +17,21 @@ from pytest_audiobench.benchmarks.choice.gating import slug
 from pytest_audiobench.benchmarks.choice.templates import choice_prompt
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES, MmarRecord, audio_path, read_mmar
 from pytest_audiobench.benchmarks.mmar.facts import MODALITIES, NAME, REASONING_LIMIT
+from pytest_audiobench.benchmarks.mmar.grade import MmarGrade
 from pytest_audiobench.benchmarks.mmar.metrics import MmarScores
 from pytest_audiobench.benchmarks.mmar.rubrics import (
     SYSTEM_PROMPT,
-    RubricVerdict,
+    RubricGrade,
     rate_sample,
     rubric_messages,
-    wrong_answer_verdict,
+    wrong_answer_grade,
 )
 from pytest_audiobench.benchmarks.mmar.settings import MmarSettings
-from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import EndpointError, NotRun
 from pytest_audiobench.outcome.lines import protocol_sha256
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord
 from pytest_audiobench.transport.endpoint import Endpoint
 
 NO_RUBRICS = "Rubrics and CRS unavailable: this release (MMAR-meta.json) has no rubrics"
@@ -41,7 +41,7 @@ class Mmar(ChoiceBenchmark):
     """The 1,000 MMAR items; tasks are the seven modalities."""
 
     name = NAME
-    verdict = MmarVerdict
+    grade_type = MmarGrade
     groupings = (("task", "modality."), ("category", "category."),
                  ("subcategory", "subcategory."))
     endings: ClassVar[Mapping[str, str]] = {**ChoiceBenchmark.endings, "rubrics": "rubric"}
@@ -86,37 +86,37 @@ class Mmar(ChoiceBenchmark):
         rubric = self.own.rubric
         return runtime.judge_sampled(temperature=rubric.temperature, seed=rubric.seed)
 
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarVerdict:
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> MmarGrade:
         record: MmarRecord = sample.record
-        verdict: MmarVerdict = self.verdict.read(answer, record.answer, record.choices,
+        grade: MmarGrade = self.grade_type.read(answer, record.answer, record.choices,
                                                  self.matcher)
         judge = self.rubric_judge(runtime)
         if judge is None or record.rubric is None:
-            return verdict
-        if not verdict.correct:
-            rubric = wrong_answer_verdict()
+            return grade
+        if not grade.correct:
+            rubric = wrong_answer_grade()
         else:
             try:
                 rubric = await rate_sample(
                     judge, question=record.question, answer=record.answer,
                     thinking=record.thinking or "", criteria=record.rubric,
-                    model_reasoning=verdict.reasoning, model_answer=verdict.prediction,
+                    model_reasoning=grade.reasoning, model_answer=grade.prediction,
                     raters=self.own.rubric.raters, max_attempts=self.own.rubric.attempts,
                     max_answer_chars=self.max_answer_chars)
             except (EndpointError, NotRun) as exc:
                 # The answer's correctness is known: it counts in accuracy; only its rubric
                 # score is unavailable (counted and reported, never 0).
-                rubric = RubricVerdict(correct=True, score=None, not_graded=True,
+                rubric = RubricGrade(correct=True, score=None, not_graded=True,
                                        reason=f"the rubric judge failed: {exc}")
-        return verdict.model_copy(update={"rubric": rubric})
+        return grade.model_copy(update={"rubric": rubric})
 
     def groups(self, record: SampleRecord) -> dict[str, str]:
         return {"task": record.task, "category": slug(record.category),
                 "subcategory": slug(record.subcategory)}
 
-    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
-        graded: list[MmarVerdict] = self.graded(verdicts)
-        props = [*super().properties(verdicts),
+    def properties(self, grades: Sequence[Grade]) -> list[tuple[str, object]]:
+        graded: list[MmarGrade] = self.graded(grades)
+        props = [*super().properties(grades),
                  ("audiobench_prediction", " | ".join(v.prediction for v in graded))]
         rubric = [v.rubric.score for v in graded if v.rubric is not None]
         if rubric:
@@ -127,7 +127,7 @@ class Mmar(ChoiceBenchmark):
     def scores(self) -> ChoiceScores:
         return MmarScores(self)
 
-    def values(self, graded: Sequence[MmarVerdict]) -> dict[str, float]:
+    def values(self, graded: Sequence[MmarGrade]) -> dict[str, float]:
         # The base's percent right by matcher, and the mean rubric rating of the runs rated.
         values = super().values(graded)
         rated = [v.rubric.score for v in graded if v.rubric is not None and v.rubric.score
@@ -161,9 +161,9 @@ class Mmar(ChoiceBenchmark):
     def export_path(self) -> Path | None:
         return self.own.export_path
 
-    def submission(self, record: SampleRecord, verdict: MmarVerdict | None) -> dict[str, str]:
+    def submission(self, record: SampleRecord, grade: MmarGrade | None) -> dict[str, str]:
         # The challenge's line: thinking_prediction cut below its 10,000 characters.
-        thinking, answer = (verdict.reasoning, verdict.prediction) if verdict else ("", "")
+        thinking, answer = (grade.reasoning, grade.prediction) if grade else ("", "")
         return {"id": record.sample_id, "thinking_prediction": thinking[:REASONING_LIMIT - 1],
                 "answer_prediction": answer}
 
@@ -197,11 +197,12 @@ class MmarJudgeUse(JudgeUse):
             return 0, 0, False
         if answer is None:
             return raters, 0, True  # only a correct answer is rated
-        verdict = self.bench.verdict.read(answer, record.answer, record.choices, self.bench.matcher)
-        if not verdict.correct:
+        grade = self.bench.grade_type.read(answer, record.answer, record.choices,
+                                           self.bench.matcher)
+        if not grade.correct:
             return 0, 0, False  # a wrong answer scores 0 without a judge call
         messages, _ = rubric_messages(record.question, record.answer, record.thinking or "",
-                                      record.rubric, verdict.reasoning, verdict.prediction,
+                                      record.rubric, grade.reasoning, grade.prediction,
                                       self.bench.max_answer_chars)
         hits = sum(judge.cached(messages, cache_tag=f"rater {r} attempt 0") is not None
                    for r in range(raters))

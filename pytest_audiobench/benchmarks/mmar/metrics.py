@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pytest_audiobench.benchmarks.choice.base import (
     ChoiceBenchmark,
+    ChoiceGrade,
     ChoiceScores,
-    ChoiceVerdict,
 )
+from pytest_audiobench.benchmarks.mmar.grade import MmarGrade
 from pytest_audiobench.benchmarks.mmar.rubrics import rubric_metrics
-from pytest_audiobench.benchmarks.mmar.verdict import MmarVerdict
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.outcome.records import SampleRecord
 
@@ -22,11 +22,11 @@ class MmarScores(ChoiceScores):
         super().__init__(bench)
         self.judged: dict[str, list[tuple[bool, float | None]]] = {}
 
-    def add(self, record: SampleRecord, verdict: ChoiceVerdict) -> None:
-        super().add(record, verdict)
-        if isinstance(verdict, MmarVerdict) and verdict.rubric is not None:
+    def add(self, record: SampleRecord, grade: ChoiceGrade) -> None:
+        super().add(record, grade)
+        if isinstance(grade, MmarGrade) and grade.rubric is not None:
             for name in self.names(record):
-                self.judged.setdefault(name, []).append((verdict.correct, verdict.rubric.score))
+                self.judged.setdefault(name, []).append((grade.correct, grade.rubric.score))
 
     def metrics(self) -> dict[str, Metric]:
         metrics = super().metrics()

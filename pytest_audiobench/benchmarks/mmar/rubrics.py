@@ -88,7 +88,7 @@ class RaterResult(BaseModel):
     """The tokens of the replies that were sent (not from the cache): what was paid for."""
 
 
-class RubricVerdict(BaseModel):
+class RubricGrade(BaseModel):
     """A sample's reasoning score and everything that produced it."""
 
     correct: bool
@@ -200,16 +200,16 @@ def call_score(scores: Sequence[int], criteria: Sequence[RubricCriterion]) -> fl
     return sum(scores) / ceiling if ceiling else 0.0
 
 
-def wrong_answer_verdict() -> RubricVerdict:
-    """The verdict of a sample whose answer did not match: 0, with no judge call."""
-    return RubricVerdict(correct=False, score=0.0, notes=[
+def wrong_answer_grade() -> RubricGrade:
+    """The grade of a sample whose answer did not match: 0, with no judge call."""
+    return RubricGrade(correct=False, score=0.0, notes=[
         "wrong answer: scored 0 without asking the judge, as the official protocol does"])
 
 
 async def rate_sample(judge: Judge, *, question: str, answer: str, thinking: str,
                       criteria: Sequence[RubricCriterion], model_reasoning: str,
                       model_answer: str, raters: int, max_attempts: int,
-                      max_answer_chars: int) -> RubricVerdict:
+                      max_answer_chars: int) -> RubricGrade:
     """Score a correctly answered sample's reasoning with ``raters`` judge raters.
 
     Every rater asks the same prompt until a reply passes the checks or ``max_attempts``
@@ -241,9 +241,9 @@ async def rate_sample(judge: Judge, *, question: str, answer: str, thinking: str
         reason = (f"rater {len(results)} of {raters} gave no acceptable reply in {max_attempts} "
                   f"attempts (last: {last.problem}); the sample's rubric score is unavailable "
                   "and must be re-run, never counted as 0")
-        return RubricVerdict(correct=True, raters=results, score=None, reason=reason, notes=notes)
+        return RubricGrade(correct=True, raters=results, score=None, reason=reason, notes=notes)
     score = trimmed_mean([r.score for r in results if r.score is not None])
-    return RubricVerdict(correct=True, raters=results, score=score, notes=notes)
+    return RubricGrade(correct=True, raters=results, score=score, notes=notes)
 
 
 def rubric_messages(question: str, answer: str, thinking: str,
@@ -311,8 +311,8 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def rubric_lines(rubric: RubricVerdict) -> list[str]:
-    """A rubric verdict as the failure report and the page show it: the score, each rater's."""
+def rubric_lines(rubric: RubricGrade) -> list[str]:
+    """A rubric grade as the failure report and the page show it: the score, each rater's."""
     lines = [("n/a" if rubric.score is None else f"{rubric.score:.3f}")
              + (f" ({rubric.reason})" if rubric.reason else "")]
     for index, rater in enumerate(rubric.raters, 1):

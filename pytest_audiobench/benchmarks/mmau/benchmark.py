@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_audiobench.benchmarks.base import Release
-from pytest_audiobench.benchmarks.choice.base import ChoiceBenchmark, MatchedVerdict
+from pytest_audiobench.benchmarks.choice.base import ChoiceBenchmark, MatchedGrade
 from pytest_audiobench.benchmarks.choice.gating import slug
 from pytest_audiobench.benchmarks.choice.names import Matcher
 from pytest_audiobench.benchmarks.choice.templates import choice_prompt
@@ -29,7 +29,7 @@ WITHHELD = ("MMAU test split: the answers are withheld, so there are no numbers 
             "--audiobench-export-mmau writes the submission the maintainers' evaluator scores")
 
 
-class MmauVerdict(MatchedVerdict):
+class MmauGrade(MatchedGrade):
     """One answer's grading by both matchers (none on the test split)."""
 
     kind: Literal["mmau"] = "mmau"
@@ -40,7 +40,7 @@ class Mmau(ChoiceBenchmark):
     """The MMAU items of one split; tasks are sound, music and speech."""
 
     name = NAME
-    verdict = MmauVerdict
+    grade_type = MmauGrade
     groupings = (("task", "task."), ("difficulty", "difficulty."),
                  ("subcategory", "subcategory."))
     export_flag, export_title, export_array = "--audiobench-export-mmau", "MMAU", True
@@ -91,12 +91,12 @@ class Mmau(ChoiceBenchmark):
     def export_path(self) -> Path | None:
         return self.own.export_path
 
-    def submission(self, record: SampleRecord, verdict: MmauVerdict | None) -> dict[str, Any]:
+    def submission(self, record: SampleRecord, grade: MmauGrade | None) -> dict[str, Any]:
         # The split's record as published, the answer under both names the maintainers use;
         # without one, neither key: their evaluator skips the record, out of every denominator.
         entry = _published(record, self.own.split)
-        if verdict is not None:
-            entry["model_output"] = entry["model_prediction"] = verdict.prediction
+        if grade is not None:
+            entry["model_output"] = entry["model_prediction"] = grade.prediction
         return entry
 
 

@@ -1,5 +1,5 @@
 """MMSU: each answer read by the official rule of ``mmsu_evaluation.py`` and by a strict one
-(``verdict.py``); the numbers are accuracies over the counted replies, overall, per category
+(``grade.py``); the numbers are accuracies over the counted replies, overall, per category
 (perception, reasoning) and per category and sub-category, as the official script gives them,
 with the replies it left out counted beside them."""
 
@@ -9,28 +9,28 @@ from pathlib import Path
 
 from pytest_audiobench import (
     ChoiceBenchmark,
+    Grade,
     ModelAnswer,
     Release,
     Runtime,
     Sample,
     SampleRecord,
     Settings,
-    Verdict,
 )
 from pytest_audiobench.benchmarks.choice.gating import slug
 from pytest_audiobench.benchmarks.choice.letters import LETTERS
 from pytest_audiobench.benchmarks.choice.settings import ChoiceSettings
 from pytest_audiobench.benchmarks.mmsu.data import MmsuRecord, read_mmsu, release_folder
 from pytest_audiobench.benchmarks.mmsu.facts import CATEGORIES, NAME, RELEASE
+from pytest_audiobench.benchmarks.mmsu.grade import MmsuGrade
 from pytest_audiobench.benchmarks.mmsu.prompts import mmsu_prompt
-from pytest_audiobench.benchmarks.mmsu.verdict import MmsuVerdict
 
 
 class Mmsu(ChoiceBenchmark):
     """The MMSU questions; tasks are the release's task names."""
 
     name = NAME
-    verdict = MmsuVerdict
+    grade_type = MmsuGrade
     groupings = (("category", "category."), ("subcategory", "subcategory."))
     fallible = frozenset({"official"})
     lettered = True
@@ -56,8 +56,8 @@ class Mmsu(ChoiceBenchmark):
         return mmsu_prompt(sample.question, _options(sample), self.own.prompt,
                            self.own.template)
 
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
-        return MmsuVerdict.read(answer.text, _options(sample), sample.reference,
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Grade:
+        return MmsuGrade.read(answer.text, _options(sample), sample.reference,
                                 self.own.matcher)
 
     def groups(self, record: SampleRecord) -> dict[str, str]:

@@ -2,7 +2,7 @@
 items that are an utterance and its reference transcript, scored by word error rate.
 
 A benchmark on it declares its records (``load``), where its releases come from, and its
-verdict type (a ``TranscriptVerdict`` with its own ``kind``); it gets from the base the
+grade type (a ``TranscriptGrade`` with its own ``kind``); it gets from the base the
 prompt, the grading under both pipelines (``normalising.py``), the numbers per split, the
 sample lines and metrics of the paired gate (lower is better, a ratio clustered by what the
 sample's ``category`` holds: its speaker, or the sentence several speakers read), the failure
@@ -33,7 +33,7 @@ from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError
 from pytest_audiobench.outcome.lines import Linear, SampleLine, text_sha256
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord
 from pytest_audiobench.outcome.view import Detail, SampleView
 
 PROMPT = ("Transcribe the speech in this recording exactly as spoken. Reply with the "
@@ -49,7 +49,7 @@ reference's words)."""
 ENDINGS: dict[str, Pipeline] = {"wer": "reference", "english.wer": "english"}
 
 
-class TranscriptVerdict(Verdict):
+class TranscriptGrade(Grade):
     """One answer's word errors under each pipeline, and whether it opens with a preamble.
     A benchmark subclasses it with its ``kind``."""
 
@@ -86,10 +86,10 @@ def require_words(sample: Sample) -> None:
 
 class TranscriptionBenchmark(Benchmark):
     """A benchmark of utterances to transcribe. Required: ``load`` (from ``Benchmark``) and
-    ``verdict``; a sample's ``task`` is its split, its ``category`` what its errors share
+    ``grade_type``; a sample's ``task`` is its split, its ``category`` what its errors share
     (a speaker, a sentence read by several)."""
 
-    verdict: ClassVar[type[TranscriptVerdict]]
+    grade_type: ClassVar[type[TranscriptGrade]]
     cluster_by: ClassVar[str] = "speaker"
     """What a sample's ``category`` names, whose utterances' errors the gate counts
     together: said in the notes."""
@@ -115,13 +115,13 @@ class TranscriptionBenchmark(Benchmark):
                 + (f"; {runs} inference runs, numbers the mean of the middle runs"
                    if runs > 1 else ""))
 
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
-        verdict: Verdict = self.verdict.read(answer, sample.reference)
-        return verdict
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Grade:
+        grade: Grade = self.grade_type.read(answer, sample.reference)
+        return grade
 
-    def graded(self, verdicts: Sequence[object]) -> list[TranscriptVerdict]:
-        """This benchmark's verdicts among a record's."""
-        return [v for v in verdicts if isinstance(v, self.verdict)]
+    def graded(self, grades: Sequence[object]) -> list[TranscriptGrade]:
+        """This benchmark's grades among a record's."""
+        return [v for v in grades if isinstance(v, self.grade_type)]
 
     def failed_means(self) -> str:
         return "with word errors"
@@ -130,19 +130,19 @@ class TranscriptionBenchmark(Benchmark):
         return TranscriptTally(self, runs)
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
-        graded = self.graded(verdicts)
+                grades: Sequence[Grade]) -> str | None:
+        graded = self.graded(grades)
         wrong = [v for v in graded if v.counted.errors]
         if not wrong:
             return None
         runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
         lines = [f"word errors{runs}: {_errors(wrong[0].counted)} (reference pipeline)",
                  text_field("reference", sample.reference)]
-        for answer, verdict in zip(answers, graded, strict=False):
+        for answer, grade in zip(answers, graded, strict=False):
             prefix = "" if len(graded) == 1 else f"run {answer.run} "
             lines.append(text_field(prefix + "answer", answer.said()))
-            lines += _alignment(sample.reference, verdict.transcript)
-            if verdict.preamble:
+            lines += _alignment(sample.reference, grade.transcript)
+            if grade.preamble:
                 lines.append("note:      the answer opens with a preamble, whose words count "
                              "as insertions (as every reference pipeline counts them)")
         lines.append(f"audio: {sample.audio}")
@@ -152,23 +152,23 @@ class TranscriptionBenchmark(Benchmark):
         return [*_alignment(sample.reference, baseline, "base"),
                 *_alignment(sample.reference, now, "now")]
 
-    def properties(self, verdicts: Sequence[Verdict]) -> list[tuple[str, object]]:
-        graded = self.graded(verdicts)
+    def properties(self, grades: Sequence[Grade]) -> list[tuple[str, object]]:
+        graded = self.graded(grades)
         return [("audiobench_word_errors", " ".join(str(v.counted.errors) for v in graded))] \
             if graded else []
 
     def view(self, record: SampleRecord) -> SampleView:
-        graded = self.graded(record.verdicts)
+        graded = self.graded(record.grades)
         if not graded:
             return SampleView()
         details = []
-        for index, verdict in enumerate(graded):
+        for index, grade in enumerate(graded):
             run = f"run {index}, " if len(graded) > 1 else ""
-            ref, hyp = aligned(words(record.reference), words(verdict.transcript))
+            ref, hyp = aligned(words(record.reference), words(grade.transcript))
             details += [Detail(label=f"{run}aligned", text=f"REF: {ref}\nHYP: {hyp}"),
                         Detail(label=f"{run}english pipeline",
-                               text=_errors(verdict.errors["english"]))]
-            if verdict.preamble:
+                               text=_errors(grade.errors["english"]))]
+            if grade.preamble:
                 details.append(Detail(label=f"{run}preamble", text="opens with a preamble"))
         return SampleView(score=" | ".join(_errors(v.counted, short=True) for v in graded),
                           details=details)
@@ -185,7 +185,7 @@ class TranscriptGating(Gating):
     lower_is_better = True
 
     def line(self, record: SampleRecord) -> SampleLine | None:
-        graded = self.bench.graded(record.verdicts)
+        graded = self.bench.graded(record.grades)
         if not graded or not record.answers:
             return None
         first = record.answers[0]
@@ -212,7 +212,7 @@ class TranscriptGating(Gating):
         return MARGIN
 
 
-def _values(graded: Sequence[TranscriptVerdict]) -> dict[str, float]:
+def _values(graded: Sequence[TranscriptGrade]) -> dict[str, float]:
     """Per pipeline, the error rate in percent over ``graded``'s runs (the reference's words
     the same in every run, the mean of the runs' rates) and the reference's words."""
     out: dict[str, float] = {}
@@ -247,16 +247,16 @@ class _Split:
     kinds: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("substitutions", "deletions", "insertions", "preamble_num", "empty_num"), 0))
 
-    def add(self, verdict: TranscriptVerdict) -> None:
+    def add(self, grade: TranscriptGrade) -> None:
         self.n += 1
-        for pipeline, counted in verdict.errors.items():
+        for pipeline, counted in grade.errors.items():
             self.summed[pipeline] = self.summed.get(pipeline, NONE) + counted
-        decided = verdict.counted
+        decided = grade.counted
         self.kinds["substitutions"] += decided.substitutions
         self.kinds["deletions"] += decided.deletions
         self.kinds["insertions"] += decided.insertions
-        self.kinds["preamble_num"] += verdict.preamble
-        self.kinds["empty_num"] += not verdict.transcript.strip()
+        self.kinds["preamble_num"] += grade.preamble
+        self.kinds["empty_num"] += not grade.transcript.strip()
 
 
 class TranscriptTally(Tally):
@@ -267,9 +267,9 @@ class TranscriptTally(Tally):
         self._runs: list[dict[str, _Split]] = [{} for _ in range(runs)]
 
     def add(self, record: SampleRecord) -> None:
-        for splits, verdict in zip(self._runs, self._bench.graded(record.verdicts),
+        for splits, grade in zip(self._runs, self._bench.graded(record.grades),
                                    strict=False):
-            splits.setdefault(record.task, _Split()).add(verdict)
+            splits.setdefault(record.task, _Split()).add(grade)
 
     def metrics(self, run: int) -> dict[str, Metric]:
         out: dict[str, Metric] = {}

@@ -20,7 +20,7 @@ from pytest_audiobench.config.frozen import OwnSettings
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import JudgeError
 from pytest_audiobench.outcome.metrics import Metric
-from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord, Verdict
+from pytest_audiobench.outcome.records import Grade, ModelAnswer, SampleRecord
 
 from . import LAYOUT, NAME
 
@@ -39,7 +39,7 @@ class ToyJudgedItem(BaseModel):
     answer: str
 
 
-class ToyJudgedVerdict(Verdict):
+class ToyJudgedGrade(Grade):
     kind: Literal["toy_judged"] = "toy_judged"
     correct: bool
     outputs: list[str]
@@ -79,7 +79,7 @@ class ToyJudged(Benchmark):
     def prompt(self, sample: Sample) -> str:
         return sample.question
 
-    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Verdict:
+    async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Grade:
         if runtime.judge is None:
             raise JudgeError(f"{NAME} needs a judge")
         fence = fence_for(answer.text)
@@ -93,21 +93,21 @@ class ToyJudged(Benchmark):
                                        fingerprint=fingerprint)
         if asked.parsed is None:
             raise JudgeError(f"the judge said neither yes nor no: {asked.outputs}")
-        return ToyJudgedVerdict(correct=asked.parsed, outputs=asked.outputs)
+        return ToyJudgedGrade(correct=asked.parsed, outputs=asked.outputs)
 
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
-                verdicts: Sequence[Verdict]) -> str | None:
-        wrong = [a.text for a, v in zip(answers, verdicts, strict=True)
-                 if isinstance(v, ToyJudgedVerdict) and not v.correct]
+                grades: Sequence[Grade]) -> str | None:
+        wrong = [a.text for a, v in zip(answers, grades, strict=True)
+                 if isinstance(v, ToyJudgedGrade) and not v.correct]
         return f"{NAME} {sample.id}: judged wrong: {wrong}" if wrong else None
 
     def metrics(self, records: Iterable[SampleRecord], run: int) -> dict[str, Metric]:
         groups: dict[str, list[bool]] = {}
         for record in records:
-            if len(record.verdicts) > run and isinstance(
-                    verdict := record.verdicts[run], ToyJudgedVerdict):
+            if len(record.grades) > run and isinstance(
+                    grade := record.grades[run], ToyJudgedGrade):
                 for group in ("", f"{record.task}."):
-                    groups.setdefault(group, []).append(verdict.correct)
+                    groups.setdefault(group, []).append(grade.correct)
         return {f"{NAME}.{group}accuracy": Metric(value=100 * sum(oks) / len(oks), n=len(oks))
                 for group, oks in groups.items()}
 

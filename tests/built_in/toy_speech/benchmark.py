@@ -13,8 +13,8 @@ from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.benchmarks.metafile import read_json_array, validated
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
+    TranscriptGrade,
     TranscriptionBenchmark,
-    TranscriptVerdict,
     require_words,
 )
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
@@ -33,13 +33,13 @@ class ToySpeechUtterance(BaseModel):
     text: str
 
 
-class ToySpeechVerdict(TranscriptVerdict):
+class ToySpeechGrade(TranscriptGrade):
     kind: Literal["toy_speech"] = "toy_speech"
 
 
 class ToySpeech(TranscriptionBenchmark):
     name = NAME
-    verdict = ToySpeechVerdict
+    grade_type = ToySpeechGrade
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings, settings.of(NAME, TranscriptionSettings))

@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from pytest_audiobench import ChoiceVerdict, Detail, official_letter, strict_choice
+from pytest_audiobench import ChoiceGrade, Detail, official_letter, strict_choice
 from pytest_audiobench.benchmarks.choice.letters import LETTERS
 from pytest_audiobench.benchmarks.choice.names import Matcher
 
@@ -18,7 +18,7 @@ _MARKUP = re.compile(r"[*_`]")
 _ONE_LETTER = re.compile(r"\W*([A-Da-d])\W*")
 
 
-class MmsuVerdict(ChoiceVerdict):
+class MmsuGrade(ChoiceGrade):
     """One answer read by both matchers; ``matcher`` decides."""
 
     kind: Literal["mmsu"] = "mmsu"
@@ -35,7 +35,7 @@ class MmsuVerdict(ChoiceVerdict):
 
     @classmethod
     def read(cls, reply: str, options: Mapping[str, str], answer: str,
-             matcher: Matcher) -> MmsuVerdict:
+             matcher: Matcher) -> MmsuGrade:
         """``reply`` read by both rules against the options by letter and the correct text."""
         text = reply.strip().replace("\n", "")
         letter = official_letter(reply)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pytest_audiobench.benchmarks.choice.base import MatchedVerdict
-from pytest_audiobench.benchmarks.mmar.rubrics import RubricVerdict, rubric_lines
+from pytest_audiobench.benchmarks.choice.base import MatchedGrade
+from pytest_audiobench.benchmarks.mmar.rubrics import RubricGrade, rubric_lines
 from pytest_audiobench.outcome.view import Detail
 from pytest_audiobench.transport.types import Usage
 
 
-class MmarVerdict(MatchedVerdict):
+class MmarGrade(MatchedGrade):
     """One answer's grading: what was extracted, both matchers' decisions, the rubric."""
 
     kind: Literal["mmar"] = "mmar"
     matcher: Literal["official", "strict"]
-    rubric: RubricVerdict | None = None
+    rubric: RubricGrade | None = None
     """None without a judge or without rubrics in the release."""
 
     def readings(self) -> list[Detail]:

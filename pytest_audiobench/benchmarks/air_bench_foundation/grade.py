@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from pytest_audiobench import ChoiceVerdict, Completion, Detail, Usage
+from pytest_audiobench import ChoiceGrade, Completion, Detail, Usage
 from pytest_audiobench.benchmarks.air_bench_foundation.facts import LETTERS, Matcher
 
 
@@ -20,7 +20,7 @@ class Alignment(BaseModel):
     letter: str | None
 
 
-class FoundationVerdict(ChoiceVerdict):
+class FoundationGrade(ChoiceGrade):
     """One answer's grading by both matchers; ``matcher`` decides."""
 
     kind: Literal["air_bench_foundation"] = "air_bench_foundation"
