@@ -1,4 +1,4 @@
-"""Baseline files and the gate they define: paths, schema, verdicts, and rewriting."""
+"""Baseline files and the gate they define: paths, schema, row statuses, and rewriting."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from pytest_audiobench.gate.decision import (
     exit_status,
     run_verdict,
 )
-from pytest_audiobench.gate.evaluation import Gate, GateRow, Measured, RowVerdict, evaluate
+from pytest_audiobench.gate.evaluation import Gate, GateRow, Measured, RowStatus, evaluate
 from pytest_audiobench.gate.loaded import LoadedBaseline
 from pytest_audiobench.gate.scope import LastWhole, Scope
 from pytest_audiobench.gate.writing import write
@@ -189,7 +189,7 @@ def test_a_baseline_number_written_as_another_json_type_is_rejected(tmp_path: Pa
 
 # --- evaluate ---------------------------------------------------------------------------------
 
-VERDICTS = [
+STATUSES = [
     pytest.param(7.5, "above", id="above_the_threshold_is_above"),
     pytest.param(7.0, "above", id="at_the_threshold_is_above"),
     pytest.param(6.8, "above", id="exactly_threshold_minus_tolerance_is_above"),
@@ -198,24 +198,24 @@ VERDICTS = [
 ]
 
 
-@pytest.mark.parametrize(("value", "verdict"), VERDICTS)
-def test_a_metric_is_held_against_threshold_minus_tolerance(value: float, verdict: str) -> None:
+@pytest.mark.parametrize(("value", "status"), STATUSES)
+def test_a_metric_is_held_against_threshold_minus_tolerance(value: float, status: str) -> None:
     gate = evaluate(baseline({SPEECH: (7.0, 0.2)}), Measured(measured(speech=value), 0, JUDGE))
-    assert [(row.metric, row.verdict) for row in gate.rows] == [(SPEECH, verdict)]
-    assert gate.held is (verdict == "above")
+    assert [(row.metric, row.status) for row in gate.rows] == [(SPEECH, status)]
+    assert gate.held is (status == "above")
 
 
 def test_a_float_sum_that_lands_a_hair_under_the_limit_is_still_above() -> None:
     # 6.93 - 0.1 is 6.829999999999999 in floats; a value of 6.83 must not fail on that.
     gate = evaluate(baseline({SPEECH: (6.93, 0.1)}), Measured(measured(speech=6.83), 0, JUDGE))
-    assert gate.rows[0].verdict == "above"
+    assert gate.rows[0].status == "above"
 
 
 def test_a_gated_metric_this_run_did_not_measure_is_not_measured_and_fails() -> None:
     gate = evaluate(baseline({SPEECH: (7.0, 0.2), SOUND: (6.0, 0.2)}),
                     Measured(measured(speech=7.5), 0, JUDGE))
     rows = {row.metric: row for row in gate.rows}
-    assert rows[SOUND].verdict == "not measured"
+    assert rows[SOUND].status == "not measured"
     assert rows[SOUND].value is None and rows[SOUND].delta is None
     assert not gate.held
 
@@ -292,7 +292,7 @@ def test_the_reasons_name_each_failing_metric_the_missing_samples_and_the_judge(
 
 def test_a_gate_built_by_hand_reports_below_rows_without_a_value_plainly() -> None:
     gate = Gate(rows=[GateRow(metric=SPEECH, value=None, threshold=7.0, tolerance=0.0,
-                              verdict="below")], missing=0, allowed=0)
+                              status="below")], missing=0, allowed=0)
     assert gate.reasons() == [f"{SPEECH} below"]
 
 
@@ -445,15 +445,15 @@ def test_a_baseline_s_digest_tells_a_rewritten_file_from_the_one_before() -> Non
     assert loaded(None).digest is None
 
 
-def _gate(*verdicts: RowVerdict) -> Gate:
-    rows = [GateRow(metric=f"m{i}", value=1.0, threshold=1.0, tolerance=0.0, verdict=v)
-            for i, v in enumerate(verdicts)]
+def _gate(*statuses: RowStatus) -> Gate:
+    rows = [GateRow(metric=f"m{i}", value=1.0, threshold=1.0, tolerance=0.0, status=s)
+            for i, s in enumerate(statuses)]
     return Gate(rows=rows, missing=0, allowed=0)
 
 
-def _decided(*verdicts: RowVerdict, status: BaselineStatus = "applied", failed: int = 0,
+def _decided(*rows: RowStatus, status: BaselineStatus = "applied", failed: int = 0,
              regressed: int = 0, missing: int = 0, name: str = "b") -> Decided:
-    gate = _gate(*verdicts) if verdicts else None
+    gate = _gate(*rows) if rows else None
     return Decided(name, status, gate, failed, regressed, missing)
 
 

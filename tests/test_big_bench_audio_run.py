@@ -137,7 +137,7 @@ def test_a_wrong_answer_s_report_shows_the_question_the_official_answer_and_the_
 
 
 def _title_case_judge(request: ChatRequest) -> str:
-    """A judge that says its verdict in title case: "Correct"."""
+    """A judge that replies in title case: "Correct"."""
     return "Correct"
 
 
@@ -211,7 +211,7 @@ def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
 
     worse = regressed_once_worse(lambda *args: _run(run_bench, root, *args),
                                  tmp_path / "baselines", worsen)
-    assert worse.gate_rows["big_bench_audio.accuracy"]["verdict"] == "regressed"
+    assert worse.gate_rows["big_bench_audio.accuracy"]["status"] == "regressed"
     worse.result.assert_outcomes(failed=40)
 
 

@@ -424,7 +424,7 @@ def test_a_model_is_gated_against_a_published_leaderboard_column(
     assert summary["baseline_file"] == str(REPO_BASELINES / NAME / "qwen-audio-turbo.json")
     rows = {row["metric"]: row for row in summary["gate"]["rows"]}
     assert len(rows) == 20 and rows[f"{NAME}.official.avg"]["threshold"] == 57.8
-    assert {row["verdict"] for row in rows.values()} == ({"above"} if held else {"below"})
+    assert {row["status"] for row in rows.values()} == ({"above"} if held else {"below"})
     assert run.result.ret == (pytest.ExitCode.OK if held else pytest.ExitCode.TESTS_FAILED)
 
 
@@ -434,7 +434,7 @@ def test_without_a_judge_the_published_official_numbers_are_not_measured(
     run = run_bench(f"--audiobench-baselines={REPO_BASELINES}", "--audiobench-gate-against",
                     "qwen-audio-turbo", data=release, benchmark=NAME, judge=False)
     rows = run.report["benchmarks"][0]["gate"]["rows"]
-    assert {row["verdict"] for row in rows} == {"not measured"}
+    assert {row["status"] for row in rows} == {"not measured"}
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     assert "official numbers unavailable: the align step needs a judge" in \
         run.result.stdout.str()

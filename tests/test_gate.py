@@ -99,7 +99,7 @@ def test_a_metric_the_selection_left_without_a_sample_is_said_and_not_gated(
         "verdict: gate held on 1 of 2 metric(s) of air_bench_chat; 1 not selected; held by "
         "thresholds, not paired: air_bench_chat (no per-sample lines in the baseline)")]
     rows = {row["metric"]: row for row in run.report["benchmarks"][0]["gate"]["rows"]}
-    assert rows["air_bench_chat.music.score"]["verdict"] == "not selected"
+    assert rows["air_bench_chat.music.score"]["status"] == "not selected"
     assert run.report["benchmarks"][0]["counts"]["left_out"] == 14
 
 
@@ -179,7 +179,7 @@ def test_update_baseline_writes_the_headline_metrics_and_the_next_run_gates_on_t
     out = again.result.stdout.str()
     assert "air_bench_chat.average.score regressed" in out
     rows = {r["metric"]: r for r in again.report["benchmarks"][0]["gate"]["rows"]}
-    assert rows[SPEECH]["verdict"] == "too small" and rows[SPEECH]["n"] == 4
+    assert rows[SPEECH]["status"] == "too small" and rows[SPEECH]["n"] == 4
 
 
 def test_update_baseline_refuses_to_write_from_a_run_with_errors(
@@ -256,7 +256,7 @@ def test_a_model_is_gated_against_the_published_numbers_of_a_reference_model(
         result.stdout.str()
     rows = {row["metric"]: row for row in summary["gate"]["rows"]}
     assert rows[AVERAGE]["threshold"] == 6.93
-    assert (rows[AVERAGE]["verdict"] == "above") is held
+    assert (rows[AVERAGE]["status"] == "above") is held
 
 
 def test_gating_against_another_model_cannot_write_its_baseline(run_bench: Any) -> None:
@@ -330,7 +330,7 @@ def test_a_metric_measurably_worse_inside_its_margin_reads_so_and_the_gate_holds
     # 8 of 16 samples 1.5 points lower on average: -0.75, its interval below zero, the margin 2.
     assert average["difference"] == pytest.approx(-0.75)
     assert average["high"] < 0 and average["margin"] == 2.0
-    assert average["verdict"] == "worse within margin"
+    assert average["status"] == "worse within margin"
     assert run.report["gate_held"] is True
     out = run.result.stdout.str()
     assert any(line.startswith(AVERAGE) and line.endswith("worse within margin")

@@ -317,7 +317,7 @@ def test_a_harsher_rubric_judge_is_measured_on_the_ratings_and_cancelled(
     assert rows["mmar.rubrics"]["difference"] == pytest.approx(0.0)
     # CRS has no per-sample form: held against its threshold, which the old judge set, it
     # says nothing now, and is reported, not held.
-    assert rows["mmar.crs"]["verdict"] == "judge changed" and rows["mmar.crs"]["value"] < 0.8
+    assert rows["mmar.crs"]["status"] == "judge changed" and rows["mmar.crs"]["value"] < 0.8
     assert ("judge changed: mmar.crs held against a threshold the baseline's judge set, while "
             "every baseline answer was judged again today: reported, not held"
             ) in run.result.stdout.str()

@@ -135,7 +135,7 @@ def test_a_worse_model_fails_the_paired_gate_and_an_unchanged_one_holds(
     worse = regressed_once_worse(lambda *args: _run(run_bench, root, *args),
                                  tmp_path / "baselines", worsen)
     rows = worse.gate_rows
-    assert rows["mmsu.avg"]["verdict"] == "regressed"
+    assert rows["mmsu.avg"]["status"] == "regressed"
     assert rows["mmsu.avg"]["method"] == "exact"  # McNemar's on 40 discordant pairs
     worse.result.assert_outcomes(failed=40)
 

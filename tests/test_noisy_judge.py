@@ -156,7 +156,7 @@ def test_a_drop_of_2_points_on_30_percent_of_the_samples_fails(
     run = noisy_run(run_bench, data)
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     rows = {r["metric"]: r for r in run.report["benchmarks"][0]["gate"]["rows"]}
-    assert rows["air_bench_chat.average.score"]["verdict"] == "regressed"
+    assert rows["air_bench_chat.average.score"]["status"] == "regressed"
     assert rows["air_bench_chat.average.score"]["test"] == "paired"
 
 
@@ -188,7 +188,7 @@ def test_a_lenient_judge_does_not_hide_a_drop_of_2_points_on_30_percent(
     summary = run.report["benchmarks"][0]
     assert summary["judge_comparison"]["rejudged"] is True
     rows = {r["metric"]: r for r in summary["gate"]["rows"]}
-    assert rows["air_bench_chat.average.score"]["verdict"] == "regressed"
+    assert rows["air_bench_chat.average.score"]["status"] == "regressed"
     # Against the recorded scores the judge's point would have covered most of the drop.
     never = noisy_run(run_bench, data, "--audiobench-rejudge-baseline=never")
     rows = {r["metric"]: r for r in never.report["benchmarks"][0]["gate"]["rows"]}
@@ -292,7 +292,7 @@ def test_head_to_head_an_unchanged_model_holds_and_a_drop_on_30_percent_fails(
     run = noisy_run(run_bench, data, *live)
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     rows = {r["metric"]: r for r in run.report["benchmarks"][0]["gate"]["rows"]}
-    assert rows["air_bench_chat.average.score"]["verdict"] == "regressed"
+    assert rows["air_bench_chat.average.score"]["status"] == "regressed"
     failed = {s["question"] for s in run.report["samples"] if s["outcome"] == "failed"}
     # Most items that fail are samples that dropped.
     assert len(failed & model.worse) >= 0.8 * len(failed) > 0

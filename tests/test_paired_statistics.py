@@ -211,11 +211,11 @@ def test_an_interval_wholly_below_zero_but_inside_the_margin_reads_worse_within_
     assert test.high == pytest.approx(-0.05 + exact.t_quantile(0.95, 19) * result.se)
     assert test.high == pytest.approx(-0.0302, abs=1e-4) and not test.regressed
     row = paired_row("m", test)
-    assert row.verdict == "worse within margin" and row.verdict in HOLDING
+    assert row.status == "worse within margin" and row.status in HOLDING
     # One sample lower and one higher: the interval holds zero, and the metric is ok.
     level = {f"s{i}": line(f"s{i}", 4.9 if i == 0 else 5.1 if i == 1 else 5.0) for i in range(20)}
     even = paired(ONE_GROUP, base, level)
-    assert even is not None and paired_row("m", assess(even, 1.0, 0.05)).verdict == "ok"
+    assert even is not None and paired_row("m", assess(even, 1.0, 0.05)).status == "ok"
 
 
 class _Bench:

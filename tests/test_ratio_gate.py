@@ -73,11 +73,11 @@ def test_a_rise_on_every_speaker_is_a_regression_and_a_fall_is_none() -> None:
     assert test.p == pytest.approx(2 ** -12)
     assert test.regressed
     row = paired_row("librispeech.test-clean.wer", test)
-    assert row.verdict == "regressed" and row.lower_is_better
+    assert row.status == "regressed" and row.lower_is_better
     assert row.limit == pytest.approx(0.2)
     better = assess(paired(WER, new, base), margin=0.2, level=0.05)  # type: ignore[arg-type]
     assert better.p is None and not better.regressed
-    assert paired_row("w", better).verdict in HOLDING
+    assert paired_row("w", better).status in HOLDING
 
 
 def test_lower_is_better_mirrors_higher_is_better_on_negated_values() -> None:
@@ -96,7 +96,7 @@ def test_lower_is_better_mirrors_higher_is_better_on_negated_values() -> None:
     assert low.p == high.p and low.detectable == pytest.approx(high.detectable)
     assert low.low == pytest.approx(-high.high) and low.high == pytest.approx(-high.low)
     assert low.gains == (pytest.approx(high.low), pytest.approx(high.high))
-    assert paired_row("x", low).verdict == paired_row("x", high).verdict
+    assert paired_row("x", low).status == paired_row("x", high).status
 
 
 def test_one_utterance_measures_a_change_but_cannot_be_gated() -> None:
@@ -109,7 +109,7 @@ def test_one_utterance_measures_a_change_but_cannot_be_gated() -> None:
     assert exact.sign_flip_p(result.sums) == pytest.approx(0.5)
     test = assess(result, 0.2, 0.05, gated=False)
     assert (test.low, test.high, test.detectable, test.p) == (None, None, None, None)
-    assert paired_row("w", test).verdict == "too small"
+    assert paired_row("w", test).status == "too small"
 
 
 def test_all_pairs_equal_change_nothing_and_raise_no_alarm() -> None:
@@ -120,7 +120,7 @@ def test_all_pairs_equal_change_nothing_and_raise_no_alarm() -> None:
     test = assess(result, 0.2, 0.05)
     assert test.p is None and not test.regressed
     # No spread at all: no interval can be had, so the row says it cannot tell.
-    assert paired_row("w", test).verdict == "can't tell"
+    assert paired_row("w", test).status == "can't tell"
     # Its smallest detectable rise: the margin plus (t + z) times one heaviest utterance's
     # whole swing (100 points x 14/95 words).
     q = exact.t_quantile(0.95, 9) + 0.8416212335729143
@@ -139,10 +139,10 @@ def test_a_ceiling_threshold_is_over_or_under_and_written_rounded_up() -> None:
     file = Baseline(benchmark="librispeech", model="m", judge_model=None, max_errors=0,
                     metrics={name: Threshold(threshold=2.0, tolerance=0.1)})
     held = evaluate(file, Measured({name: Metric(value=2.1, n=5)}, 0), lower=frozenset({name}))
-    assert held.rows[0].verdict == "under" and held.held
+    assert held.rows[0].status == "under" and held.held
     failed = evaluate(file, Measured({name: Metric(value=2.11, n=5)}, 0),
                       lower=frozenset({name}))
-    assert failed.rows[0].verdict == "over" and not failed.held
+    assert failed.rows[0].status == "over" and not failed.held
     assert failed.reasons() == [f"{name} over (2.110 > 2 + 0.1)"]
     # Read as better higher, the same value would hold: the direction is the benchmark's.
     assert evaluate(file, Measured({name: Metric(value=2.11, n=5)}, 0)).held

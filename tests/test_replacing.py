@@ -78,7 +78,7 @@ def test_a_baseline_without_per_sample_lines_is_held_by_thresholds_and_says_so(
             for row in b["gate"]["rows"]]
     # No row without an interval reads ok: a threshold is above or below (a word error
     # rate's, a ceiling, under or over).
-    assert {row["verdict"] for row in rows} <= {"above", "below", "under", "over",
+    assert {row["status"] for row in rows} <= {"above", "below", "under", "over",
                                                 "not measured"}
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 

@@ -127,7 +127,7 @@ def test_three_items_all_lost_are_not_a_regression() -> None:
     assert not result.detects_at_all(0.05, 1.0) and assessed.detectable is None
 
 
-def test_every_pair_alike_gives_no_verdict_and_an_interval_with_width() -> None:
+def test_every_pair_alike_gives_no_regression_and_an_interval_with_width() -> None:
     result = paired(ACCURACY, *runs([100, 0, 100, 0], [100, 0, 100, 0]))
     assert result is not None
     assessed = assess(result, 1.0, 0.05)
@@ -148,7 +148,7 @@ def test_a_judged_score_never_has_a_zero_standard_error_when_the_noise_is_known(
     # The sign-flip test of five equal drops: 1/32, below 5 %: a regression, decided by a
     # test that does not rest on the zero spread.
     assert assessed.p == pytest.approx(1 / 32) and assessed.regressed
-    # Without the noise there is no interval (no spread to build one from), and the verdict is
+    # Without the noise there is no interval (no spread to build one from), and the decision is
     # the exact tests' as before: nothing rests on the zero standard error.
     bare = paired(SCORE, *runs([7, 7, 7, 7, 7], [5, 5, 5, 5, 5]))
     assert bare is not None and bare.se == 0.0

@@ -144,9 +144,9 @@ def test_an_unchanged_transcriber_passes_and_a_worse_one_fails_the_paired_gate(
     assert same.result.ret == pytest.ExitCode.OK
     rows = {r["metric"]: r for b in same.report["benchmarks"] for r in b["gate"]["rows"]}
     clean = rows["librispeech.test-clean.wer"]
-    assert (clean["test"], clean["verdict"], clean["lower_is_better"]) == ("paired", "can't tell",
+    assert (clean["test"], clean["status"], clean["lower_is_better"]) == ("paired", "can't tell",
                                                                            True)
-    assert rows["librispeech.test-other.wer"]["verdict"] == "too small"
+    assert rows["librispeech.test-other.wer"]["status"] == "too small"
 
     # Worse on test-clean: a word added to every reply, one more error an utterance (not a
     # hesitation such as "um", which Whisper's normaliser drops).
@@ -158,7 +158,7 @@ def test_an_unchanged_transcriber_passes_and_a_worse_one_fails_the_paired_gate(
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     rows = {r["metric"]: r for b in run.report["benchmarks"] for r in b["gate"]["rows"]}
     clean = rows["librispeech.test-clean.wer"]
-    assert clean["verdict"] == "regressed"
+    assert clean["status"] == "regressed"
     # Eleven more errors over 52 words, on nine of the ten speakers: the empty reply turned
     # "indeed" is one substitution and two deletions, three errors as before. The unchanged
     # speaker's sum is zero, whichever its sign: p = 2 of 2^10 sign patterns.

@@ -77,7 +77,7 @@ class Compared:
 
     @property
     def worse(self) -> bool:
-        return any(row.verdict == "regressed" for row in self.rows.values())
+        return any(row.status == "regressed" for row in self.rows.values())
 
 
 def compare(a: RunReport, b: RunReport, *, confidence: float = 0.95,
@@ -128,7 +128,7 @@ def render(a: Path, b: Path, compared: Sequence[Compared], confidence: float,
            shown: int) -> list[str]:
     """The paired table per benchmark, its regressed samples, and the verdict."""
     rows = [row for c in compared for row in c.rows.values()]
-    small = sum(row.verdict == "too small" for row in rows)
+    small = sum(row.status == "too small" for row in rows)
     lines = [f"A: {a}", f"B: {b}",
              f"paired over the samples both runs scored; confidence {confidence:g} across "
              f"{len(rows) - small} metrics" + (f" ({small} too small to hold)" if small else "")]
@@ -144,7 +144,7 @@ def render(a: Path, b: Path, compared: Sequence[Compared], confidence: float,
             "samples: not compared one by one: a sampled judge scored each once, so its noise "
             f"is unknown (run with more draws: {MORE_DRAWS})"])
     worse = [f"{c.benchmark}: " + ", ".join(m for m, r in c.rows.items()
-                                             if r.verdict == "regressed")
+                                             if r.status == "regressed")
              for c in compared if c.worse]
     lines.append("")
     lines.append(f"B is worse than A beyond the margin: {'; '.join(worse)}" if worse
@@ -285,7 +285,7 @@ def verdict_of(compared: Sequence[Compared]) -> RunVerdict:
     rows = [row for c in compared for row in c.rows.values()]
     worse = tuple(c.benchmark for c in compared if c.worse)
     return RunVerdict("failed" if worse else "held", not worse, worse,
-                      sum(row.verdict not in UNRESOLVED for row in rows), len(rows))
+                      sum(row.status not in UNRESOLVED for row in rows), len(rows))
 
 
 def compare_page(b: RunReport, compared: Sequence[Compared], verdict: RunVerdict,

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.gate import baseline as baselines
-from pytest_audiobench.gate.evaluation import UNRESOLVED, Gate, Measured, RowVerdict, evaluate
+from pytest_audiobench.gate.evaluation import UNRESOLVED, Gate, Measured, RowStatus, evaluate
 from pytest_audiobench.gate.evidence import Evidence
 from pytest_audiobench.gate.paired import judge_noise
 from pytest_audiobench.gate.scope import Scope
@@ -168,7 +168,7 @@ def not_held(replaced: Gate, short: Sequence[str]) -> str | None:
     if short:
         more = f" (and {len(short) - 1} more)" if len(short) > 1 else ""
         return f"it falls short of the baseline it would replace: {short[0]}{more}"
-    if not any(row.verdict not in UNRESOLVED for row in replaced.rows):
+    if not any(row.status not in UNRESOLVED for row in replaced.rows):
         return (f"it held nothing against the baseline it would replace: none of its "
                 f"{len(replaced.rows)} metric(s) could be told from chance (too small to gate, "
                 "or can't tell), so nothing shows that it holds")
@@ -184,8 +184,8 @@ past can't tell), so the gate overrules no item and pytest's own status stands;
 slice of a run, gated by its merge; ``ungated``, some benchmark had no gate (no baseline, no
 sample selected, no answers published)."""
 
-UNTESTED: frozenset[RowVerdict] = frozenset({"too small", "not selected", "judge changed"})
-"""The row verdicts of a metric the gate did not test at all."""
+UNTESTED: frozenset[RowStatus] = frozenset({"too small", "not selected", "judge changed"})
+"""The row statuses of a metric the gate did not test at all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +242,7 @@ def run_verdict(decided: Sequence[Decided], scope: Scope, sharded: bool) -> RunV
     applied = [d.gate for d in decided if d.status == "applied" and d.gate is not None]
     rows = [row for gate in applied for row in gate.rows]
     failed = tuple(d.name for d in decided if d.fails)
-    told = sum(row.verdict not in UNRESOLVED for row in rows)
+    told = sum(row.status not in UNRESOLVED for row in rows)
 
     def verdict(kind: VerdictKind, held: bool) -> RunVerdict:
         return RunVerdict(kind, held, failed, told, len(rows))
@@ -269,7 +269,7 @@ def vouches(gates: Sequence[Gate], scope: Scope) -> bool:
     by -k, -m, --deselect or paths: it told one, past can't tell); else it is blind, and the
     items decide."""
     silent = UNRESOLVED if scope.narrowed else UNTESTED
-    return any(row.verdict not in silent for gate in gates for row in gate.rows)
+    return any(row.status not in silent for gate in gates for row in gate.rows)
 
 
 def exit_status(settings: Settings, verdict: RunVerdict, status: int | pytest.ExitCode,

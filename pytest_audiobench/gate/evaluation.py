@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from pydantic import BaseModel
+from pydantic import AliasChoices, BaseModel, Field
 
 from pytest_audiobench.gate.baseline import Baseline, Threshold
 from pytest_audiobench.gate.drift import other_judge
@@ -25,25 +25,26 @@ from pytest_audiobench.outcome.lines import Linear, SampleLine
 from pytest_audiobench.outcome.metrics import Metric
 from pytest_audiobench.transport.types import JudgeIdentity, ModelIdentity
 
-RowVerdict = Literal["ok", "worse within margin", "can't tell", "below", "regressed",
-                     "too small", "not measured", "not selected", "judge changed", "above",
-                     "over", "under"]
-"""A paired metric's verdict, or a threshold's: ``above`` or ``below`` its threshold less its
-tolerance, for a metric better higher; ``under`` or ``over`` its threshold plus its
-tolerance, for one better lower (a word error rate). ``ok`` is said only of a paired metric
-whose interval rules a drop out (a rise, when lower is better)."""
-HOLDING: frozenset[RowVerdict] = frozenset({"ok", "worse within margin", "can't tell",
-                                            "too small", "not selected", "judge changed",
-                                            "above", "under"})
-"""Verdicts the gate holds on: a metric measurably worse but not beyond its margin is said
+RowStatus = Literal["ok", "worse within margin", "can't tell", "below", "regressed",
+                    "too small", "not measured", "not selected", "judge changed", "above",
+                    "over", "under"]
+"""A metric row's status, what the gate says of a paired metric or of a threshold: ``above``
+or ``below`` its threshold less its tolerance, for a metric better higher; ``under`` or
+``over`` its threshold plus its tolerance, for one better lower (a word error rate). ``ok``
+is said only of a paired metric whose interval rules a drop out (a rise, when lower is
+better)."""
+HOLDING: frozenset[RowStatus] = frozenset({"ok", "worse within margin", "can't tell",
+                                           "too small", "not selected", "judge changed",
+                                           "above", "under"})
+"""Statuses the gate holds on: a metric measurably worse but not beyond its margin is said
 and held; one whose interval reaches past the margin while the exact tests find no
 regression cannot be told either way (held, and said: the run could not rule the drop out);
 one too small to be gated is reported, not held; so is one the run's selection (-k, -m,
 --deselect, --audiobench-tasks) left without a sample, and one held against a threshold the
 baseline's judge set when today's judge is another (``drift.py``)."""
-UNRESOLVED: frozenset[RowVerdict] = frozenset({"can't tell", "too small", "not selected",
-                                               "judge changed"})
-"""Held verdicts that say nothing of the metric: the gate is blind to it in this run."""
+UNRESOLVED: frozenset[RowStatus] = frozenset({"can't tell", "too small", "not selected",
+                                              "judge changed"})
+"""Held statuses that say nothing of the metric: the gate is blind to it in this run."""
 
 
 class GateRow(BaseModel):
@@ -51,7 +52,9 @@ class GateRow(BaseModel):
     value: float | None
     threshold: float
     tolerance: float
-    verdict: RowVerdict
+    status: RowStatus = Field(validation_alias=AliasChoices("status", "verdict"))
+    """What the gate says of the metric (``RowStatus``); format 6 and before called it
+    ``verdict``."""
     test: Literal["threshold", "paired"] = "threshold"
     n: int | None = None
     """Paired: the samples both runs scored."""
@@ -111,12 +114,12 @@ class Gate(BaseModel):
 
     @property
     def held(self) -> bool:
-        return (all(row.verdict in HOLDING for row in self.rows)
+        return (all(row.status in HOLDING for row in self.rows)
                 and self.missing <= self.allowed and self.judge_mismatch is None)
 
     def reasons(self) -> list[str]:
-        out = [f"{row.metric} {row.verdict}" + _why(row) for row in self.rows
-               if row.verdict not in HOLDING]
+        out = [f"{row.metric} {row.status}" + _why(row) for row in self.rows
+               if row.status not in HOLDING]
         if self.missing > self.allowed:
             out.append(f"{self.missing} samples without a score, {self.allowed} allowed")
         if self.judge_mismatch:
@@ -224,14 +227,14 @@ def evaluate(baseline: Baseline, measured: Measured, *, allowed: int | None = No
             rows.append(paired_row(name, assessed[name], limit, metric))
             continue
         if metric is None:
-            verdict: RowVerdict = "not selected" if narrowed else "not measured"
+            status: RowStatus = "not selected" if narrowed else "not measured"
         elif stale is not None and name in stale:
-            verdict = "judge changed"
+            status = "judge changed"
         else:
-            verdict = _threshold_verdict(metric.value, limit, name in lower)
+            status = _threshold_status(metric.value, limit, name in lower)
         rows.append(GateRow(metric=name, value=metric.value if metric else None,
                             threshold=limit.threshold, tolerance=limit.tolerance,
-                            verdict=verdict, lower_is_better=name in lower))
+                            status=status, lower_is_better=name in lower))
     mismatch = None
     other = None if baseline.judge_model is None or stale is not None else other_judge(
         baseline.judge_model, baseline.judge, judge_model, judge)
@@ -249,7 +252,7 @@ def evaluate(baseline: Baseline, measured: Measured, *, allowed: int | None = No
                 judge_mismatch=mismatch, other_model=other)
 
 
-def _threshold_verdict(value: float, limit: Threshold, lower: bool) -> RowVerdict:
+def _threshold_status(value: float, limit: Threshold, lower: bool) -> RowStatus:
     """A value against its threshold: a floor less the tolerance, or a ceiling plus it."""
     if lower:
         # The 1e-9: float arithmetic (the threshold plus or less its tolerance) must not fail a
@@ -267,7 +270,7 @@ def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
     return GateRow(
         metric=name, value=metric.value if metric else result.new,
         threshold=limit.threshold if limit else result.baseline,
-        tolerance=limit.tolerance if limit else 0.0, verdict=_paired_verdict(test), test="paired",
+        tolerance=limit.tolerance if limit else 0.0, status=_paired_status(test), test="paired",
         n=result.n, baseline=result.baseline, difference=result.difference, low=test.low,
         high=test.high, margin=test.margin, detectable=test.detectable, method=result.method,
         # An open range (a word error rate) has no width to write: JSON holds no infinity.
@@ -276,7 +279,7 @@ def paired_row(name: str, test: Assessed, limit: Threshold | None = None,
         lower_is_better=result.sign < 0)
 
 
-def _paired_verdict(test: Assessed) -> RowVerdict:
+def _paired_status(test: Assessed) -> RowStatus:
     """Regressed when the exact tests say so; else can't tell when its interval reaches past
     the margin (or cannot be had): no drop beyond it is ruled out; else worse within the
     margin when the whole interval lies below zero; else ok: the interval rules out a drop
@@ -294,12 +297,12 @@ def _paired_verdict(test: Assessed) -> RowVerdict:
 
 
 def _why(row: GateRow) -> str:
-    if row.verdict == "below" and row.value is not None:
+    if row.status == "below" and row.value is not None:
         return f" ({row.value:.3f} < {row.threshold:g} - {row.tolerance:g})"
-    if row.verdict == "over" and row.value is not None:
+    if row.status == "over" and row.value is not None:
         return f" ({row.value:.3f} > {row.threshold:g} + {row.tolerance:g})"
     bound = row.high if row.sign > 0 else row.low
-    if row.verdict == "regressed" and row.difference is not None and bound is not None:
+    if row.status == "regressed" and row.difference is not None and bound is not None:
         return (f" (changed {row.difference:+.3f}; at {'most' if row.sign > 0 else 'least'} "
                 f"{bound:+.3f}, beyond the margin {row.limit:+g}; p {row.p:.2g} at level "
                 f"{row.level:.2g})")
@@ -312,7 +315,7 @@ def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-s
     of which can be detected, an interval below the margin that the exact tests find to be
     chance. ``gate_small`` names the flag that gates the small ones."""
     paired = [r for r in rows if r.test == "paired"]
-    small = [r for r in paired if r.verdict == "too small"]
+    small = [r for r in paired if r.status == "too small"]
     lines = []
     if small:
         floors = sorted({r.min_n for r in small if r.min_n is not None})
@@ -320,10 +323,10 @@ def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-s
         lines.append(f"too small: {len(small)} metric(s) with too few samples to detect a drop "
                      f"({below}, or no drop in their range could be told from chance): "
                      f"reported, not gated ({gate_small} gates them)")
-    if any(r.detectable is None and r.verdict != "too small" for r in paired):
+    if any(r.detectable is None and r.status != "too small" for r in paired):
         lines.append("detects -: no drop within the metric's range is found 80 % of the time "
                      "with these samples")
-    changed = [r.metric for r in rows if r.verdict == "judge changed"]
+    changed = [r.metric for r in rows if r.status == "judge changed"]
     if changed:
         lines.append(f"judge changed: {', '.join(changed)} held against a threshold the "
                      "baseline's judge set, while every baseline answer was judged again "
@@ -331,7 +334,7 @@ def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-s
     lines += [f"{r.metric}: its interval lies {'below' if r.sign > 0 else 'above'} the "
               f"margin, but the exact tests say the {'drop' if r.sign > 0 else 'rise'} could "
               f"be chance (p {r.p:.2g} at level {r.level:.2g}): not a regression"
-              for r in paired if r.verdict == "can't tell" and r.low is not None
+              for r in paired if r.status == "can't tell" and r.low is not None
               and r.high is not None and r.margin is not None
               and (r.high if r.sign > 0 else -r.low) < -r.margin and r.p is not None
               and r.level is not None]
@@ -339,7 +342,7 @@ def paired_notes(rows: Sequence[GateRow], gate_small: str = "--audiobench-gate-s
     if lower:
         lines.append(f"lower is better: {some(lower)}: a rise is a regression, and its margin "
                      "and detects are rises")
-    unclear = [r for r in paired if r.verdict == "can't tell"]
+    unclear = [r for r in paired if r.status == "can't tell"]
     if unclear:
         lines.append(f"can't tell: {len(unclear)} metric(s) whose interval reaches past the "
                      "margin with no regression found: this run cannot rule out such a drop "

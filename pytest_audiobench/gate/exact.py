@@ -32,7 +32,7 @@ ENUMERATED = 16
 FLIPS = 19_999
 """Random sign patterns drawn beyond that: the p-value is (1 + as extreme) / (FLIPS + 1)."""
 FLIP_SEED = 20_241_104
-"""A fixed seed, so that the same data always get the same verdict."""
+"""A fixed seed, so that the same data always get the same status."""
 _CELLS = 500_000
 
 

@@ -6,7 +6,7 @@ and each test keeps its level at any n (``paired.py``). A metric is gated when i
 least its minimum n of samples both runs scored (``MIN_N``, or ``min_n`` in the baseline
 file) and some outcome in its range could reject at all; the others are reported, not gated
 (``--audiobench-gate-small`` gates them too). Both rules read n and the baseline only, never
-the new run's scores, so choosing the family cannot favour a verdict.
+the new run's scores, so choosing the family cannot favour a status.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def paired(metric: Linear, base: Mapping[str, SampleLine], new: Mapping[str, Sam
     error of a metric made of judged draws."""
     groups: dict[str, list[tuple[SampleLine, SampleLine]]] = {}
     # Sorted: the clusters' order, and so the seeded random sign patterns drawn over them, is
-    # the same however the lines arrived (workers, a merge), and so is the verdict.
+    # the same however the lines arrived (workers, a merge), and so is the row's status.
     for sample in sorted(base.keys() & new.keys()):
         b, n = base[sample], new[sample]
         group = n.groups.get(metric.by, "")

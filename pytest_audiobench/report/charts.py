@@ -137,7 +137,7 @@ HISTORY_HEIGHT = 120
 """The line chart's plot area: from x 56 to 456, from y 12 (the top) to 132."""
 
 PointState = RowState | Literal["none"]
-"""A run's verdict on the metric as drawn; ``none``: the run had no gate."""
+"""The metric's row status in one run, as drawn; ``none``: the run had no gate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +160,7 @@ def history(points: Sequence[Point], caption: str) -> str:
     """The metric across the runs, oldest left, evenly spaced (one run: in the middle): a dot
     per run that measured it, joined by a line broken where a run did not, the gate's
     interval as a vertical bar, a dashed vertical mark where the baseline changed, and a
-    failed verdict in the alarm colour. Empty when no run measured it."""
+    failed status in the alarm colour. Empty when no run measured it."""
     scale = _history_scale(points)
     if scale is None:
         return ""

@@ -159,7 +159,7 @@ def _pairs(items: Sequence[tuple[str, str]]) -> str:
 def _header(page: Page) -> str:
     report = page.report
     held = "held" if report.verdict.held else "failed"  # as the gate decided it
-    return (f'<header><h1>{escape(page.title)}</h1><p class="verdict {held}" '
+    return (f'<header><h1>{escape(page.title)}</h1><p class="badge {held}" '
             f'id="verdict">{escape(short_verdict(report))}</p>'
             f"<dl>{_pairs(_what_ran(report) + _what_it_took(report))}</dl></header>")
 
@@ -255,16 +255,16 @@ def _benchmark(summary: BenchmarkSummary, labels: tuple[str, str],
                max_tokens: int | None) -> str:
     gate = summary.gate
     if gate is None:
-        state, verdict, reasons = "none", f"no gate ({summary.baseline_status})", []
+        state, said, reasons = "none", f"no gate ({summary.baseline_status})", []
     else:
         state = "held" if gate.held else "failed"
-        verdict, reasons = f"gate {'held' if gate.held else 'FAILED'}", gate.reasons()
+        said, reasons = f"gate {'held' if gate.held else 'FAILED'}", gate.reasons()
     rows = gate.rows if gate else []
     prefix = f"{summary.benchmark}."
     changes = [_change(r, prefix) for r in rows if r.value is not None]
     return (f'<section class="benchmark" id="bench-{escape(summary.benchmark)}">'
-            f"<h2>{escape(summary.benchmark)} <span class=\"verdict {state}\">"
-            f"{escape(verdict)}</span></h2>"
+            f"<h2>{escape(summary.benchmark)} <span class=\"badge {state}\">"
+            f"{escape(said)}</span></h2>"
             + "".join(f"<p class=\"reason\">{escape(r)}</p>" for r in reasons)
             + figure(charts.forest(changes, f"{summary.benchmark}: change against the "
                                    f"{labels[0]}"),
@@ -308,7 +308,7 @@ def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
     if not rows:
         return ""
     head = ("metric", "n", labels[0], labels[1], "change", "interval", "margin", "detects",
-            "verdict")
+            "status")
     body = []
     for r in rows:
         paired = r.test == "paired"
@@ -318,7 +318,7 @@ def _gate_table(rows: Sequence[GateRow], labels: tuple[str, str]) -> str:
                  _number(r.baseline if paired else r.threshold), _number(r.value),
                  _number(r.difference if paired else r.delta, True), interval,
                  f"{r.margin:g}" if r.margin is not None else "-", _number(r.detectable),
-                 r.verdict)
+                 r.status)
         body.append(f'<tr class="{row_state(r)}">'
                     + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
     return ('<table class="gate"><thead><tr>' + "".join(f"<th>{escape(h)}</th>" for h in head)
@@ -332,7 +332,7 @@ def row_state(row: GateRow) -> charts.RowState:
                                           "worse within margin": "worse",
                                           "can't tell": "worse", "too small": "small",
                                           "not selected": "small", "judge changed": "small"}
-    return states.get(row.verdict, "failed")
+    return states.get(row.status, "failed")
 
 
 def _bars(summary: BenchmarkSummary, prefix: str) -> list[charts.Bar]:

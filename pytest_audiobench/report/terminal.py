@@ -16,7 +16,7 @@ from pytest_audiobench.untrusted import one_line
 
 def render(report: RunReport, verbose: bool = False, written: Sequence[str] = ()) -> list[str]:
     """The terminal summary: per benchmark a table of metric, n, value, baseline, delta and
-    verdict, then the counts and the gate's decision, the files ``written``, and last the
+    status, then the counts and the gate's decision, the files ``written``, and last the
     run's verdict in one line; no line holds a raw control character (``untrusted``)."""
     settings = report.settings
     judge = settings.judge
@@ -141,7 +141,7 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
     names += [name for name in gated if name not in names]
     if any(row.test == "paired" for row in gated.values()):
         return paired_table(names, gated, summary.metrics)
-    rows = [("metric", "n", "value", "baseline", "delta", "verdict")]
+    rows = [("metric", "n", "value", "baseline", "delta", "status")]
     for name in names:
         metric = summary.metrics.get(name)
         row = gated.get(name)
@@ -151,7 +151,7 @@ def _table(summary: BenchmarkSummary, verbose: bool) -> list[str]:
             fixed(metric.value) if metric else "n/a",
             f"{fixed(row.threshold)} ± {row.tolerance:g}" if row else "-",
             signed(row.delta) if row and row.delta is not None else "",
-            row.verdict if row else "",
+            row.status if row else "",
         ))
     return _aligned(rows)
 
@@ -163,7 +163,7 @@ def paired_table(names: Sequence[str], gated: Mapping[str, GateRow],
     change with its interval, the smallest drop this sample size detects, the decision, and
     under the table what its cells cannot say. ``labels`` name the two sides' columns,
     ``gate_small`` the flag that gates the small metrics."""
-    rows = [("metric", "n", *labels, "change [interval]", "margin", "detects", "verdict")]
+    rows = [("metric", "n", *labels, "change [interval]", "margin", "detects", "status")]
     for name in names:
         metric = metrics.get(name)
         row = gated.get(name)
@@ -172,18 +172,18 @@ def paired_table(names: Sequence[str], gated: Mapping[str, GateRow],
                         and row.high is not None else " [n/a]")
             rows.append((name, str(row.n), _or(row.baseline, "n/a"), _or(row.value, "n/a"),
                          f"{signed(row.difference)}{interval}", f"{row.margin:g}",
-                         _or(row.detectable, "-"), row_verdict(row)))
+                         _or(row.detectable, "-"), row_status(row)))
         else:
             rows.append((name, str(metric.n) if metric else "-",
                          f"{fixed(row.threshold)} ± {row.tolerance:g}" if row else "-",
                          fixed(metric.value) if metric else "n/a", "", "", "",
-                         row.verdict if row else ""))
+                         row.status if row else ""))
     return [*_aligned(rows),
             *paired_notes([gated[n] for n in names if n in gated], gate_small)]
 
 
 def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
-    """The first column left-aligned, the numbers right-aligned, the verdict as it is."""
+    """The first column left-aligned, the numbers right-aligned, the status as it is."""
     last = len(rows[0]) - 1
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) if i < last else cell
@@ -282,7 +282,7 @@ def against(gate: Gate) -> str:
     if not gate.held:
         return "this run FAILED: " + "; ".join(gate.reasons())
     rows = gate.rows
-    told = sum(row.verdict not in UNRESOLVED for row in rows)
+    told = sum(row.status not in UNRESOLVED for row in rows)
     if not told:
         return f"this run told nothing: none of {len(rows)} metric(s) could be told from chance"
     return f"this run held on {told} of {len(rows)} metric(s)"
@@ -300,7 +300,7 @@ def _failed_items(summary: BenchmarkSummary) -> str:
 def _left_out(summary: BenchmarkSummary) -> str:
     """What the run's selection left out of the benchmark, and the metrics it left unmeasured."""
     gate = summary.gate
-    unmeasured = ([r.metric for r in gate.rows if r.verdict == "not selected"] if gate
+    unmeasured = ([r.metric for r in gate.rows if r.status == "not selected"] if gate
                   else [m for m in summary.headline if m not in summary.metrics])
     said = (f"; not measured, so not gated: {some(unmeasured)}" if unmeasured
             else "; every gated metric was measured")
@@ -436,10 +436,10 @@ def _unresolved(rows: Sequence[GateRow]) -> list[str]:
     """The metrics the gate could not tell, counted by why."""
     return [f"{n} {what}" for what, n in (
         ("can't tell (a drop past the margin not ruled out)",
-         sum(r.verdict == "can't tell" for r in rows)),
-        ("too small to gate", sum(r.verdict == "too small" for r in rows)),
-        ("not selected", sum(r.verdict == "not selected" for r in rows)),
-        ("held against another judge's threshold", sum(r.verdict == "judge changed" for r in rows)),
+         sum(r.status == "can't tell" for r in rows)),
+        ("too small to gate", sum(r.status == "too small" for r in rows)),
+        ("not selected", sum(r.status == "not selected" for r in rows)),
+        ("held against another judge's threshold", sum(r.status == "judge changed" for r in rows)),
     ) if n]
 
 
@@ -464,15 +464,15 @@ def _items_beside(summaries: Sequence[BenchmarkSummary], rows: Sequence[GateRow]
 def dropped_ungated(rows: Sequence[GateRow]) -> list[str]:
     """The metrics left ungated by a rule of size whose interval still lies wholly past the
     margin: a drop the data resolves, said as such."""
-    return [r.metric for r in rows if r.verdict == "too small" and r.high is not None
+    return [r.metric for r in rows if r.status == "too small" and r.high is not None
             and r.margin is not None and r.high < -r.margin]
 
 
-def row_verdict(row: GateRow) -> str:
-    """A paired row's verdict as its cell says it: a metric too small to gate with the rule
+def row_status(row: GateRow) -> str:
+    """A paired row's status as its cell says it: a metric too small to gate with the rule
     that left it ungated and, when its interval lies past the margin, that it dropped."""
-    if row.verdict != "too small":
-        return row.verdict
+    if row.status != "too small":
+        return row.status
     rule = (f"n {row.n} < {row.min_n}" if row.n is not None and row.min_n is not None
             and row.n < row.min_n else "too few to tell from chance")
     dropped = row.high is not None and row.margin is not None and row.high < -row.margin

@@ -6,7 +6,7 @@ twenty checkpoints, say), and which samples keep flipping between good and bad.
 The inputs are JSON reports (``--audiobench-report``) or folders of them (every ``*.json``
 directly in a folder, by name). The runs are ordered by their start time (UTC); a report
 without one (a merge of shards) is placed by its file's modification time instead. Per
-benchmark it prints a row per run: each headline metric with the gate's verdict, the
+benchmark it prints a row per run: each headline metric with its gate row's status, the
 baseline's status, marked where the baseline changed, then the samples whose outcome flipped
 most often with their outcome in each run. The page (``--html``, by default
 ``audiobench-history.html``) adds the gate's intervals, a chart per headline metric and each

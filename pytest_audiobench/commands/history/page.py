@@ -87,7 +87,7 @@ def _page_header(history: History, models: str) -> str:
     rows = [(str(i), run.id, str(run.path), started(run), run.model, run.revision or "-",
              run.gate) for i, run in enumerate(history.runs, 1)]
     return (f"<header><h1>{escape(models)}: history of {len(history.runs)} runs</h1>"
-            f'<p class="verdict {state}" id="verdict">latest run: {escape(latest.gate)}</p>'
+            f'<p class="badge {state}" id="verdict">latest run: {escape(latest.gate)}</p>'
             f'<p class="note">{escape(ORDER)}</p>'
             + _table(head, [[(escape(c), "") for c in r] for r in rows],
                      'class="gate runs" id="runs"')
@@ -120,7 +120,7 @@ def _page_benchmark(history: History, name: str, chosen: Sequence[Flipped],
             f"<h2>{escape(name)}</h2>"
             + '<div class="wide">'
             + _table(("#", "baseline", "gate", *short), body, 'class="gate history"') + "</div>"
-            + f'<p class="note">verdicts: {escape(LEGEND)}</p>'
+            + f'<p class="note">statuses: {escape(LEGEND)}</p>'
             + f'<p class="note">{escape(CHARTS)}</p><div class="charts">{charts_html}</div>'
             + _page_samples(runs, chosen, rows) + "</section>")
 

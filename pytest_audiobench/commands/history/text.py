@@ -23,9 +23,9 @@ STRIP = ("outcome per run, oldest first: . passed, F failed, x xfailed, X xpasse
          "passed or xpassed, bad: failed or xfailed), E error, s skipped, n not run, - no record")
 
 
-VERDICTS = {"worse within margin": "worse", "too small": "small", "not measured": "unmeasured",
+STATUSES = {"worse within margin": "worse", "too small": "small", "not measured": "unmeasured",
             "not selected": "unselected", "can't tell": "unclear", "judge changed": "judge"}
-"""The gate's verdicts as a cell says them, short (the others as they are)."""
+"""The gate rows' statuses as a cell says them, short (the others as they are)."""
 
 
 LEGEND = ("ok, worse (within its margin), unclear (can't tell: a drop past the margin not "
@@ -38,10 +38,10 @@ WIDTH = 100
 
 
 def cell(summary: BenchmarkSummary | None, metric: str) -> str:
-    """A metric in one run as the terminal table says it: its value and the gate's verdict."""
+    """A metric in one run as the terminal table says it: its value and its row's status."""
     value, row = value_of(summary, metric), gate_row(summary, metric)
     shown = "-" if value is None else fixed(value)
-    return f"{shown} {VERDICTS.get(row.verdict, row.verdict)}" if row else shown
+    return f"{shown} {STATUSES.get(row.status, row.status)}" if row else shown
 
 
 def render(history: History, shown: int) -> list[str]:
@@ -79,11 +79,11 @@ def _benchmark_lines(history: History, name: str, shown: int) -> list[str]:
     metric_cols = [(label, *(cell(run.benchmarks.get(name), metric) for run in runs))
                    for label, metric in zip(short, names, strict=True)]
     metrics = f"headline metrics ({suffix})" if suffix else "headline metrics"
-    lines = prose(f"{name}: {metrics} per run, with the gate's verdict (the intervals are on "
+    lines = prose(f"{name}: {metrics} per run, with each row's status (the intervals are on "
                   "the page)")
     for part in _split(fixed_cols, metric_cols):
         lines += columns(list(zip(*part, strict=True)), right={0})
-    lines += prose(f"verdicts: {LEGEND}")
+    lines += prose(f"statuses: {LEGEND}")
     return lines + _flipped_lines(history.ranked[name], shown)
 
 
