@@ -17,6 +17,7 @@ import pytest
 from pytest_audiobench.commands import compare
 from tests.conftest import JUDGE, MODEL, ScoringJudge, Servers
 from tests.fakes.openai_server import FakeOpenAIServer, Scripted
+from tests.formats import as_format_6
 from tests.test_noisy_judge import WORSE, Model, NoisyJudge, keys, noisy_run
 
 
@@ -139,7 +140,7 @@ def test_metrics_all_compares_every_paired_metric(
     assert compare.main([str(a), str(b), "--metrics", "air_bench_chat.music_QA.score",
                          "--gate-small"]) == 0
     assert "across 1 metrics" in capsys.readouterr().out
-    assert json.loads(b.read_text())["format"] == 6
+    assert json.loads(b.read_text())["format"] == 7
 
 
 def test_a_metric_that_cannot_be_compared_is_one_clear_line(
@@ -188,14 +189,16 @@ def test_files_that_are_not_reports_name_the_file(
     old = tmp_path / "old.json"
     old.write_text(json.dumps({**json.loads(a.read_text()), "format": 1}))
     assert compare.main([str(old), str(a)]) == 4
-    assert "a report of format 1; this audiobench-compare reads formats 3, 4, 5 and 6" in (
+    assert "a report of format 1; this audiobench-compare reads formats 3, 4, 5, 6 and 7" in (
         capsys.readouterr().err)
 
 
 def _as_format_3(report: dict[str, Any], live: str | None = None) -> dict[str, Any]:
-    """``report`` as format 3 wrote it: a summary's status under ``baseline``, the file (or,
-    head to head, the ``live`` model its judge comparison names) under ``baseline_path``, and
-    the live baseline model's endpoint and answers under ``rival``."""
+    """``report`` as format 3 wrote it: its grades and gate rows under format 6's names (as
+    they were until format 7), a summary's status under ``baseline``, the file (or, head to
+    head, the ``live`` model its judge comparison names) under ``baseline_path``, and the
+    live baseline model's endpoint and answers under ``rival``."""
+    report = as_format_6(report)
     summaries = []
     for summary in report["benchmarks"]:
         old = {k: v for k, v in summary.items()
@@ -233,6 +236,29 @@ def test_a_format_3_report_is_read_in_format_4_s_words(
     assert (summary.baseline_model, summary.baseline_file) == (
         "rival-model at http://127.0.0.1:1/v1", None)
     assert summary.baseline_status == now["benchmarks"][0]["baseline_status"]
+
+
+def test_format_6_reports_are_compared_as_the_format_7_ones_they_were(
+        two_checkpoints: tuple[Path, Path], pytester: pytest.Pytester) -> None:
+    """Format 7 calls an answer's grades ``grades`` where format 6 said ``verdicts`` (issue
+    54): the two checkpoints written by format 6 read back as the same runs, and compare as
+    they do."""
+    from pytest_audiobench.report.reading import read_report
+
+    old = pytester.path / "format-6"
+    old.mkdir()
+    for path in two_checkpoints:
+        written = as_format_6(json.loads(path.read_text(encoding="utf-8")))
+        assert written["samples"] and all("verdicts" in record and "grades" not in record
+                                          for record in written["samples"])
+        (old / path.name).write_text(json.dumps(written), encoding="utf-8")
+        assert read_report(old / path.name, "audiobench-compare") == read_report(
+            path, "audiobench-compare")
+    a, b = (path.name for path in two_checkpoints)
+    now, then = _compare(a, b, cwd=pytester.path), _compare(a, b, cwd=old)
+    assert (then.returncode, then.stdout, then.stderr) == (now.returncode, now.stdout,
+                                                           now.stderr)
+    assert now.returncode == 1 and "B is worse than A beyond the margin" in now.stdout
 
 
 def test_runs_on_different_data_share_no_sample_and_are_not_compared(

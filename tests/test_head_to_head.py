@@ -19,6 +19,7 @@ from pytest_audiobench.gate.paired import allowed_drop, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
 from tests.conftest import XDIST_MODES, Servers
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
+from tests.formats import as_format_6
 
 RIVAL = "prod-model"
 
@@ -217,17 +218,21 @@ def test_a_format_4_report_is_read_with_each_model_s_answers_in_its_own_fields(
     assert len(theirs) == now["usage"]["baseline_model_requests"] > 0
     assert now["usage"]["model"]["prompt_tokens"] == 50 * now["usage"]["model_requests"]
     assert now["usage"]["baseline_model"]["prompt_tokens"] == 100 * len(theirs)
-    # Format 4 counted both models under "model" and named the grades "judged_again".
+    # Format 4 counted both models under "model" and named the baseline's grades
+    # "judged_again" (format 6, "baseline_verdicts").
     usage = {k: v for k, v in now["usage"].items()
              if k not in ("baseline_model_requests", "baseline_model_cached")}
     both = {k: now["usage"]["model"][k] + now["usage"]["baseline_model"][k]
             for k in now["usage"]["model"]}
     usage.update(model=both, model_requests=now["usage"]["model_requests"] + len(theirs))
-    samples = [{("judged_again" if k == "baseline_grades" else k): v for k, v in s.items()}
-               for s in now["samples"]]
+    then = as_format_6(now)
+    judged_again = {"baseline_verdicts": "judged_again",
+                    "baseline_verdicts_failed": "judged_again_failed"}
+    samples = [{judged_again.get(k, k): v for k, v in s.items()} for s in then["samples"]]
+    assert any("judged_again" in s for s in samples)
     old = tmp_path / "format-4.json"
     # Format 4 (and 5) kept the verdict's kind alone; what format 6 adds to it is not there.
-    old.write_text(json.dumps({**now, "format": 4, "usage": usage, "samples": samples,
+    old.write_text(json.dumps({**then, "format": 4, "usage": usage, "samples": samples,
                                "verdict": now["verdict"]["kind"]}))
     read = read_report(run.report_path, "audiobench-history")
     kept = RunVerdict(read.verdict.kind, read.verdict.held)

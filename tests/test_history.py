@@ -33,6 +33,7 @@ from pytest_audiobench.outcome.records import Outcome
 from pytest_audiobench.report import charts
 from pytest_audiobench.report.model import BenchmarkSummary, Counts
 from tests.conftest import Servers
+from tests.formats import as_format_6
 from tests.pages import read_page
 from tests.test_html_report import node
 from tests.test_per_sample_gate import answering
@@ -114,6 +115,28 @@ def test_a_folder_is_its_json_reports_by_name(runs: list[Path], pytester: pytest
     assert history.main([str(empty)]) == 4
     assert capsys.readouterr().err == (f"audiobench-history: error: {empty}: a folder without "
                                        "a JSON report (*.json) in it\n")
+
+
+def test_format_6_reports_make_the_history_their_format_7_twins_make(
+        runs: list[Path], pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
+    """Format 7 calls a gate row's ``verdict`` its ``status``, and an answer's ``verdicts`` its
+    ``grades`` (issue 54): the four runs written by format 6 make the same history."""
+    old = pytester.path / "format-6"
+    old.mkdir()
+    for path in runs:
+        written = as_format_6(json.loads(path.read_text(encoding="utf-8")))
+        assert all("verdicts" in record for record in written["samples"])
+        (old / path.name).write_text(json.dumps(written), encoding="utf-8")
+    rows = [row for path in old.iterdir()
+            for summary in json.loads(path.read_text(encoding="utf-8"))["benchmarks"]
+            for gate in (summary["gate"], summary["replaced"]) if gate for row in gate["rows"]]
+    assert rows and all("verdict" in row and "status" not in row for row in rows)
+    page = pytester.path / "page.html"
+    assert history.main([str(runs[0].parent), f"--html={page}"]) == 0
+    now = capsys.readouterr().out
+    assert history.main([str(old), f"--html={page}"]) == 0
+    assert capsys.readouterr().out == now
+    assert "7.25 unclear" in now and "5.00 above" in now  # statuses read from the old key
 
 
 def test_the_flip_counts_and_the_baseline_changes_of_real_runs(

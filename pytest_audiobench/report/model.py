@@ -25,7 +25,7 @@ from pytest_audiobench.outcome.records import ModelAnswer, SampleRecord
 from pytest_audiobench.transport.types import ModelIdentity, Traffic, Usage
 from pytest_audiobench.untrusted import SHOWN_CHARS, clipped, json_safe
 
-FORMAT = 6
+FORMAT = 7
 """The JSON report's format; docs/report-format.md says what each one changed."""
 
 

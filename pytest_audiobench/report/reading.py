@@ -1,6 +1,6 @@
 """Reading a JSON report back (``audiobench-merge``, ``-compare`` and ``-history``): checked to
-be one of ours, of this format or one of the three before it (read in this one's layout),
-with its benchmarks installed, so that its grades load as their own types."""
+be one of ours, of this format or one of the four before it (read in this one's layout), with
+its benchmarks installed, so that its grades load as their own types."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from pytest_audiobench.errors import ReportError, problems
 from pytest_audiobench.report.model import FORMAT, RunReport
 from pytest_audiobench.transport.types import Usage
 
-READ = (3, 4, 5, FORMAT)
+READ = (3, 4, 5, 6, FORMAT)
 """The formats read: format 3's reports in format 4's layout (``_as_format_4``), format 4's
-in format 5's (``_as_format_5``), and format 5's in format 6's (``_as_format_6``)."""
+in format 5's (``_as_format_5``), format 5's in format 6's (``_as_format_6``), and format 6's
+in format 7's (``_as_format_7``)."""
 
 
 def read_report(path: Path, tool: str) -> RunReport:
@@ -40,6 +41,8 @@ def read_report(path: Path, tool: str) -> RunReport:
         raw = _as_format_5(raw)
     if raw["format"] == 5:
         raw = _as_format_6(raw)
+    if raw["format"] == 6:
+        raw = _as_format_7(raw)
     names = raw.get("settings", {}).get("benchmarks", [])
     try:
         for name in names if isinstance(names, list) else []:
@@ -116,7 +119,16 @@ def _as_format_6(raw: dict[str, Any]) -> dict[str, Any]:
     held = bool(raw.get("gate_held"))
     kind = raw.get("verdict") or ("held" if held else "failed")
     rest = {key: value for key, value in raw.items() if key not in ("verdict", "gate_held")}
-    return {**rest, "format": FORMAT, "verdict": {"kind": kind, "held": held}}
+    return {**rest, "format": 6, "verdict": {"kind": kind, "held": held}}
+
+
+def _as_format_7(raw: dict[str, Any]) -> dict[str, Any]:
+    """A format-6 report in format 7's layout, which only renames: a sample record's
+    ``verdicts``, ``baseline_verdicts`` and ``baseline_verdicts_failed`` (an answer's grades)
+    and a gate row's ``verdict`` (the row's status) are read under their format-7 names
+    (``grades``, ``baseline_grades``, ``baseline_grades_failed``, ``status``) by the record and
+    the row themselves, as every older name of theirs is."""
+    return {**raw, "format": 7}
 
 
 def _renamed(raw: dict[str, Any], old: str, new: str) -> dict[str, Any]:
