@@ -445,7 +445,7 @@ def test_without_a_judge_the_published_official_numbers_are_not_measured(
 
 def _redrawn(release: Path, tmp_path: Path, url: str, draws: int, **options: Any
              ) -> tuple[list[Any], Any]:
-    """The grade ``grade`` gives r8's reply "pop" (option C, the answer), then the fresh
+    """What ``grade`` gives r8's reply "pop" (option C, the answer), then the fresh
     align draws 1 .. ``draws``, through a real endpoint."""
     import asyncio
 

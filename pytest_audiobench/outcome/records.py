@@ -155,7 +155,7 @@ class ModelAnswer(BaseModel):
 
 
 class SampleRecord(BaseModel):
-    """One sample's whole story: outcome, request, answer, grade, and why it ended so."""
+    """One sample's whole story: outcome, requests, answers, grades, and why it ended so."""
 
     benchmark: str
     sample_id: str

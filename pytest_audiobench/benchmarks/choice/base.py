@@ -259,7 +259,7 @@ class ChoiceBenchmark(Benchmark):
         return None
 
     def submission(self, record: SampleRecord, grade: Any) -> dict[str, Any]:
-        """The submission's entry for ``record``, its first run's grade ``grade`` (None
+        """The submission's entry for ``record``, its first run's ``grade`` (None
         when it has none)."""
         raise NotImplementedError(f"benchmark {self.name} writes no submission")
 
