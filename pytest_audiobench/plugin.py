@@ -15,8 +15,10 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.benchmarks.sample import NodeId
 from pytest_audiobench.config import declarations, options
 from pytest_audiobench.config.names import located
+from pytest_audiobench.errors import AudiobenchError
 from pytest_audiobench.run import internals
 from pytest_audiobench.run.keeping import forget_passed_phase
+from pytest_audiobench.run.keys import SAMPLE_KEY
 from pytest_audiobench.run.stash import SESSION_KEY, session_of
 
 if TYPE_CHECKING:
@@ -118,6 +120,21 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_runtest_protocol(item: pytest.Item) -> None:
     if SESSION_KEY in item.config.stash:
         session_of(item.config).worker.prefetch(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    try:
+        return (yield)
+    except AudiobenchError as error:
+        # A sample's report shows an error of ours as its message alone (run/items.py): the
+        # frames under it, and the errors it was raised from, would be formatted only to be
+        # thrown away, and pytest reads the source of every frame's file to format them (an
+        # HTTP client's frames: most of a second of CPU for each failed request). Kept for
+        # --pdb, whose debugger walks them.
+        if SAMPLE_KEY not in item.stash or item.config.getoption("usepdb"):
+            raise
+        raise error.with_traceback(None) from None
 
 
 @pytest.hookimpl(wrapper=True)

@@ -194,6 +194,43 @@ def test_a_key_refused_by_the_judge_during_the_run_is_said_once_per_sample(
     assert said in run.result.stdout.str() and "Error code" not in run.result.stdout.str()
 
 
+SEEN_RAISED = """
+import json, pytest
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.excinfo is not None and call.when == "setup":
+        error = call.excinfo.value
+        with open("raised.jsonl", "a", encoding="utf-8") as out:
+            # The frames pytest formats: those outside pytest and pluggy.
+            frames = [entry for entry in call.excinfo.traceback
+                      if not {"_pytest", "pluggy"} & set(entry.path.parts)]
+            seen = {"type": type(error).__name__, "frames": len(frames),
+                    "cause": error.__cause__ is not None}
+            out.write(json.dumps(seen) + "\\n")
+    return report
+"""
+
+
+def test_an_error_of_ours_reaches_pytest_without_the_frames_its_report_never_shows(
+        run_bench: Any, servers: Servers, pytester: pytest.Pytester,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest formats every frame under a setup error before the report is made, reading the
+    # source of each frame's file; the report then shows our message alone. The errors reach
+    # it bare: a frame or two, and no error they were raised from.
+    monkeypatch.setenv("AUDIOBENCH_JUDGE_API_KEY", KEY)
+    servers.judge.script = Scripted(Reply(status=401, content="key revoked"))
+    pytester.makeconftest(SEEN_RAISED)
+    run = run_bench("--audiobench-retries", "0")
+    run.result.assert_outcomes(errors=16)
+    raised = [json.loads(line) for line in
+              (pytester.path / "raised.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(raised) == 16 and {r["type"] for r in raised} == {"EndpointError"}
+    assert max(r["frames"] for r in raised) == 1 and not any(r["cause"] for r in raised)
+    assert "key revoked" in run.result.stdout.str()
+
+
 @pytest.mark.parametrize("url", ["https://api.openai.com/v1", "https://10.1.2.3:8443/v1"])
 def test_a_hosted_judge_without_its_key_is_an_error_before_any_request(
         run_bench: Any, servers: Servers, monkeypatch: pytest.MonkeyPatch, url: str) -> None:
