@@ -3,11 +3,16 @@ and a helper that runs the plugin through pytester the way a user would."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import json
+import os
 import pkgutil
 import re
+import shutil
+import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +39,24 @@ for _name in ("openai", "soundfile", "numpy", "anyio", "h11", "httpx", "httpcore
               "httpcore2", "httpcore2._async.http11", "httpcore._async.http11"):
     with contextlib.suppress(ImportError):
         importlib.import_module(_name)
+
+
+
+def _shared_bytecode() -> None:
+    """Where bytecode may not be written (PYTHONDONTWRITEBYTECODE), every process the suite
+    starts (an xdist worker of a run a test makes, a subprocess run) compiled the plugin and
+    rewrote pytest-xdist's modules and the tests' conftests again: a tenth of the suite's CPU.
+    They share one folder of bytecode instead, outside the source tree, for this session only;
+    a worker of the suite's own xdist finds it set."""
+    if not sys.dont_write_bytecode or "PYTHONPYCACHEPREFIX" in os.environ:
+        return
+    folder = tempfile.mkdtemp(prefix="audiobench-tests-bytecode-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = folder
+
+
+_shared_bytecode()
 
 MODEL = "audio-model"
 JUDGE = "judge-model"

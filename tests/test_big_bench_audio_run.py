@@ -95,11 +95,9 @@ def _run(run_bench: Any, release: Path | str, *args: str, **kw: Any) -> Any:
     return run_bench(*args, data=release, benchmark="big_bench_audio", **kw)
 
 
-@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["no-xdist", "xdist"])
 def test_accuracy_is_the_share_of_correct_as_worked_by_hand(
-        run_bench: Any, release: Path, judged: GradingJudge, servers: Servers,
-        xdist: tuple[str, ...]) -> None:
-    run = _run(run_bench, release, xdist=xdist)
+        run_bench: Any, release: Path, judged: GradingJudge, servers: Servers) -> None:
+    run = _run(run_bench, release)
     metrics = run.metrics
     assert metrics["big_bench_audio.accuracy"] == pytest.approx(400 / 7)
     for category in ("formal_fallacies", "navigate", "object_counting"):

@@ -197,10 +197,8 @@ def test_a_bad_record_is_refused_in_one_line_naming_it(
     assert servers.model.count() == 0
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
 def test_the_paired_gate_holds_accuracy_per_item_against_a_per_sample_baseline(
-        run_bench: Any, scripted: Servers, release: Path, xdist: list[str],
+        run_bench: Any, scripted: Servers, release: Path,
         pytester: pytest.Pytester) -> None:
     # Written over two runs, so the align judge's noise is measured: its two draws of every
     # answer agree here, noise 0.
@@ -214,7 +212,7 @@ def test_the_paired_gate_holds_accuracy_per_item_against_a_per_sample_baseline(
     for uid, (_, reply, _) in TABLE.items():
         model.when(contains=f"question {uid}?", replies="A" if uid in (7, 8) else reply)
     scripted.model.script = model
-    run = run_bench(data=release, benchmark=NAME, xdist=xdist)
+    run = run_bench(data=release, benchmark=NAME)
     summary = run.report["benchmarks"][0]
     rows = {r["metric"]: r for r in summary["gate"]["rows"]}
     overall = rows[f"{NAME}.avg"]

@@ -54,10 +54,9 @@ def _against(rival: FakeOpenAIServer) -> list[str]:
     return ["--audiobench-baseline-model", RIVAL, "--audiobench-baseline-api-url", rival.url]
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_an_unchanged_model_holds_against_the_live_baseline_model(
-        run_bench: Any, servers: Servers, rival: FakeOpenAIServer, xdist: list[str]) -> None:
-    run = run_bench(*_against(rival), *xdist)
+        run_bench: Any, servers: Servers, rival: FakeOpenAIServer) -> None:
+    run = run_bench(*_against(rival))
     assert run.result.ret == pytest.ExitCode.OK, run.result.stdout.str()
     summary = run.report["benchmarks"][0]
     assert summary["baseline_status"] == "applied"

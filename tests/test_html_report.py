@@ -20,7 +20,7 @@ from pytest_audiobench.outcome.records import Outcome, SampleRecord
 from pytest_audiobench.outcome.view import SampleView
 from pytest_audiobench.report import html
 from pytest_audiobench.report.model import RunReport, TokenUsage
-from tests.conftest import XDIST_MODES, Servers
+from tests.conftest import Servers
 from tests.fakes.openai_server import Scripted
 from tests.pages import Page, read_page
 from tests.settings import make_settings
@@ -45,11 +45,9 @@ def gated(run_bench: Any, servers: Servers, small_records: list[Any]) -> Any:
     return run
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_the_page_holds_the_run_its_gate_and_every_sample(
-        gated: Any, pytester: pytest.Pytester, small_records: list[Any],
-        xdist: list[str]) -> None:
-    run = gated(xdist=xdist)
+        gated: Any, pytester: pytest.Pytester, small_records: list[Any]) -> None:
+    run = gated()
     path = pytester.path / "out" / "page.html"
     assert re.search(r"HTML report: .*page\.html \(16 clips embedded, 0\.0 MB; 0 linked\)",
                      run.result.stdout.str())

@@ -43,11 +43,9 @@ def _scores(run: Any) -> list[float]:
     return [s["grades"][0]["model_score"] for s in run.report["samples"]]
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
 def test_each_pass_is_drawn_k_times_and_the_draws_are_averaged(
-        run_bench: Any, servers: Servers, drawing: DrawingJudge, xdist: list[str]) -> None:
-    run = run_bench("--audiobench-judge-repeats", "3", xdist=xdist)
+        run_bench: Any, servers: Servers, drawing: DrawingJudge) -> None:
+    run = run_bench("--audiobench-judge-repeats", "3")
     run.result.assert_outcomes(passed=16)
     # 16 samples x 2 swapped passes x 3 draws, each its own request.
     assert servers.judge.count() == 96

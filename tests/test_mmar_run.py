@@ -299,13 +299,11 @@ def test_a_dry_run_bounds_rubric_calls_until_the_answers_are_known(
     assert mmar_servers.model.count() == n and mmar_servers.judge.count() == 40
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
 def test_a_harsher_rubric_judge_is_measured_on_the_ratings_and_cancelled(
-        run_bench: Any, mmar_servers: Servers, mmar_data: Path, xdist: list[str]) -> None:
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path) -> None:
     assert _mmar(run_bench, mmar_data, "--audiobench-update-baseline").result.ret == 0
     mmar_servers.judge.script = BothJudges(points=(1, 1, 1, 0, 0))  # 80 % of the points: 60 %
-    run = _mmar(run_bench, mmar_data, "--audiobench-calibration-share=1", *xdist)
+    run = _mmar(run_bench, mmar_data, "--audiobench-calibration-share=1")
     summary = run.report["benchmarks"][0]
     drift = summary["judge_drift"]
     # Accuracy needs no judge: the drift is the rubric rating's. The 8 right answers lose 20
@@ -324,10 +322,8 @@ def test_a_harsher_rubric_judge_is_measured_on_the_ratings_and_cancelled(
     assert run.result.ret == pytest.ExitCode.OK
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
 def test_head_to_head_accuracy_is_paired_per_item_against_the_live_model(
-        run_bench: Any, mmar_servers: Servers, mmar_data: Path, xdist: list[str]) -> None:
+        run_bench: Any, mmar_servers: Servers, mmar_data: Path) -> None:
     from tests.fakes.openai_server import FakeOpenAIServer
 
     right = [r for r in RECORDS if _official_correct(_reply(r), r)]
@@ -343,7 +339,7 @@ def test_head_to_head_accuracy_is_paired_per_item_against_the_live_model(
     mmar_servers.model.script = Worse()
     with FakeOpenAIServer(MmarModel(), models=["prod"]) as prod:
         run = _mmar(run_bench, mmar_data, "--audiobench-baseline-model", "prod",
-                    "--audiobench-baseline-api-url", prod.url, xdist=xdist)
+                    "--audiobench-baseline-api-url", prod.url)
         assert prod.count() == len(RECORDS)
     summary = run.report["benchmarks"][0]
     rows = {r["metric"]: r for r in summary["gate"]["rows"]}

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks.release import mini_root
-from tests.conftest import JUDGE, MODEL, XDIST_MODES, Servers, write_baseline
+from tests.conftest import JUDGE, MODEL, Servers, write_baseline
 from tests.fakes.datasets import build_air_bench_chat
 from tests.fakes.openai_server import (
     ChatRequest,
@@ -28,15 +28,14 @@ AVERAGE = "air_bench_chat.average.score"
 # --- samples without a score --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_missing_audio_fails_the_gate_and_is_listed_per_task(
         run_bench: Any, pytester: pytest.Pytester, small_records: list[dict[str, Any]],
-        tmp_path: Path, xdist: list[str]) -> None:
+        tmp_path: Path) -> None:
     # Two task folders lost: their samples are skipped, and a skip is not a score.
     lost = [r["uniq_id"] for r in small_records if r["task_name"] in ("music_QA", "sound_QA")]
     data = build_air_bench_chat(tmp_path / "release", small_records, missing=lost)
     write_baseline(pytester.path, {AVERAGE: (7.5, 0.2)})
-    run = run_bench(data=data, xdist=xdist)
+    run = run_bench(data=data)
     run.result.assert_outcomes(passed=12, skipped=4)
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     stdout = run.result.stdout.str()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import XDIST_MODES, ScoringJudge, Servers, write_baseline
+from tests.conftest import ScoringJudge, Servers, write_baseline
 from tests.fakes.openai_server import Reply, Scripted
 
 HEADLINE = ("speech", "sound", "music", "speech_and_sound", "speech_and_music", "mixed",
@@ -30,10 +30,8 @@ def test_collect_only_sends_no_request(run_bench: Any, servers: Servers) -> None
     assert servers.model.count() == 0 and servers.judge.count() == 0
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_all_good_answers_pass_and_the_metrics_follow_the_judge(run_bench: Any,
-                                                                xdist: list[str]) -> None:
-    run = run_bench(xdist=xdist)
+def test_all_good_answers_pass_and_the_metrics_follow_the_judge(run_bench: Any) -> None:
+    run = run_bench()
     run.result.assert_outcomes(passed=16)
     metrics = run.metrics
     for group in HEADLINE:
@@ -189,14 +187,12 @@ def test_the_summary_table_with_a_baseline(run_bench: Any, pytester: pytest.Pyte
     assert _summary(run.result.stdout.str()) == snapshot
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
 def test_repeated_runs_report_every_run_and_gate_on_the_mean_of_the_middle_runs(
-        run_bench: Any, servers: Servers, xdist: list[str]) -> None:
+        run_bench: Any, servers: Servers) -> None:
     # With --audiobench-seed 0 the seed of run k is k: run 0 answers poorly, runs 1-2 well.
     servers.model.script = lambda request: (
         "a poor answer" if request.body.get("seed") == 0 else "a good answer")
-    run = run_bench("--audiobench-runs", "3", "--audiobench-seed", "0", xdist=xdist)
+    run = run_bench("--audiobench-runs", "3", "--audiobench-seed", "0")
     run.result.assert_outcomes(passed=16)  # a sample's score is its mean over runs: 6
     assert servers.model.count() == 48 and servers.judge.count() == 96
     summary = run.report["benchmarks"][0]
