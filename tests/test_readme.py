@@ -142,6 +142,11 @@ def test_the_command_against_a_served_model_runs_as_written(
     servers.model.models[:] = ["qwen2-audio"]
     servers.judge.models[:] = ["gpt-4o"]
     monkeypatch.setenv("AUDIOBENCH_JUDGE_API_KEY", "a-judge-key")
+    # Two xdist workers for its eight: each worker is a whole Python start (8 s of the suite's
+    # CPU for the six more), and how many there are is pytest-xdist's, not the plugin's.
+    workers = served.index("-n") + 1
+    assert served[workers] == "8"
+    served[workers] = "2"
     result = pytester.runpytest_subprocess(*(swapped.get(a, a) for a in served))
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
     result.assert_outcomes(passed=16)
