@@ -509,6 +509,41 @@ def test_check_passes_when_the_model_is_served() -> None:
         check(settings(fake.url))
 
 
+def test_the_clients_of_a_process_load_the_ca_bundle_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each client loaded the CA bundle again, 30 ms of CPU, for every listing, endpoint and
+    # xdist worker, an https URL or not.
+    import ssl
+
+    from pytest_audiobench.transport import served
+
+    loaded: list[object] = []
+    load = ssl.SSLContext.load_verify_locations
+
+    def counted(context: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loaded.append(context)
+        load(context, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    served._tls.cache_clear()
+    try:
+        with FakeOpenAIServer(models=[MODEL]) as fake:
+            for _ in range(3):
+                check(settings(fake.url))
+                asyncio.run(asyncio.wait_for(_ask(fake.url), 10))
+    finally:
+        served._tls.cache_clear()
+    assert len(set(map(id, loaded))) == 1, loaded
+
+
+async def _ask(url: str) -> None:
+    endpoint = Endpoint(settings(url), Pacer(1))
+    try:
+        await endpoint.complete(HELLO)
+    finally:
+        await endpoint.close()
+
+
 def test_check_names_the_model_and_the_served_ones_when_it_is_not_served() -> None:
     with FakeOpenAIServer(models=["qwen-a", "qwen-b"]) as fake, \
             pytest.raises(EndpointError) as caught:
