@@ -58,6 +58,16 @@ def _shared_bytecode() -> None:
 
 _shared_bytecode()
 
+def on_two_workers(args: Sequence[str]) -> list[str]:
+    """A documented pytest command's arguments with its xdist workers (``-n N``) made two:
+    each worker is a whole Python start, about two seconds of the suite's CPU, and how many
+    there are is pytest-xdist's, not the plugin's."""
+    args = list(args)
+    if "-n" in args:
+        args[args.index("-n") + 1] = "2"
+    return args
+
+
 MODEL = "audio-model"
 JUDGE = "judge-model"
 XDIST_MODES = [pytest.param([], id="no-xdist"),

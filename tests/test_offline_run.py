@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,11 @@ def test_without_the_extra_the_cascade_is_a_one_line_error_naming_the_install(
 BENCHMARKS = registry.built_in()
 MAIN_JOB = ("--audiobench-model", "cascade", "--audiobench-judge-model", "overlap",
             "--audiobench-benchmark", "all", "--audiobench-data", "mini")
+
+
+def main_job(benchmarks: Sequence[str]) -> list[str]:
+    """The main job on ``benchmarks`` alone."""
+    return [",".join(benchmarks) if arg == "all" else arg for arg in MAIN_JOB]
 
 
 def mini_items(here: Path) -> dict[str, int]:
@@ -149,8 +155,7 @@ def test_the_main_job_under_xdist_gives_the_same_numbers(pytester: pytest.Pytest
     # under xdist). The two workers share them: each answer is the committed one, word for
     # word, and each metric of the run equals the committed baseline's on the same samples.
     twins = ("air_bench_chat", "mmau")
-    job = [",".join(twins) if arg == "all" else arg for arg in MAIN_JOB]
-    result, run = offline_run(pytester, *job, "--audiobench-limit", "1", "-n", "2")
+    result, run = offline_run(pytester, *main_job(twins), "--audiobench-limit", "1", "-n", "2")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
     assert "model cascade in each of the 2 xdist workers" in result.stdout.str()
     said = answers(run)

@@ -22,18 +22,12 @@ from pathlib import Path
 import pytest
 
 from pytest_audiobench.benchmarks import registry
+from tests.test_offline_run import main_job
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "pytest_audiobench"
-MAIN_JOB = ["--audiobench-model", "cascade", "--audiobench-judge-model", "overlap",
-            "--audiobench-benchmark", "all", "--audiobench-data", "mini"]
 KINDS = ("mmsu", "big_bench_audio", "librispeech")
 """A built-in benchmark of each kind: multiple choice, judged, transcribed."""
-
-
-def job(benchmarks: tuple[str, ...]) -> list[str]:
-    """The main job on ``benchmarks`` alone."""
-    return [",".join(benchmarks) if word == "all" else word for word in MAIN_JOB]
 
 
 def _sources(into: Path) -> Path:
@@ -179,8 +173,8 @@ def test_the_installed_wheel_runs_the_main_job_from_an_empty_folder(
     # and gate, in 14 clips (test_offline_run runs all of them, and checks every answer, in
     # the repository; each clip Whisper hears is a second of the suite's CPU; the other
     # benchmarks are found the same way, and the test above finds their files in the wheel).
-    ran = subprocess.run([str(installed), "-m", "pytest", *job(KINDS), "--audiobench-limit", "1"],
-                         cwd=empty,
+    ran = subprocess.run([str(installed), "-m", "pytest", *main_job(KINDS),
+                          "--audiobench-limit", "1"], cwd=empty,
                          capture_output=True, text=True, env=env, check=False)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
     held = [line for line in ran.stdout.splitlines() if line.startswith("gate: held (")]

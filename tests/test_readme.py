@@ -15,7 +15,7 @@ import pytest
 
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config import declarations, options
-from tests.conftest import Servers
+from tests.conftest import Servers, on_two_workers
 from tests.test_offline_run import MAIN_JOB, offline_run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -142,12 +142,8 @@ def test_the_command_against_a_served_model_runs_as_written(
     servers.model.models[:] = ["qwen2-audio"]
     servers.judge.models[:] = ["gpt-4o"]
     monkeypatch.setenv("AUDIOBENCH_JUDGE_API_KEY", "a-judge-key")
-    # Two xdist workers for its eight: each worker is a whole Python start (8 s of the suite's
-    # CPU for the six more), and how many there are is pytest-xdist's, not the plugin's.
-    workers = served.index("-n") + 1
-    assert served[workers] == "8"
-    served[workers] = "2"
-    result = pytester.runpytest_subprocess(*(swapped.get(a, a) for a in served))
+    assert served[served.index("-n") + 1] == "8"
+    result = pytester.runpytest_subprocess(*(swapped.get(a, a) for a in on_two_workers(served)))
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
     result.assert_outcomes(passed=16)
     assert "gate: no baseline at" in result.stdout.str()  # the first run: write one

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MODEL, Servers
+from tests.conftest import MODEL, Servers, on_two_workers
 from tests.fakes.datasets import build_mmar
 from tests.fakes.made_records import made_mmar_records
 from tests.test_mmar_run import BothJudges
@@ -55,13 +55,11 @@ def team(pytester: pytest.Pytester, servers: Servers, chat_data: Path,
     monkeypatch.setenv("TEAM_JUDGE_KEY", "a-judge-key-for-the-team")
 
     def run(*args: str) -> pytest.RunResult:
-        # Two xdist workers for the page's four (two whole Python starts less in each of the
-        # gate's runs; the count is pytest-xdist's, not the plugin's).
-        swapped = {"my-audio-model": MODEL, "4": "2",
+        swapped = {"my-audio-model": MODEL,
                    "--audiobench-api-url=http://localhost:8000/v1":
                        f"--audiobench-api-url={servers.model.url}"}
         return pytester.runpytest_subprocess(
-            *(swapped.get(a, a).replace("$GITHUB_SHA", "0123abc") for a in args))
+            *(swapped.get(a, a).replace("$GITHUB_SHA", "0123abc") for a in on_two_workers(args)))
 
     return run
 
