@@ -282,7 +282,7 @@ def test_a_local_snapshot_s_archive_is_unpacked_into_the_cache_once(
     snapshot = local_snapshot(remote, tmp_path / "fleurs")
     cache = tmp_path / "cache"
 
-    folder = release_folder(snapshot, "en_us", cache)
+    folder = release_folder(snapshot, ["en_us"], cache)
 
     assert folder.parent == cache.resolve() / "fleurs"
     assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == ["en_us"]
@@ -291,8 +291,8 @@ def test_a_local_snapshot_s_archive_is_unpacked_into_the_cache_once(
     assert utterances[1].audio == folder / "en_us" / "audio" / "test" / "1003.wav"
     assert utterances[1].audio.read_bytes() == wav(1)
     written = utterances[1].audio.stat().st_mtime_ns
-    assert release_folder(snapshot / "data", "en_us", cache) == folder  # the repo's data/
-    assert release_folder(snapshot, "en_us", cache) == folder
+    assert release_folder(snapshot / "data", ["en_us"], cache) == folder  # the repo's data/
+    assert release_folder(snapshot, ["en_us"], cache) == folder
     assert utterances[1].audio.stat().st_mtime_ns == written
 
 
@@ -300,7 +300,7 @@ def test_a_language_already_unpacked_is_read_where_it_is(tmp_path: Path) -> None
     _language(tmp_path / "data" / "en_us")
     _archive(tmp_path / ARCHIVE, _audio())  # the archive beside the unpacked audio
 
-    assert release_folder(tmp_path, "en_us", tmp_path / "cache") == tmp_path
+    assert release_folder(tmp_path, ["en_us"], tmp_path / "cache") == tmp_path
     assert not (tmp_path / "cache").exists()
 
 
@@ -311,7 +311,7 @@ def test_an_unsafe_archive_of_a_snapshot_is_one_line_and_nothing_is_unpacked(
     snapshot = local_snapshot(remote, tmp_path / "fleurs")
 
     with pytest.raises(DataError) as raised:
-        release_folder(snapshot, "en_us", tmp_path / "cache")
+        release_folder(snapshot, ["en_us"], tmp_path / "cache")
 
     message = _one_line(raised)
     assert message.startswith(f"--audiobench-data {snapshot}: cannot convert its FLEURS en_us "

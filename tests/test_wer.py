@@ -259,7 +259,20 @@ def test_the_normalisers_equal_openai_whisper_s_own_on_every_reference() -> None
 
 
 def test_every_pipeline_is_named() -> None:
-    assert PIPELINES == ("reference", "english")
+    assert PIPELINES == ("reference", "english", "kimi")
+
+
+@pytest.mark.parametrize(("language", "named"), [
+    ("en", {"wer": "reference", "english.wer": "english"}),
+    ("zh", {"cer": "reference", "kimi.mer": "kimi"}),
+    ("yue", {"cer": "reference", "kimi.mer": "kimi"}),
+    ("fr", {"wer": "reference"}),
+])
+def test_each_language_names_its_metrics_by_its_pipelines(language: str,
+                                                           named: dict[str, str]) -> None:
+    from pytest_audiobench.benchmarks.wer.normalising import endings
+
+    assert endings(language) == named
 
 
 # --- the reference pipeline equals the reference's own steps ----------------------------------

@@ -104,6 +104,19 @@ def names(value: str) -> tuple[str, ...]:
     return found
 
 
+def some_of(accepted: tuple[S, ...]) -> Callable[[str], tuple[S, ...]]:
+    """A comma-separated list of ``accepted`` names, in the order given, repeats dropped."""
+    def convert(value: str) -> tuple[S, ...]:
+        given = names(value)
+        unknown = unknown_names(given, accepted, "name")
+        if unknown:
+            raise argparse.ArgumentTypeError(unknown)
+        known = {str(name): name for name in accepted}
+        return tuple(known[name] for name in given)
+
+    return convert
+
+
 def unknown_names(given: tuple[str, ...], accepted: tuple[str, ...], what: str) -> str | None:
     """Why ``given`` are not all names of ``accepted`` (each a ``what``), or None."""
     unknown = [name for name in given if name not in accepted]

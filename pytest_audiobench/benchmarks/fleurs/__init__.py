@@ -1,8 +1,9 @@
-"""FLEURS: sentences read aloud, word error rate on one language's test split (English for
-now: ``--audiobench-fleurs-language``).
+"""FLEURS: sentences read aloud in 102 languages, the test split of each language a run
+selects (``--audiobench-fleurs-language``) scored on its own: word error rate, character error
+rate for Chinese and Cantonese.
 
 This module is the benchmark's spec (cheap: pytest reads it in every start); the benchmark is
-``benchmark.Fleurs``. Its tasks are the languages it scores, one per run.
+``benchmark.Fleurs``. Its tasks are the languages it scores.
 """
 
 from __future__ import annotations

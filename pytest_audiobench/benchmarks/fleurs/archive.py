@@ -10,7 +10,7 @@ download's files in the hub cache, and for a local snapshot of ``google/fleurs``
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from pytest_audiobench.benchmarks.fleurs.data import (
     language_folder,
 )
 from pytest_audiobench.benchmarks.fleurs.facts import NAME
-from pytest_audiobench.errors import UnpackError
+from pytest_audiobench.errors import DataError, UnpackError
 from pytest_audiobench.hub.archive import extract_safely
 from pytest_audiobench.hub.converting import (
     BadData,
@@ -66,25 +66,37 @@ def conversion(blobs: Mapping[str, Path], target: Path, stamp: Mapping[str, Any]
                       build, whole)
 
 
-def release_folder(root: Path, language: str, cache_dir: Path) -> Path:
-    """The folder holding `language` in the layout ``read_language`` reads: `root` when its
-    language folder (``data.language_folder``) has the audio unpacked, or has no archive
-    either (its reading then says what it lacks); else, when the language folder holds the
-    hub's archive beside ``test.tsv`` (a local snapshot of the hub repo), the two unpacked
-    once into ``cache_dir/fleurs/<hash>/<language>/`` (the hash of their paths, sizes and
-    modification times, so a changed file is unpacked again). DataError, one line naming
-    ``--audiobench-data``: no ``test.tsv`` there, or the archive is unsafe, unreadable or
-    holds no audio."""
-    found = language_folder(root, language)
-    archive = found / ARCHIVE
-    if (found / AUDIO_FOLDER).is_dir() or not archive.is_file():
+def release_folder(root: Path, languages: Sequence[str], cache_dir: Path) -> Path:
+    """The folder holding `languages` in the layout ``read_language`` reads: `root` when no
+    language folder (``data.language_folder``) holds the hub's archive still packed (its
+    audio unpacked beside ``test.tsv``, or nothing: its reading then says what it lacks);
+    else, for a local snapshot of the hub repo (``test.tsv`` beside ``audio/test.tar.gz``),
+    each language's two files unpacked once into ``cache_dir/fleurs/<hash>/<language>/``
+    (the hash of every selected language's files' paths, sizes and modification times, so
+    that a changed file is unpacked again). DataError, one line naming
+    ``--audiobench-data``: no ``test.tsv`` there, a snapshot lacks a selected language's
+    archive, or an archive is unsafe, unreadable or holds no audio."""
+    found = {language: language_folder(root, language) for language in languages}
+    packed = {language: folder for language, folder in found.items()
+              if not (folder / AUDIO_FOLDER).is_dir() and (folder / ARCHIVE).is_file()}
+    if not packed:
         return root
-    files = dict(zip(hub_files(language), (found / TRANSCRIPTS, archive), strict=True))
+    unpacked = [language for language in languages if language not in packed]
+    if unpacked:
+        # One folder holds every language a run reads (its audio must lie inside it): a mix
+        # of unpacked folders and packed archives would need two.
+        raise DataError(f"--audiobench-data {root}: FLEURS {', '.join(packed)} come as the "
+                        f"hub's {ARCHIVE} but {', '.join(unpacked)} not; expected every "
+                        "selected language either unpacked or as the hub keeps it")
+    files = {language: dict(zip(hub_files(language), (folder / TRANSCRIPTS, folder / ARCHIVE),
+                                strict=True)) for language, folder in packed.items()}
     cache = Path(cache_dir).expanduser().resolve()
-    stamp = snapshot_stamp(files.values())
-    home = snapshot_home(cache, NAME, VERSION, stamp)
-    convert_local(root, conversion(files, home / language, {"files": stamp}, language), cache,
-                  f"FLEURS {language} audio archive")
+    home = snapshot_home(cache, NAME, VERSION, snapshot_stamp(
+        path for paths in files.values() for path in paths.values()))
+    for language, paths in files.items():
+        convert_local(root, conversion(paths, home / language,
+                                       {"files": snapshot_stamp(paths.values())}, language),
+                      cache, f"FLEURS {language} audio archive")
     return home
 
 

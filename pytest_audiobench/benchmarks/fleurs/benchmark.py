@@ -1,7 +1,8 @@
-"""FLEURS: each utterance of one language's test split transcribed and scored by word error
-rate against the normalised ``transcription`` column (``wer/benchmark.py``); a sample's
-category is the sentence it reads, which several speakers read: the paired gate counts their
-errors together."""
+"""FLEURS: each utterance of the selected languages' test splits transcribed and scored
+against the normalised ``transcription`` column (``wer/benchmark.py``), a language at a time
+and never pooled: by word error rate, by character error rate for Chinese and Cantonese. A
+sample's category is the sentence it reads, which several speakers read: the paired gate
+counts their errors together."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from typing import Literal
 from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.benchmarks.fleurs.archive import release_folder
 from pytest_audiobench.benchmarks.fleurs.data import Utterance, read_language
-from pytest_audiobench.benchmarks.fleurs.facts import NAME, RELEASE
+from pytest_audiobench.benchmarks.fleurs.facts import DEFAULT_LANGUAGES, NAME, RELEASE, code
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
     TranscriptGrade,
     TranscriptionBenchmark,
     require_words,
 )
+from pytest_audiobench.benchmarks.wer.normalising import endings
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
 
@@ -27,7 +29,7 @@ class FleursGrade(TranscriptGrade):
 
 
 class Fleurs(TranscriptionBenchmark):
-    """The test utterances of one language; its task is the language."""
+    """The test utterances of the selected languages; a task is a language (its hub config)."""
 
     name = NAME
     grade_type = FleursGrade
@@ -36,25 +38,40 @@ class Fleurs(TranscriptionBenchmark):
     def __init__(self, settings: Settings) -> None:
         own = settings.of(NAME, TranscriptionSettings)
         super().__init__(settings, own)
-        self.language = own.language or ""
+        chosen = own.languages or DEFAULT_LANGUAGES
+        # --audiobench-tasks narrows the languages the flag chose, as it narrows any tasks.
+        self.chosen = [lang for lang in chosen if lang in settings.tasks] or list(chosen)
+
+    def language(self, task: str) -> str:
+        return code(task)
+
+    def languages(self) -> list[str]:
+        return [code(lang) for lang in self.chosen]
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.fleurs.download import download_fleurs
 
-        return download_fleurs(self.settings.cache_dir, self.language)
+        roots = {download_fleurs(self.settings.cache_dir, lang) for lang in self.chosen}
+        (root,) = roots  # every language is unpacked into the one root
+        return root
 
     def load(self, root: Path) -> Release:
-        folder = release_folder(root, self.language, self.settings.cache_dir)
-        utterances, note = read_language(folder, self.language)
-        samples = [_sample(self.language, u) for u in utterances]
+        samples: list[Sample] = []
+        notes: list[str] = []
+        folder = release_folder(root, self.chosen, self.settings.cache_dir)
+        for lang in self.chosen:
+            utterances, note = read_language(folder, lang)
+            samples += [_sample(lang, u) for u in utterances]
+            notes += [note] if note else []
         for sample in samples:
-            require_words(sample)
-        return Release(samples, (f"{NAME}.{self.language}.wer",), (note,) if note else (),
-                       folder=folder)
+            require_words(sample, code(sample.task))
+        headline = tuple(f"{NAME}.{lang}.{next(iter(endings(code(lang))))}"
+                         for lang in self.chosen)
+        return Release(samples, headline, tuple(notes), folder=folder)
 
     def notes(self, release: Release) -> list[str]:
-        return [f"{RELEASE} {self.language} test, scored against its transcription column: "
-                f"{self.scored_with()}; {self.asking.asked_with}", *release.notes]
+        return [f"{RELEASE} {', '.join(self.chosen)} test, scored against its transcription "
+                f"column: {self.scored_with()}; {self.asking.asked_with}", *release.notes]
 
 
 def _sample(language: str, utterance: Utterance) -> Sample:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from pytest_audiobench.benchmarks.fleurs.facts import LANGUAGES
+from pytest_audiobench.benchmarks.fleurs.facts import DEFAULT_LANGUAGES, LANGUAGES
 from pytest_audiobench.config import convert
 from pytest_audiobench.config.declarations import BenchmarkOptions, Flag
 
@@ -14,10 +14,11 @@ if TYPE_CHECKING:
 
 
 class FleursOptions(BenchmarkOptions):
-    fleurs_language: Annotated[str, Flag(
-        "FLEURS language (its hub config) whose test split is run; those scored so far: "
-        f"{', '.join(LANGUAGES)} (each language needs its own normaliser)",
-        convert.choice(LANGUAGES), "LANG")] = LANGUAGES[0]
+    fleurs_language: Annotated[tuple[str, ...], Flag(
+        "FLEURS languages (hub configs, comma-separated) whose test splits are run, each a "
+        "task scored on its own: en_us, cmn_hans_cn (Chinese, character error rate), "
+        "yue_hant_hk (Cantonese, characters), fr_fr, ... any of the release's 102",
+        convert.some_of(LANGUAGES), "LANG[,LANG...]")] = DEFAULT_LANGUAGES
     fleurs_prompt: Annotated[Path | None, Flag(
         "file whose text is sent with each FLEURS utterance in place of ours (a model's own "
         "convention, such as a language tag)", convert.path, "FILE",
@@ -30,4 +31,4 @@ class FleursOptions(BenchmarkOptions):
         from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 
         return TranscriptionSettings.read("fleurs", self.fleurs_prompt, self.fleurs_system,
-                                          language=self.fleurs_language)
+                                          languages=self.fleurs_language)

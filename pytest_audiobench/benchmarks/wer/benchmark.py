@@ -1,17 +1,21 @@
-"""The base of every speech-recognition benchmark (LibriSpeech, FLEURS, a third party's):
-items that are an utterance and its reference transcript, scored by word error rate.
+"""The base of every speech-recognition benchmark (LibriSpeech, FLEURS, AISHELL, a third
+party's): items that are an utterance and its reference transcript, scored by word error rate,
+or by character error rate where the reference counts characters (Chinese, Cantonese).
 
-A benchmark on it declares its records (``load``), where its releases come from, and its
-grade type (a ``TranscriptGrade`` with its own ``kind``); it gets from the base the
+A benchmark on it declares its records (``load``), where its releases come from, its grade
+type (a ``TranscriptGrade`` with its own ``kind``) and the language of each task (``language``:
+the reference's code, ``en`` unless it says otherwise); it gets from the base the
 prompt, the grading under both pipelines (``normalising.py``), the numbers per split, the
 sample lines and metrics of the paired gate (lower is better, a ratio clustered by what the
 sample's ``category`` holds: its speaker, or the sentence several speakers read), the failure
 report with the words aligned, the page's view.
 
-Metric names are ``<benchmark>.<split>.<ending>``: ``wer`` (the reference pipeline, in
-percent), ``english.wer`` (Whisper's English normaliser alone), the reference pipeline's
-``substitutions``, ``deletions``, ``insertions``, and ``preamble_num`` and ``empty_num``,
-the answers that open with a preamble and those that are empty. Splits are never pooled.
+Metric names are ``<benchmark>.<split>.<ending>``: ``wer`` or ``cer`` (the reference
+pipeline, in percent), beside it ``english.wer`` (Whisper's English normaliser alone) for
+English and ``kimi.mer`` (Kimi-Audio-Evalkit's tokens) for Chinese and Cantonese, the reference
+pipeline's ``substitutions``, ``deletions``, ``insertions``, and ``preamble_num`` and
+``empty_num``, the answers that open with a preamble and those that are empty. Splits are never
+pooled.
 """
 
 from __future__ import annotations
@@ -27,7 +31,13 @@ from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.aligning import aligned
 from pytest_audiobench.benchmarks.wer.answers import opens_with_preamble
 from pytest_audiobench.benchmarks.wer.counting import NONE, WordErrors, count, error_rate
-from pytest_audiobench.benchmarks.wer.normalising import PIPELINES, Pipeline, words
+from pytest_audiobench.benchmarks.wer.normalising import (
+    Pipeline,
+    endings,
+    pipelines,
+    unit,
+    words,
+)
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import DataError
@@ -40,13 +50,17 @@ PROMPT = ("Transcribe the speech in this recording exactly as spoken. Reply with
           "transcript alone: no introduction, quotation marks or comments.")
 """Our own wording of the request every suite makes: the transcript and nothing else."""
 MARGIN = 0.2
-"""The rise of a split's word error rate, in points, the paired gate lets pass when the
-baseline names none: a tenth of a test-clean WER near 2 %."""
+"""The rise of a split's error rate, in points, the paired gate lets pass when the baseline
+names none: a tenth of a test-clean WER near 2 %, a sixth of an AISHELL-1 CER near 1.2 %."""
 VALUES: dict[Pipeline, tuple[str, str]] = {"reference": ("wer", "words"),
-                                           "english": ("english_wer", "english_words")}
+                                           "english": ("english_wer", "english_words"),
+                                           "kimi": ("kimi_mer", "kimi_tokens")}
 """Per pipeline, a sample line's value (its error rate in percent) and weight (its
-reference's words)."""
-ENDINGS: dict[str, Pipeline] = {"wer": "reference", "english.wer": "english"}
+reference's tokens). The reference pipeline's keep their first names, ``wer`` and ``words``,
+for a character error rate too: stored lines are read by them."""
+ENDINGS: dict[str, Pipeline] = {e: p for language in ("en", "zh")
+                                for e, p in endings(language).items()}
+"""Every metric ending a split can have, with its pipeline."""
 
 
 class TranscriptGrade(Grade):
@@ -56,17 +70,22 @@ class TranscriptGrade(Grade):
     transcript: str
     """The answer as scored: its text, the reasoning already set apart."""
     errors: dict[str, WordErrors]
-    """Per pipeline (``PIPELINES``), the answer's errors against the reference."""
+    """Per pipeline of its language (``normalising.pipelines``), the answer's errors against
+    the reference."""
     preamble: bool = False
+    language: str = "en"
+    """The reference's code of the utterance's language, which chose the pipelines and what
+    they count (words or characters)."""
 
     @classmethod
-    def read(cls, answer: ModelAnswer, reference: str, **more: Any) -> Any:
-        """``answer`` counted against ``reference`` by every pipeline; an empty answer is all
-        deletions."""
+    def read(cls, answer: ModelAnswer, reference: str, language: str = "en",
+             **more: Any) -> Any:
+        """``answer`` counted against ``reference`` by every pipeline of ``language``; an
+        empty answer is all deletions."""
         text = answer.text
-        return cls(transcript=text, preamble=opens_with_preamble(text),
-                   errors={p: count(words(reference, p), words(text, p)) for p in PIPELINES},
-                   **more)
+        return cls(transcript=text, preamble=opens_with_preamble(text), language=language,
+                   errors={p: count(words(reference, p, language), words(text, p, language))
+                           for p in pipelines(language)}, **more)
 
     @property
     def counted(self) -> WordErrors:
@@ -74,14 +93,14 @@ class TranscriptGrade(Grade):
         return self.errors["reference"]
 
 
-def require_words(sample: Sample) -> None:
-    """DataError when ``sample``'s reference makes no word under a pipeline: its errors
-    could not be a share of its words."""
-    for pipeline in PIPELINES:
-        if not words(sample.reference, pipeline):
+def require_words(sample: Sample, language: str = "en") -> None:
+    """DataError when ``sample``'s reference makes no token under a pipeline of
+    ``language``: its errors could not be a share of its words or characters."""
+    for pipeline in pipelines(language):
+        if not words(sample.reference, pipeline, language):
             raise DataError(f"{sample.benchmark} {sample.task} {sample.id}: its reference "
-                            f"{sample.reference!r} has no word once normalised ({pipeline} "
-                            "pipeline); expected a transcript")
+                            f"{sample.reference!r} has no {unit(language)[:-1]} once "
+                            f"normalised ({pipeline} pipeline); expected a transcript")
 
 
 class TranscriptionBenchmark(Benchmark):
@@ -98,6 +117,16 @@ class TranscriptionBenchmark(Benchmark):
         super().__init__(settings)
         self.asking = asking
 
+    def language(self, task: str) -> str:
+        """The reference's code of ``task``'s language (``en``, ``zh``, ``yue``, ``fr``, ...),
+        which chooses its pipelines and whether its errors count words or characters."""
+        return "en"
+
+    def languages(self) -> list[str]:
+        """The languages of the tasks this run scores, for the notes; English unless the
+        benchmark says otherwise."""
+        return ["en"]
+
     def prompt(self, sample: Sample) -> str:
         return PROMPT if self.asking.prompt is None else self.asking.prompt
 
@@ -107,16 +136,17 @@ class TranscriptionBenchmark(Benchmark):
     def scored_with(self) -> str:
         """How the numbers are made, for the notes."""
         runs = self.settings.runs
-        return ("word error rate per split, never pooled: the errors summed over the "
-                "reference words summed, after the reports' reference pipeline (wer) and "
-                "Whisper's English normaliser alone (english.wer); an empty answer is all "
+        return (f"{_rates(self.languages())} per split, never pooled: the errors summed over "
+                f"the reference {_units(self.languages())} summed, after the reports' "
+                f"reference pipeline {_besides(self.languages())}; an empty answer is all "
                 "deletions, a preamble's words are insertions; gated paired, lower is better, "
                 f"the utterances clustered by {self.cluster_by}"
                 + (f"; {runs} inference runs, numbers the mean of the middle runs"
                    if runs > 1 else ""))
 
     async def grade(self, sample: Sample, answer: ModelAnswer, runtime: Runtime) -> Grade:
-        grade: Grade = self.grade_type.read(answer, sample.reference)
+        grade: Grade = self.grade_type.read(answer, sample.reference,
+                                            self.language(sample.task))
         return grade
 
     def graded(self, grades: Sequence[object]) -> list[TranscriptGrade]:
@@ -124,7 +154,7 @@ class TranscriptionBenchmark(Benchmark):
         return [v for v in grades if isinstance(v, self.grade_type)]
 
     def failed_means(self) -> str:
-        return "with word errors"
+        return f"with {_noun(self.languages())} errors"
 
     def tally(self, runs: int) -> Tally:
         return TranscriptTally(self, runs)
@@ -136,12 +166,13 @@ class TranscriptionBenchmark(Benchmark):
         if not wrong:
             return None
         runs = "" if len(graded) == 1 else f" in {len(wrong)} of {len(graded)} runs"
-        lines = [f"word errors{runs}: {_errors(wrong[0].counted)} (reference pipeline)",
-                 text_field("reference", sample.reference)]
+        first = wrong[0]
+        lines = [f"{_noun([first.language])} errors{runs}: {_errors(first)} (reference "
+                 "pipeline)", text_field("reference", sample.reference)]
         for answer, grade in zip(answers, graded, strict=False):
             prefix = "" if len(graded) == 1 else f"run {answer.run} "
             lines.append(text_field(prefix + "answer", answer.said()))
-            lines += _alignment(sample.reference, grade.transcript)
+            lines += _alignment(sample.reference, grade.transcript, grade.language)
             if grade.preamble:
                 lines.append("note:      the answer opens with a preamble, whose words count "
                              "as insertions (as every reference pipeline counts them)")
@@ -149,8 +180,9 @@ class TranscriptionBenchmark(Benchmark):
         return "\n".join(lines)
 
     def compared(self, sample: Sample, baseline: str, now: str) -> list[str]:
-        return [*_alignment(sample.reference, baseline, "base"),
-                *_alignment(sample.reference, now, "now")]
+        language = self.language(sample.task)
+        return [*_alignment(sample.reference, baseline, language, "base"),
+                *_alignment(sample.reference, now, language, "now")]
 
     def properties(self, grades: Sequence[Grade]) -> list[tuple[str, object]]:
         graded = self.graded(grades)
@@ -164,13 +196,16 @@ class TranscriptionBenchmark(Benchmark):
         details = []
         for index, grade in enumerate(graded):
             run = f"run {index}, " if len(graded) > 1 else ""
-            ref, hyp = aligned(words(record.reference), words(grade.transcript))
-            details += [Detail(label=f"{run}aligned", text=f"REF: {ref}\nHYP: {hyp}"),
-                        Detail(label=f"{run}english pipeline",
-                               text=_errors(grade.errors["english"]))]
+            language = grade.language
+            ref, hyp = aligned(words(record.reference, language=language),
+                               words(grade.transcript, language=language))
+            details.append(Detail(label=f"{run}aligned", text=f"REF: {ref}\nHYP: {hyp}"))
+            details += [Detail(label=f"{run}{pipeline} pipeline",
+                               text=_errors(grade, pipeline))
+                        for pipeline in pipelines(language)[1:] if pipeline in grade.errors]
             if grade.preamble:
                 details.append(Detail(label=f"{run}preamble", text="opens with a preamble"))
-        return SampleView(score=" | ".join(_errors(v.counted, short=True) for v in graded),
+        return SampleView(score=" | ".join(_errors(v, short=True) for v in graded),
                           details=details)
 
     def gating(self) -> TranscriptGating:
@@ -201,7 +236,8 @@ class TranscriptGating(Gating):
         rest = metric.removeprefix(f"{self.bench.name}.")
         for ending, pipeline in ENDINGS.items():
             split = rest.removesuffix("." + ending)
-            if split != rest and "." not in split:
+            if split != rest and "." not in split and \
+                    ending in endings(self.bench.language(split)):
                 value, weight = VALUES[pipeline]
                 return Linear(value=value, by="task", weights={split: 1.0}, low=0.0,
                               high=math.inf, weight=weight, swing=100.0,
@@ -213,30 +249,67 @@ class TranscriptGating(Gating):
 
 
 def _values(graded: Sequence[TranscriptGrade]) -> dict[str, float]:
-    """Per pipeline, the error rate in percent over ``graded``'s runs (the reference's words
-    the same in every run, the mean of the runs' rates) and the reference's words."""
+    """Per pipeline of the utterance's language, the error rate in percent over ``graded``'s
+    runs (the reference's tokens the same in every run, the mean of the runs' rates) and the
+    reference's tokens."""
     out: dict[str, float] = {}
-    for pipeline, (value, weight) in VALUES.items():
+    for pipeline in graded[0].errors:
+        value, weight = VALUES[pipeline]  # type: ignore[index]
         counted = [v.errors[pipeline] for v in graded]
         out[value] = error_rate(counted) or 0.0
         out[weight] = float(counted[0].reference_words)
     return out
 
 
-def _errors(counted: WordErrors, short: bool = False) -> str:
+def _errors(grade: TranscriptGrade, pipeline: str = "reference", short: bool = False) -> str:
+    counted = grade.errors[pipeline]
     rate = counted.rate or 0.0
+    # The kimi pipeline keeps Latin words whole among the characters: "tokens", not either.
+    tokens = unit(grade.language) if pipeline != "kimi" else "tokens"
     if short:
-        return f"{counted.errors} of {counted.reference_words} words ({rate:.1f} %)"
-    return (f"{counted.errors} of {counted.reference_words} reference words ({rate:.1f} %): "
-            f"{counted.substitutions} substituted, {counted.deletions} deleted, "
+        return f"{counted.errors} of {counted.reference_words} {tokens} ({rate:.1f} %)"
+    return (f"{counted.errors} of {counted.reference_words} reference {tokens} ({rate:.1f} "
+            f"%): {counted.substitutions} substituted, {counted.deletions} deleted, "
             f"{counted.insertions} inserted")
 
 
-def _alignment(reference: str, transcript: str, label: str = "") -> list[str]:
-    """The normalised reference over the normalised answer, word under word."""
-    ref, hyp = aligned(words(reference), words(transcript))
+def _alignment(reference: str, transcript: str, language: str = "en",
+               label: str = "") -> list[str]:
+    """The normalised reference over the normalised answer, word under word (character
+    under character where the language's tokens are characters)."""
+    ref, hyp = aligned(words(reference, language=language),
+                       words(transcript, language=language))
     head = f"{label} " if label else ""
     return [text_field(f"{head}REF", ref), text_field(f"{head}HYP", hyp)]
+
+
+def _rates(languages: Sequence[str]) -> str:
+    """What a run of ``languages`` measures, for the notes."""
+    names = sorted({"character error rate" if unit(lang) == "characters"
+                    else "word error rate" for lang in languages})
+    return " and ".join(names)
+
+
+def _units(languages: Sequence[str]) -> str:
+    return " or ".join(sorted({unit(lang) for lang in languages}))
+
+
+def _noun(languages: Sequence[str]) -> str:
+    """The errors a failed item of ``languages`` has: ``word``, ``character``, or
+    ``transcription`` for a run of both kinds."""
+    kinds = {unit(lang) for lang in languages}
+    return kinds.pop()[:-1] if len(kinds) == 1 else "transcription"
+
+
+def _besides(languages: Sequence[str]) -> str:
+    """The metrics of ``languages``' splits, the reference's in brackets, then the others
+    each with what makes it."""
+    said = {"english.wer": "Whisper's English normaliser alone (english.wer)",
+            "kimi.mer": "Kimi-Audio-Evalkit's tokens, Latin words kept whole (kimi.mer)"}
+    found = list(dict.fromkeys(e for lang in languages for e in endings(lang)))
+    first = ", ".join(e for e in found if e not in said)
+    others = ", ".join(said[e] for e in found if e in said)
+    return f"({first})" + (f" and {others}" if others else "")
 
 
 @dataclass
@@ -275,8 +348,8 @@ class TranscriptTally(Tally):
         out: dict[str, Metric] = {}
         for split, summed in self._runs[run].items():
             base = f"{self._bench.name}.{split}."
-            for ending, pipeline in ENDINGS.items():
-                # A reference of no word is refused at load: a split's sum has words.
+            for ending, pipeline in endings(self._bench.language(split)).items():
+                # A reference of no token is refused at load: a split's sum has tokens.
                 out[base + ending] = Metric(value=summed.summed[pipeline].rate or 0.0,
                                             n=summed.n)
             out.update({base + kind: Metric(value=float(found), n=summed.n)

@@ -22,8 +22,34 @@ from typing import Literal, get_args
 from whisper_normalizer.basic import BasicTextNormalizer
 from whisper_normalizer.english import EnglishTextNormalizer
 
-Pipeline = Literal["reference", "english"]
+Pipeline = Literal["reference", "english", "kimi"]
 PIPELINES: tuple[Pipeline, ...] = get_args(Pipeline)
+_CHARACTERS = frozenset({"zh", "yue"})
+"""Languages whose error rate counts characters, not words (the reference splits them)."""
+
+
+def pipelines(language: str) -> tuple[Pipeline, ...]:
+    """The pipelines a split of ``language`` (the reference's code: ``en``, ``zh``, ``yue``,
+    ``fr``, ...) is scored by: the reference's first, which decides; beside it Whisper's
+    English normaliser alone for English, Kimi-Audio-Evalkit's variant for Chinese and
+    Cantonese (where it differs: Latin words kept whole)."""
+    if language == "en":
+        return ("reference", "english")
+    return ("reference", "kimi") if language in _CHARACTERS else ("reference",)
+
+
+def unit(language: str) -> str:
+    """What the reference counts in ``language``: ``characters`` or ``words``."""
+    return "characters" if language in _CHARACTERS else "words"
+
+
+def endings(language: str) -> dict[str, Pipeline]:
+    """A split's metric endings in ``language``, each with its pipeline: ``cer`` or ``wer``
+    (the reference's), ``english.wer``, ``kimi.mer`` (a mixed error rate: Chinese characters
+    and Latin words)."""
+    named: dict[Pipeline, str] = {"reference": "cer" if language in _CHARACTERS else "wer",
+                                  "english": "english.wer", "kimi": "kimi.mer"}
+    return {named[p]: p for p in pipelines(language)}
 
 _TAG = re.compile(r"<\|.*?\|>")
 _WHITESPACE = re.compile(r"\s+")
@@ -56,12 +82,21 @@ def remove_sp(text: str, language: str = "en") -> str:
     return _WHITESPACE.sub("", joined) if language in _SPACELESS else joined
 
 
-def words(text: str, pipeline: Pipeline = "reference") -> list[str]:
-    """``text``'s words as ``pipeline`` makes them."""
+def words(text: str, pipeline: Pipeline = "reference", language: str = "en") -> list[str]:
+    """``text``'s tokens as ``pipeline`` makes them in ``language``: words, or characters
+    where the reference counts characters."""
     if pipeline == "english":
         return str(_english()(text)).split()
-    normalised = str(_basic()(_english()(remove_sp(text))))
-    return [word.lower() for word in normalised.split() if not _punctuation_only(word)]
+    if language == "en":
+        normalised = str(_basic()(_english()(remove_sp(text))))
+        return [word.lower() for word in normalised.split() if not _punctuation_only(word)]
+    spaced = remove_sp(text, language)
+    if language == "yue":
+        import zhconv
+
+        spaced = zhconv.convert(spaced, "zh-cn")
+    kept = [w.lower() for w in str(_basic()(spaced)).split() if not _punctuation_only(w)]
+    return list("".join(kept)) if language in _CHARACTERS else kept
 
 
 def _punctuation_only(word: str) -> bool:

@@ -19,14 +19,15 @@ class TranscriptionSettings(OwnSettings):
     system_path: Path | None = None
     system: str | None = None
     """A system message sent before the audio (a model trained with one); None: none."""
-    language: str | None = None
-    """The language whose split is run, for a benchmark of several (FLEURS)."""
+    languages: tuple[str, ...] = ()
+    """The languages whose splits are run, for a benchmark that has a flag for them (FLEURS);
+    empty: the benchmark's own."""
 
     @classmethod
     def read(cls, flag: str, prompt: Path | None, system: Path | None,
-             language: str | None = None) -> TranscriptionSettings:
+             languages: tuple[str, ...] = ()) -> TranscriptionSettings:
         """The settings of ``--audiobench-<flag>-prompt`` and ``-system``, their files read."""
-        return cls(prompt_path=prompt, system_path=system, language=language,
+        return cls(prompt_path=prompt, system_path=system, languages=languages,
                    prompt=read_template(prompt, f"--audiobench-{flag}-prompt", ())
                    if prompt else None,
                    system=read_template(system, f"--audiobench-{flag}-system", ())
