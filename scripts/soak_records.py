@@ -28,7 +28,7 @@ from pytest_audiobench.benchmarks.air_bench_foundation.facts import FOLDER_TASK,
 from pytest_audiobench.benchmarks.big_bench_audio.facts import (
     CATEGORIES as BBA_CATEGORIES,
 )
-from pytest_audiobench.benchmarks.fleurs.facts import LANGUAGES
+from pytest_audiobench.benchmarks.fleurs.facts import DEFAULT_LANGUAGES
 from pytest_audiobench.benchmarks.librispeech.facts import SPLITS
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES as MMAR_CATEGORIES
 from pytest_audiobench.benchmarks.mmar.data import SUB_CATEGORIES
@@ -278,8 +278,8 @@ def librispeech_records(count: int) -> Records:
 
 
 def fleurs_records(count: int) -> Records:
-    """``count`` utterances of the first language, each sentence read twice."""
-    return [{"split": LANGUAGES[0], "speaker": str(index // 2),
+    """``count`` utterances of the default language, each sentence read twice."""
+    return [{"split": DEFAULT_LANGUAGES[0], "speaker": str(index // 2),
              "reference": _sentence(index // 2)} for index in range(count)]
 
 
