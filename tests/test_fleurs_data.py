@@ -227,7 +227,7 @@ def hub(remote: Path) -> Iterator[FakeHfHub]:
 def test_only_the_languages_test_files_are_fetched_and_unpacked(
     hub: FakeHfHub, tmp_path: Path
 ) -> None:
-    root = download_fleurs(tmp_path / "cache", "en_us", endpoint=hub.url)
+    root = download_fleurs(tmp_path / "cache", ["en_us"], endpoint=hub.url)
 
     assert root == tmp_path / "cache" / "google--fleurs"
     assert hub.downloaded == [TSV, ARCHIVE]
@@ -248,7 +248,7 @@ def test_an_unsafe_archive_is_one_line_and_nothing_is_unpacked(
 
     with FakeHfHub({REPO: remote}) as server, pytest.raises(DownloadError) as raised:
         url = server.url
-        download_fleurs(tmp_path / "cache", "en_us", endpoint=url)
+        download_fleurs(tmp_path / "cache", ["en_us"], endpoint=url)
 
     assert_one_line_naming(raised.value, REPO, url)
     assert f"cannot convert FLEURS en_us of {REPO} from {url}: {ARCHIVE} (" in str(raised.value)
@@ -260,17 +260,17 @@ def test_an_archive_without_audio_is_one_line(remote: Path, tmp_path: Path) -> N
     _archive(remote / ARCHIVE, {"test/README.txt": b"no audio here"})
 
     with FakeHfHub({REPO: remote}) as server, pytest.raises(DownloadError) as raised:
-        download_fleurs(tmp_path / "cache", "en_us", endpoint=server.url)
+        download_fleurs(tmp_path / "cache", ["en_us"], endpoint=server.url)
 
     assert f"{ARCHIVE}: it holds no .wav files" in _one_line(raised)
 
 
 def test_a_language_the_hub_lacks_is_an_unexpected_layout(hub: FakeHfHub, tmp_path: Path) -> None:
     with pytest.raises(DownloadError, match="unexpected layout") as raised:
-        download_fleurs(tmp_path / "cache", "de_de", endpoint=hub.url)
+        download_fleurs(tmp_path / "cache", ["de_de"], endpoint=hub.url)
 
     assert_one_line_naming(raised.value, REPO, hub.url)
-    assert "it lacks data/de_de/test.tsv or data/de_de/audio/test.tar.gz" in str(raised.value)
+    assert "it lacks one of data/de_de/test.tsv, data/de_de/audio/test.tar.gz" in str(raised.value)
 
 
 # --- a local snapshot of the hub repo ---------------------------------------------------------

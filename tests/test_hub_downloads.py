@@ -72,7 +72,8 @@ def hub(fake: FakeRepo, repo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 def benchmark(name: str, here: Path) -> Benchmark:
     """The benchmark as a run that downloads it makes it, its cache in ``here/cache``."""
     settings = make_settings(here, model="random", judge_model="overlap", data=SOURCE,
-                             benchmark=(name,), cache_dir=here / "cache")
+                             benchmark=(name,), cache_dir=here / "cache",
+                             **FAKE_REPOS[name].selects if name in FAKE_REPOS else {})
     return registry.create(name, settings)
 
 

@@ -18,7 +18,7 @@ import json
 import shutil
 import tarfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +154,10 @@ class FakeRepo:
 
     repo_id: str
     make: Callable[[Path, Path], Path]
+    selects: Mapping[str, Any] = field(default_factory=dict)
+    """The benchmark's options (by attribute name) that select every part of its mini
+    release, where its default selects fewer (FLEURS's languages): the tests download and
+    read all of it."""
 
 
 FAKE_REPOS: dict[str, FakeRepo] = {
@@ -162,10 +166,11 @@ FAKE_REPOS: dict[str, FakeRepo] = {
     "mmsu": FakeRepo(mmsu.HUB_REPO, mmsu_repo),
     "big_bench_audio": FakeRepo(big_bench_audio.HUB_REPO, big_bench_audio_repo),
     "librispeech": FakeRepo(librispeech.HUB_REPO, librispeech_repo),
-    "fleurs": FakeRepo(fleurs.HUB_REPO, fleurs_repo),
+    "fleurs": FakeRepo(fleurs.HUB_REPO, fleurs_repo,
+                       {"fleurs_language": ("en_us", "cmn_hans_cn", "yue_hant_hk")}),
 }
 """By benchmark name: the repo each built-in benchmark downloaded from Hugging Face fetches
-(at its default split or language), and how to make it (``tests/test_hub_downloads.py``
+(at the parts its mini release has), and how to make it (``tests/test_hub_downloads.py``
 fails for a hub-backed benchmark missing here)."""
 
 

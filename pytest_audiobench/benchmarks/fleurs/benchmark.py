@@ -51,9 +51,7 @@ class Fleurs(TranscriptionBenchmark):
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.fleurs.download import download_fleurs
 
-        roots = {download_fleurs(self.settings.cache_dir, lang) for lang in self.chosen}
-        (root,) = roots  # every language is unpacked into the one root
-        return root
+        return download_fleurs(self.settings.cache_dir, self.chosen)
 
     def load(self, root: Path) -> Release:
         samples: list[Sample] = []

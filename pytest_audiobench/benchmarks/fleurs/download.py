@@ -7,6 +7,7 @@ importing this module stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.fleurs.archive import conversion, hub_files
@@ -24,18 +25,20 @@ from pytest_audiobench.hub.huggingface import resolve_hf_endpoint
 from pytest_audiobench.hub.network import fix_hint
 
 
-def download_fleurs(cache_dir: Path, language: str, *, endpoint: str | None = None) -> Path:
-    """Fetch the test split of FLEURS's `language` (a hub config such as ``en_us``) from the
-    hub repo ``google/fleurs`` through huggingface_hub into `cache_dir`, unpack it once, and
-    return the root that ``read_language`` reads: it holds ``<language>/test.tsv`` and the
-    audio in ``<language>/audio/test/``.
+def download_fleurs(cache_dir: Path, languages: Sequence[str], *,
+                    endpoint: str | None = None) -> Path:
+    """Fetch the test split of each of FLEURS's `languages` (hub configs such as ``en_us``,
+    ``cmn_hans_cn``) from the hub repo ``google/fleurs`` through huggingface_hub into
+    `cache_dir`, unpack each once, and return the root that ``read_language`` reads: it holds
+    ``<language>/test.tsv`` and the audio in ``<language>/audio/test/`` for each of them.
 
     The repo keeps each language in ``data/<language>/``: ``test.tsv`` (also ``train.tsv``,
     ``dev.tsv``) and ``audio/test.tar.gz`` (also ``train``, ``dev``), whose members are
     ``test/<file_name>.wav``. So found in public code that fetches these two files by path
     from the repo, or unpacks the archive into ``audio/`` (searched in December 2026). Only
-    ``data/<language>/test.tsv`` and ``data/<language>/audio/test.tar.gz`` are fetched, never
-    another language or split; huggingface_hub downloads only what its cache lacks.
+    ``data/<language>/test.tsv`` and ``data/<language>/audio/test.tar.gz`` of the selected
+    languages are fetched, in one go (a failure names every file wanted), never another
+    language or split; huggingface_hub downloads only what its cache lacks.
 
     Layout under `cache_dir`: the hub cache is ``cache_dir/huggingface``; the root is
     ``cache_dir/google--fleurs``, and each language is unpacked on its own into
@@ -52,22 +55,26 @@ def download_fleurs(cache_dir: Path, language: str, *, endpoint: str | None = No
 
     Raises ValueError for a language that is not a config name; DownloadError (one line,
     chained) when the hub is unreachable and the files are not cached, the repo or a file is
-    missing, the download fails, or the archive is unsafe, unreadable or holds no audio.
+    missing, the download fails, or an archive is unsafe, unreadable or holds no audio.
     """
-    check_language(language)
+    for language in languages:
+        check_language(language)
     cache_dir = Path(cache_dir).expanduser().resolve()
     name = HUB_REPO.replace("/", "--")
     url = resolve_hf_endpoint(endpoint)
-    fix = fix_hint(url, f"{language}/{TRANSCRIPTS} and {language}/{AUDIO_FOLDER.as_posix()}/")
-    transcripts, archive = hub_files(language)
+    said = ", ".join(languages)
+    fix = fix_hint(url, " and ".join(f"{lang}/{TRANSCRIPTS} and {lang}/"
+                                     f"{AUDIO_FOLDER.as_posix()}/" for lang in languages))
+    files = [path for language in languages for path in hub_files(language)]
     hub = connect(HUB_REPO, url, cache_dir / HF_CACHE_FOLDER)
     blobs = fetch_or_explain(
-        hub, lambda: hub.fetch_all((transcripts, archive)),
-        what=f"FLEURS {language} ({HUB_REPO}: {transcripts}, {archive})", fix=fix,
-        expected=f"{transcripts} and {archive}",
-        gone=f"it lacks {transcripts} or {archive} (is {language} one of its languages?)")
-    target = cache_dir / name / language
-    convert_or_explain(conversion(blobs, target, {"files": blob_stamp(blobs)}, language), hub,
-                       what=f"FLEURS {language}", fix=fix,
-                       lock=cache_dir / LOCKS_FOLDER / f"{name}-{language}.lock")
+        hub, lambda: hub.fetch_all(files), what=f"FLEURS {said} ({HUB_REPO}: "
+        f"{', '.join(files)})", fix=fix, expected=" and ".join(files),
+        gone=f"it lacks one of {', '.join(files)} (is each of {said} one of its languages?)")
+    for language in languages:
+        own = {path: blobs[path] for path in hub_files(language)}
+        target = cache_dir / name / language
+        convert_or_explain(conversion(own, target, {"files": blob_stamp(own)}, language), hub,
+                           what=f"FLEURS {language}", fix=fix,
+                           lock=cache_dir / LOCKS_FOLDER / f"{name}-{language}.lock")
     return cache_dir / name
