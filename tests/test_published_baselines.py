@@ -29,6 +29,21 @@ def test_a_published_baseline_reads_says_its_source_and_sits_where_a_run_looks(
     assert all(name.startswith(f"{baseline.benchmark}.") for name in baseline.metrics)
 
 
+@pytest.mark.parametrize("path", PUBLISHED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_metric_of_a_published_baseline_is_one_its_benchmark_gates(
+        path: Path, tmp_path: Path) -> None:
+    # A name the benchmark never reports (a character error rate named "wer", a language it
+    # does not have) would be "not measured" in every run: a threshold that never holds.
+    from tests.settings import make_settings
+
+    baseline = load(path)
+    assert baseline is not None
+    settings = make_settings(tmp_path, model="random", judge_model="overlap", data="mini",
+                             benchmark=(baseline.benchmark,))
+    gating = registry.create(baseline.benchmark, settings).gating()
+    assert [name for name in baseline.metrics if gating.linear(name) is None] == []
+
+
 def _names(benchmark: str) -> set[str]:
     """What names ``benchmark`` in a source, in lower case: its name, spelled with spaces or
     hyphens too, and its tasks that are not plain words ("test-clean", "en_us")."""
