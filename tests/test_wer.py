@@ -324,3 +324,36 @@ def test_an_utterance_s_errors_are_the_reference_s_edit_distance() -> None:
     for reference, answer in pairs:
         theirs = editdistance.eval(_reference_steps(reference), _reference_steps(answer))
         assert count(words(reference), words(answer)).errors == theirs, answer
+
+
+# --- counting on token lists, whatever the tokens ------------------------------------------
+
+# reference tokens, hypothesis tokens, (substitutions, deletions, insertions): tokens are
+# compared as they are, never joined by spaces and split again.
+ODD_TOKENS = [
+    # A token holding a space is one token: "a b" for "a", then "b" inserted.
+    (["a b", "c"], ["a", "b", "c"], (1, 0, 1)),
+    # An empty token and a space are tokens too: one substitution each.
+    (["", " "], ["x", "y"], (2, 0, 0)),
+    # Tokens that a space-joined string would have run together: "ab" and "a" "b".
+    (["ab"], ["a", "b"], (1, 0, 1)),
+    # Characters that are whitespace to Python, and a zero-width space, each one token.
+    (["\u3000", "\u200b", "\t"], ["\u3000", "\u200b", "\t"], (0, 0, 0)),
+    # Characters: "今天天气好" against "今天天汽好": one substitution.
+    (list("今天天气好"), list("今天天汽好"), (1, 0, 0)),
+]
+
+
+@pytest.mark.parametrize(("reference", "hypothesis", "expected"), ODD_TOKENS)
+def test_a_count_compares_the_tokens_as_they_are(
+        reference: list[str], hypothesis: list[str], expected: tuple[int, int, int]) -> None:
+    counted = count(reference, hypothesis)
+    assert (counted.substitutions, counted.deletions, counted.insertions) == expected
+    assert counted.reference_words == len(reference)
+
+
+@pytest.mark.parametrize(("reference", "hypothesis", "expected"), ODD_TOKENS)
+def test_a_count_s_errors_are_editdistance_s_on_odd_tokens(
+        reference: list[str], hypothesis: list[str], expected: tuple[int, int, int]) -> None:
+    editdistance = pytest.importorskip("editdistance", reason="pip install editdistance==0.8.1")
+    assert count(reference, hypothesis).errors == editdistance.eval(reference, hypothesis)

@@ -1,13 +1,16 @@
 """Two transcripts' words aligned for a person to read: the reference over the answer, word
 under word, the words that differ in upper case (a substitution over its substitute, a
 deleted word over stars, stars over an inserted word), as speech-recognition scoring tools
-print them."""
+print them. A word may be a single character (Chinese is scored by characters); the columns
+are padded by the width a terminal gives each character, two for a wide CJK one, so that
+characters stand under each other."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
-import jiwer
+from pytest_audiobench.benchmarks.wer.counting import opcodes
 
 GAP = "***"
 
@@ -20,22 +23,37 @@ def aligned(reference: Sequence[str], hypothesis: Sequence[str]) -> tuple[str, s
         pairs = [(w.upper(), GAP) for w in reference] or [(GAP, w.upper()) for w in hypothesis]
     else:
         pairs = _pairs(reference, hypothesis)
-    widths = [max(len(a), len(b)) for a, b in pairs]
-    return (" ".join(a.ljust(n) for (a, _), n in zip(pairs, widths, strict=True)).rstrip(),
-            " ".join(b.ljust(n) for (_, b), n in zip(pairs, widths, strict=True)).rstrip())
+    widths = [max(width(a), width(b)) for a, b in pairs]
+    return (" ".join(_padded(a, n) for (a, _), n in zip(pairs, widths, strict=True)).rstrip(),
+            " ".join(_padded(b, n) for (_, b), n in zip(pairs, widths, strict=True)).rstrip())
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: two for a wide or full-width character (East
+    Asian width W or F), none for a combining mark, one for any other."""
+    return sum(_columns(char) for char in text)
+
+
+def _columns(char: str) -> int:
+    if unicodedata.east_asian_width(char) in "WF":
+        return 2
+    return 0 if unicodedata.category(char) in ("Mn", "Me") else 1
+
+
+def _padded(word: str, columns: int) -> str:
+    return word + " " * (columns - width(word))
 
 
 def _pairs(reference: Sequence[str], hypothesis: Sequence[str]) -> list[tuple[str, str]]:
-    found = jiwer.process_words(" ".join(reference), " ".join(hypothesis))
     pairs: list[tuple[str, str]] = []
-    for chunk in found.alignments[0]:
-        ref = list(reference[chunk.ref_start_idx:chunk.ref_end_idx])
-        hyp = list(hypothesis[chunk.hyp_start_idx:chunk.hyp_end_idx])
-        if chunk.type == "equal":
+    for step in opcodes(reference, hypothesis):
+        ref = list(reference[step.src_start:step.src_end])
+        hyp = list(hypothesis[step.dest_start:step.dest_end])
+        if step.tag == "equal":
             pairs += zip(ref, hyp, strict=True)
-        elif chunk.type == "substitute":
+        elif step.tag == "replace":
             pairs += [(r.upper(), h.upper()) for r, h in zip(ref, hyp, strict=True)]
-        elif chunk.type == "delete":
+        elif step.tag == "delete":
             pairs += [(r.upper(), GAP) for r in ref]
         else:
             pairs += [(GAP, h.upper()) for h in hyp]
