@@ -71,6 +71,7 @@ _FIXED_LINE = re.compile(r"\D((?:0(?:10|2[1-3]|[3-9]\d{2})-?)?[1-9]\d{6,7})\D")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
 _PERCENT = re.compile(rf"({_NUMBER})%")
 _COUNTED = re.compile(rf"({_NUMBER})[多余几]?(?:[{_MEASURE_WORDS}]|[千毫微]克|[千分厘毫微]米)")
+_DIGIT = re.compile(r"\d")
 _DIGIT_STRING = re.compile(r"\d{4,32}")
 _AMOUNT_NUMBER = re.compile(_NUMBER)
 _LETTERS_TWO = re.compile(r"([a-zA-Z]+)二([a-zA-Z]+)")
@@ -87,21 +88,28 @@ def spelled(text: str) -> str:
     ``normalize_nsw``: dates, money, mobile then fixed-line telephone numbers, fractions,
     percentages, numbers before a measure word, digit strings, the numbers left; then a 2
     between letters restored."""
-    text = _replace_each(f"^{text}$", _DATE, _date)
+    # cn_tn makes the full-width percent sign ASCII's just before its percentages; no rule
+    # before them tells the two apart, so it is done first here.
+    text = f"^{text}$".replace("\uff05", "%")
+    if _DIGIT.search(text):  # most references hold none, and then no number rule finds one
+        text = _numbers_spelled(text)
+    text = _replace_each(text, _LETTERS_TWO, lambda found: f"{found[1]}2{found[2]}",
+                         whole=True)
+    return text.lstrip("^").rstrip("$")
+
+
+def _numbers_spelled(text: str) -> str:
+    text = _replace_each(text, _DATE, _date)
     text = _replace_each(text, _MONEY, _money)
     text = _replace_each(text, _MOBILE, lambda found: digit_by_digit(found[1]))
     text = _replace_each(text, _FIXED_LINE, lambda found: digit_by_digit(found[1]))
     text = _replace_each(text, _FRACTION,
                          lambda found: f"{number(found[2])}分之{number(found[1])}", whole=True)
-    text = _replace_each(text.replace("\uff05", "%"), _PERCENT,  # the full-width % too
-                         lambda found: "百分之" + number(found[1]), whole=True)
+    text = _replace_each(text, _PERCENT, lambda found: "百分之" + number(found[1]), whole=True)
     text = _replace_each(text, _COUNTED, lambda found: number(found[1]))
     text = _replace_each(text, _DIGIT_STRING, lambda found: digit_by_digit(found[0]),
                          whole=True)
-    text = _replace_each(text, _AMOUNT_NUMBER, lambda found: number(found[0]), whole=True)
-    text = _replace_each(text, _LETTERS_TWO, lambda found: f"{found[1]}2{found[2]}",
-                         whole=True)
-    return text.lstrip("^").rstrip("$")
+    return _replace_each(text, _AMOUNT_NUMBER, lambda found: number(found[0]), whole=True)
 
 
 def _replace_each(text: str, pattern: re.Pattern[str],
