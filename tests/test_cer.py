@@ -8,6 +8,8 @@ beside; the words aligned by the width a terminal gives them."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 from collections.abc import Callable
 from types import ModuleType
@@ -16,7 +18,15 @@ import pytest
 
 from pytest_audiobench.benchmarks.wer import chinese
 from pytest_audiobench.benchmarks.wer.aligning import aligned, width
-from tests.test_wer import _installed, _module
+from pytest_audiobench.benchmarks.wer.counting import count, error_rate
+from pytest_audiobench.benchmarks.wer.normalising import (
+    PIPELINES,
+    endings,
+    pipelines,
+    unit,
+    words,
+)
+from tests.test_wer import _installed, _lmms_eval_asr, _module, _openai_whisper_normalisers
 
 # --- the words aligned, CJK characters two columns wide ---------------------------------------
 
@@ -197,3 +207,263 @@ def test_chinese_normalisation_equals_each_cn_tn_copy_on_generated_strings(copy:
 def test_the_table_s_expected_values_are_cn_tn_s(copy: str) -> None:
     theirs = _text_norm(copy)
     assert [theirs(text) for text, _ in CN_TN] == [expected for _, expected in CN_TN]
+
+
+# --- each language's tokens, the reference's ---------------------------------------------------
+
+LANGUAGES = ["zh", "yue", "en", "fr"]
+
+
+def _normaliser(language: str, copy: str) -> Callable[[str], str]:
+    """The reference's first steps in ``language`` from the packages that ship them: lmms-eval's
+    ``remove_sp`` (Chinese its language without spaces) and ``_normalize`` (the normalisers by
+    language, as its ``compute_wer`` runs them), with zhconv, openai-whisper's normalisers and
+    the ``copy`` of cn_tn."""
+    steps, whisper = _lmms_eval_asr(), _openai_whisper_normalisers()
+    chinese_norm = _text_norm(copy)
+    english, basic = whisper.EnglishTextNormalizer(), whisper.BasicTextNormalizer()
+
+    def normalise(text: str) -> str:
+        said: str = steps._normalize(
+            steps.remove_sp(text, language, no_space_languages={"zh"}), language,
+            yue_languages={"yue"}, english_languages={"en"}, chinese_languages={"zh"},
+            yue_converter=steps.zhconv_convert, english_normalizer=english,
+            chinese_normalizer=chinese_norm, basic_normalizer=basic)
+        return said
+    return normalise
+
+
+def _reference_tokens(language: str, copy: str) -> Callable[[str], list[str]]:
+    """The reference's tokens: its sacreBLEU ``none`` tokenizer with punctuation removal and
+    lower case (lmms-eval's ``EvaluationTokenizer``), split, and for Chinese and Cantonese the
+    tokens joined and split into characters, as lmms-eval's ``compute_wer`` does."""
+    normalise = _normaliser(language, copy)
+    tokenizer = _lmms_eval_asr().EvaluationTokenizer(
+        tokenizer_type="none", lowercase=True, punctuation_removal=True,
+        character_tokenization=False)
+
+    def tokens(text: str) -> list[str]:
+        items: list[str] = tokenizer.tokenize(normalise(text)).split()
+        return list("".join(items)) if language in ("zh", "yue") else items
+    return tokens
+
+
+def _kimi_tokens(language: str, copy: str) -> Callable[[str], list[str]]:
+    """Kimi-Audio-Evalkit's tokens: the same normalisers, then sacreBLEU's ``zh`` tokenizer
+    with punctuation removal and lower case, no split into characters."""
+    normalise = _normaliser(language, copy)
+    tokenizer = _lmms_eval_asr().EvaluationTokenizer(
+        tokenizer_type="zh", lowercase=True, punctuation_removal=True)
+
+    def tokens(text: str) -> list[str]:
+        items: list[str] = tokenizer.tokenize(normalise(text)).split()
+        return items
+    return tokens
+
+
+@pytest.mark.parametrize("copy", COPIES)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_language_s_tokens_are_the_reference_s(language: str, copy: str) -> None:
+    theirs = _reference_tokens(language, copy)
+    differ = [t for t in TRICKY if words(t, "reference", language) != theirs(t)]
+    assert not differ
+
+
+@pytest.mark.parametrize("copy", COPIES)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_language_s_tokens_are_kimi_s(language: str, copy: str) -> None:
+    theirs = _kimi_tokens(language, copy)
+    differ = [t for t in TRICKY if words(t, "kimi", language) != theirs(t)]
+    assert not differ
+
+
+@pytest.mark.parametrize("copy", COPIES)
+@pytest.mark.parametrize("language", ["zh", "yue"])
+def test_generated_strings_make_the_reference_s_characters(language: str, copy: str) -> None:
+    theirs = _reference_tokens(language, copy)
+    differ = [t for t in GENERATED if words(t, "reference", language) != theirs(t)]
+    assert not differ
+
+
+# A reference per language, against which every tricky reply is counted.
+REFERENCES = {
+    "zh": ["今天是2024年3月5日，我花了12.50元。", "我用iPhone 15打电话给13812345678。"],
+    "yue": ["我哋今日去飲茶，三個人。", "佢話聽日會落雨"],
+    "en": ["He hoped there would be stew for dinner.", "It cost $3.50, twenty percent off."],
+    "fr": ["C'est la vie, à 3 h 30.", "Bonjour tout le monde"],
+}
+
+
+@pytest.mark.parametrize("copy", COPIES)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_reply_s_edits_are_the_reference_s_edit_distance(language: str, copy: str) -> None:
+    editdistance = pytest.importorskip("editdistance", reason="pip install editdistance==0.8.1")
+    theirs = _reference_tokens(language, copy)
+    for pipeline, tokens in (("reference", theirs), ("kimi", _kimi_tokens(language, copy))):
+        for reference in REFERENCES[language]:
+            ours = [count(words(reference, pipeline, language),
+                          words(reply, pipeline, language)).errors for reply in TRICKY]
+            assert ours == [editdistance.eval(tokens(reference), tokens(reply))
+                            for reply in TRICKY], (pipeline, reference)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_split_s_rate_is_lmms_eval_s_compute_wer(language: str) -> None:
+    steps, whisper = _lmms_eval_asr(), _openai_whisper_normalisers()
+    references = [REFERENCES[language][i % 2] for i in range(len(TRICKY))]
+    # Its caller runs remove_sp first, as the reference's main does.
+    untagged = [[steps.remove_sp(t, language, no_space_languages={"zh"}) for t in texts]
+                for texts in (references, TRICKY)]
+    with contextlib.redirect_stdout(io.StringIO()):  # it prints its first pair
+        theirs = steps.compute_wer(
+            *untagged, language, yue_languages={"yue"}, english_languages={"en"},
+            chinese_languages={"zh"}, char_languages={"zh", "yue"},
+            yue_converter=steps.zhconv_convert,
+            english_normalizer=whisper.EnglishTextNormalizer(),
+            chinese_normalizer=_text_norm("lmms-eval"),
+            basic_normalizer=whisper.BasicTextNormalizer())
+    ours = error_rate(count(words(r, "reference", language), words(h, "reference", language))
+                      for r, h in zip(references, TRICKY, strict=True))
+    assert ours == pytest.approx(100.0 * theirs, rel=1e-12)
+
+
+# --- error rates worked out by hand ------------------------------------------------------------
+
+# Per language: reference, reply, (substitutions, deletions, insertions), reference tokens, under
+# the reference pipeline (characters for zh and yue, words otherwise).
+BY_HAND = {
+    "zh": [
+        # 今天天气很好: 6 characters; the full stop becomes a space and goes.
+        ("今天天气很好", "今天天气很好。", (0, 0, 0), 6),
+        # 很 heard as 真: one substitution.
+        ("今天天气很好", "今天天气真好", (1, 0, 0), 6),
+        # 3个 is written 三个 in the reference: 我有三个苹果, 6 characters, no error.
+        ("我有3个苹果", "我有三个苹果", (0, 0, 0), 6),
+        # The date 二零二四年三月五日: 9 characters.
+        ("2024年3月5日", "二零二四年三月五日", (0, 0, 0), 9),
+        # 50% is 百分之五十: 价格是百分之五十, 8 characters.
+        ("价格是50%", "价格是百分之五十", (0, 0, 0), 8),
+        # The tag and the space go, the marks too: 你好世界, 4 characters.
+        ("<|zh|>你好 世界", "你好，世界！", (0, 0, 0), 4),
+        # iPhone is 6 letters, each a character: 我用iphone打电话, 11; 苹果 for it is 2
+        # substitutions and 4 deletions.
+        ("我用iPhone打电话", "我用苹果打电话", (2, 4, 0), 11),
+        # No conversion to simplified characters: 学习 for 學習 is 2 substitutions.
+        ("學習", "学习", (2, 0, 0), 2),
+        # Fillers are kept: 嗯好的, 3 characters, 嗯 left out is a deletion.
+        ("嗯，好的", "好的", (0, 1, 0), 3),
+        # Nothing said: every character deleted.
+        ("今天天气很好", "", (0, 6, 0), 6),
+        # A preamble's characters are insertions: 转写结果, 4 (the colon goes).
+        ("今天天气很好", "转写结果：今天天气很好", (0, 0, 4), 6),
+        ("今天天气很好", "<|zh|>今天 天气 很好", (0, 0, 0), 6),
+    ],
+    "yue": [
+        # Both made simplified by zhconv: 我哋今日去饮茶, 7 characters.
+        ("我哋今日去飲茶", "我哋今日去饮茶", (0, 0, 0), 7),
+        ("學習", "学习", (0, 0, 0), 2),
+        # No numbers written out in Cantonese: 3 against 三 is a substitution (个 and 苹 are the
+        # simplified 個 and 蘋); 我有3个苹果, 6 characters.
+        ("我有3個蘋果", "我有三个苹果", (1, 0, 0), 6),
+        # The basic normaliser makes the marks spaces: 你好世界, 4.
+        ("你好，世界！", "你好世界", (0, 0, 0), 4),
+        ("今日好熱", "", (0, 4, 0), 4),
+        # Latin letters and digits are characters too: 我用iphone15, 10.
+        ("我用iPhone 15", "我用iphone 15", (0, 0, 0), 10),
+    ],
+    "en": [
+        # 8 words, "soup" for "stew".
+        ("He hoped there would be stew for dinner", "He hoped there would be soup for dinner.",
+         (1, 0, 0), 8),
+        # Both are "25" once normalised (English, then basic): 1 word.
+        ("Twenty five dollars", "$25", (0, 0, 0), 1),
+        ("Hello world", "", (0, 2, 0), 2),
+        ("<|en|>Good morning", "good morning!", (0, 0, 0), 2),
+    ],
+    "fr": [
+        # The basic normaliser alone: c est la vie, 4 words.
+        ("C'est la vie.", "C'est la vie", (0, 0, 0), 4),
+        # Accents are kept: "ca" for "ça" is a substitution; 3 words.
+        ("Ça va bien", "Ca va bien", (1, 0, 0), 3),
+        # No numbers written out: il est 3 h 30, 5 words; trois heures trente, 3 substitutions.
+        ("Il est 3 h 30.", "Il est trois heures trente", (3, 0, 0), 5),
+        ("Bonjour tout le monde", "", (0, 4, 0), 4),
+    ],
+}
+
+# Per language, the split's rate in percent: errors summed over reference tokens summed.
+# zh: 1 + 6 + 2 + 1 + 6 + 4 = 20 errors over 6+6+6+9+8+4+11+2+3+6+6+6 = 73 characters.
+# yue: 1 + 4 = 5 over 7+2+6+4+4+10 = 33. en: 1 + 2 = 3 over 8+1+2+2 = 13.
+# fr: 1 + 3 + 4 = 8 over 4+3+5+4 = 16.
+SPLIT_RATES = {"zh": 100 * 20 / 73, "yue": 100 * 5 / 33, "en": 100 * 3 / 13, "fr": 50.0}
+
+
+@pytest.mark.parametrize(("language", "reference", "reply", "expected", "tokens"), [
+    (language, *row) for language, rows in BY_HAND.items() for row in rows])
+def test_each_reply_s_errors_are_the_ones_worked_out_by_hand(
+        language: str, reference: str, reply: str, expected: tuple[int, int, int],
+        tokens: int) -> None:
+    counted = count(words(reference, "reference", language), words(reply, "reference", language))
+    assert (counted.substitutions, counted.deletions, counted.insertions) == expected
+    assert counted.reference_words == tokens
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_split_s_rate_is_the_one_worked_out_by_hand(language: str) -> None:
+    counted = [count(words(ref, "reference", language), words(reply, "reference", language))
+               for ref, reply, _, _ in BY_HAND[language]]
+    assert error_rate(counted) == pytest.approx(SPLIT_RATES[language])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_degenerate_splits_have_the_rates_worked_out_by_hand(language: str) -> None:
+    reference = BY_HAND[language][0][0]
+    said = words(reference, "reference", language)
+    # One utterance, said right: 0 %; said twice in a row: as many insertions as tokens, 100 %.
+    assert error_rate([count(said, said)]) == 0.0
+    twice = words(f"{reference} {reference}", "reference", language)
+    assert error_rate([count(said, twice)]) == pytest.approx(100.0)
+    # Every utterance right.
+    rows = BY_HAND[language]
+    assert error_rate(count(words(r, "reference", language), words(r, "reference", language))
+                      for r, _, _, _ in rows) == 0.0
+    # Every reply empty: all deletions, 100 %.
+    assert error_rate(count(words(r, "reference", language), [])
+                      for r, _, _, _ in rows) == 100.0
+
+
+# The mixed error rate Kimi-Audio-Evalkit reports for Chinese: CJK characters and Latin words.
+# 我用iphone打电话 is 6 tokens (iphone one); 苹果 for iphone: 1 substitution and 1 insertion.
+# 学习 for 學習: 2 substitutions in 2. The split: 4 errors over 8 tokens, 50 %.
+KIMI = [("我用iPhone打电话", "我用苹果打电话", (1, 0, 1), 6), ("學習", "学习", (2, 0, 0), 2)]
+
+
+def test_kimi_s_mixed_error_rate_keeps_latin_words_whole() -> None:
+    counted = [count(words(ref, "kimi", "zh"), words(reply, "kimi", "zh"))
+               for ref, reply, _, _ in KIMI]
+    assert [((c.substitutions, c.deletions, c.insertions), c.reference_words)
+            for c in counted] == [(errors, tokens) for _, _, errors, tokens in KIMI]
+    assert error_rate(counted) == 50.0
+
+
+# --- which pipelines and metrics a language has -------------------------------------------------
+
+
+def test_each_language_has_its_pipelines_and_metric_endings() -> None:
+    assert pipelines("en") == ("reference", "english")
+    assert pipelines("zh") == pipelines("yue") == ("reference", "kimi")
+    assert pipelines("fr") == pipelines("de") == ("reference",)
+    assert set(PIPELINES) == {"reference", "english", "kimi"}
+    assert [unit(language) for language in ("zh", "yue", "en", "fr")] == [
+        "characters", "characters", "words", "words"]
+    assert endings("zh") == endings("yue") == {"cer": "reference", "kimi.mer": "kimi"}
+    assert endings("en") == {"wer": "reference", "english.wer": "english"}
+    assert endings("fr") == {"wer": "reference"}
+
+
+def test_the_english_pipeline_is_whisper_s_normaliser_alone_whatever_the_language() -> None:
+    # No remove_sp (Whisper's normaliser drops the tag itself) and no characters: the Chinese
+    # stays in words.
+    assert words("<|en|>Good morning", "english", "zh") == words(
+        "<|en|>Good morning", "english") == ["good", "morning"]
+    assert words("今天 天气", "english", "zh") == ["今天", "天气"]
