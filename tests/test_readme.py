@@ -72,9 +72,10 @@ def test_its_two_first_lines_are_the_main_job_and_the_test_command_ci_runs() -> 
     assert all(name in ci for name in ("espeak-ng", "chromium", "chromium-driver"))
     extras = "-e '.[dev,cascade,hub]'"
     assert install_dev == f"pip install {extras}" and extras in ci
-    # The reference's WER steps, for the parity tests, without torch (tests/test_wer.py):
-    # openai-whisper's normalisers, lmms-eval's remove_sp and the editdistance it imports.
-    steps = "openai-whisper==20250625 lmms-eval==0.7.3 editdistance==0.8.1"
+    # The reference's WER steps, for the parity tests, without torch (tests/test_wer.py and
+    # tests/test_cer.py): openai-whisper's normalisers, lmms-eval's remove_sp and the
+    # editdistance it imports, and evalscope's copy of cn_tn.
+    steps = "openai-whisper==20250625 lmms-eval==0.7.3 editdistance==0.8.1 evalscope==1.14.1"
     assert reference == f"pip install --no-deps {steps}"
     assert f"pip install --quiet --no-deps {steps}" in ci
     assert f"{tests}          # the README test command, verbatim" in ci
