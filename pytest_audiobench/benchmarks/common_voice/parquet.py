@@ -145,10 +145,12 @@ def _write_row(row: Mapping[str, Any], where: str, clips: Path, locale: str) -> 
 def _clip_name(row: Mapping[str, Any], where: str) -> str:
     """The file name the row's ``path`` ends with (the copy may keep the folder of the shard
     it was read from, ``en_test_0/common_voice_en_1.mp3``; a Windows path is read too)."""
-    path = column(row, "path", where, str, _EXPECTED_ROW)
-    name = PurePosixPath(path.replace("\\", "/")).name
-    # The name becomes a file written under clips/: nothing that could leave it.
-    if name in ("", ".", "..") or "\0" in name or name != name.strip():
+    path = column(row, "path", where, str, _EXPECTED_ROW).replace("\\", "/")
+    # A trailing slash names a folder, whose own name PurePosixPath would give.
+    name = "" if path.endswith("/") else PurePosixPath(path).name
+    # The name becomes a file written under clips/ and a cell of test.tsv: nothing that could
+    # leave the folder or the cell.
+    if name in ("", ".", "..") or any(c in name for c in "\0\t\r\n") or name != name.strip():
         raise BadData(f"{where}: the path {path!r} names no clip file; expected a file name "
                       "such as common_voice_en_1.mp3")
     return name
