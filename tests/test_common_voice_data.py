@@ -80,7 +80,8 @@ def test_mozilla_s_corpus_folder_and_its_parent_read_the_same(tmp_path: Path) ->
     corpus = tmp_path / facts.CORPUS_FOLDER
     build_common_voice(corpus, SAID)
     assert _read(tmp_path, "zh-CN") == _read(corpus, "zh-CN")
-    assert [u.sentence for u in read_locale(tmp_path, "zh-CN")] == ["今天天气很好。", "我们去公园。"]
+    assert [u.sentence for u in read_locale(tmp_path, "zh-CN")] == [
+        "今天天气很好。", "我们去公园。"]
 
 
 def test_a_missing_locale_names_where_it_looked_what_is_there_and_the_flag(
