@@ -16,7 +16,8 @@ from pytest_audiobench.benchmarks.mini_making import Espeak, Voice, write_text, 
 README = """{count} Common Voice 15 test utterances in Mozilla's layout (`<locale>/test.tsv`
   with its header row, MP3 clips in `<locale>/clips/`), two in each of `en`, `zh-CN`, `yue`
   and `fr`, read by two espeak-ng voices of the language; the cascade (Whisper tiny.en) hears
-  no Chinese nor Cantonese, so its character error rates there are near 100 %."""
+  English only and writes the Chinese and Cantonese speech as English words, whose letters
+  count as inserted characters: its character error rates there pass 100 %."""
 
 HEADER = ("client_id", "path", "sentence", "up_votes", "down_votes", "age", "gender",
           "accents", "variant", "locale", "segment")
