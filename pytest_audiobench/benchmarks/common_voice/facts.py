@@ -48,8 +48,3 @@ audio sets whose files could not be seen here; the hub sends a moved repo's old 
 its new one, so the name whose layout was seen is the one fetched."""
 HUB_LOCALES: tuple[str, ...] = ("en", "zh-CN", "fr")
 """The locales the hub copy holds (its configs); it has no Cantonese."""
-HUB_COLUMNS: tuple[str, ...] = ("audio", "sentence", "path")
-"""What a hub row must hold (lmms-eval reads them, and ``locale``): the clip (a struct with
-the file's ``bytes``), the reference and the clip's original file name. ``client_id`` is
-read when there: whether the copy keeps it could not be seen, and without it each utterance is
-its own cluster for the gate."""
