@@ -7,10 +7,10 @@ model's answer to one record. ``makers`` refuses to go on when the plugin ships 
 that has none here, so that a new benchmark is never left out of the soak unnoticed.
 
 The model finds the sample a request asks about in its text (``Soak <benchmark> <number>:``
-opens every question that is sent as text) or, for Big Bench Audio, LibriSpeech and FLEURS,
-whose requests carry no question text, by the clip's mark (tests/fakes/speech.py): each of
-those three has its own range of marks, LibriSpeech's from 100 up (its builder's), FLEURS's and
-Big Bench Audio's below zero.
+opens every question that is sent as text) or, for Big Bench Audio, LibriSpeech, FLEURS and
+Common Voice, whose requests carry no question text, by the clip's mark
+(tests/fakes/speech.py): each of those four has its own range of marks, LibriSpeech's from 100
+up (its builder's), FLEURS's, Common Voice's and Big Bench Audio's below zero.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from pytest_audiobench.benchmarks.air_bench_foundation.facts import FOLDER_TASK,
 from pytest_audiobench.benchmarks.big_bench_audio.facts import (
     CATEGORIES as BBA_CATEGORIES,
 )
+from pytest_audiobench.benchmarks.common_voice.facts import LANGUAGES as CV_LANGUAGES
+from pytest_audiobench.benchmarks.common_voice.facts import LOCALES as CV_LOCALES
 from pytest_audiobench.benchmarks.fleurs.facts import DEFAULT_LANGUAGES
 from pytest_audiobench.benchmarks.librispeech.facts import SPLITS
 from pytest_audiobench.benchmarks.mmar.data import CATEGORIES as MMAR_CATEGORIES
@@ -49,6 +51,7 @@ from tests.fakes.speech import (
     MARKS,
     Utterance,
     build_big_bench_audio,
+    build_common_voice,
     build_fleurs,
     build_librispeech,
     build_mmsu,
@@ -57,12 +60,16 @@ from tests.fakes.speech import (
 
 CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar", "mmau"
 MMSU, BBA, LIBRISPEECH, FLEURS = "mmsu", "big_bench_audio", "librispeech", "fleurs"
+COMMON_VOICE = "common_voice"
 LETTERS = "ABCDEFGH"
 WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
 SPOKEN = ("the", "old", "river", "ran", "past", "quiet", "mill", "where", "children",
           "played", "every", "summer", "evening", "near", "grey", "stones")
 """The words of the speech-recognition references: plain words, which every normaliser
 leaves as they are."""
+HANZI = ("今", "天", "我", "们", "去", "公", "园", "好", "明", "早", "上", "茶")
+"""The characters of the Chinese and Cantonese references (simplified: Cantonese's conversion
+leaves them as they are), which their pipelines count one by one."""
 RUBRIC_RATERS = 5
 """MMAR's rubric raters per right answer (--audiobench-rubric-raters, the official 5)."""
 CRITERIA = 5
@@ -70,10 +77,11 @@ CRITERIA = 5
 QUESTION = re.compile(r"Soak (\w+) (\d+):")
 SAMPLE = re.compile(r"Soak \w+ \d+")
 """What names a sample in a request's text (its question, shown to the model and the judge)."""
-FLEURS_FIRST, BBA_FIRST = -32_700, -16_300
-"""The first marks of FLEURS's clips (16,400 of them, up to Big Bench Audio's first) and Big
-Bench Audio's (16,200, up to -100): apart from LibriSpeech's (``FIRST_MARK`` up, ``MARKS`` of
-them) and within a 16-bit sample."""
+FLEURS_FIRST, CV_FIRST, BBA_FIRST = -32_700, -21_700, -10_700
+"""The first marks of FLEURS's clips (11,000 of them, up to Common Voice's first), Common
+Voice's (11,000, up to Big Bench Audio's first) and Big Bench Audio's (10,600, up to -100):
+apart from LibriSpeech's (``FIRST_MARK`` up, ``MARKS`` of them) and within a 16-bit sample.
+At the soak's default of 100,000 requests each takes fewer than 10,000."""
 BBA_ANSWERS = {"formal_fallacies": ("valid", "invalid"), "navigate": ("Yes", "No"),
                "object_counting": ("3", "4", "5", "7"), "web_of_lies": ("No", "Yes")}
 """Big Bench Audio's official answers, in the release's forms, per category."""
@@ -283,6 +291,25 @@ def fleurs_records(count: int) -> Records:
              "reference": _sentence(index // 2)} for index in range(count)]
 
 
+def common_voice_records(count: int) -> Records:
+    """``count`` utterances over the four locales by pairs (so that the always-empty answers
+    fall in each), two speakers a locale; Chinese and Cantonese references of characters, the
+    others of words."""
+    records = []
+    for index in range(count):
+        locale = CV_LOCALES[index // 2 % len(CV_LOCALES)]
+        chinese = CV_LANGUAGES[locale] in ("zh", "yue")
+        records.append({"split": locale, "speaker": f"{locale}-{index % 2}",
+                        "reference": _hanzi(index) if chinese else _sentence(index)})
+    return records
+
+
+def _hanzi(number: int) -> str:
+    """A reference of four to eight ``HANZI``, a space between each (which the pipelines drop
+    before counting characters, and the model's answers change one at a time)."""
+    return " ".join(HANZI[(number * 5 + k * 7) % len(HANZI)] for k in range(4 + number % 5))
+
+
 # ---------------------------------------------------------------------------------------------
 # The releases, written by the tests' builders; each returns its clips' marks by sample id when
 # the model tells its samples by them.
@@ -342,6 +369,10 @@ def write_fleurs(root: Path, records: Records) -> dict[str, int]:
     return build_fleurs(root, _utterances(records), first=FLEURS_FIRST)
 
 
+def write_common_voice(root: Path, records: Records) -> dict[str, int]:
+    return build_common_voice(root, _utterances(records), first=CV_FIRST)
+
+
 # ---------------------------------------------------------------------------------------------
 # Each benchmark's maker, and the plan of samples for a target of requests.
 
@@ -398,7 +429,10 @@ MAKERS: dict[str, Maker] = {
                        marks=MARKS),
     FLEURS: Maker(lambda model, right: model, fleurs_records, write_fleurs,
                   lambda r, index, every: transcript(index, r["reference"], every),
-                  marks=BBA_FIRST - FLEURS_FIRST),
+                  marks=CV_FIRST - FLEURS_FIRST),
+    COMMON_VOICE: Maker(lambda model, right: model, common_voice_records, write_common_voice,
+                        lambda r, index, every: transcript(index, r["reference"], every),
+                        marks=BBA_FIRST - CV_FIRST),
 }
 """Every benchmark the soak makes records for, by name."""
 

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
 from pytest_audiobench.benchmarks.air_bench_foundation import data as foundation
 from pytest_audiobench.benchmarks.big_bench_audio.data import read_big_bench_audio
 from pytest_audiobench.benchmarks.big_bench_audio.facts import CATEGORIES as BBA_CATEGORIES
+from pytest_audiobench.benchmarks.common_voice.data import read_locale
+from pytest_audiobench.benchmarks.common_voice.facts import LOCALES
 from pytest_audiobench.benchmarks.fleurs.data import read_language
 from pytest_audiobench.benchmarks.librispeech.data import read_split
 from pytest_audiobench.benchmarks.mini_making import (
@@ -45,6 +48,7 @@ FOUNDATION_ROOT = MINI / "air_bench_foundation"
 MMAU_ROOT = MINI / "mmau"
 LIBRISPEECH_ROOT = MINI / "librispeech"
 FLEURS_ROOT = MINI / "fleurs"
+COMMON_VOICE_ROOT = MINI / "common_voice"
 SCRIPT = REPO / "scripts" / "make_mini.py"
 CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
                "uniq_id"]
@@ -121,6 +125,18 @@ def test_the_speech_recognition_splits_hold_several_speakers_and_their_notes_say
         assert note is not None and "not known here" in note
 
 
+def _common_voice_clips() -> list[Path]:
+    return [u.audio for locale in LOCALES for u in read_locale(COMMON_VOICE_ROOT, locale)]
+
+
+def test_common_voice_holds_each_locale_read_by_two_speakers_quotes_kept_as_text() -> None:
+    read = {locale: read_locale(COMMON_VOICE_ROOT, locale) for locale in LOCALES}
+    assert {locale: len({u.client_id for u in found}) for locale, found in read.items()} == \
+        dict.fromkeys(LOCALES, 2)
+    assert all(len(u.client_id) == 128 for found in read.values() for u in found)
+    assert 'She said "good morning" to the driver.' in {u.sentence for u in read["en"]}
+
+
 def test_mmau_covers_its_three_tasks_and_difficulties_with_two_to_five_options() -> None:
     records = mmau.read_mmau(MMAU_ROOT, "test-mini")
     assert Counter(r.task for r in records) == {"speech": 4, "sound": 4, "music": 4}
@@ -170,7 +186,7 @@ def test_mmar_covers_every_modality_and_layer_with_rubrics() -> None:
 def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
     clips = (_chat_clips() + _mmar_clips() + _foundation_clips() + _mmau_clips()
              + _mmsu_clips() + _speech_clips())
-    assert sorted(clips + _question_clips()) == sorted(
+    assert sorted(clips + _question_clips() + _common_voice_clips()) == sorted(
         [*MINI.rglob("*.wav"), *MINI.rglob("*.flac"), *MINI.rglob("*.mp3")])
     for clip in clips:
         info = sf.info(clip)
@@ -181,8 +197,11 @@ def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
         assert abs(data).max() > 0, clip
 
 
-def test_the_spoken_questions_are_16_khz_mono_mp3_as_the_release_ships_them() -> None:
-    for clip in _question_clips():
+@pytest.mark.parametrize("clips", [_question_clips, _common_voice_clips],
+                         ids=["big_bench_audio", "common_voice"])
+def test_the_mp3_clips_are_16_khz_mono_as_the_releases_ship_them(
+        clips: Callable[[], list[Path]]) -> None:
+    for clip in clips():
         info = sf.info(clip)
         assert (clip.suffix, info.format, info.subtype, info.samplerate, info.channels) == (
             ".mp3", "MP3", "MPEG_LAYER_III", 16_000, 1), clip

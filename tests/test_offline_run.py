@@ -124,8 +124,14 @@ def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
     wer = {name: m["value"] for s in run.report["benchmarks"] for name, m in s["metrics"].items()
            if name.endswith(".wer") and ".english." not in name}
     assert set(wer) == {"librispeech.test-clean.wer", "librispeech.test-other.wer",
-                        "fleurs.en_us.wer"}
-    assert all(0 < value < 100 for value in wer.values()), wer
+                        "fleurs.en_us.wer", "common_voice.en.wer", "common_voice.fr.wer"}
+    english = {name: value for name, value in wer.items() if name != "common_voice.fr.wer"}
+    assert all(0 < value < 100 for value in english.values()), wer
+    # An English-only model on French, Chinese and Cantonese: its English words are all wrong,
+    # their letters inserted characters; honestly high, as in the committed baseline.
+    metrics = {n: m["value"] for s in run.report["benchmarks"] for n, m in s["metrics"].items()}
+    assert min(metrics["common_voice.fr.wer"], metrics["common_voice.zh-CN.cer"],
+               metrics["common_voice.yue.cer"]) >= 100
     assert outcomes["audiobench::librispeech::test-clean::9101-4410-0000"] == "passed"
     # A word said is an MMSU option the transcript names, answered with its letter.
     assert said["audiobench::mmsu::word_recognition::mini_002"] == "B. noon"

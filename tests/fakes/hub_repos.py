@@ -23,14 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from pytest_audiobench.benchmarks.big_bench_audio import facts as big_bench_audio
+from pytest_audiobench.benchmarks.common_voice import facts as common_voice
 from pytest_audiobench.benchmarks.fleurs import facts as fleurs
 from pytest_audiobench.benchmarks.librispeech import facts as librispeech
 from pytest_audiobench.benchmarks.mmar.download import MMAR_ARCHIVE, MMAR_META, MMAR_REPO
 from pytest_audiobench.benchmarks.mmau import facts as mmau
 from pytest_audiobench.benchmarks.mmsu import facts as mmsu
 
-__all__ = ["FAKE_REPOS", "FakeRepo", "big_bench_audio_repo", "fleurs_repo", "librispeech_repo",
-           "local_snapshot", "mmar_repo", "mmau_repo", "mmsu_repo", "write_parquet"]
+__all__ = ["FAKE_REPOS", "FakeRepo", "big_bench_audio_repo", "common_voice_repo", "fleurs_repo",
+           "librispeech_repo", "local_snapshot", "mmar_repo", "mmau_repo", "mmsu_repo",
+           "write_parquet"]
 
 LIBRISPEECH_CONFIGS = {"test-clean": "clean", "test-other": "other"}
 
@@ -137,6 +139,36 @@ def fleurs_repo(release: Path, repo: Path) -> Path:
     return repo
 
 
+def common_voice_repo(release: Path, repo: Path, drop: Sequence[str] = ()) -> Path:
+    """``lmms-lab/common_voice_15`` from Mozilla's layout under `release` (``<locale>/test.tsv``
+    and ``clips/``): each locale the hub copy holds as ``<locale>/test-0000<n>-of-00002.parquet``
+    (two files, in order), a row per utterance with its clip inside, its ``path`` under the
+    folder of the shard it came from as the hub's loading script leaves it; ``drop`` names
+    columns the rows leave out (``client_id``, whose presence could not be seen)."""
+    for locale in common_voice.HUB_LOCALES:
+        tsv = release / locale / common_voice.TRANSCRIPTS
+        if not tsv.is_file():
+            continue
+        lines = tsv.read_text(encoding="utf-8").splitlines()
+        header = lines[0].split("\t")
+        rows = [_voice_row(dict(zip(header, line.split("\t"), strict=False)), tsv.parent,
+                           locale, drop) for line in lines[1:] if line.strip()]
+        half = (len(rows) + 1) // 2
+        for index, part in enumerate((rows[:half], rows[half:])):
+            write_parquet(repo / locale / f"test-{index:05d}-of-00002.parquet", part)
+    (repo / "README.md").write_text("---\nlicense: cc0-1.0\n---\n", encoding="utf-8")
+    return repo
+
+
+def _voice_row(cells: Mapping[str, str], folder: Path, locale: str,
+               drop: Sequence[str]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "client_id": cells["client_id"], "path": f"{locale}_test_0/{cells['path']}",
+        "audio": _clip(folder / "clips" / cells["path"]), "sentence": cells["sentence"],
+        "up_votes": 2, "down_votes": 0, "gender": cells.get("gender", ""), "locale": locale}
+    return {key: value for key, value in row.items() if key not in drop}
+
+
 def mmar_repo(release: Path, repo: Path) -> Path:
     """``BoJack/MMAR`` from a release root (``MMAR-meta.jsonl``, ``audio/``): the meta file as
     it is and the audio packed in ``mmar-audio.tar.gz`` (members ``audio/<file>``)."""
@@ -168,6 +200,7 @@ FAKE_REPOS: dict[str, FakeRepo] = {
     "librispeech": FakeRepo(librispeech.HUB_REPO, librispeech_repo),
     "fleurs": FakeRepo(fleurs.HUB_REPO, fleurs_repo,
                        {"fleurs_language": ("en_us", "cmn_hans_cn", "yue_hant_hk")}),
+    "common_voice": FakeRepo(common_voice.HUB_REPO, common_voice_repo),
 }
 """By benchmark name: the repo each built-in benchmark downloaded from Hugging Face fetches
 (at the parts its mini release has), and how to make it (``tests/test_hub_downloads.py``

@@ -1,11 +1,13 @@
 """Spoken releases made for the tests, in the layouts a run reads (LibriSpeech as openslr's
-tarballs extract, FLEURS as its hub repo keeps a language, MMSU's converted layout, Big Bench
-Audio's ``metadata.jsonl`` with transcripts), and a fake model that answers each item by its
-clip.
+tarballs extract, FLEURS as its hub repo keeps a language, Common Voice as Mozilla's tarballs
+extract, MMSU's converted layout, Big Bench Audio's ``metadata.jsonl`` with transcripts), and a
+fake model that answers each item by its clip.
 
 Every clip holds one constant sample value, its item's number: lossless, it survives the
 plugin's transcoding (FLAC to WAV), so the model reads which item it was sent (Big Bench
-Audio's question is only in the audio)."""
+Audio's question is only in the audio). Common Voice's clips are WAV files for that reason
+(Mozilla's are MP3, which would not keep the value): its reader takes whatever file the
+``path`` column names."""
 
 from __future__ import annotations
 
@@ -90,6 +92,34 @@ def build_fleurs(root: Path, utterances: Sequence[Utterance],
         marks[name.removesuffix(".wav")] = first + index
     for language, written in rows.items():
         (root / language / "test.tsv").write_text("".join(written), encoding="utf-8")
+    return marks
+
+
+CV_HEADER = ("client_id", "path", "sentence", "up_votes", "down_votes", "age", "gender",
+             "accents", "variant", "locale", "segment")
+"""Common Voice 15's test.tsv columns, in Mozilla's order."""
+
+
+def build_common_voice(root: Path, utterances: Sequence[Utterance], first: int = FIRST_MARK,
+                       header: Sequence[str] = CV_HEADER) -> dict[str, int]:
+    """``root/<locale>/test.tsv`` (a ``header`` row, then a row per utterance: its ``speaker``
+    the ``client_id``, its reference the ``sentence``) and ``root/<locale>/clips/``, the
+    utterance's ``split`` its locale; each utterance id by its clip's mark (from ``first``)."""
+    marks: dict[str, int] = {}
+    rows: dict[str, list[str]] = {}
+    for index, utterance in enumerate(utterances):
+        locale = utterance.split
+        ident = f"common_voice_{locale}_{8000 + index}"
+        _clip(root / locale / "clips" / f"{ident}.wav", first + index, "WAV")
+        cells = {"client_id": utterance.speaker, "path": f"{ident}.wav",
+                 "sentence": utterance.reference, "up_votes": "2", "down_votes": "0",
+                 "locale": locale}
+        rows.setdefault(locale, ["\t".join(header)]).append(
+            "\t".join(cells.get(name, "") for name in header))
+        marks[ident] = first + index
+    for locale, lines in rows.items():
+        (root / locale / "test.tsv").write_text("".join(f"{line}\n" for line in lines),
+                                                encoding="utf-8")
     return marks
 
 
