@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
+from pytest_audiobench.benchmarks.aishell1.data import read_test
+from pytest_audiobench.benchmarks.aishell2.data import read_device
+from pytest_audiobench.benchmarks.aishell2.facts import DEVICES
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
 from pytest_audiobench.benchmarks.air_bench_foundation import data as foundation
@@ -45,6 +48,8 @@ FOUNDATION_ROOT = MINI / "air_bench_foundation"
 MMAU_ROOT = MINI / "mmau"
 LIBRISPEECH_ROOT = MINI / "librispeech"
 FLEURS_ROOT = MINI / "fleurs"
+AISHELL1_ROOT = MINI / "aishell1"
+AISHELL2_ROOT = MINI / "aishell2"
 SCRIPT = REPO / "scripts" / "make_mini.py"
 CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
                "uniq_id"]
@@ -101,7 +106,9 @@ def _speech_clips() -> list[Path]:
                   *read_split(LIBRISPEECH_ROOT, "test-other")[0],
                   *(u for language in FLEURS_LANGUAGES
                     for u in read_language(FLEURS_ROOT, language)[0])]
-    return [u.audio for u in utterances]
+    mandarin = [*read_test(AISHELL1_ROOT)[0],
+                *(u for device in DEVICES for u in read_device(AISHELL2_ROOT, device)[0])]
+    return [u.audio for u in utterances] + [u.audio for u in mandarin]
 
 
 def test_the_speech_recognition_splits_hold_several_speakers_and_their_notes_say_so() -> None:
@@ -119,6 +126,25 @@ def test_the_speech_recognition_splits_hold_several_speakers_and_their_notes_say
         read, note = read_language(FLEURS_ROOT, language)
         assert Counter(Counter(u.sentence for u in read).values()) == {2: sentences}
         assert note is not None and "not known here" in note
+
+
+def test_the_mandarin_sets_hold_two_speakers_and_aishell2_each_device() -> None:
+    utterances, notes = read_test(AISHELL1_ROOT)
+    assert Counter(u.speaker for u in utterances) == {"S0764": 3, "S0901": 3}
+    assert notes == ("aishell1 test: 6 of 7,176 utterances (not the whole split: its numbers "
+                     "are not comparable with published ones)",)
+    # The transcript's training line has no audio here, and is passed over.
+    transcript = (AISHELL1_ROOT / "data_aishell" / "transcript" /
+                  "aishell_transcript_v0.8.txt").read_text(encoding="utf-8")
+    assert transcript.startswith("BAC009S0002W0001 ")
+    said = {}
+    for device in DEVICES:
+        found, notes = read_device(AISHELL2_ROOT, device)
+        assert [u.speaker for u in found] == ["T0011", "T0012"], device
+        assert notes and "2 of 5,000" in notes[0], device
+        said[device] = [u.transcript for u in found]
+    # The same sentences recorded by each device, as the release's test sets are.
+    assert said["ios"] == said["android"] == said["mic"]
 
 
 def test_mmau_covers_its_three_tasks_and_difficulties_with_two_to_five_options() -> None:
