@@ -7,10 +7,10 @@ model's answer to one record. ``makers`` refuses to go on when the plugin ships 
 that has none here, so that a new benchmark is never left out of the soak unnoticed.
 
 The model finds the sample a request asks about in its text (``Soak <benchmark> <number>:``
-opens every question that is sent as text) or, for Big Bench Audio, LibriSpeech and FLEURS,
-whose requests carry no question text, by the clip's mark (tests/fakes/speech.py): each of
-those three has its own range of marks, LibriSpeech's from 100 up (its builder's), FLEURS's and
-Big Bench Audio's below zero.
+opens every question that is sent as text) or, for Big Bench Audio and the speech-recognition
+benchmarks, whose requests carry no question text, by the clip's mark (tests/fakes/speech.py):
+each of those has its own range of marks, LibriSpeech's, AISHELL-1's and AISHELL-2's from 100
+up, a third of the positive values each, FLEURS's and Big Bench Audio's below zero.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_audiobench.benchmarks.air_bench_foundation.facts import FOLDER_TASK, FOLDERS
+from pytest_audiobench.benchmarks.aishell2.facts import DEVICES
 from pytest_audiobench.benchmarks.big_bench_audio.facts import (
     CATEGORIES as BBA_CATEGORIES,
 )
@@ -46,8 +47,10 @@ from tests.fakes.datasets import (
 from tests.fakes.made_records import many_chat_records, rubric
 from tests.fakes.openai_server import ChatRequest
 from tests.fakes.speech import (
-    MARKS,
+    FIRST_MARK,
     Utterance,
+    build_aishell1,
+    build_aishell2,
     build_big_bench_audio,
     build_fleurs,
     build_librispeech,
@@ -57,12 +60,16 @@ from tests.fakes.speech import (
 
 CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar", "mmau"
 MMSU, BBA, LIBRISPEECH, FLEURS = "mmsu", "big_bench_audio", "librispeech", "fleurs"
+AISHELL1, AISHELL2 = "aishell1", "aishell2"
 LETTERS = "ABCDEFGH"
 WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
 SPOKEN = ("the", "old", "river", "ran", "past", "quiet", "mill", "where", "children",
           "played", "every", "summer", "evening", "near", "grey", "stones")
 """The words of the speech-recognition references: plain words, which every normaliser
 leaves as they are."""
+SPOKEN_ZH = ("今天", "天气", "我们", "一起", "公园", "散步", "老师", "学生", "城市", "河流",
+             "春天", "早上", "安静", "喝茶", "火车", "朋友")
+"""The Mandarin references' words: characters alone, no digit or mark a normaliser rewrites."""
 RUBRIC_RATERS = 5
 """MMAR's rubric raters per right answer (--audiobench-rubric-raters, the official 5)."""
 CRITERIA = 5
@@ -72,8 +79,12 @@ SAMPLE = re.compile(r"Soak \w+ \d+")
 """What names a sample in a request's text (its question, shown to the model and the judge)."""
 FLEURS_FIRST, BBA_FIRST = -32_700, -16_300
 """The first marks of FLEURS's clips (16,400 of them, up to Big Bench Audio's first) and Big
-Bench Audio's (16,200, up to -100): apart from LibriSpeech's (``FIRST_MARK`` up, ``MARKS`` of
-them) and within a 16-bit sample."""
+Bench Audio's (16,200, up to -100): apart from the positive ones and within a 16-bit sample."""
+SPEECH_MARKS = 10_000
+"""The clips LibriSpeech's, AISHELL-1's and AISHELL-2's marks tell apart each: the three share
+the positive range from ``FIRST_MARK`` (up to 30,099), a third each."""
+AISHELL1_FIRST = FIRST_MARK + SPEECH_MARKS
+AISHELL2_FIRST = AISHELL1_FIRST + SPEECH_MARKS
 BBA_ANSWERS = {"formal_fallacies": ("valid", "invalid"), "navigate": ("Yes", "No"),
                "object_counting": ("3", "4", "5", "7"), "web_of_lies": ("No", "Yes")}
 """Big Bench Audio's official answers, in the release's forms, per category."""
@@ -166,6 +177,12 @@ def _choices(index: int, count: int) -> list[str]:
 def _sentence(number: int) -> str:
     """A reference of four to eight of the ``SPOKEN`` words."""
     return " ".join(SPOKEN[(number * 7 + k * 3) % len(SPOKEN)] for k in range(4 + number % 5))
+
+
+def _chinese(number: int) -> str:
+    """A reference of four to eight of the ``SPOKEN_ZH`` words, spaced."""
+    return " ".join(SPOKEN_ZH[(number * 7 + k * 3) % len(SPOKEN_ZH)]
+                    for k in range(4 + number % 5))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,6 +300,23 @@ def fleurs_records(count: int) -> Records:
              "reference": _sentence(index // 2)} for index in range(count)]
 
 
+def aishell1_records(count: int) -> Records:
+    """``count`` test utterances, eight to a speaker, their references word-segmented as the
+    release's transcript is; their ids come from the layout (``build``)."""
+    return [{"split": "test", "speaker": f"S{1000 + index // 8:04d}",
+             "reference": _chinese(index)} for index in range(count)]
+
+
+def aishell2_records(count: int) -> Records:
+    """``count`` test utterances over the three devices by pairs, eight to a speaker; the
+    references written without spaces as ``trans.txt`` is, and ``spoken`` their words, which
+    the model's answer is made of."""
+    devices = tuple(DEVICES)
+    return [{"split": devices[index // 2 % len(devices)], "speaker": f"T{index // 8:04d}",
+             "reference": _chinese(index).replace(" ", ""), "spoken": _chinese(index)}
+            for index in range(count)]
+
+
 # ---------------------------------------------------------------------------------------------
 # The releases, written by the tests' builders; each returns its clips' marks by sample id when
 # the model tells its samples by them.
@@ -342,6 +376,14 @@ def write_fleurs(root: Path, records: Records) -> dict[str, int]:
     return build_fleurs(root, _utterances(records), first=FLEURS_FIRST)
 
 
+def write_aishell1(root: Path, records: Records) -> dict[str, int]:
+    return build_aishell1(root, _utterances(records), first=AISHELL1_FIRST)
+
+
+def write_aishell2(root: Path, records: Records) -> dict[str, int]:
+    return build_aishell2(root, _utterances(records), first=AISHELL2_FIRST)
+
+
 # ---------------------------------------------------------------------------------------------
 # Each benchmark's maker, and the plan of samples for a target of requests.
 
@@ -395,10 +437,16 @@ MAKERS: dict[str, Maker] = {
                marks=-BBA_FIRST - 100),
     LIBRISPEECH: Maker(lambda model, right: model, librispeech_records, write_librispeech,
                        lambda r, index, every: transcript(index, r["reference"], every),
-                       marks=MARKS),
+                       marks=SPEECH_MARKS),
     FLEURS: Maker(lambda model, right: model, fleurs_records, write_fleurs,
                   lambda r, index, every: transcript(index, r["reference"], every),
                   marks=BBA_FIRST - FLEURS_FIRST),
+    AISHELL1: Maker(lambda model, right: model, aishell1_records, write_aishell1,
+                    lambda r, index, every: transcript(index, r["reference"], every),
+                    marks=SPEECH_MARKS),
+    AISHELL2: Maker(lambda model, right: model, aishell2_records, write_aishell2,
+                    lambda r, index, every: transcript(index, r["spoken"], every),
+                    marks=SPEECH_MARKS),
 }
 """Every benchmark the soak makes records for, by name."""
 
