@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
-from pytest_audiobench.benchmarks.aishell1.data import read_test
-from pytest_audiobench.benchmarks.aishell2.data import read_device
-from pytest_audiobench.benchmarks.aishell2.facts import DEVICES
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
 from pytest_audiobench.benchmarks.air_bench_foundation import data as foundation
+from pytest_audiobench.benchmarks.aishell1.data import read_test
+from pytest_audiobench.benchmarks.aishell2.data import read_device
+from pytest_audiobench.benchmarks.aishell2.facts import DEVICES
 from pytest_audiobench.benchmarks.big_bench_audio.data import read_big_bench_audio
 from pytest_audiobench.benchmarks.big_bench_audio.facts import CATEGORIES as BBA_CATEGORIES
 from pytest_audiobench.benchmarks.fleurs.data import read_language
