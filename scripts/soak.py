@@ -4,26 +4,26 @@
     python scripts/soak.py --small              # a quick look: about 1,000 requests a run
     python scripts/soak.py --requests 20000 --outage-wait 20 --json figures.json
 
-Every benchmark the plugin ships (the registry's ``built_in()``: AIR-Bench Chat and
-Foundation, MMAR, MMAU, MMSU, Big Bench Audio, LibriSpeech, FLEURS) runs at once on records made
-here (scripts/soak_records.py, with short clips; the soak stops before it starts when a built-in
-benchmark has no records maker there), over pytest-xdist workers, against scripted model and
-judge servers (tests/fakes/openai_server.py): the model answers each sample by a fixed rule (an
-option, its letter, the official answer, a transcript with some word errors), one sample in
-``--empty-every`` always with an empty answer (Chat's aside); the judge answers each protocol's
-prompt (Chat's two scores, Foundation's align letter, MMAR's rubric list, Big Bench Audio's
-CORRECT or INCORRECT) from what it is shown. First a clean run (no proxy, no cache); then the
-same selection through fault proxies (tests/fakes/fault_proxy.py) that answer about ``--rate``
-of the requests with a fault. While it runs, by the share of the clean run's requests done: the
-model's server and its proxy are stopped and started again on the same ports, once for less
-than the plugin's outage allowance (``--audiobench-outage-wait``) and once for longer; one
-xdist worker is killed; the controller is killed (SIGKILL to its process group). Then
-``--audiobench-resume`` until the run is done (at most ``--max-resumes`` times). The figures,
-against the clean run, are printed and written as JSON (``--json``): requests by role at the
-servers and the proxies, faults by kind, restarts, kills, resumes, lost samples, differing
-samples and metrics, always-empty samples and what they cost, paid twice against the in-flight
-bound, each benchmark's own counts and headline metrics, wall time per phase and the peak
-memory of the pytest process tree.
+Every benchmark the plugin ships (the registry's ``built_in()``: AIR-Bench Chat and Foundation,
+MMAR, MMAU, MMSU, Big Bench Audio, LibriSpeech, FLEURS, AISHELL-1, AISHELL-2) runs at once on
+records made here (scripts/soak_records.py, with short clips; the soak stops before it starts
+when a built-in benchmark has no records maker there), over pytest-xdist workers, against
+scripted model and judge servers (tests/fakes/openai_server.py): the model answers each sample
+by a fixed rule (an option, its letter, the official answer, a transcript with some word
+errors), one sample in ``--empty-every`` always with an empty answer (Chat's aside); the judge
+answers each protocol's prompt (Chat's two scores, Foundation's align letter, MMAR's rubric
+list, Big Bench Audio's CORRECT or INCORRECT) from what it is shown. First a clean run (no
+proxy, no cache); then the same selection through fault proxies (tests/fakes/fault_proxy.py)
+that answer about ``--rate`` of the requests with a fault. While it runs, by the share of the
+clean run's requests done: the model's server and its proxy are stopped and started again on
+the same ports, once for less than the plugin's outage allowance (``--audiobench-outage-wait``)
+and once for longer; one xdist worker is killed; the controller is killed (SIGKILL to its
+process group). Then ``--audiobench-resume`` until the run is done (at most ``--max-resumes``
+times). The figures, against the clean run, are printed and written as JSON (``--json``):
+requests by role at the servers and the proxies, faults by kind, restarts, kills, resumes, lost
+samples, differing samples and metrics, always-empty samples and what they cost, paid twice
+against the in-flight bound, each benchmark's own counts and headline metrics, wall time per
+phase and the peak memory of the pytest process tree.
 """
 
 from __future__ import annotations

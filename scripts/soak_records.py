@@ -7,10 +7,11 @@ model's answer to one record. ``makers`` refuses to go on when the plugin ships 
 that has none here, so that a new benchmark is never left out of the soak unnoticed.
 
 The model finds the sample a request asks about in its text (``Soak <benchmark> <number>:``
-opens every question that is sent as text) or, for Big Bench Audio, LibriSpeech, FLEURS and
-Common Voice, whose requests carry no question text, by the clip's mark
-(tests/fakes/speech.py): each of those four has its own range of marks, LibriSpeech's from 100
-up (its builder's), FLEURS's, Common Voice's and Big Bench Audio's below zero.
+opens every question that is sent as text) or, for Big Bench Audio and the speech-recognition
+benchmarks, whose requests carry no question text, by the clip's mark (tests/fakes/speech.py):
+each of those has its own range of marks, LibriSpeech's, AISHELL-1's and AISHELL-2's from 100
+up, a third of the positive values each, FLEURS's, Common Voice's and Big Bench Audio's below
+zero, a third of the negative values each.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_audiobench.benchmarks.air_bench_foundation.facts import FOLDER_TASK, FOLDERS
+from pytest_audiobench.benchmarks.aishell2.facts import DEVICES
 from pytest_audiobench.benchmarks.big_bench_audio.facts import (
     CATEGORIES as BBA_CATEGORIES,
 )
@@ -48,8 +50,10 @@ from tests.fakes.datasets import (
 from tests.fakes.made_records import many_chat_records, rubric
 from tests.fakes.openai_server import ChatRequest
 from tests.fakes.speech import (
-    MARKS,
+    FIRST_MARK,
     Utterance,
+    build_aishell1,
+    build_aishell2,
     build_big_bench_audio,
     build_common_voice,
     build_fleurs,
@@ -61,15 +65,17 @@ from tests.fakes.speech import (
 CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar", "mmau"
 MMSU, BBA, LIBRISPEECH, FLEURS = "mmsu", "big_bench_audio", "librispeech", "fleurs"
 COMMON_VOICE = "common_voice"
+AISHELL1, AISHELL2 = "aishell1", "aishell2"
 LETTERS = "ABCDEFGH"
 WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
 SPOKEN = ("the", "old", "river", "ran", "past", "quiet", "mill", "where", "children",
           "played", "every", "summer", "evening", "near", "grey", "stones")
 """The words of the speech-recognition references: plain words, which every normaliser
 leaves as they are."""
-HANZI = ("今", "天", "我", "们", "去", "公", "园", "好", "明", "早", "上", "茶")
-"""The characters of the Chinese and Cantonese references (simplified: Cantonese's conversion
-leaves them as they are), which their pipelines count one by one."""
+SPOKEN_ZH = ("今天", "天气", "我们", "一起", "公园", "散步", "老师", "学生", "城市", "河流",
+             "春天", "早上", "安静", "喝茶", "火车", "朋友")
+"""The Chinese and Cantonese references' words: characters alone (simplified, which Cantonese's
+conversion leaves as they are), no digit or mark a normaliser rewrites."""
 RUBRIC_RATERS = 5
 """MMAR's rubric raters per right answer (--audiobench-rubric-raters, the official 5)."""
 CRITERIA = 5
@@ -80,8 +86,13 @@ SAMPLE = re.compile(r"Soak \w+ \d+")
 FLEURS_FIRST, CV_FIRST, BBA_FIRST = -32_700, -21_700, -10_700
 """The first marks of FLEURS's clips (11,000 of them, up to Common Voice's first), Common
 Voice's (11,000, up to Big Bench Audio's first) and Big Bench Audio's (10,600, up to -100):
-apart from LibriSpeech's (``FIRST_MARK`` up, ``MARKS`` of them) and within a 16-bit sample.
-At the soak's default of 100,000 requests each takes fewer than 10,000."""
+apart from the positive ones and within a 16-bit sample. At the soak's default of 100,000
+requests each takes fewer than 10,000."""
+SPEECH_MARKS = 10_000
+"""The clips LibriSpeech's, AISHELL-1's and AISHELL-2's marks tell apart each: the three share
+the positive range from ``FIRST_MARK`` (up to 30,099), a third each."""
+AISHELL1_FIRST = FIRST_MARK + SPEECH_MARKS
+AISHELL2_FIRST = AISHELL1_FIRST + SPEECH_MARKS
 BBA_ANSWERS = {"formal_fallacies": ("valid", "invalid"), "navigate": ("Yes", "No"),
                "object_counting": ("3", "4", "5", "7"), "web_of_lies": ("No", "Yes")}
 """Big Bench Audio's official answers, in the release's forms, per category."""
@@ -174,6 +185,12 @@ def _choices(index: int, count: int) -> list[str]:
 def _sentence(number: int) -> str:
     """A reference of four to eight of the ``SPOKEN`` words."""
     return " ".join(SPOKEN[(number * 7 + k * 3) % len(SPOKEN)] for k in range(4 + number % 5))
+
+
+def _chinese(number: int) -> str:
+    """A reference of four to eight of the ``SPOKEN_ZH`` words, spaced."""
+    return " ".join(SPOKEN_ZH[(number * 7 + k * 3) % len(SPOKEN_ZH)]
+                    for k in range(4 + number % 5))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,21 +310,32 @@ def fleurs_records(count: int) -> Records:
 
 def common_voice_records(count: int) -> Records:
     """``count`` utterances over the four locales by pairs (so that the always-empty answers
-    fall in each), two speakers a locale; Chinese and Cantonese references of characters, the
-    others of words."""
+    fall in each), two speakers a locale; Chinese and Cantonese references of ``SPOKEN_ZH``
+    words, the others of English ones."""
     records = []
     for index in range(count):
         locale = CV_LOCALES[index // 2 % len(CV_LOCALES)]
         chinese = CV_LANGUAGES[locale] in ("zh", "yue")
         records.append({"split": locale, "speaker": f"{locale}-{index % 2}",
-                        "reference": _hanzi(index) if chinese else _sentence(index)})
+                        "reference": _chinese(index) if chinese else _sentence(index)})
     return records
 
 
-def _hanzi(number: int) -> str:
-    """A reference of four to eight ``HANZI``, a space between each (which the pipelines drop
-    before counting characters, and the model's answers change one at a time)."""
-    return " ".join(HANZI[(number * 5 + k * 7) % len(HANZI)] for k in range(4 + number % 5))
+def aishell1_records(count: int) -> Records:
+    """``count`` test utterances, eight to a speaker, their references word-segmented as the
+    release's transcript is; their ids come from the layout (``build``)."""
+    return [{"split": "test", "speaker": f"S{1000 + index // 8:04d}",
+             "reference": _chinese(index)} for index in range(count)]
+
+
+def aishell2_records(count: int) -> Records:
+    """``count`` test utterances over the three devices by pairs, eight to a speaker; the
+    references written without spaces as ``trans.txt`` is, and ``spoken`` their words, which
+    the model's answer is made of."""
+    devices = tuple(DEVICES)
+    return [{"split": devices[index // 2 % len(devices)], "speaker": f"T{index // 8:04d}",
+             "reference": _chinese(index).replace(" ", ""), "spoken": _chinese(index)}
+            for index in range(count)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,6 +401,14 @@ def write_common_voice(root: Path, records: Records) -> dict[str, int]:
     return build_common_voice(root, _utterances(records), first=CV_FIRST)
 
 
+def write_aishell1(root: Path, records: Records) -> dict[str, int]:
+    return build_aishell1(root, _utterances(records), first=AISHELL1_FIRST)
+
+
+def write_aishell2(root: Path, records: Records) -> dict[str, int]:
+    return build_aishell2(root, _utterances(records), first=AISHELL2_FIRST)
+
+
 # ---------------------------------------------------------------------------------------------
 # Each benchmark's maker, and the plan of samples for a target of requests.
 
@@ -426,13 +462,19 @@ MAKERS: dict[str, Maker] = {
                marks=-BBA_FIRST - 100),
     LIBRISPEECH: Maker(lambda model, right: model, librispeech_records, write_librispeech,
                        lambda r, index, every: transcript(index, r["reference"], every),
-                       marks=MARKS),
+                       marks=SPEECH_MARKS),
     FLEURS: Maker(lambda model, right: model, fleurs_records, write_fleurs,
                   lambda r, index, every: transcript(index, r["reference"], every),
                   marks=CV_FIRST - FLEURS_FIRST),
     COMMON_VOICE: Maker(lambda model, right: model, common_voice_records, write_common_voice,
                         lambda r, index, every: transcript(index, r["reference"], every),
                         marks=BBA_FIRST - CV_FIRST),
+    AISHELL1: Maker(lambda model, right: model, aishell1_records, write_aishell1,
+                    lambda r, index, every: transcript(index, r["reference"], every),
+                    marks=SPEECH_MARKS),
+    AISHELL2: Maker(lambda model, right: model, aishell2_records, write_aishell2,
+                    lambda r, index, every: transcript(index, r["spoken"], every),
+                    marks=SPEECH_MARKS),
 }
 """Every benchmark the soak makes records for, by name."""
 

@@ -184,7 +184,8 @@ SNAPSHOTS = ["pytest_audiobench.benchmarks.mmsu.data",
              "pytest_audiobench.benchmarks.mmau.parquet",
              "pytest_audiobench.benchmarks.librispeech.parquet",
              "pytest_audiobench.benchmarks.fleurs.archive",
-             "pytest_audiobench.benchmarks.common_voice.parquet"]
+             "pytest_audiobench.benchmarks.common_voice.parquet",
+             "pytest_audiobench.benchmarks.aishell1.snapshots"]
 """The modules that convert a release's hub files, downloaded or a local snapshot."""
 
 

@@ -28,7 +28,7 @@ def helps(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     current = None
     for line in text.splitlines():
-        start = re.match(r"\s{2}(--audiobench-[a-z-]+)(?:=\S+)?\s*(.*)$", line)
+        start = re.match(r"\s{2}(--audiobench-[a-z0-9-]+)(?:=\S+)?\s*(.*)$", line)
         if start:
             current = start.group(1)
             found[current] = start.group(2).strip()
@@ -78,7 +78,7 @@ def test_the_options_are_listed_by_concern_each_under_its_heading(help_text: str
     for line in help_text.splitlines():
         if line and not line.startswith(" "):
             heading = line.rstrip(":")
-        found = re.match(r"\s{2}(--audiobench-[a-z-]+)", line)
+        found = re.match(r"\s{2}(--audiobench-[a-z0-9-]+)", line)
         if found and heading is not None:
             under[found.group(1)] = heading
     for group in options.groups(registry.catalog()):

@@ -18,6 +18,9 @@ import soundfile as sf
 from pytest_audiobench.benchmarks.air_bench_chat import TASK_CATEGORY
 from pytest_audiobench.benchmarks.air_bench_chat.data import read_records
 from pytest_audiobench.benchmarks.air_bench_foundation import data as foundation
+from pytest_audiobench.benchmarks.aishell1.data import read_test
+from pytest_audiobench.benchmarks.aishell2.data import read_device
+from pytest_audiobench.benchmarks.aishell2.facts import DEVICES
 from pytest_audiobench.benchmarks.big_bench_audio.data import read_big_bench_audio
 from pytest_audiobench.benchmarks.big_bench_audio.facts import CATEGORIES as BBA_CATEGORIES
 from pytest_audiobench.benchmarks.common_voice.data import read_locale
@@ -49,6 +52,8 @@ MMAU_ROOT = MINI / "mmau"
 LIBRISPEECH_ROOT = MINI / "librispeech"
 FLEURS_ROOT = MINI / "fleurs"
 COMMON_VOICE_ROOT = MINI / "common_voice"
+AISHELL1_ROOT = MINI / "aishell1"
+AISHELL2_ROOT = MINI / "aishell2"
 SCRIPT = REPO / "scripts" / "make_mini.py"
 CHAT_FIELDS = ["path", "question", "answer_gt", "task_name", "dataset_name", "meta_info",
                "uniq_id"]
@@ -105,7 +110,9 @@ def _speech_clips() -> list[Path]:
                   *read_split(LIBRISPEECH_ROOT, "test-other")[0],
                   *(u for language in FLEURS_LANGUAGES
                     for u in read_language(FLEURS_ROOT, language)[0])]
-    return [u.audio for u in utterances]
+    mandarin = [*read_test(AISHELL1_ROOT)[0],
+                *(u for device in DEVICES for u in read_device(AISHELL2_ROOT, device)[0])]
+    return [u.audio for u in utterances] + [u.audio for u in mandarin]
 
 
 def test_the_speech_recognition_splits_hold_several_speakers_and_their_notes_say_so() -> None:
@@ -135,6 +142,23 @@ def test_common_voice_holds_each_locale_read_by_two_speakers_quotes_kept_as_text
         dict.fromkeys(LOCALES, 2)
     assert all(len(u.client_id) == 128 for found in read.values() for u in found)
     assert 'She said "good morning" to the driver.' in {u.sentence for u in read["en"]}
+def test_the_mandarin_sets_hold_two_speakers_and_aishell2_each_device() -> None:
+    utterances, notes = read_test(AISHELL1_ROOT)
+    assert Counter(u.speaker for u in utterances) == {"S0764": 3, "S0901": 3}
+    assert notes == ("aishell1 test: 6 of 7,176 utterances (not the whole split: its numbers "
+                     "are not comparable with published ones)",)
+    # The transcript's training line has no audio here, and is passed over.
+    transcript = (AISHELL1_ROOT / "data_aishell" / "transcript" /
+                  "aishell_transcript_v0.8.txt").read_text(encoding="utf-8")
+    assert transcript.startswith("BAC009S0002W0001 ")
+    said = {}
+    for device in DEVICES:
+        found, notes = read_device(AISHELL2_ROOT, device)
+        assert [u.speaker for u in found] == ["T0011", "T0012"], device
+        assert notes and "2 of 5,000" in notes[0], device
+        said[device] = [u.transcript for u in found]
+    # The same sentences recorded by each device, as the release's test sets are.
+    assert said["ios"] == said["android"] == said["mic"]
 
 
 def test_mmau_covers_its_three_tasks_and_difficulties_with_two_to_five_options() -> None:

@@ -37,7 +37,9 @@ BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.big_bench_audio:SPEC",
             "pytest_audiobench.benchmarks.librispeech:SPEC",
             "pytest_audiobench.benchmarks.fleurs:SPEC",
-            "pytest_audiobench.benchmarks.common_voice:SPEC")
+            "pytest_audiobench.benchmarks.common_voice:SPEC",
+            "pytest_audiobench.benchmarks.aishell1:SPEC",
+            "pytest_audiobench.benchmarks.aishell2:SPEC")
 
 
 def built_in() -> tuple[str, ...]:

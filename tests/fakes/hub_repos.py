@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_audiobench.benchmarks.aishell1 import facts as aishell1
 from pytest_audiobench.benchmarks.big_bench_audio import facts as big_bench_audio
 from pytest_audiobench.benchmarks.common_voice import facts as common_voice
 from pytest_audiobench.benchmarks.fleurs import facts as fleurs
@@ -30,9 +31,9 @@ from pytest_audiobench.benchmarks.mmar.download import MMAR_ARCHIVE, MMAR_META, 
 from pytest_audiobench.benchmarks.mmau import facts as mmau
 from pytest_audiobench.benchmarks.mmsu import facts as mmsu
 
-__all__ = ["FAKE_REPOS", "FakeRepo", "big_bench_audio_repo", "common_voice_repo", "fleurs_repo",
-           "librispeech_repo", "local_snapshot", "mmar_repo", "mmau_repo", "mmsu_repo",
-           "write_parquet"]
+__all__ = ["FAKE_REPOS", "FakeRepo", "aishell1_repo", "big_bench_audio_repo",
+           "common_voice_repo", "fleurs_repo", "librispeech_repo", "local_snapshot", "mmar_repo",
+           "mmau_repo", "mmsu_repo", "write_parquet"]
 
 LIBRISPEECH_CONFIGS = {"test-clean": "clean", "test-other": "other"}
 
@@ -169,6 +170,26 @@ def _voice_row(cells: Mapping[str, str], folder: Path, locale: str,
     return {key: value for key, value in row.items() if key not in drop}
 
 
+def aishell1_repo(release: Path, repo: Path, *, others: bool = False) -> Path:
+    """``carlot/AIShell`` from openslr's layout under `release` (``data_aishell/`` with the
+    test speakers unpacked): ``data/test-00000-of-00001.parquet``, a row per test utterance
+    (``audio``: its WAV's bytes and file name; ``transcription``: its transcript line's words
+    after four spaces, as the hub's are); with `others`, a training and a validation file
+    beside it, which a download must leave alone."""
+    corpus = release / "data_aishell"
+    lines = dict(line.split(" ", 1) for line in (corpus / aishell1.TRANSCRIPT).read_text(
+        encoding="utf-8").splitlines() if line.strip())
+    rows = [{"audio": {"bytes": clip.read_bytes(), "path": clip.name},
+             "transcription": "    " + lines[clip.stem]}
+            for clip in sorted((corpus / "wav" / "test").rglob("*.wav"))]
+    write_parquet(repo / "data" / "test-00000-of-00001.parquet", rows)
+    if others:
+        for split in ("train", "validation"):
+            write_parquet(repo / "data" / f"{split}-00000-of-00001.parquet", rows[:1])
+    (repo / "README.md").write_text("---\nlicense: apache-2.0\n---\n", encoding="utf-8")
+    return repo
+
+
 def mmar_repo(release: Path, repo: Path) -> Path:
     """``BoJack/MMAR`` from a release root (``MMAR-meta.jsonl``, ``audio/``): the meta file as
     it is and the audio packed in ``mmar-audio.tar.gz`` (members ``audio/<file>``)."""
@@ -201,6 +222,7 @@ FAKE_REPOS: dict[str, FakeRepo] = {
     "fleurs": FakeRepo(fleurs.HUB_REPO, fleurs_repo,
                        {"fleurs_language": ("en_us", "cmn_hans_cn", "yue_hant_hk")}),
     "common_voice": FakeRepo(common_voice.HUB_REPO, common_voice_repo),
+    "aishell1": FakeRepo(aishell1.HUB_REPO, aishell1_repo),
 }
 """By benchmark name: the repo each built-in benchmark downloaded from Hugging Face fetches
 (at the parts its mini release has), and how to make it (``tests/test_hub_downloads.py``

@@ -1,7 +1,9 @@
 """Spoken releases made for the tests, in the layouts a run reads (LibriSpeech as openslr's
 tarballs extract, FLEURS as its hub repo keeps a language, Common Voice as Mozilla's tarballs
-extract, MMSU's converted layout, Big Bench Audio's ``metadata.jsonl`` with transcripts), and a
-fake model that answers each item by its clip.
+extract, AISHELL-1 as openslr's ``data_aishell.tgz`` extracts, its test speakers unpacked or
+packed, AISHELL-2's test sets as its evaluation zip extracts, MMSU's converted layout, Big Bench
+Audio's ``metadata.jsonl`` with transcripts), and a fake model that answers each item by its
+clip.
 
 Every clip holds one constant sample value, its item's number: lossless, it survives the
 plugin's transcoding (FLAC to WAV), so the model reads which item it was sent (Big Bench
@@ -14,6 +16,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import shutil
+import tarfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +124,66 @@ def build_common_voice(root: Path, utterances: Sequence[Utterance], first: int =
     for locale, lines in rows.items():
         (root / locale / "test.tsv").write_text("".join(f"{line}\n" for line in lines),
                                                 encoding="utf-8")
+def build_aishell1(root: Path, utterances: Sequence[Utterance], first: int = FIRST_MARK,
+                   unheard: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
+    """``root/data_aishell/``: each utterance's WAV in ``wav/test/<speaker>/`` (its
+    ``speaker`` an id such as ``S0764``) and the transcript file, with `unheard`'s lines (id,
+    text) of utterances without audio before theirs; each utterance id
+    (``BAC009<speaker>W<number>``) by its clip's mark (from ``first``)."""
+    marks: dict[str, int] = {}
+    lines = [f"{uttid} {text}\n" for uttid, text in unheard]
+    counts: dict[str, int] = {}
+    for index, utterance in enumerate(utterances):
+        counts[utterance.speaker] = counts.get(utterance.speaker, 0) + 1
+        uttid = f"BAC009{utterance.speaker}W{counts[utterance.speaker]:04d}"
+        marks[uttid] = first + index % MARKS
+        _clip(root / "data_aishell" / "wav" / "test" / utterance.speaker / f"{uttid}.wav",
+              marks[uttid], "WAV")
+        lines.append(f"{uttid} {utterance.reference}\n")
+    transcript = root / "data_aishell" / "transcript" / "aishell_transcript_v0.8.txt"
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    transcript.write_text("".join(lines), encoding="utf-8")
+    return marks
+
+
+def pack_aishell1_speakers(root: Path) -> Path:
+    """`root`'s ``data_aishell/wav/test/<speaker>/`` packed as openslr ships each speaker,
+    ``wav/<speaker>.tar.gz`` with the members ``test/<speaker>/<UTTID>.wav``, and the
+    unpacked folders removed. Returns `root`."""
+    wav = root / "data_aishell" / "wav"
+    for speaker in sorted(p for p in (wav / "test").iterdir() if p.is_dir()):
+        with tarfile.open(wav / f"{speaker.name}.tar.gz", "w:gz") as archive:
+            archive.add(speaker, arcname=f"test/{speaker.name}")
+    shutil.rmtree(wav / "test")
+    return root
+
+
+AISHELL2_LETTERS = {"ios": "I", "android": "A", "mic": "M"}
+AISHELL2_FOLDERS = {"ios": "iOS", "android": "Android", "mic": "Mic"}
+
+
+def build_aishell2(root: Path, utterances: Sequence[Utterance], first: int = FIRST_MARK
+                   ) -> dict[str, int]:
+    """``root/AISHELL-DEV-TEST-SET/<device>/test/``: each utterance's WAV in
+    ``wav/<speaker>/`` (its ``split`` the device, ``ios``, ``android`` or ``mic``; its
+    ``speaker`` a folder such as ``T0011``), ``wav.scp`` and ``trans.txt``; each utterance id
+    (``<I|A|M><speaker>W<number>``) by its clip's mark (from ``first``)."""
+    marks: dict[str, int] = {}
+    scp: dict[Path, list[str]] = {}
+    trans: dict[Path, list[str]] = {}
+    for index, utterance in enumerate(utterances):
+        test = root / "AISHELL-DEV-TEST-SET" / AISHELL2_FOLDERS[utterance.split] / "test"
+        number = sum(line.split("\t")[1].startswith(f"wav/{utterance.speaker}/")
+                     for line in scp.get(test, [])) + 1
+        uttid = f"{AISHELL2_LETTERS[utterance.split]}{utterance.speaker}W{number:04d}"
+        relative = f"wav/{utterance.speaker}/{uttid}.wav"
+        marks[uttid] = first + index % MARKS
+        _clip(test / relative, marks[uttid], "WAV")
+        scp.setdefault(test, []).append(f"{uttid}\t{relative}\n")
+        trans.setdefault(test, []).append(f"{uttid}\t{utterance.reference}\n")
+    for test, lines in scp.items():
+        (test / "wav.scp").write_text("".join(lines), encoding="utf-8")
+        (test / "trans.txt").write_text("".join(trans[test]), encoding="utf-8")
     return marks
 
 
