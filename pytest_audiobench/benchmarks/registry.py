@@ -36,7 +36,8 @@ BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.mmsu:SPEC",
             "pytest_audiobench.benchmarks.big_bench_audio:SPEC",
             "pytest_audiobench.benchmarks.librispeech:SPEC",
-            "pytest_audiobench.benchmarks.fleurs:SPEC")
+            "pytest_audiobench.benchmarks.fleurs:SPEC",
+            "pytest_audiobench.benchmarks.wenetspeech:SPEC")
 
 
 def built_in() -> tuple[str, ...]:
