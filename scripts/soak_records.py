@@ -7,10 +7,10 @@ model's answer to one record. ``makers`` refuses to go on when the plugin ships 
 that has none here, so that a new benchmark is never left out of the soak unnoticed.
 
 The model finds the sample a request asks about in its text (``Soak <benchmark> <number>:``
-opens every question that is sent as text) or, for Big Bench Audio, LibriSpeech and FLEURS,
-whose requests carry no question text, by the clip's mark (tests/fakes/speech.py): each of
-those three has its own range of marks, LibriSpeech's from 100 up (its builder's), FLEURS's and
-Big Bench Audio's below zero.
+opens every question that is sent as text) or, for Big Bench Audio, LibriSpeech, FLEURS and
+WenetSpeech, whose requests carry no question text, by the clip's mark (tests/fakes/speech.py):
+each of those four has its own range of marks, LibriSpeech's from 100 up (its builder's) to
+WenetSpeech's, which takes the upper half, FLEURS's and Big Bench Audio's below zero.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from pytest_audiobench.benchmarks.mmar.facts import MODALITIES
 from pytest_audiobench.benchmarks.mmau.facts import CATEGORIES as MMAU_CATEGORIES
 from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, TASKS
 from pytest_audiobench.benchmarks.registry import built_in
+from pytest_audiobench.benchmarks.wenetspeech.facts import SPLITS as WENETSPEECH_SPLITS
 from tests.conftest import fenced_answers, the_judged
 from tests.fakes.datasets import (
     build_air_bench_chat,
@@ -46,23 +47,29 @@ from tests.fakes.datasets import (
 from tests.fakes.made_records import many_chat_records, rubric
 from tests.fakes.openai_server import ChatRequest
 from tests.fakes.speech import (
-    MARKS,
+    FIRST_MARK,
     Utterance,
     build_big_bench_audio,
     build_fleurs,
     build_librispeech,
     build_mmsu,
+    build_wenetspeech,
     heard,
 )
 
 CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar", "mmau"
 MMSU, BBA, LIBRISPEECH, FLEURS = "mmsu", "big_bench_audio", "librispeech", "fleurs"
+WENETSPEECH = "wenetspeech"
 LETTERS = "ABCDEFGH"
 WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
 SPOKEN = ("the", "old", "river", "ran", "past", "quiet", "mill", "where", "children",
           "played", "every", "summer", "evening", "near", "grey", "stones")
 """The words of the speech-recognition references: plain words, which every normaliser
 leaves as they are."""
+SPOKEN_ZH = ("今天", "天气", "我们", "公园", "散步", "明天", "早上", "开会", "窗户", "方案",
+             "同意", "预算", "讨论", "饭店", "好吃", "决定")
+"""The words of the Mandarin references (no digit, which the Chinese normaliser would spell
+out): the references keep a space between them, which the Mandarin pipeline removes."""
 RUBRIC_RATERS = 5
 """MMAR's rubric raters per right answer (--audiobench-rubric-raters, the official 5)."""
 CRITERIA = 5
@@ -72,8 +79,11 @@ SAMPLE = re.compile(r"Soak \w+ \d+")
 """What names a sample in a request's text (its question, shown to the model and the judge)."""
 FLEURS_FIRST, BBA_FIRST = -32_700, -16_300
 """The first marks of FLEURS's clips (16,400 of them, up to Big Bench Audio's first) and Big
-Bench Audio's (16,200, up to -100): apart from LibriSpeech's (``FIRST_MARK`` up, ``MARKS`` of
-them) and within a 16-bit sample."""
+Bench Audio's (16,200, up to -100): apart from LibriSpeech's and WenetSpeech's and within a
+16-bit sample."""
+WENETSPEECH_FIRST = 16_100
+"""The first mark of WenetSpeech's clips (16,600 of them, up to 32,699), above LibriSpeech's
+(``FIRST_MARK`` up to here)."""
 BBA_ANSWERS = {"formal_fallacies": ("valid", "invalid"), "navigate": ("Yes", "No"),
                "object_counting": ("3", "4", "5", "7"), "web_of_lies": ("No", "Yes")}
 """Big Bench Audio's official answers, in the release's forms, per category."""
@@ -277,6 +287,16 @@ def librispeech_records(count: int) -> Records:
              "reference": _sentence(index).upper()} for index in range(count)]
 
 
+def wenetspeech_records(count: int) -> Records:
+    """``count`` segments over both test sets by pairs, eight to a recording (each of one
+    set); their ids come from the layout (``build``)."""
+    splits = tuple(WENETSPEECH_SPLITS)
+    return [{"split": splits[index // 2 % 2],
+             "speaker": f"Y{index // 16:010d}_soak-{index // 2 % 2}",
+             "reference": " ".join(SPOKEN_ZH[(index * 5 + k * 3) % len(SPOKEN_ZH)]
+                                   for k in range(3 + index % 4))} for index in range(count)]
+
+
 def fleurs_records(count: int) -> Records:
     """``count`` utterances of the default language, each sentence read twice."""
     return [{"split": DEFAULT_LANGUAGES[0], "speaker": str(index // 2),
@@ -342,6 +362,10 @@ def write_fleurs(root: Path, records: Records) -> dict[str, int]:
     return build_fleurs(root, _utterances(records), first=FLEURS_FIRST)
 
 
+def write_wenetspeech(root: Path, records: Records) -> dict[str, int]:
+    return build_wenetspeech(root, _utterances(records), first=WENETSPEECH_FIRST)
+
+
 # ---------------------------------------------------------------------------------------------
 # Each benchmark's maker, and the plan of samples for a target of requests.
 
@@ -395,10 +419,13 @@ MAKERS: dict[str, Maker] = {
                marks=-BBA_FIRST - 100),
     LIBRISPEECH: Maker(lambda model, right: model, librispeech_records, write_librispeech,
                        lambda r, index, every: transcript(index, r["reference"], every),
-                       marks=MARKS),
+                       marks=WENETSPEECH_FIRST - FIRST_MARK),
     FLEURS: Maker(lambda model, right: model, fleurs_records, write_fleurs,
                   lambda r, index, every: transcript(index, r["reference"], every),
                   marks=BBA_FIRST - FLEURS_FIRST),
+    WENETSPEECH: Maker(lambda model, right: model, wenetspeech_records, write_wenetspeech,
+                       lambda r, index, every: transcript(index, r["reference"], every),
+                       marks=32_700 - WENETSPEECH_FIRST),
 }
 """Every benchmark the soak makes records for, by name."""
 

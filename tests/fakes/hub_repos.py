@@ -28,9 +28,11 @@ from pytest_audiobench.benchmarks.librispeech import facts as librispeech
 from pytest_audiobench.benchmarks.mmar.download import MMAR_ARCHIVE, MMAR_META, MMAR_REPO
 from pytest_audiobench.benchmarks.mmau import facts as mmau
 from pytest_audiobench.benchmarks.mmsu import facts as mmsu
+from pytest_audiobench.benchmarks.wenetspeech import facts as wenetspeech
 
 __all__ = ["FAKE_REPOS", "FakeRepo", "big_bench_audio_repo", "fleurs_repo", "librispeech_repo",
-           "local_snapshot", "mmar_repo", "mmau_repo", "mmsu_repo", "write_parquet"]
+           "local_snapshot", "mmar_repo", "mmau_repo", "mmsu_repo", "wenetspeech_repo",
+           "write_parquet"]
 
 LIBRISPEECH_CONFIGS = {"test-clean": "clean", "test-other": "other"}
 
@@ -137,6 +139,30 @@ def fleurs_repo(release: Path, repo: Path) -> Path:
     return repo
 
 
+def wenetspeech_repo(release: Path, repo: Path, ids: bool = False) -> Path:
+    """``lmms-lab-audio/WenetSpeech`` from a release folder (``WenetSpeech.json`` and its
+    recordings): each test set it holds as ``data/<split>-00000-of-00001.parquet``, a row per
+    segment with ``text`` and ``audio`` (the clip the plugin cuts, named ``<sid>.wav``), and
+    with ``ids`` a ``sid`` column too."""
+    import tempfile
+
+    from pytest_audiobench.benchmarks.wenetspeech.corpus import read_recordings
+    from pytest_audiobench.benchmarks.wenetspeech.cutting import cut_release
+    from pytest_audiobench.benchmarks.wenetspeech.data import read_split
+
+    metadata = release / wenetspeech.METADATA
+    held = {segment.split for r in read_recordings(metadata) for segment in r.segments}
+    with tempfile.TemporaryDirectory() as cache:
+        splits = [split for split in wenetspeech.SPLITS if split in held]
+        cut = cut_release(release, metadata, splits, Path(cache))
+        for split in splits:
+            rows = [{"audio": _clip(u.audio), "text": u.text} | ({"sid": u.id} if ids else {})
+                    for u in read_split(cut, split)[0]]
+            write_parquet(repo / "data" / f"{split}-00000-of-00001.parquet", rows)
+    (repo / "README.md").write_text("---\nlicense: cc-by-4.0\n---\n", encoding="utf-8")
+    return repo
+
+
 def mmar_repo(release: Path, repo: Path) -> Path:
     """``BoJack/MMAR`` from a release root (``MMAR-meta.jsonl``, ``audio/``): the meta file as
     it is and the audio packed in ``mmar-audio.tar.gz`` (members ``audio/<file>``)."""
@@ -168,6 +194,7 @@ FAKE_REPOS: dict[str, FakeRepo] = {
     "librispeech": FakeRepo(librispeech.HUB_REPO, librispeech_repo),
     "fleurs": FakeRepo(fleurs.HUB_REPO, fleurs_repo,
                        {"fleurs_language": ("en_us", "cmn_hans_cn", "yue_hant_hk")}),
+    "wenetspeech": FakeRepo(wenetspeech.HUB_REPO, wenetspeech_repo),
 }
 """By benchmark name: the repo each built-in benchmark downloaded from Hugging Face fetches
 (at the parts its mini release has), and how to make it (``tests/test_hub_downloads.py``
