@@ -23,8 +23,6 @@ from pytest_audiobench.benchmarks.wenetspeech.facts import METADATA, SPLITS, SUB
 from pytest_audiobench.benchmarks.wenetspeech.streaming import BadJson, array_items
 from pytest_audiobench.hub.converting import BadData
 
-SPLIT_OF = {subset: split for split, subset in SUBSETS.items()}
-"""A test subset's name in ``subsets`` -> the split (task) it is."""
 _FILE_NAME = re.compile(r"[^/\\\x00]+")
 _RECORDING = "an object with aid, path, duration and segments"
 _SEGMENT = ("an object with sid, begin_time, end_time (seconds), text, confidence and "
@@ -119,7 +117,7 @@ def _test_split(where: str, aid: object, segment: Any) -> str | None:
         raise BadData(f"{where}: recording {aid!r}, segment {segment.get('sid')!r}: subsets is "
                       f"{subsets!r}; expected a list of names such as "
                       f"{json.dumps(list(SUBSETS.values()))} or [\"L\"]")
-    splits = sorted({SPLIT_OF[s] for s in subsets if s in SPLIT_OF})
+    splits = [split for split, subset in SUBSETS.items() if subset in subsets]
     if len(splits) > 1:
         raise BadData(f"{where}: recording {aid!r}, segment {segment.get('sid')!r}: in both "
                       f"{' and '.join(SUBSETS[s] for s in splits)}; expected one test set")
