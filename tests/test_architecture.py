@@ -183,7 +183,8 @@ SNAPSHOTS = ["pytest_audiobench.benchmarks.mmsu.data",
              "pytest_audiobench.benchmarks.big_bench_audio.data",
              "pytest_audiobench.benchmarks.mmau.parquet",
              "pytest_audiobench.benchmarks.librispeech.parquet",
-             "pytest_audiobench.benchmarks.fleurs.archive"]
+             "pytest_audiobench.benchmarks.fleurs.archive",
+             "pytest_audiobench.benchmarks.wenetspeech.locating"]
 """The modules that convert a release's hub files, downloaded or a local snapshot."""
 
 

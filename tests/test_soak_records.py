@@ -30,7 +30,8 @@ def test_the_soak_refuses_to_start_when_a_built_in_benchmark_has_no_records_make
 
 
 def test_a_size_past_what_the_clips_tell_apart_is_refused() -> None:
-    with pytest.raises(SystemExit, match="librispeech would need 19,239 clips, more than the 16,000"):
+    with pytest.raises(SystemExit,
+                       match="librispeech would need 19,239 clips, more than the 16,000"):
         plan(200_000, 6, makers())
 
 

@@ -427,3 +427,22 @@ def test_a_snapshot_without_a_selected_set_s_files_names_it(remote: Path,
         release_folder(snapshot, SPLITS, tmp_path / "cache")
     assert ("without test_meeting (no data/test_meeting-*.parquet); expected each selected "
             "split's parquet files") in _one_line(raised)
+
+
+# --- the bundled mini part --------------------------------------------------------------------
+
+
+def test_the_mini_part_is_cut_from_three_recordings_into_both_sets(tmp_path: Path) -> None:
+    from pytest_audiobench.benchmarks.release import mini_root
+
+    root = mini_root(facts.NAME)
+    assert sorted(p.suffix for p in root.rglob("*.*")) == [".json", ".opus", ".opus", ".opus"]
+    folder = release_folder(root, SPLITS, tmp_path / "cache")
+    net, meeting = (read_split(folder, split)[0] for split in SPLITS)
+    assert (len(net), len(meeting)) == (5, 3)
+    assert len({u.recording for u in [*net, *meeting]}) == 3
+    for utterance in (*net, *meeting):
+        samples, rate = sf.read(utterance.audio, dtype="int16")
+        assert rate == RATE and samples.ndim == 1
+        assert 1.5 <= len(samples) / RATE <= 5.0, utterance.id
+        assert np.abs(samples).max() > 3_000, utterance.id  # speech, not the silence between

@@ -18,6 +18,7 @@ import soundfile as sf
 
 from pytest_audiobench.benchmarks.mini_making import (
     RATE,
+    Audio,
     Espeak,
     Voice,
     silence,
@@ -104,7 +105,7 @@ def _write_recording(out: Path, recording: Recording, tts: Espeak) -> dict[str, 
             else "meeting", "segments": segments}
 
 
-def _opus(audio: np.ndarray) -> bytes:  # type: ignore[type-arg]
+def _opus(audio: Audio) -> bytes:
     """`audio` (16 kHz, floats) as an OGG/Opus file of a fixed stream serial number."""
     buffer = io.BytesIO()
     sf.write(buffer, audio, RATE, format="OGG", subtype="OPUS")
