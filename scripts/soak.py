@@ -5,9 +5,10 @@
     python scripts/soak.py --requests 20000 --outage-wait 20 --json figures.json
 
 Every benchmark the plugin ships (the registry's ``built_in()``: AIR-Bench Chat and
-Foundation, MMAR, MMAU, MMSU, Big Bench Audio, LibriSpeech, FLEURS, WenetSpeech) runs at once on records made
-here (scripts/soak_records.py, with short clips; the soak stops before it starts when a built-in
-benchmark has no records maker there), over pytest-xdist workers, against scripted model and
+Foundation, MMAR, MMAU, MMSU, Big Bench Audio, LibriSpeech, FLEURS, WenetSpeech) runs at once
+on records made here (scripts/soak_records.py, with short clips; the soak stops before it
+starts when a built-in benchmark has no records maker there), over pytest-xdist workers,
+against scripted model and
 judge servers (tests/fakes/openai_server.py): the model answers each sample by a fixed rule (an
 option, its letter, the official answer, a transcript with some word errors), one sample in
 ``--empty-every`` always with an empty answer (Chat's aside); the judge answers each protocol's
