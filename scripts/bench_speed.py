@@ -132,6 +132,13 @@ LIBRISPEECH_RIGHT, LIBRISPEECH_WRONG = "a made utterance of six words", "nothing
 # the model names (all right) or not (all wrong, each read as option A). No judge.
 MMSU_SMALL = 5_000
 MMSU_RIGHT, MMSU_WRONG = "B", "A"
+# WenetSpeech at scale (issue 55): TEST_NET's 24,774 segments in the release's layout (a
+# WenetSpeech.json of made recordings, 100 segments each), cut once into the cache before the
+# runs (the cut is timed on its own), against ten times as many; every reference the same ten
+# characters, which the model repeats (all pass) or replaces (all fail). No judge.
+WENETSPEECH_TEXT = "今天天气很好我们去散步"
+WENETSPEECH_RIGHT, WENETSPEECH_WRONG = WENETSPEECH_TEXT, "听不清楚"
+WENETSPEECH_PER_RECORDING = 100
 # A run during which other processes used more than this share of one core is flagged.
 NOISE_SHARE = 0.1
 
@@ -769,13 +776,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              f"{SCALE_TIMES} x 2,200 samples, and AIR-Bench Foundation's "
                              f"{25 * FOUNDATION_PER_FOLDER:,} against {SCALE_TIMES} x as many, "
                              f"MMAU's {MMAU_SMALL} against {SCALE_TIMES * MMAU_SMALL:,} (the "
-                             "test split's size), MMSU's 5,000 and LibriSpeech's 5,559 test "
-                             "utterances against "
+                             "test split's size), MMSU's 5,000, LibriSpeech's 5,559 test "
+                             "utterances and WenetSpeech's 24,774 test_net segments against "
                              f"{SCALE_TIMES} x as many, all passing and all failing, with and "
                              "without xdist")
     parser.add_argument("--scale-benchmark", default="all",
                         choices=["all", "air_bench_chat", "air_bench_foundation", "mmau",
-                                 "mmsu", "librispeech"],
+                                 "mmsu", "librispeech", "wenetspeech"],
                         help="with --scale: only this benchmark (default all)")
     parser.add_argument("--scale-runs", default="all", choices=["all", "plain", "memory"],
                         help="with --scale: every configuration; only the plain one (every "
@@ -946,6 +953,29 @@ def build_librispeech_scaled(root: Path, times: int) -> tuple[Path, int]:
     return root, len(utterances)
 
 
+def build_wenetspeech_scaled(root: Path, times: int) -> tuple[Path, int]:
+    """WenetSpeech's test_net in the release's layout, ``times`` its real size, a hundred
+    segments to a recording; the root and its segments."""
+    sys.path.insert(0, str(REPO))
+    from pytest_audiobench.benchmarks.wenetspeech.facts import SPLITS
+    from tests.fakes.speech import Utterance, build_wenetspeech
+
+    n = SPLITS["test_net"] * times
+    utterances = [Utterance("test_net", "Y0000000000_scale", WENETSPEECH_TEXT,
+                            WENETSPEECH_RIGHT)] * n
+    build_wenetspeech(root, utterances, per_recording=WENETSPEECH_PER_RECORDING)
+    return root, n
+
+
+def cut_wenetspeech(root: Path, cache: Path) -> float:
+    """Cut the release at `root` into `cache` as a run's first load would; its seconds."""
+    from pytest_audiobench.benchmarks.wenetspeech.locating import release_folder
+
+    started = time.perf_counter()
+    release_folder(root, ("test_net",), cache)
+    return time.perf_counter() - started
+
+
 def build_mmsu_scaled(root: Path, n: int) -> Path:
     """``n`` made MMSU records in the converted layout (``mmsu.jsonl`` and ``audio/``)."""
     sys.path.insert(0, str(REPO))
@@ -991,11 +1021,13 @@ class Scale:
     passing: tuple[str, str]
     """The model's answer and the judge's reply that make every item pass."""
     failing: tuple[str, str]
+    extra: tuple[str, ...] = ()
+    """Flags every run of it takes (WenetSpeech's made release holds test_net alone)."""
 
 
 def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outcome: str,
               xdist: bool, env: dict[str, str], benchmark: str, baselines: Path | None = None,
-              update: bool = False, tag: str = "") -> ScaleRun:
+              update: bool = False, tag: str = "", extra: Sequence[str] = ()) -> ScaleRun:
     """One measured run; with ``baselines``, gated by (or, with ``update``, writing) the
     per-sample baseline in that folder. ``outcome`` "mixed": some pass and some fail (the
     server's ``failing`` share); ``tag`` names its log apart from another configuration's."""
@@ -1004,7 +1036,7 @@ def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outco
              "--audiobench-judge-api-url", server.url, f"--audiobench-data={data}",
              "--audiobench-benchmark", benchmark,
              "--audiobench-no-cache", f"--audiobench-cache-dir={work / 'cache'}",
-             "--audiobench-concurrency", "64"]
+             "--audiobench-concurrency", "64", *extra]
     if xdist:
         flags += ["-n", "2", "--audiobench-concurrency", "32"]
     if baselines is not None:
@@ -1032,14 +1064,14 @@ def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outco
 
 
 def collect_run(work: Path, data: Path, samples: int, env: dict[str, str],
-                benchmark: str) -> ScaleRun:
+                benchmark: str, extra: Sequence[str] = ()) -> ScaleRun:
     """``--collect-only -q`` of one size: loading the release and making its items (nothing
     is asked, so no server is needed)."""
     flags = ["-p", "no:cacheprovider", "-q", "--collect-only", "--audiobench-model", MODEL,
              "--audiobench-api-url", "http://127.0.0.1:9/v1", "--audiobench-judge-model", JUDGE,
              "--audiobench-judge-api-url", "http://127.0.0.1:9/v1", f"--audiobench-data={data}",
              "--audiobench-benchmark", benchmark, "--audiobench-no-cache",
-             f"--audiobench-cache-dir={work / 'cache'}"]
+             f"--audiobench-cache-dir={work / 'cache'}", *extra]
     timer = work / "timer"
     timer.mkdir(exist_ok=True)
     (timer / f"{TIMER_MODULE}.py").write_text(TIMER_CODE, encoding="utf-8")
@@ -1082,7 +1114,8 @@ def scale_gated(work: Path, server: ServerProcess, scale: Scale,
     """Each size writes its per-sample baseline, then runs gated by it (no xdist)."""
     def run(data: Path, n: int, update: bool) -> ScaleRun:
         return scale_run(work, server, data, n, "passed", False, env, scale.benchmark,
-                         baselines=work / f"baselines-{scale.benchmark}-{n}", update=update)
+                         baselines=work / f"baselines-{scale.benchmark}-{n}", update=update,
+                         extra=scale.extra)
 
     return [scale_pair(functools.partial(run, update=update), scale.sizes)
             for update in (True, False)]
@@ -1118,6 +1151,15 @@ def scales(work: Path, which: str) -> list[Scale]:
         large_speech = build_librispeech_scaled(work / "librispeech-scaled", SCALE_TIMES)
         out.append(Scale("librispeech", (small_speech, large_speech),
                          (LIBRISPEECH_RIGHT, JUDGE_REPLY), (LIBRISPEECH_WRONG, JUDGE_REPLY)))
+    if which in ("all", "wenetspeech"):
+        sizes = (build_wenetspeech_scaled(work / "wenetspeech", 1),
+                 build_wenetspeech_scaled(work / "wenetspeech-scaled", SCALE_TIMES))
+        for root, n in sizes:
+            print(f"  wenetspeech: {n:,} segments cut into the cache in "
+                  f"{cut_wenetspeech(root, work / 'cache'):.1f} s (once: every run reads the "
+                  "cut)", flush=True)
+        out.append(Scale("wenetspeech", sizes, (WENETSPEECH_RIGHT, JUDGE_REPLY),
+                         (WENETSPEECH_WRONG, JUDGE_REPLY), ("--audiobench-tasks", "test_net")))
     return out
 
 
@@ -1269,7 +1311,7 @@ def scale_runs(work: Path, scale: Scale, env: dict[str, str], which: str
     ``which`` "plain" only every item passing without xdist."""
     print(f"{scale.benchmark}:", flush=True)
     runs = [(scale, *scale_pair(functools.partial(
-        collect_run, work, env=env, benchmark=scale.benchmark), scale.sizes,
+        collect_run, work, env=env, benchmark=scale.benchmark, extra=scale.extra), scale.sizes,
         COLLECT_REPEATS, COLLECT_REPEATS))]
     plain = which == "plain"
     outcomes = (("passed", scale.passing),) if plain else (
@@ -1280,7 +1322,7 @@ def scale_runs(work: Path, scale: Scale, env: dict[str, str], which: str
             for xdist in (False,) if plain else (False, True):
                 pair = scale_pair(functools.partial(
                     scale_run, work, server, outcome=outcome, xdist=xdist, env=env,
-                    benchmark=scale.benchmark), scale.sizes)
+                    benchmark=scale.benchmark, extra=scale.extra), scale.sizes)
                 runs.append((scale, *pair))
             if outcome == "passed" and not plain:
                 runs += [(scale, *pair) for pair in scale_gated(work, server, scale, env)]

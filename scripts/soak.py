@@ -5,7 +5,8 @@
     python scripts/soak.py --requests 20000 --outage-wait 20 --json figures.json
 
 Every benchmark the plugin ships (the registry's ``built_in()``: AIR-Bench Chat and Foundation,
-MMAR, MMAU, MMSU, Big Bench Audio, LibriSpeech, FLEURS, AISHELL-1, AISHELL-2) runs at once on
+MMAR, MMAU, MMSU, Big Bench Audio, LibriSpeech, FLEURS, Common Voice, AISHELL-1, AISHELL-2,
+WenetSpeech) runs at once on
 records made here (scripts/soak_records.py, with short clips; the soak stops before it starts
 when a built-in benchmark has no records maker there), over pytest-xdist workers, against
 scripted model and judge servers (tests/fakes/openai_server.py): the model answers each sample

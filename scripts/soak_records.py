@@ -9,9 +9,9 @@ that has none here, so that a new benchmark is never left out of the soak unnoti
 The model finds the sample a request asks about in its text (``Soak <benchmark> <number>:``
 opens every question that is sent as text) or, for Big Bench Audio and the speech-recognition
 benchmarks, whose requests carry no question text, by the clip's mark (tests/fakes/speech.py):
-each of those has its own range of marks, LibriSpeech's, AISHELL-1's and AISHELL-2's from 100
-up, a third of the positive values each, FLEURS's, Common Voice's and Big Bench Audio's below
-zero, a third of the negative values each.
+each of those has its own range of marks, LibriSpeech's, AISHELL-1's, AISHELL-2's and
+WenetSpeech's from 100 up, a quarter of the positive values each, FLEURS's, Common Voice's and
+Big Bench Audio's below zero, a third of the negative values each.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from pytest_audiobench.benchmarks.mmar.facts import MODALITIES
 from pytest_audiobench.benchmarks.mmau.facts import CATEGORIES as MMAU_CATEGORIES
 from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, TASKS
 from pytest_audiobench.benchmarks.registry import built_in
+from pytest_audiobench.benchmarks.wenetspeech.facts import SPLITS as WENETSPEECH_SPLITS
 from tests.conftest import fenced_answers, the_judged
 from tests.fakes.datasets import (
     build_air_bench_chat,
@@ -59,6 +60,7 @@ from tests.fakes.speech import (
     build_fleurs,
     build_librispeech,
     build_mmsu,
+    build_wenetspeech,
     heard,
 )
 
@@ -66,6 +68,7 @@ CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar",
 MMSU, BBA, LIBRISPEECH, FLEURS = "mmsu", "big_bench_audio", "librispeech", "fleurs"
 COMMON_VOICE = "common_voice"
 AISHELL1, AISHELL2 = "aishell1", "aishell2"
+WENETSPEECH = "wenetspeech"
 LETTERS = "ABCDEFGH"
 WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
 SPOKEN = ("the", "old", "river", "ran", "past", "quiet", "mill", "where", "children",
@@ -88,11 +91,12 @@ FLEURS_FIRST, CV_FIRST, BBA_FIRST = -32_700, -21_700, -10_700
 Voice's (11,000, up to Big Bench Audio's first) and Big Bench Audio's (10,600, up to -100):
 apart from the positive ones and within a 16-bit sample. At the soak's default of 100,000
 requests each takes fewer than 10,000."""
-SPEECH_MARKS = 10_000
-"""The clips LibriSpeech's, AISHELL-1's and AISHELL-2's marks tell apart each: the three share
-the positive range from ``FIRST_MARK`` (up to 30,099), a third each."""
+SPEECH_MARKS = 8_100
+"""The clips LibriSpeech's, AISHELL-1's, AISHELL-2's and WenetSpeech's marks tell apart each:
+the four share the positive range from ``FIRST_MARK`` (up to 32,499), a quarter each."""
 AISHELL1_FIRST = FIRST_MARK + SPEECH_MARKS
 AISHELL2_FIRST = AISHELL1_FIRST + SPEECH_MARKS
+WENETSPEECH_FIRST = AISHELL2_FIRST + SPEECH_MARKS
 BBA_ANSWERS = {"formal_fallacies": ("valid", "invalid"), "navigate": ("Yes", "No"),
                "object_counting": ("3", "4", "5", "7"), "web_of_lies": ("No", "Yes")}
 """Big Bench Audio's official answers, in the release's forms, per category."""
@@ -302,6 +306,15 @@ def librispeech_records(count: int) -> Records:
              "reference": _sentence(index).upper()} for index in range(count)]
 
 
+def wenetspeech_records(count: int) -> Records:
+    """``count`` segments over both test sets by pairs, eight to a recording (each of one
+    set); their ids come from the layout (``build``)."""
+    splits = tuple(WENETSPEECH_SPLITS)
+    return [{"split": splits[index // 2 % 2],
+             "speaker": f"Y{index // 16:010d}_soak-{index // 2 % 2}",
+             "reference": _chinese(index)} for index in range(count)]
+
+
 def fleurs_records(count: int) -> Records:
     """``count`` utterances of the default language, each sentence read twice."""
     return [{"split": DEFAULT_LANGUAGES[0], "speaker": str(index // 2),
@@ -409,6 +422,10 @@ def write_aishell2(root: Path, records: Records) -> dict[str, int]:
     return build_aishell2(root, _utterances(records), first=AISHELL2_FIRST)
 
 
+def write_wenetspeech(root: Path, records: Records) -> dict[str, int]:
+    return build_wenetspeech(root, _utterances(records), first=WENETSPEECH_FIRST)
+
+
 # ---------------------------------------------------------------------------------------------
 # Each benchmark's maker, and the plan of samples for a target of requests.
 
@@ -475,6 +492,9 @@ MAKERS: dict[str, Maker] = {
     AISHELL2: Maker(lambda model, right: model, aishell2_records, write_aishell2,
                     lambda r, index, every: transcript(index, r["spoken"], every),
                     marks=SPEECH_MARKS),
+    WENETSPEECH: Maker(lambda model, right: model, wenetspeech_records, write_wenetspeech,
+                       lambda r, index, every: transcript(index, r["reference"], every),
+                       marks=SPEECH_MARKS),
 }
 """Every benchmark the soak makes records for, by name."""
 

@@ -185,7 +185,8 @@ SNAPSHOTS = ["pytest_audiobench.benchmarks.mmsu.data",
              "pytest_audiobench.benchmarks.librispeech.parquet",
              "pytest_audiobench.benchmarks.fleurs.archive",
              "pytest_audiobench.benchmarks.common_voice.parquet",
-             "pytest_audiobench.benchmarks.aishell1.snapshots"]
+             "pytest_audiobench.benchmarks.aishell1.snapshots",
+             "pytest_audiobench.benchmarks.wenetspeech.locating"]
 """The modules that convert a release's hub files, downloaded or a local snapshot."""
 
 

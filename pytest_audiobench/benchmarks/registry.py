@@ -39,7 +39,8 @@ BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.fleurs:SPEC",
             "pytest_audiobench.benchmarks.common_voice:SPEC",
             "pytest_audiobench.benchmarks.aishell1:SPEC",
-            "pytest_audiobench.benchmarks.aishell2:SPEC")
+            "pytest_audiobench.benchmarks.aishell2:SPEC",
+            "pytest_audiobench.benchmarks.wenetspeech:SPEC")
 
 
 def built_in() -> tuple[str, ...]:

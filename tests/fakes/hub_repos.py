@@ -30,10 +30,11 @@ from pytest_audiobench.benchmarks.librispeech import facts as librispeech
 from pytest_audiobench.benchmarks.mmar.download import MMAR_ARCHIVE, MMAR_META, MMAR_REPO
 from pytest_audiobench.benchmarks.mmau import facts as mmau
 from pytest_audiobench.benchmarks.mmsu import facts as mmsu
+from pytest_audiobench.benchmarks.wenetspeech import facts as wenetspeech
 
 __all__ = ["FAKE_REPOS", "FakeRepo", "aishell1_repo", "big_bench_audio_repo",
            "common_voice_repo", "fleurs_repo", "librispeech_repo", "local_snapshot", "mmar_repo",
-           "mmau_repo", "mmsu_repo", "write_parquet"]
+           "mmau_repo", "mmsu_repo", "wenetspeech_repo", "write_parquet"]
 
 LIBRISPEECH_CONFIGS = {"test-clean": "clean", "test-other": "other"}
 
@@ -187,6 +188,27 @@ def aishell1_repo(release: Path, repo: Path, *, others: bool = False) -> Path:
         for split in ("train", "validation"):
             write_parquet(repo / "data" / f"{split}-00000-of-00001.parquet", rows[:1])
     (repo / "README.md").write_text("---\nlicense: apache-2.0\n---\n", encoding="utf-8")
+def wenetspeech_repo(release: Path, repo: Path, ids: bool = False) -> Path:
+    """``lmms-lab-audio/WenetSpeech`` from a release folder (``WenetSpeech.json`` and its
+    recordings): each test set it holds as ``data/<split>-00000-of-00001.parquet``, a row per
+    segment with ``text`` and ``audio`` (the clip the plugin cuts, named ``<sid>.wav``), and
+    with ``ids`` a ``sid`` column too."""
+    import tempfile
+
+    from pytest_audiobench.benchmarks.wenetspeech.corpus import read_recordings
+    from pytest_audiobench.benchmarks.wenetspeech.cutting import cut_release
+    from pytest_audiobench.benchmarks.wenetspeech.data import read_split
+
+    metadata = release / wenetspeech.METADATA
+    held = {segment.split for r in read_recordings(metadata) for segment in r.segments}
+    with tempfile.TemporaryDirectory() as cache:
+        splits = [split for split in wenetspeech.SPLITS if split in held]
+        cut = cut_release(release, metadata, splits, Path(cache))
+        for split in splits:
+            rows = [{"audio": _clip(u.audio), "text": u.text} | ({"sid": u.id} if ids else {})
+                    for u in read_split(cut, split)[0]]
+            write_parquet(repo / "data" / f"{split}-00000-of-00001.parquet", rows)
+    (repo / "README.md").write_text("---\nlicense: cc-by-4.0\n---\n", encoding="utf-8")
     return repo
 
 
@@ -223,6 +245,7 @@ FAKE_REPOS: dict[str, FakeRepo] = {
                        {"fleurs_language": ("en_us", "cmn_hans_cn", "yue_hant_hk")}),
     "common_voice": FakeRepo(common_voice.HUB_REPO, common_voice_repo),
     "aishell1": FakeRepo(aishell1.HUB_REPO, aishell1_repo),
+    "wenetspeech": FakeRepo(wenetspeech.HUB_REPO, wenetspeech_repo),
 }
 """By benchmark name: the repo each built-in benchmark downloaded from Hugging Face fetches
 (at the parts its mini release has), and how to make it (``tests/test_hub_downloads.py``

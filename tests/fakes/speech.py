@@ -2,8 +2,8 @@
 tarballs extract, FLEURS as its hub repo keeps a language, Common Voice as Mozilla's tarballs
 extract, AISHELL-1 as openslr's ``data_aishell.tgz`` extracts, its test speakers unpacked or
 packed, AISHELL-2's test sets as its evaluation zip extracts, MMSU's converted layout, Big Bench
-Audio's ``metadata.jsonl`` with transcripts), and a fake model that answers each item by its
-clip.
+Audio's ``metadata.jsonl`` with transcripts, WenetSpeech's ``WenetSpeech.json`` and long
+recordings), and a fake model that answers each item by its clip.
 
 Every clip holds one constant sample value, its item's number: lossless, it survives the
 plugin's transcoding (FLAC to WAV), so the model reads which item it was sent (Big Bench
@@ -185,6 +185,50 @@ def build_aishell2(root: Path, utterances: Sequence[Utterance], first: int = FIR
         (test / "wav.scp").write_text("".join(lines), encoding="utf-8")
         (test / "trans.txt").write_text("".join(trans[test]), encoding="utf-8")
     return marks
+def build_wenetspeech(root: Path, utterances: Sequence[Utterance], first: int = FIRST_MARK,
+                      per_recording: int = 0) -> dict[str, int]:
+    """``root/WenetSpeech.json`` and its recordings, ``audio/<split>/<aid>.flac``: each
+    utterance's ``speaker`` is its recording's aid (a recording is of one split), cut into
+    ``per_recording`` segments a recording at most (0: no limit; more make a recording
+    ``<aid>-<n>``); each segment a tenth of a second of its mark (from ``first``, wrapping
+    after ``MARKS``) between tenths of silence. FLAC, not the release's opus: lossless, so
+    that a clip cut out of it keeps its mark. Each segment id by its clip's mark."""
+    grouped: dict[tuple[str, str], list[tuple[int, Utterance]]] = {}
+    counted: dict[str, int] = {}
+    for index, utterance in enumerate(utterances):
+        aid = utterance.speaker
+        counted[aid] = counted.get(aid, 0) + 1
+        if per_recording:
+            aid = f"{aid}-{(counted[aid] - 1) // per_recording}"
+        grouped.setdefault((aid, utterance.split), []).append((index, utterance))
+    placed: dict[int, tuple[str, int]] = {}
+    audios = [_recording(root, aid, split, members, first, placed)
+              for (aid, split), members in grouped.items()]
+    text = json.dumps({"dataset": "WenetSpeech", "audios": audios}, ensure_ascii=False)
+    (root / "WenetSpeech.json").write_text(text, encoding="utf-8")
+    # In the utterances' order, as the other builders return theirs.
+    return dict(placed[index] for index in sorted(placed))
+
+
+def _recording(root: Path, aid: str, split: str, members: Sequence[tuple[int, Utterance]],
+               first: int, placed: dict[int, tuple[str, int]]) -> dict[str, Any]:
+    """One recording's FLAC file and its entry in ``audios``; each member's segment id and
+    mark into `placed`, by its index."""
+    path = f"audio/{split}/{aid}.flac"
+    samples = np.zeros(SAMPLES * (2 * len(members) + 1), dtype=np.int16)
+    segments = []
+    for number, (index, utterance) in enumerate(members):
+        mark = first + index % MARKS
+        start = SAMPLES * (2 * number + 1)
+        samples[start:start + SAMPLES] = mark
+        sid = f"{aid}_S{number:05d}"
+        placed[index] = (sid, mark)
+        segments.append({"sid": sid, "begin_time": start / 16_000,
+                         "end_time": (start + SAMPLES) / 16_000, "text": utterance.reference,
+                         "confidence": 1.0, "subsets": [split.upper()]})
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    sf.write(root / path, samples, 16_000, format="FLAC", subtype="PCM_16")
+    return {"aid": aid, "path": path, "duration": len(samples) / 16_000, "segments": segments}
 
 
 def build_mmsu(root: Path, records: Sequence[Mapping[str, Any]], first: int = FIRST_MARK
