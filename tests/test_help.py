@@ -102,7 +102,9 @@ def test_each_ini_key_has_the_type_of_its_value(pytester: pytest.Pytester) -> No
     assert typed["audiobench_limit"] == "int" and typed["audiobench_confidence"] == "float"
     assert typed["audiobench_require_baseline"] == "bool"
     assert typed["audiobench_data"] == typed["audiobench_price"] == "string"
-    assert sum(kind == "string" for kind in typed.values()) < 60
+    # Strings are the paths, names and lists (each speech benchmark's prompt and system files
+    # among them): most keys, but not the numbers and switches checked above.
+    assert sum(kind == "string" for kind in typed.values()) < 0.8 * len(typed)
 
 
 def test_no_help_ends_mid_sentence(help_text: str) -> None:

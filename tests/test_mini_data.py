@@ -142,6 +142,8 @@ def test_common_voice_holds_each_locale_read_by_two_speakers_quotes_kept_as_text
         dict.fromkeys(LOCALES, 2)
     assert all(len(u.client_id) == 128 for found in read.values() for u in found)
     assert 'She said "good morning" to the driver.' in {u.sentence for u in read["en"]}
+
+
 def test_the_mandarin_sets_hold_two_speakers_and_aishell2_each_device() -> None:
     utterances, notes = read_test(AISHELL1_ROOT)
     assert Counter(u.speaker for u in utterances) == {"S0764": 3, "S0901": 3}

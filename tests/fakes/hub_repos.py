@@ -188,6 +188,9 @@ def aishell1_repo(release: Path, repo: Path, *, others: bool = False) -> Path:
         for split in ("train", "validation"):
             write_parquet(repo / "data" / f"{split}-00000-of-00001.parquet", rows[:1])
     (repo / "README.md").write_text("---\nlicense: apache-2.0\n---\n", encoding="utf-8")
+    return repo
+
+
 def wenetspeech_repo(release: Path, repo: Path, ids: bool = False) -> Path:
     """``lmms-lab-audio/WenetSpeech`` from a release folder (``WenetSpeech.json`` and its
     recordings): each test set it holds as ``data/<split>-00000-of-00001.parquet``, a row per

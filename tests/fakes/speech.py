@@ -124,6 +124,9 @@ def build_common_voice(root: Path, utterances: Sequence[Utterance], first: int =
     for locale, lines in rows.items():
         (root / locale / "test.tsv").write_text("".join(f"{line}\n" for line in lines),
                                                 encoding="utf-8")
+    return marks
+
+
 def build_aishell1(root: Path, utterances: Sequence[Utterance], first: int = FIRST_MARK,
                    unheard: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
     """``root/data_aishell/``: each utterance's WAV in ``wav/test/<speaker>/`` (its
@@ -185,6 +188,8 @@ def build_aishell2(root: Path, utterances: Sequence[Utterance], first: int = FIR
         (test / "wav.scp").write_text("".join(lines), encoding="utf-8")
         (test / "trans.txt").write_text("".join(trans[test]), encoding="utf-8")
     return marks
+
+
 def build_wenetspeech(root: Path, utterances: Sequence[Utterance], first: int = FIRST_MARK,
                       per_recording: int = 0) -> dict[str, int]:
     """``root/WenetSpeech.json`` and its recordings, ``audio/<split>/<aid>.flac``: each
