@@ -88,6 +88,7 @@ def answers(run: Run) -> dict[str, str]:
     return {s["nodeid"]: s["answers"][0]["completion"]["text"] for s in run.report["samples"]}
 
 
+@pytest.mark.first
 def test_the_main_job_runs_offline_and_holds_the_committed_per_sample_gate(
         pytester: pytest.Pytester, snapshot: Any) -> None:
     result, run = offline_run(pytester, *MAIN_JOB, "-rx")
