@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Servers, written_then_held
+from tests.conftest import Servers, regressed_once_worse, written_then_held
 from tests.fakes.hf_hub import DEFAULT_LFS_PATTERNS, FakeHfHub
 from tests.fakes.hub_repos import fleurs_repo, librispeech_repo, local_snapshot
 from tests.fakes.openai_server import Reply
@@ -315,3 +315,33 @@ def test_a_local_snapshot_of_fleurs_s_hub_repo_runs_end_to_end(
     text = alone.result.stdout.str()
     assert "character errors: 4 of 7 reference characters (57.1 %)" in text
     assert re.search(r"REF: +博 物 馆 九 点 开 门\n.*HYP: +博 物 館 九 點 開 門", text), text
+
+
+SENTENCES = ("今天天气很好", "我们一起去公园", "老师在教室里", "火车已经开走了", "河边有很多树",
+             "她喜欢喝绿茶", "城市的夜晚很安静", "朋友明天来看我")
+"""Eight Mandarin sentences of 53 characters, each its own FLEURS sentence (a cluster)."""
+
+
+def test_a_worse_transcriber_of_chinese_fails_the_gate_on_fleurs_character_error_rate(
+        run_bench: Any, servers: Servers, tmp_path: Path) -> None:
+    spoken = [Utterance("cmn_hans_cn", f"90{n}", text, text)
+              for n, text in enumerate(SENTENCES)]
+    build_fleurs(tmp_path / "fleurs", spoken)
+    servers.model.script = by_clip(spoken)
+
+    def run(*args: str) -> Any:
+        return run_bench("--audiobench-gate-small", "--audiobench-fleurs-language",
+                         "cmn_hans_cn", *args, data=tmp_path / "fleurs", benchmark="fleurs",
+                         judge=False)
+
+    def worsen() -> None:
+        # A character added to every reply: one insertion a sentence.
+        servers.model.script = by_clip(spoken, lambda index, reply: f"{reply}了")
+
+    worse = regressed_once_worse(run, tmp_path / "baselines", worsen)
+    rows = {r["metric"]: r for b in worse.report["benchmarks"] for r in b["gate"]["rows"]}
+    row = rows["fleurs.cmn_hans_cn.cer"]
+    assert (row["status"], row["lower_is_better"]) == ("regressed", True)
+    # Eight more errors over 53 characters, every sentence worse: p = 2 of 2^8 sign patterns.
+    assert row["difference"] == pytest.approx(800 / 53)
+    assert row["p"] == pytest.approx(2 ** -7)
