@@ -9,7 +9,7 @@ from typing import Literal
 
 from pytest_audiobench.benchmarks.aishell2.data import Utterance, read_device
 from pytest_audiobench.benchmarks.aishell2.facts import DEVICES, LANGUAGE, NAME, RELEASE
-from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.base import Release, selected
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
     TranscriptGrade,
@@ -36,7 +36,7 @@ class Aishell2(TranscriptionBenchmark):
 
     def devices(self) -> list[str]:
         """The devices the run selected (--audiobench-tasks), else all three."""
-        return [d for d in DEVICES if d in self.settings.tasks] or list(DEVICES)
+        return selected(DEVICES, self.settings.tasks)
 
     def language(self, task: str) -> str:
         return LANGUAGE

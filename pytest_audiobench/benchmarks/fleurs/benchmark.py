@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.base import Release, selected
 from pytest_audiobench.benchmarks.fleurs.archive import release_folder
 from pytest_audiobench.benchmarks.fleurs.data import Utterance, read_language
 from pytest_audiobench.benchmarks.fleurs.facts import DEFAULT_LANGUAGES, NAME, RELEASE, code
@@ -40,7 +40,7 @@ class Fleurs(TranscriptionBenchmark):
         super().__init__(settings, own)
         chosen = own.languages or DEFAULT_LANGUAGES
         # --audiobench-tasks narrows the languages the flag chose, as it narrows any tasks.
-        self.chosen = [lang for lang in chosen if lang in settings.tasks] or list(chosen)
+        self.chosen = selected(chosen, settings.tasks)
 
     def language(self, task: str) -> str:
         return code(task)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.base import Release, selected
 from pytest_audiobench.benchmarks.librispeech.data import Utterance, read_split
 from pytest_audiobench.benchmarks.librispeech.facts import NAME, RELEASE, SPLITS
 from pytest_audiobench.benchmarks.librispeech.parquet import release_folder
@@ -36,7 +36,7 @@ class Librispeech(TranscriptionBenchmark):
 
     def splits(self) -> list[str]:
         """The splits the run selected (--audiobench-tasks), else both."""
-        return [s for s in SPLITS if s in self.settings.tasks] or list(SPLITS)
+        return selected(SPLITS, self.settings.tasks)
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.librispeech.download import download_librispeech

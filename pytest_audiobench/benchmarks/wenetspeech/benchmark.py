@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pytest_audiobench.benchmarks.base import Release
+from pytest_audiobench.benchmarks.base import Release, selected
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wenetspeech.data import Utterance, read_split
 from pytest_audiobench.benchmarks.wenetspeech.facts import LANGUAGE, NAME, RELEASE, SPLITS
@@ -46,7 +46,7 @@ class Wenetspeech(TranscriptionBenchmark):
 
     def splits(self) -> list[str]:
         """The sets the run selected (--audiobench-tasks), else both."""
-        return [s for s in SPLITS if s in self.settings.tasks] or list(SPLITS)
+        return selected(SPLITS, self.settings.tasks)
 
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.wenetspeech.download import download_wenetspeech
