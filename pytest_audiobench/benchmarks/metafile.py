@@ -1,10 +1,12 @@
-"""A release's meta file, one JSON array of records (AIR-Bench's halves, MMAU) or one record a
-line (MMSU, Big Bench Audio), read with one clear line for each way it can be wrong; the audio
+"""A release's meta file, one JSON array of records (AIR-Bench's halves, MMAU), one record a
+line (MMSU, Big Bench Audio) or tab-separated rows (FLEURS, Common Voice), read with one clear
+line for each way it can be wrong; the audio
 paths its records give, kept inside the release; the note a partial release gets. Each
 benchmark validates its records."""
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -44,6 +46,23 @@ def read_json_array(root: Path, meta: Path, layout: str, expected: str) -> list[
     if not raw:
         raise DataError(f"{path}: holds no records; expected {expected}")
     return raw
+
+
+def tsv_rows(path: Path, expected: str, encoding: str = "utf-8"
+             ) -> Iterator[tuple[int, list[str]]]:
+    """Each non-blank row of the tab-separated file ``path`` with its line number, read with
+    quoting off: the releases' quotes are text, and CSV quoting would let a cell that opens
+    with one swallow the tabs after it. DataError, one line, when the file is not readable
+    as UTF-8 tab-separated text (``expected``: what its rows should hold)."""
+    try:
+        with path.open(encoding=encoding, newline="") as lines:
+            reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+            for row in reader:
+                if any(cell.strip() for cell in row):
+                    yield reader.line_num, row
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise DataError(f"{path}: not readable as UTF-8 tab-separated text ({exc}); "
+                        f"expected {expected}") from exc
 
 
 def jsonl_objects(path: Path, expected: str, encoding: str = "utf-8"

@@ -9,8 +9,7 @@ sentence may open with one): the file is read with quoting off.
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
@@ -22,6 +21,7 @@ from pytest_audiobench.benchmarks.common_voice.facts import (
     REQUIRED,
     TRANSCRIPTS,
 )
+from pytest_audiobench.benchmarks.metafile import tsv_rows
 from pytest_audiobench.errors import DataError
 
 FLAG = "--audiobench-common-voice-locale"
@@ -77,7 +77,8 @@ def read_locale(root: Path, locale: str) -> list[Utterance]:
         raise missing(root, locale, [other for other in LOCALES if other != locale
                                      and locale_folder(root, other) is not None])
     transcripts = folder / TRANSCRIPTS
-    rows = _rows(transcripts)
+    # utf-8-sig: a byte-order mark written by a spreadsheet is no part of the first column.
+    rows = tsv_rows(transcripts, _EXPECTED_HEADER, encoding="utf-8-sig")
     header = _header(transcripts, next(rows, None))
     seen: dict[str, int] = {}
     utterances = [_utterance(transcripts, number, _cells(transcripts, number, header, row),
@@ -92,21 +93,6 @@ def _check(locale: str) -> None:
     if locale not in LOCALES:
         raise ValueError(f"not a {NAME} locale: {locale!r}; expected one of "
                          f"{', '.join(LOCALES)}")
-
-
-def _rows(transcripts: Path) -> Iterator[tuple[int, list[str]]]:
-    """Each non-blank row with its line number; DataError for a file that is not UTF-8
-    tab-separated text."""
-    try:
-        # utf-8-sig: a byte-order mark written by a spreadsheet is no part of the first column.
-        with transcripts.open(encoding="utf-8-sig", newline="") as lines:
-            reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
-            for row in reader:
-                if any(cell.strip() for cell in row):
-                    yield reader.line_num, row
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise DataError(f"{transcripts}: not readable as UTF-8 tab-separated text ({exc}); "
-                        f"expected {_EXPECTED_HEADER}") from exc
 
 
 def _header(transcripts: Path, first: tuple[int, list[str]] | None) -> dict[str, int]:

@@ -8,13 +8,12 @@ transcripts hold quotes that are text, not CSV quoting: the file is read with qu
 
 from __future__ import annotations
 
-import csv
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_audiobench.benchmarks.fleurs.facts import COLUMNS, NAME, TEST_SIZES
+from pytest_audiobench.benchmarks.metafile import tsv_rows
 from pytest_audiobench.errors import DataError
 
 SPLIT = "test"
@@ -77,24 +76,11 @@ def read_language(root: Path, language: str) -> tuple[list[Utterance], str | Non
     transcripts = folder / TRANSCRIPTS
     seen: dict[str, int] = {}
     utterances = [_utterance(transcripts, number, row, seen)
-                  for number, row in _rows(transcripts)]
+                  for number, row in tsv_rows(transcripts, _EXPECTED_COLUMNS)]
     if not utterances:
         raise DataError(f"{transcripts}: holds no rows; expected one row per utterance of "
                         f"{_EXPECTED_COLUMNS}")
     return utterances, _note(language, len(utterances))
-
-
-def _rows(transcripts: Path) -> Iterator[tuple[int, list[str]]]:
-    """Each non-blank row with its line number."""
-    try:
-        with transcripts.open(encoding="utf-8", newline="") as lines:
-            reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
-            for row in reader:
-                if any(cell.strip() for cell in row):
-                    yield reader.line_num, row
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise DataError(f"{transcripts}: not readable as UTF-8 tab-separated text ({exc}); "
-                        f"expected {_EXPECTED_COLUMNS}") from exc
 
 
 def _utterance(transcripts: Path, number: int, row: list[str],
