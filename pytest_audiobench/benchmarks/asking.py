@@ -59,8 +59,10 @@ async def ask_model(sample: Sample, prompt: str, runtime: Runtime, run: int,
 
 def _messages(payload: AudioPayload, prompt: str, mode: AudioMode,
               system: str | None) -> list[dict[str, Any]]:
-    user = {"role": "user", "content": [audio_part(payload, mode),
-                                        {"type": "text", "text": prompt}]}
+    # An empty prompt sends the audio alone: a spoken instruction is the whole request
+    # (VoiceBench's reference sends nothing beside it), and an empty text part is not nothing.
+    text = [{"type": "text", "text": prompt}] if prompt else []
+    user = {"role": "user", "content": [audio_part(payload, mode), *text]}
     return [user] if system is None else [{"role": "system", "content": system}, user]
 
 

@@ -11,7 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SerializeAsAny, field_validator
+from pydantic import (
+    Field,
+    SerializeAsAny,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from pytest_audiobench.config.declarations import option
 from pytest_audiobench.config.frozen import Frozen, OwnSettings, OwnT, read_own, unread
@@ -34,6 +40,16 @@ class Sampling(Frozen):
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
+    top_p: float | None = None
+    """Nucleus sampling; only a protocol that asks for it sets it (VoiceBench's judge)."""
+
+    @model_serializer(mode="wrap")
+    def _unset_top_p_unsaid(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Records, baselines and reports written before top_p existed stay byte for byte.
+        dumped = handler(self)
+        if dumped.get("top_p") is None:
+            dumped.pop("top_p", None)
+        return dumped
 
     def drawn(self, offset: int) -> Sampling:
         """The sampling of draw ``offset`` (an inference run, a judge's retry or fresh draw):

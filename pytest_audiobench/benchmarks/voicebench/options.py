@@ -1,0 +1,59 @@
+"""VoiceBench's own options: the system message, the judge's sampling and draws (by default
+the reference's: temperature 0.5, top_p 0.95, three), the seed of the guesses, PEDANT's
+classifier and the bar of an open item."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+from pytest_audiobench.benchmarks.voicebench.facts import (
+    JUDGE_DRAWS,
+    JUDGE_TEMPERATURE,
+    JUDGE_TOP_P,
+)
+from pytest_audiobench.config import convert
+from pytest_audiobench.config.declarations import BenchmarkOptions, Flag
+
+if TYPE_CHECKING:
+    from pytest_audiobench.benchmarks.voicebench.settings import VoiceBenchSettings
+
+
+class VoiceBenchOptions(BenchmarkOptions):
+    voicebench_no_system: Annotated[bool, Flag(
+        "send VoiceBench's spoken instruction alone, without the reference's system message "
+        "(\"You are a helpful assistant...\", which it sends to API models)")] = False
+    voicebench_judge_temperature: Annotated[float, Flag(
+        "VoiceBench judge temperature, in place of --audiobench-judge-temperature "
+        "(default: {default}, the reference's)", convert.non_negative_float, "T")
+    ] = JUDGE_TEMPERATURE
+    voicebench_judge_top_p: Annotated[float, Flag(
+        "VoiceBench judge top_p (default: {default}, the reference's)", convert.share, "P")
+    ] = JUDGE_TOP_P
+    voicebench_judge_draws: Annotated[int, Flag(
+        "draws of each VoiceBench judge request, times --audiobench-judge-repeats (default: "
+        "{default}, the reference's three completions)", convert.positive_int, "N")
+    ] = JUDGE_DRAWS
+    voicebench_judge_retries: Annotated[int, Flag(
+        "new VoiceBench judge calls after a reply that is not a rating of 1 to 5",
+        convert.non_negative_int, "N")] = 2
+    voicebench_seed: Annotated[int, Flag(
+        "seed of the guess standing in for a multiple-choice or bbh reply no rule reads (the "
+        "reference guesses unseeded)", convert.whole_number, "N")] = 0
+    voicebench_pedant_classifier: Annotated[Path | None, Flag(
+        "folder holding PEDANT's lr_classifier and tf-idf_vectorizer for sd-qa",
+        convert.path, "DIR", unset="the cache, fetched with the data from the hub")] = None
+    voicebench_rating_bar: Annotated[float, Flag(
+        "an open VoiceBench item whose mean judge rating is below this fails its test item",
+        convert.non_negative_float, "RATING")] = 3.0
+
+    def settings(self) -> VoiceBenchSettings:
+        from pytest_audiobench.benchmarks.voicebench.settings import VoiceBenchSettings
+
+        return VoiceBenchSettings(
+            system=not self.voicebench_no_system,
+            judge_temperature=self.voicebench_judge_temperature,
+            judge_top_p=self.voicebench_judge_top_p, judge_draws=self.voicebench_judge_draws,
+            judge_retries=self.voicebench_judge_retries, seed=self.voicebench_seed,
+            pedant_classifier=self.voicebench_pedant_classifier,
+            rating_bar=self.voicebench_rating_bar)
