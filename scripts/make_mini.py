@@ -121,9 +121,10 @@ other sound (tones, chords, beats, noise) was generated with numpy from fixed se
 no text and no audio from the real AIR-Bench, MMAR or MMAU releases. Every question can be answered
 from its clip; items without speech are expected to defeat a transcription-only model.
 
-All audio is 16 kHz mono, 1.5 to 4 seconds long (Big Bench Audio's spoken questions up to
-8): 16-bit PCM WAV, FLAC where a release ships FLAC (LibriSpeech, one AIR-Bench Foundation
-clip), MP3 where it ships MP3 (Big Bench Audio, Common Voice).
+All audio is 16 kHz mono, 1.5 to 4 seconds long (Big Bench Audio's and VoiceBench's spoken
+questions up to 8): 16-bit PCM WAV, FLAC where a release ships FLAC (LibriSpeech, one
+AIR-Bench Foundation clip), MP3 where it ships MP3 (Big Bench Audio, Common Voice) and where
+a part of many clips must stay small (VoiceBench).
 
 ## Regenerating
 

@@ -42,6 +42,8 @@ from pytest_audiobench.benchmarks.mmar.data import (
 )
 from pytest_audiobench.benchmarks.mmau import data as mmau
 from pytest_audiobench.benchmarks.mmsu.data import read_mmsu
+from pytest_audiobench.benchmarks.voicebench.data import read_voicebench
+from pytest_audiobench.benchmarks.voicebench.facts import SUBSETS as VOICEBENCH_SUBSETS
 
 REPO = Path(__file__).resolve().parents[1]
 MINI = REPO / "pytest_audiobench" / "data" / "mini"
@@ -136,6 +138,11 @@ def _common_voice_clips() -> list[Path]:
     return [u.audio for locale in LOCALES for u in read_locale(COMMON_VOICE_ROOT, locale)]
 
 
+def _instruction_clips() -> list[Path]:
+    records, _ = read_voicebench(MINI / "voicebench", Path("/nonexistent"), VOICEBENCH_SUBSETS)
+    return [r.audio for r in records]
+
+
 def test_common_voice_holds_each_locale_read_by_two_speakers_quotes_kept_as_text() -> None:
     read = {locale: read_locale(COMMON_VOICE_ROOT, locale) for locale in LOCALES}
     assert {locale: len({u.client_id for u in found}) for locale, found in read.items()} == \
@@ -212,7 +219,8 @@ def test_mmar_covers_every_modality_and_layer_with_rubrics() -> None:
 def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
     clips = (_chat_clips() + _mmar_clips() + _foundation_clips() + _mmau_clips()
              + _mmsu_clips() + _speech_clips())
-    assert sorted(clips + _question_clips() + _common_voice_clips()) == sorted(
+    assert sorted(clips + _question_clips() + _common_voice_clips()
+                  + _instruction_clips()) == sorted(
         [*MINI.rglob("*.wav"), *MINI.rglob("*.flac"), *MINI.rglob("*.mp3")])
     for clip in clips:
         info = sf.info(clip)
@@ -223,8 +231,8 @@ def test_every_clip_is_referenced_and_decodes_as_16_khz_mono_pcm16() -> None:
         assert abs(data).max() > 0, clip
 
 
-@pytest.mark.parametrize("clips", [_question_clips, _common_voice_clips],
-                         ids=["big_bench_audio", "common_voice"])
+@pytest.mark.parametrize("clips", [_question_clips, _common_voice_clips, _instruction_clips],
+                         ids=["big_bench_audio", "common_voice", "voicebench"])
 def test_the_mp3_clips_are_16_khz_mono_as_the_releases_ship_them(
         clips: Callable[[], list[Path]]) -> None:
     for clip in clips():

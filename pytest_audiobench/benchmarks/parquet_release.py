@@ -10,7 +10,7 @@ and converting them once into the cache, and the download are written here once 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,11 @@ class ParquetRelease:
     """The converted folder as a user could pass it instead, for messages."""
     version: int
     """Changes when the conversion writes something else, so that older ones are redone."""
+    rows: Callable[[Mapping[str, Path]], Iterator[tuple[str, dict[str, Any]]]] = numbered_rows
+    """The parquet files' rows as the conversion takes them, each with where it is (``<file>:
+    row <n>``): by default each row as the file holds it. A release whose rows carry no ``id``
+    of their own gives each one here, with whatever else the file's name or place says (the
+    split a file's name gives, a row's place in it)."""
 
     @property
     def marker(self) -> str:
@@ -82,7 +87,7 @@ class ParquetRelease:
         seen: dict[str, str] = {}
         # ``\n`` on every platform: the layout is the same bytes wherever it was converted.
         with (folder / self.lines).open("w", encoding="utf-8", newline="\n") as out:
-            for where, row in numbered_rows(blobs):
+            for where, row in self.rows(blobs):
                 out.write(json.dumps(self._write_row(row, where, folder, seen),
                                      ensure_ascii=False))
                 out.write("\n")

@@ -40,7 +40,8 @@ BUILT_IN = ("pytest_audiobench.benchmarks.air_bench_chat:SPEC",
             "pytest_audiobench.benchmarks.common_voice:SPEC",
             "pytest_audiobench.benchmarks.aishell1:SPEC",
             "pytest_audiobench.benchmarks.aishell2:SPEC",
-            "pytest_audiobench.benchmarks.wenetspeech:SPEC")
+            "pytest_audiobench.benchmarks.wenetspeech:SPEC",
+            "pytest_audiobench.benchmarks.voicebench:SPEC")
 
 
 def built_in() -> tuple[str, ...]:

@@ -30,11 +30,12 @@ from pytest_audiobench.benchmarks.librispeech import facts as librispeech
 from pytest_audiobench.benchmarks.mmar.download import MMAR_ARCHIVE, MMAR_META, MMAR_REPO
 from pytest_audiobench.benchmarks.mmau import facts as mmau
 from pytest_audiobench.benchmarks.mmsu import facts as mmsu
+from pytest_audiobench.benchmarks.voicebench import facts as voicebench
 from pytest_audiobench.benchmarks.wenetspeech import facts as wenetspeech
 
 __all__ = ["FAKE_REPOS", "FakeRepo", "aishell1_repo", "big_bench_audio_repo",
            "common_voice_repo", "fleurs_repo", "librispeech_repo", "local_snapshot", "mmar_repo",
-           "mmau_repo", "mmsu_repo", "wenetspeech_repo", "write_parquet"]
+           "mmau_repo", "mmsu_repo", "voicebench_repo", "wenetspeech_repo", "write_parquet"]
 
 LIBRISPEECH_CONFIGS = {"test-clean": "clean", "test-other": "other"}
 
@@ -106,6 +107,29 @@ def mmau_repo(release: Path, repo: Path, split: str = "test-mini") -> Path:
                      "other_attributes": json.dumps({k: v for k, v in record.items()
                                                      if k not in kept})})
     return _train_files(repo, rows, prefix=split.replace("-", "_"))
+
+
+VOICEBENCH_COLUMNS = {"prompt": "prompt", "reference": "reference", "bbh_id": "id",
+                      "key": "key", "instruction_ids": "instruction_id_list", "kwargs": "kwargs"}
+"""A converted line's fields and the release's columns they come from."""
+
+
+def voicebench_repo(release: Path, repo: Path) -> Path:
+    """``hlt-lab/voicebench`` from a root of converted subsets (``<subset>/voicebench.jsonl``,
+    ``<subset>/audio/``): each split of each subset as ``<subset>/<split>-00000-of-00001.parquet``
+    in the order its lines give, a row per record with the release's columns (``audio`` a
+    struct of the clip's bytes and file name; ifeval's ``kwargs`` a list of structs) and no id
+    but bbh's own."""
+    for lines in sorted(release.glob(f"*/{voicebench.CONVERTED}")):
+        by_split: dict[str, list[dict[str, Any]]] = {}
+        for line in _lines(lines):
+            by_split.setdefault(line["split"], []).append(
+                {column: line[name] for name, column in VOICEBENCH_COLUMNS.items() if name in line}
+                | {"audio": _clip(lines.parent / line["audio"])})
+        for split, rows in by_split.items():
+            write_parquet(repo / lines.parent.name / f"{split}-00000-of-00001.parquet", rows)
+    (repo / "README.md").write_text("---\nlicense: apache-2.0\n---\n", encoding="utf-8")
+    return repo
 
 
 def librispeech_repo(release: Path, repo: Path) -> Path:
@@ -249,6 +273,7 @@ FAKE_REPOS: dict[str, FakeRepo] = {
     "common_voice": FakeRepo(common_voice.HUB_REPO, common_voice_repo),
     "aishell1": FakeRepo(aishell1.HUB_REPO, aishell1_repo),
     "wenetspeech": FakeRepo(wenetspeech.HUB_REPO, wenetspeech_repo),
+    "voicebench": FakeRepo(voicebench.HUB_REPO, voicebench_repo),
 }
 """By benchmark name: the repo each built-in benchmark downloaded from Hugging Face fetches
 (at the parts its mini release has), and how to make it (``tests/test_hub_downloads.py``
