@@ -11,7 +11,8 @@ from collections import Counter
 
 import pytest
 
-from pytest_audiobench.benchmarks.voicebench import reading
+from pytest_audiobench.benchmarks.voicebench import bbh, reading
+from pytest_audiobench.benchmarks.voicebench.facts import BBH_TASKS
 
 # reply, the letter the reference reads (None: it would guess)
 CHOICES = [
@@ -94,3 +95,167 @@ def test_the_guess_is_one_of_four_letters_with_even_odds() -> None:
     assert set(counts) == {"A", "B", "C", "D"}
     # 1,000 expected each; a standard deviation of 27, so these bounds are over 5 of them.
     assert all(850 < count < 1_150 for count in counts.values()), counts
+
+
+# reply, what its normalised text is
+NORMALISED = [
+    # Colons, double stars, full stops go; parentheses stay.
+    ("**Answer:** (B).", "answer (b)"),
+    # A trailing <|user|> is cut first, then a leading tag, each with a strip after it.
+    ("<1> Yes<|user|>", "yes"),
+    # A tag behind a space is not leading: it stays.
+    ("  <1> yes", "<1> yes"),
+    # <|turn_end|> goes anywhere, with nothing in its place.
+    ("yes<|turn_end|>no", "yesno"),
+    ("A-b,c.d：e\"f", "a b c d e f"),  # noqa: RUF001 (the full-width colon goes too)
+    # The apostrophe stays.
+    ("Don't", "don't"),
+    ("", ""),
+]
+
+
+@pytest.mark.parametrize(("reply", "text"), NORMALISED)
+def test_a_bbh_reply_is_normalised_as_the_reference_normalises_it(reply: str, text: str) -> None:
+    assert bbh.normalise(reply) == text
+
+
+# reply, what it reads as (1 yes or (B), 0 no or (A), None: the reference would guess)
+SPORTS = [
+    ("Yes", 1),
+    ("No.", 0),
+    ("", None),
+    ("Plausible.", None),
+    # The shared yes/no step comes first.
+    ("The answer is yes.", 1),
+    ("Final answer: no", 0),
+    ("<|turn_end|>YES<|user|>", 1),
+    ("Considering these points, the sentence is plausible.", 1),
+    ("The sentence is not plausible.", 0),
+    # A sentence quoted inside reads as plausible (the late regex returns 1).
+    ('The sentence "Joao Moutinho caught the screen pass" is not plausible.', 1),
+    ("Not plausible.", 0),
+    # "starts no" and "ends yes" inside words.
+    ("Now, that is plausible", 0),
+    ("With my own eyes", 1),
+    # Its full stop is gone before the rule holding it is tried: nothing reads.
+    ("I would say that it is not a plausible sentence.", None),
+    # The reference's rule that lmms-eval's copy lacks.
+    ("The following sentence is plausible", 1),
+]
+
+HYPERBATON = [
+    ("A", 0),
+    # "b" alone reads as (A), as "a" does.
+    ("B", 0),
+    ("B.", 0),
+    ("**B**", 0),
+    # ... but "b)" and "b " open (B); "(B)" alone reads nothing.
+    ("B) big old red ship", 1),
+    ("B because the order is right", 1),
+    ("(B)", None),
+    ("<1> a", 0),
+    ("The answer is (B).", 1),
+    # "answer is a" inside "answer is actually".
+    ("The answer is actually B", 0),
+    ("Option A is incorrect and option B is correct", 1),
+    ("The correct adjective order is option (b).", 1),
+    # No yes/no step here, and no rule for "answer b".
+    ("YES", None),
+    ("**Answer: B**", None),
+    ("", None),
+]
+
+NAVIGATE = [
+    ("Yes.", 1),
+    ("No", 0),
+    ("The answer is no.", 0),
+    ("You return to the starting point.", 1),
+    ("You do not return to the starting point.", 0),
+    # Order decides: "you end up back at the starting point" comes before "you will not".
+    ("You will not return to the starting point; you end up back at the starting point", 1),
+    # The rule is written "you haven t returned": the apostrophe keeps it from matching.
+    ("You haven't returned to the starting point.", None),
+    ("Not at all", 0),
+    ("I see it with my own eyes", 1),
+    # The exclamation mark stays through normalising, and is in the rule.
+    ("We are back at the starting point!", 1),
+    ("Prefix answer: yes", 1),
+    ("", None),
+]
+
+LIES = [
+    ("Yes", 1),
+    ("No", 0),
+    ("Conclusion: yes", 1),
+    ("The answer is: Jim tells the truth.", 1),
+    ("The answer is Jim lies.", 0),
+    ("The answer to the question 'does Jim tell the truth' is no", 0),
+    ("Therefore, Fidel is lying.", 0),
+    # "must be lying" reads as the truth.
+    ("So Fidel must be lying", 1),
+    ("Jim tells the truth", 1),
+    # "ends lies" inside "applies"; an apostrophe that no rule spells.
+    ("The rule applies", 0),
+    ("Jim doesn't tell the truth", None),
+    ("", None),
+]
+
+BBH_CASES = [(task, reply, answer)
+             for task, table in (("sports_understanding", SPORTS), ("hyperbaton", HYPERBATON),
+                                 ("navigate", NAVIGATE), ("web_of_lies", LIES))
+             for reply, answer in table]
+
+
+@pytest.mark.parametrize(("task", "reply", "answer"), BBH_CASES)
+def test_a_bbh_reply_reads_as_the_reference_reads_it_for_its_task(
+        task: str, reply: str, answer: int | None) -> None:
+    assert bbh.read_bbh(reply, task) == answer
+
+
+@pytest.mark.parametrize(("record_id", "task"), [
+    ("bbh_sports_understanding_12", "sports_understanding"),
+    ("hyperbaton-3", "hyperbaton"),
+    ("navigate", "navigate"),
+    ("web_of_lies_0", "web_of_lies"),
+    # Two names: the reference tests sports, hyperbaton, navigate, web_of_lies in that order.
+    ("web_of_lies_navigate_1", "navigate"),
+    # Case matters; another BIG-Bench task has no rules.
+    ("Navigate_1", None),
+    ("formal_fallacies_1", None),
+    ("", None),
+])
+def test_a_bbh_record_s_task_is_the_first_task_name_its_id_holds(
+        record_id: str, task: str | None) -> None:
+    assert bbh.task_of(record_id) == task
+
+
+@pytest.mark.parametrize(("reference", "answer"),
+                         [("Yes", 1), ("NO", 0), ("(A)", 0), ("(b)", 1), ("yes", 1)])
+def test_a_bbh_reference_reads_as_one_or_zero(reference: str, answer: int) -> None:
+    assert bbh.truth(reference) == answer
+
+
+@pytest.mark.parametrize("reference", [" yes", "(c)", "A", "", "true"])
+def test_any_other_bbh_reference_is_a_value_error_naming_it(reference: str) -> None:
+    with pytest.raises(ValueError, match=r"one of yes, no, \(a\), \(b\) \(any case\), not "):
+        bbh.truth(reference)
+
+
+def test_the_bbh_tables_are_the_reference_s_chains_in_their_order() -> None:
+    # Counted in the reference's file: 30 yes/no, 210 hyperbaton, 71 sports, 39 navigate and
+    # 31 web_of_lies conditions.
+    assert [len(table) for table in (bbh.YES_NO, bbh.HYPERBATON, bbh.SPORTS, bbh.NAVIGATE,
+                                     bbh.LIES)] == [30, 210, 71, 39, 31]
+    assert bbh.HYPERBATON[:2] == (("equals", "a", 0), ("equals", "b", 0))
+    assert bbh.SPORTS[-6] == ("regex", "the sentence (.+?) is not plausible", 1)
+    assert set(bbh.RULES) == set(BBH_TASKS)
+
+
+def test_the_bbh_guess_is_fixed_by_sample_and_seed_with_even_odds() -> None:
+    guesses = [bbh.fallback(sample, 0) for sample in IDS]
+    assert guesses == [bbh.fallback(sample, 0) for sample in IDS]
+    shuffled = IDS[::-1]
+    assert {s: bbh.fallback(s, 0) for s in shuffled} == dict(zip(IDS, guesses, strict=True))
+    # 2,000 expected each; a standard deviation of 32.
+    assert 1_850 < guesses.count(1) < 2_150
+    assert set(guesses) == {0, 1}
