@@ -521,9 +521,9 @@ def truth(reference: str) -> int:
     fails with a KeyError."""
     try:
         return TRUTHS[reference.lower()]
-    except KeyError:
+    except KeyError as error:
         raise ValueError(f"a bbh reference is one of {', '.join(TRUTHS)} (any case), "
-                         f"not {reference!r}") from None
+                         f"not {reference!r}") from error
 
 
 def fallback(sample_id: str, seed: int) -> int:
