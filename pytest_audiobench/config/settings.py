@@ -46,7 +46,7 @@ class Sampling(Frozen):
     @model_serializer(mode="wrap")
     def _unset_top_p_unsaid(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Records, baselines and reports written before top_p existed stay byte for byte.
-        dumped = handler(self)
+        dumped: dict[str, Any] = handler(self)
         if dumped.get("top_p") is None:
             dumped.pop("top_p", None)
         return dumped
