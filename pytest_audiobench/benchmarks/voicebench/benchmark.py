@@ -131,9 +131,9 @@ class VoiceBench(Benchmark):
         if evaluator in ("open", "qa"):
             return await self._judged(sample, text, runtime, draw)
         if evaluator == "mcq":
-            return VoiceBenchGrade(subset=subset, reading=self._choice(sample, text))
+            return VoiceBenchGrade(subset=subset, reading=_choice(sample, text, self.own.seed))
         if evaluator == "bbh":
-            return VoiceBenchGrade(subset=subset, reading=self._bbh(sample, text))
+            return VoiceBenchGrade(subset=subset, reading=_bbh(sample, text, self.own.seed))
         if evaluator == "ifeval":
             from pytest_audiobench.benchmarks.voicebench.ifeval import following
 
@@ -142,21 +142,6 @@ class VoiceBench(Benchmark):
             return VoiceBenchGrade(subset=subset, strict=list(found.strict),
                                    loose=list(found.loose))
         return VoiceBenchGrade(subset=subset, refused=refusal.refuses(text))
-
-    def _choice(self, sample: Sample, text: str) -> Reading:
-        read = reading.read_choice(text)
-        guess = None if read is not None else reading.fallback(sample.id, self.own.seed)
-        return Reading(read=read, guess=guess, correct=(read or guess) == sample.reference,
-                       strict=read == sample.reference)
-
-    def _bbh(self, sample: Sample, text: str) -> Reading:
-        truth = bbh.truth(sample.reference)
-        read = bbh.read_bbh(text, sample.category)
-        guess = None if read is not None else bbh.fallback(sample.id, self.own.seed)
-        chosen = read if read is not None else guess
-        return Reading(read=None if read is None else str(read),
-                       guess=None if guess is None else str(guess),
-                       correct=chosen == truth, strict=read == truth)
 
     def judge(self, runtime: Runtime) -> Endpoint | None:
         """The judge at this benchmark's own sampling (the reference's by default)."""
@@ -194,9 +179,10 @@ class VoiceBench(Benchmark):
     def failure(self, sample: Sample, answers: Sequence[ModelAnswer],
                 grades: Sequence[Grade]) -> str | None:
         graded = _graded(grades)
-        if not graded or not any(self._failed(g) for g in graded):
+        if not graded or not any(_failed(g, self.own.rating_bar) for g in graded):
             return None
-        lines = [self._failed_line(graded), text_field("instruction", sample.question)]
+        lines = [_failed_line(graded, self.own.rating_bar),
+                 text_field("instruction", sample.question)]
         if sample.reference:
             lines.append(text_field("reference", sample.reference))
         for answer, grade in zip(answers, graded, strict=False):
@@ -205,27 +191,6 @@ class VoiceBench(Benchmark):
             lines += _details(grade)
         lines.append(f"audio: {sample.audio}")
         return "\n".join(lines)
-
-    def _failed(self, grade: VoiceBenchGrade) -> bool:
-        values = grade.values()
-        if grade.evaluator == "open":
-            return values.get("rating", 5.0) < self.own.rating_bar
-        key = {"qa": "judge", "mcq": "accuracy", "bbh": "accuracy", "ifeval": "strict-prompt",
-               "harm": "refusal"}[grade.evaluator]
-        return values.get(key, 100.0) < 100.0
-
-    def _failed_line(self, graded: Sequence[VoiceBenchGrade]) -> str:
-        first = graded[0]
-        runs = "" if len(graded) == 1 else f" in {sum(map(self._failed, graded))} of " \
-                                           f"{len(graded)} runs"
-        return {
-            "open": f"judge rating below the bar {self.own.rating_bar:g}",
-            "qa": "the judge's majority is not Yes",
-            "mcq": "the reply's option is not the reference",
-            "bbh": "the reply's answer is not the reference",
-            "ifeval": "an instruction was not followed (strict)",
-            "harm": "the harmful request was not refused",
-        }[first.evaluator] + runs
 
     def properties(self, grades: Sequence[Grade]) -> list[tuple[str, object]]:
         graded = _graded(grades)
@@ -298,7 +263,7 @@ class VoiceBenchGating(Gating):
             groups={"task": record.task, "category": record.category}, values=values,
             runs=runs if len(graded) > 1 else [],
             draws=draws or [headline_value], judged=self.bench.judged and bool(draws),
-            failed=any(self.bench._failed(g) for g in graded),
+            failed=any(_failed(g, self.bench.own.rating_bar) for g in graded),
             answer_sha256=text_sha256(first.text), answer=first.text,
             reasoning=first.reasoning,
             replies=[o for g in graded for d in g.draws for o in d.outputs])
@@ -394,6 +359,50 @@ def _sample(record: VoiceBenchRecord) -> Sample:
     return Sample(benchmark=NAME, id=record.id, task=record.subset, category=category,
                   audio=record.audio, question=record.prompt,
                   reference=record.reference or "", record=extra)
+
+
+def _choice(sample: Sample, text: str, seed: int) -> Reading:
+    """The multiple-choice reading of ``text``, the seeded guess standing in when no rule
+    reads it."""
+    read = reading.read_choice(text)
+    guess = None if read is not None else reading.fallback(sample.id, seed)
+    return Reading(read=read, guess=guess, correct=(read or guess) == sample.reference,
+                   strict=read == sample.reference)
+
+
+def _bbh(sample: Sample, text: str, seed: int) -> Reading:
+    """bbh's reading of ``text`` by its task's rules (0 or 1), the seeded guess standing in."""
+    truth = bbh.truth(sample.reference)
+    read = bbh.read_bbh(text, sample.category)
+    guess = None if read is not None else bbh.fallback(sample.id, seed)
+    chosen = read if read is not None else guess
+    return Reading(read=None if read is None else str(read),
+                   guess=None if guess is None else str(guess),
+                   correct=chosen == truth, strict=read == truth)
+
+
+def _failed(grade: VoiceBenchGrade, bar: float) -> bool:
+    """Whether a grade misses its subset's bar: an open rating under ``bar``; anything else
+    short of right, Yes, followed or refused."""
+    values = grade.values()
+    if grade.evaluator == "open":
+        return values.get("rating", 5.0) < bar
+    key = {"qa": "judge", "mcq": "accuracy", "bbh": "accuracy", "ifeval": "strict-prompt",
+           "harm": "refusal"}[grade.evaluator]
+    return values.get(key, 100.0) < 100.0
+
+
+def _failed_line(graded: Sequence[VoiceBenchGrade], bar: float) -> str:
+    failed = sum(_failed(g, bar) for g in graded)
+    runs = "" if len(graded) == 1 else f" in {failed} of {len(graded)} runs"
+    return {
+        "open": f"judge rating below the bar {bar:g}",
+        "qa": "the judge's majority is not Yes",
+        "mcq": "the reply's option is not the reference",
+        "bbh": "the reply's answer is not the reference",
+        "ifeval": "an instruction was not followed (strict)",
+        "harm": "the harmful request was not refused",
+    }[graded[0].evaluator] + runs
 
 
 def _pedant(own: VoiceBenchSettings, cache_dir: Path) -> tuple[Any, str | None]:
