@@ -1,6 +1,9 @@
-"""VoiceBench's scorers that come from packages rather than from us. IFEval: lm-eval 0.4.13's
-copy of Google's checker with the reference's procedure around it, and nltk's Punkt model in
-the plugin's cache, downloaded from a fake index on 127.0.0.1."""
+"""VoiceBench's two scorers that come from packages rather than from us: IFEval, lm-eval
+0.4.13's copy of Google's checker with the reference's procedure around it (and nltk's Punkt
+model in the plugin's cache), and sd-qa's PEDANT, qa-metrics 0.2.17 on a classifier
+downloaded into the cache. Downloads go to fake servers on 127.0.0.1; PEDANT's classifier is
+a tiny one trained here (the real one only when AUDIOBENCH_PEDANT_CLASSIFIER names a folder
+that holds it)."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from pytest_audiobench.benchmarks.voicebench import ifeval
+from pytest_audiobench.benchmarks.voicebench import ifeval, pedant
 from pytest_audiobench.benchmarks.voicebench.ifeval import Following, cleaned, figures, following
 from pytest_audiobench.benchmarks.voicebench.punkt import MODEL, punkt_data
 from pytest_audiobench.errors import AudiobenchError, DataError, DownloadError
@@ -506,3 +509,184 @@ def _built(copy: Any, instruction_id: str, kwargs: Mapping[str, Any]) -> Any:
     checker = copy.INSTRUCTION_DICT[instruction_id](instruction_id)
     checker.build_description(**kwargs)
     return checker
+
+
+# --- sd-qa's PEDANT --------------------------------------------------------------------------
+
+NEEDS_QA_METRICS = ("qa-metrics 0.2.17 and scikit-learn 1.3.2 are not installed: "
+                    "pip install 'pytest-audiobench[voicebench]'")
+TRAINING = [
+    ("george washington", "it was washington", "who was the first president", "correct"),
+    ("blue whale", "the largest animal is a whale", "what is the largest animal", "correct"),
+    ("mount everest", "everest of course", "what is the tallest mountain", "correct"),
+    ("albert einstein", "einstein developed it", "who developed relativity", "correct"),
+    ("george washington", "it was lincoln", "who was the first president", "incorrect"),
+    ("blue whale", "an elephant", "what is the largest animal", "incorrect"),
+    ("mount everest", "i do not know", "what is the tallest mountain", "incorrect"),
+    ("albert einstein", "isaac newton did", "who developed relativity", "incorrect"),
+]
+"""(reference, candidate, question, label): PEDANT's features are the tf-idf of
+``[CLS] candidate [SEP] reference [SEP] question [SEP]`` followed by the word-overlap F1,
+precision and recall of candidate and reference."""
+QUESTIONS = [
+    ("George Washington", "Washington was", "Who was the first president?"),
+    ("George Washington", "Abraham Lincoln.", "Who was the first president?"),
+    ("Marie Curie", "It was Curie", "Who discovered radium?"),
+    ("Marie Curie", "pasteur", "Who discovered radium?"),
+    ("Paris", "The capital is PARIS!", "What is the capital of France?"),
+]
+
+
+@pytest.fixture(scope="module")
+def classifier() -> dict[str, bytes]:
+    """A tiny PEDANT classifier, trained here, as the two files qa-metrics downloads."""
+    pytest.importorskip("qa_metrics.pedant", reason=NEEDS_QA_METRICS)
+    pytest.importorskip("sklearn", reason=NEEDS_QA_METRICS)
+    import joblib
+    import numpy as np
+    from qa_metrics.utils.tools import calculate_f1_score_with_precision
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    texts = [f"[CLS] {candidate} [SEP] {reference} [SEP] {question} [SEP]"
+             for reference, candidate, question, _ in TRAINING]
+    overlap = np.array([calculate_f1_score_with_precision(candidate, reference)
+                        for reference, candidate, _, _ in TRAINING])
+    vectorizer = TfidfVectorizer().fit(texts)
+    features = hstack([vectorizer.transform(texts), overlap])
+    model = LogisticRegression(solver="liblinear").fit(features,
+                                                       [label for *_, label in TRAINING])
+    pickled = {}
+    for name, fitted in (("lr_classifier", model), ("tf-idf_vectorizer", vectorizer)):
+        buffer = io.BytesIO()
+        joblib.dump(fitted, buffer)
+        pickled[name] = buffer.getvalue()
+    return pickled
+
+
+@pytest.fixture
+def classifier_host(classifier: dict[str, bytes]) -> Iterator[StaticFiles]:
+    with StaticFiles(classifier) as host:
+        yield host
+
+
+def test_the_classifier_is_downloaded_once_then_read_from_the_cache(
+        tmp_path: Path, classifier_host: StaticFiles, classifier: dict[str, bytes]) -> None:
+    model, vectorizer = pedant.classifier_files(tmp_path, classifier_host.url())
+    assert (model.name, vectorizer.name) == ("lr_classifier.pkl", "tf-idf_vectorizer.pkl")
+    assert model.read_bytes() == classifier["lr_classifier"]
+    assert vectorizer.read_bytes() == classifier["tf-idf_vectorizer"]
+    pedant.Pedant(tmp_path, classifier_host.url())
+    pedant.Pedant(tmp_path, classifier_host.url() + "/")
+    assert classifier_host.hits == {"lr_classifier": 1, "tf-idf_vectorizer": 1}
+
+
+def test_a_cached_file_that_changed_since_its_download_is_downloaded_again(
+        tmp_path: Path, classifier_host: StaticFiles, classifier: dict[str, bytes]) -> None:
+    model, _ = pedant.classifier_files(tmp_path, classifier_host.url())
+    model.write_bytes(b"half a pickle")
+    assert pedant.classifier_files(tmp_path, classifier_host.url())[0] == model
+    assert model.read_bytes() == classifier["lr_classifier"]
+    assert classifier_host.hits == {"lr_classifier": 2, "tf-idf_vectorizer": 2}
+
+
+def test_without_the_host_the_classifier_download_fails_in_one_line_naming_the_url(
+        tmp_path: Path) -> None:
+    base = f"http://127.0.0.1:{closed_port()}/classifier"
+    with pytest.raises(DownloadError) as raised:
+        pedant.classifier_files(tmp_path, base)
+    folder = tmp_path.resolve() / "qa-metrics-pedant"
+    assert str(raised.value) == (
+        f"cannot download {base}/lr_classifier, the classifier sd-qa's PEDANT score needs: "
+        f"Connection refused; run once where it is reachable (it is kept in {folder})")
+    assert not [path.name for path in folder.iterdir() if path.name != ".lock"]
+
+
+def test_a_classifier_that_is_not_a_pickle_is_an_error_naming_the_file(
+        tmp_path: Path, classifier_host: StaticFiles) -> None:
+    classifier_host.files["lr_classifier"] = b"<html>rate limited</html>"
+    with pytest.raises(DataError) as raised:
+        pedant.Pedant(tmp_path, classifier_host.url())
+    folder = tmp_path.resolve() / "qa-metrics-pedant"
+    assert str(raised.value).startswith(
+        f"{folder / 'lr_classifier.pkl'} is not a readable joblib pickle (")
+    assert str(raised.value).endswith(
+        f"); delete {folder} to download it again from {classifier_host.url()}")
+
+
+def test_a_pickle_of_something_else_is_an_error_naming_what_it_holds(
+        tmp_path: Path, classifier_host: StaticFiles) -> None:
+    import joblib
+
+    buffer = io.BytesIO()
+    joblib.dump({"not": "a model"}, buffer)
+    classifier_host.files["tf-idf_vectorizer"] = buffer.getvalue()
+    with pytest.raises(DataError, match=r"tf-idf_vectorizer\.pkl holds a dict, which has no "
+                                        r"transform\(\); expected PEDANT's fitted"):
+        pedant.Pedant(tmp_path, classifier_host.url())
+
+
+def test_the_score_is_qa_metrics_evaluate_called_as_the_reference_calls_it(
+        tmp_path: Path, classifier_host: StaticFiles, monkeypatch: pytest.MonkeyPatch) -> None:
+    import joblib
+    from qa_metrics.pedant import PEDANT
+
+    def downloads(self: Any) -> None:
+        pytest.fail("PEDANT.__init__ runs, and downloads")
+
+    monkeypatch.setattr(PEDANT, "__init__", downloads)
+    ours = pedant.Pedant(tmp_path, classifier_host.url())
+    theirs = PEDANT.__new__(PEDANT)
+    model, vectorizer = pedant.classifier_files(tmp_path, classifier_host.url())
+    theirs.model, theirs.tokenizer = joblib.load(model), joblib.load(vectorizer)
+    scores = [ours.score(*case) for case in QUESTIONS]
+    assert scores == [float(theirs.evaluate([reference.lower()], reply.lower(), question.lower()))
+                      for reference, reply, question in QUESTIONS]
+    # Both answers, from the classifier (the first four hold no reference) and from the
+    # reference found in the reply (the last).
+    assert scores == [1.0, 0.0, 1.0, 0.0, 1.0]
+
+
+def test_without_qa_metrics_pedant_is_one_line_naming_the_pip_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def absent(distribution: str) -> str:
+        raise metadata.PackageNotFoundError(distribution)
+
+    monkeypatch.setattr(metadata, "version", absent)
+    with pytest.raises(AudiobenchError) as raised:
+        pedant.Pedant(tmp_path, f"http://127.0.0.1:{closed_port()}")
+    assert str(raised.value) == ("sd-qa's PEDANT score needs qa-metrics 0.2.17, which is not "
+                                 "installed: pip install 'pytest-audiobench[voicebench]'")
+    assert not (tmp_path / "qa-metrics-pedant").exists()
+
+
+REAL_CLASSIFIER = os.environ.get("AUDIOBENCH_PEDANT_CLASSIFIER")
+
+
+@pytest.mark.skipif(not REAL_CLASSIFIER, reason="AUDIOBENCH_PEDANT_CLASSIFIER names no folder "
+                    "holding qa-metrics' lr_classifier and tf-idf_vectorizer (a development "
+                    "check)")
+def test_the_real_classifier_scores_as_qa_metrics_does(tmp_path: Path) -> None:
+    pytest.importorskip("qa_metrics.pedant", reason=NEEDS_QA_METRICS)
+    import joblib
+    from qa_metrics.pedant import PEDANT
+
+    folder = Path(str(REAL_CLASSIFIER))
+    served = {name: (folder / name).read_bytes() for name, _ in pedant.FILES}
+    with StaticFiles(served) as host:
+        ours = pedant.Pedant(tmp_path, host.url())
+    theirs = PEDANT.__new__(PEDANT)
+    theirs.model, theirs.tokenizer = (joblib.load(folder / name) for name, _ in pedant.FILES)
+    cases = {
+        ("Paris", "the capital is paris", "what is the capital of france"): 1.0,
+        ("Paris", "I think it is Lyon", "what is the capital of france"): 0.0,
+        ("Mount Everest", "everest", "what is the tallest mountain in the world"): 1.0,
+        ("George Washington", "the first president was washington",
+         "who was the first president of the united states"): 0.0,
+        ("blue", "it is usually blue-ish in color", "what color is the sky"): 1.0,
+    }
+    for (reference, reply, question), expected in cases.items():
+        assert ours.score(reference, reply, question) == expected
+        assert theirs.evaluate([reference.lower()], reply.lower(), question.lower()) == bool(
+            expected)
