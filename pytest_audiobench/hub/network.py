@@ -51,7 +51,8 @@ def short_reason(exc: BaseException, *, host: str | None = None) -> str:
             ]
         )
     text = " ".join(one_line(str(e)) for e in chain)
-    errno_text = re.search(r"\[Errno -?\d+\] ([^)'\"\[\]]+)", text)
+    # ">": urllib's URLError says "<urlopen error [Errno 111] Connection refused>".
+    errno_text = re.search(r"\[Errno -?\d+\] ([^)'\"\[\]>]+)", text)
     host_match = re.search(r"Failed to resolve '([^']+)'", text)
     resolved = host_match.group(1) if host_match else None
     if resolved is None and host and _is_name_resolution_error(chain, text):
