@@ -89,7 +89,7 @@ class VoiceBench(Benchmark):
         from pytest_audiobench.benchmarks.voicebench.download import download_voicebench
 
         cache = self.settings.cache_dir / source
-        if "sd-qa" in self.subsets and self.own.pedant_classifier is None:
+        if "sd-qa" in self.subsets:
             from pytest_audiobench.benchmarks.voicebench.pedant import classifier_files
 
             classifier_files(self.settings.cache_dir)  # with the data: a run then needs no net
@@ -406,16 +406,20 @@ def _failed_line(graded: Sequence[VoiceBenchGrade], bar: float) -> str:
 
 
 def _pedant(own: VoiceBenchSettings, cache_dir: Path) -> tuple[Any, str | None]:
-    """sd-qa's PEDANT scorer from the folder given or the cache, without fetching anything;
-    else None and the note that says why it is not measured."""
-    from pytest_audiobench.benchmarks.voicebench.pedant import Pedant, cached_folder
+    """sd-qa's PEDANT scorer when its classifier was fetched before (with the data from the
+    hub) and qa-metrics is installed; else None and the note that says why it is not
+    measured. Nothing is fetched here: a run on local data stays off the network."""
+    from importlib.util import find_spec
 
-    folder = own.pedant_classifier or cached_folder(cache_dir)
-    if folder is None:
-        return None, ("sd-qa's PEDANT is not measured: its classifier is not in the cache; it "
-                      "is fetched with the data from the hub, or give "
-                      "--audiobench-voicebench-pedant-classifier DIR")
-    return Pedant.from_folder(folder), None
+    from pytest_audiobench.benchmarks.voicebench.pedant import FOLDER, MARKER, Pedant
+
+    if find_spec("qa_metrics") is None:
+        return None, ("sd-qa's PEDANT is not measured: qa-metrics is not installed "
+                      "(pip install qa-metrics==0.2.17)")
+    if not (Path(cache_dir) / FOLDER / MARKER).is_file():
+        return None, ("sd-qa's PEDANT is not measured: its classifier is not in the cache; "
+                      "it is fetched with the data from the hub")
+    return Pedant(cache_dir), None
 
 
 def _parsed(metric: str) -> tuple[str, str | None, str] | None:

@@ -1,10 +1,9 @@
 """VoiceBench's own options: the system message, the judge's sampling and draws (by default
-the reference's: temperature 0.5, top_p 0.95, three), the seed of the guesses, PEDANT's
-classifier and the bar of an open item."""
+the reference's: temperature 0.5, top_p 0.95, three), the seed of the guesses and the
+bar of an open item."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from pytest_audiobench.benchmarks.voicebench.facts import (
@@ -40,9 +39,6 @@ class VoiceBenchOptions(BenchmarkOptions):
     voicebench_seed: Annotated[int, Flag(
         "seed of the guess standing in for a multiple-choice or bbh reply no rule reads (the "
         "reference guesses unseeded)", convert.whole_number, "N")] = 0
-    voicebench_pedant_classifier: Annotated[Path | None, Flag(
-        "folder holding PEDANT's lr_classifier and tf-idf_vectorizer for sd-qa",
-        convert.path, "DIR", unset="the cache, fetched with the data from the hub")] = None
     voicebench_rating_bar: Annotated[float, Flag(
         "an open VoiceBench item whose mean judge rating is below this fails its test item",
         convert.non_negative_float, "RATING")] = 3.0
@@ -55,5 +51,4 @@ class VoiceBenchOptions(BenchmarkOptions):
             judge_temperature=self.voicebench_judge_temperature,
             judge_top_p=self.voicebench_judge_top_p, judge_draws=self.voicebench_judge_draws,
             judge_retries=self.voicebench_judge_retries, seed=self.voicebench_seed,
-            pedant_classifier=self.voicebench_pedant_classifier,
             rating_bar=self.voicebench_rating_bar)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pytest_audiobench.config.frozen import OwnSettings
 
 
@@ -20,7 +18,5 @@ class VoiceBenchSettings(OwnSettings):
     """New judge calls after a reply that is not a rating of 1 to 5."""
     seed: int
     """Seeds the guess that stands in for a multiple-choice or bbh reply no rule reads."""
-    pedant_classifier: Path | None
-    """A folder holding PEDANT's two files; None: the plugin's cache (fetched with the data)."""
     rating_bar: float
     """An open item whose mean rating is below this fails its test item."""
