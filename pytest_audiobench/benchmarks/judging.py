@@ -78,6 +78,13 @@ def shown(text: str, limit: int, what: str = "the answer") -> tuple[str, str | N
             "(--audiobench-judge-max-answer-chars)")
 
 
+def first_attempt(draw: int, retries: int) -> int:
+    """The seed offset of a judge draw's first attempt when each draw may take ``retries``
+    more: draw ``draw`` starts past every earlier draw's attempts, so no two attempts of one
+    request share an offset (and so a reply)."""
+    return draw * (retries + 1)
+
+
 class Judge(Protocol):
     """What asking needs of an endpoint (``transport.endpoint.Endpoint`` fits)."""
 

@@ -25,7 +25,6 @@ from pytest_audiobench.benchmarks.big_bench_audio.judge import (
     JudgeDraw,
     JudgeRequest,
     builtin_template,
-    first_attempt,
     judge_answer,
     judge_request,
 )
@@ -38,7 +37,7 @@ from pytest_audiobench.benchmarks.big_bench_audio.scoring import (
     metric_name,
 )
 from pytest_audiobench.benchmarks.big_bench_audio.settings import BigBenchAudioSettings
-from pytest_audiobench.benchmarks.judging import judge_asking, replies_named
+from pytest_audiobench.benchmarks.judging import first_attempt, judge_asking, replies_named
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.config.settings import Settings

@@ -24,7 +24,13 @@ from pydantic import BaseModel, Field
 
 from pytest_audiobench.benchmarks import templating
 from pytest_audiobench.benchmarks.big_bench_audio.facts import Reading
-from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed, fence_for, shown
+from pytest_audiobench.benchmarks.judging import (
+    Judge,
+    ask_until_parsed,
+    fence_for,
+    first_attempt,
+    shown,
+)
 from pytest_audiobench.outcome.records import Grade
 from pytest_audiobench.transport.types import Usage
 
@@ -128,10 +134,6 @@ def judge_request(template: str, question: str, official_answer: str, answer: st
                    "answer": shown_answer}
     return ([{"role": "user", "content": prompt}], fingerprint), cut
 
-
-def first_attempt(draw: int, retries: int) -> int:
-    """The seed offset of draw ``draw``'s first attempt (its retries follow it)."""
-    return draw * (retries + 1)
 
 
 async def judge_draw(endpoint: Judge, request: JudgeRequest, retries: int, draw: int,

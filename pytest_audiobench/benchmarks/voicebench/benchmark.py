@@ -17,7 +17,7 @@ from pytest_audiobench.benchmarks.base import (
     Tally,
     selected,
 )
-from pytest_audiobench.benchmarks.judging import judge_asking, replies_named
+from pytest_audiobench.benchmarks.judging import first_attempt, judge_asking, replies_named
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.voicebench import bbh, reading, refusal
@@ -37,7 +37,6 @@ from pytest_audiobench.benchmarks.voicebench.grades import Reading, VoiceBenchGr
 from pytest_audiobench.benchmarks.voicebench.judge import (
     JudgeDraw,
     JudgeRequest,
-    first_attempt,
     judge_draws,
     rating_request,
     verdict_request,

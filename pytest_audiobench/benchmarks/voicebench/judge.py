@@ -31,7 +31,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from pytest_audiobench.benchmarks.judging import Judge, ask_until_parsed, fence_for, shown
+from pytest_audiobench.benchmarks.judging import (
+    Judge,
+    ask_until_parsed,
+    fence_for,
+    first_attempt,
+    shown,
+)
 from pytest_audiobench.benchmarks.voicebench.facts import ASSISTANT_SYSTEM
 from pytest_audiobench.transport.types import Usage
 
@@ -156,10 +162,6 @@ def _request(prompt: str, inputs: dict[str, str]) -> JudgeRequest:
     return messages, {"voicebench": "rating" if "instruction" in inputs else "verdict",
                       **inputs}
 
-
-def first_attempt(draw: int, retries: int) -> int:
-    """The seed offset of draw ``draw``'s first attempt (its retries follow it)."""
-    return draw * (retries + 1)
 
 
 async def judge_draws(endpoint: Judge, request: JudgeRequest, *, rating: bool, retries: int,
