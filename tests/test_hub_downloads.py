@@ -15,7 +15,7 @@ import gzip
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,7 @@ from tests.conftest import assert_one_line_naming
 from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import FAKE_REPOS, FakeRepo
 from tests.fakes.serving import at_once, closed_port
+from tests.fakes.static_files import StaticFiles
 from tests.settings import make_settings
 
 # Every test here keeps huggingface_hub out of the real home (``conftest.py``).
@@ -69,12 +70,26 @@ def hub(fake: FakeRepo, repo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
         yield server
 
 
-def benchmark(name: str, here: Path) -> Benchmark:
-    """The benchmark as a run that downloads it makes it, its cache in ``here/cache``."""
-    settings = make_settings(here, model="random", judge_model="overlap", data=SOURCE,
-                             benchmark=(name,), cache_dir=here / "cache",
-                             **FAKE_REPOS[name].selects if name in FAKE_REPOS else {})
-    return registry.create(name, settings)
+Made = Callable[[], Benchmark]
+
+
+@pytest.fixture
+def benchmark(name: str, fake: FakeRepo, tmp_path: Path) -> Iterator[Made]:
+    """Makes the benchmark as a run that downloads it makes it, its cache in
+    ``tmp_path/cache``; what its download fetches from elsewhere than the hub is served on
+    127.0.0.1 beside it (``FakeRepo.beside``)."""
+    with StaticFiles(fake.beside()) as beside:
+        options = dict(fake.selects)
+        if fake.beside_option:
+            options[fake.beside_option] = beside.url()
+
+        def made() -> Benchmark:
+            settings = make_settings(tmp_path, model="random", judge_model="overlap",
+                                     data=SOURCE, benchmark=(name,),
+                                     cache_dir=tmp_path / "cache", **options)
+            return registry.create(name, settings)
+
+        yield made
 
 
 Read = tuple[str, str, str, str, tuple[str, ...], bytes]
@@ -144,9 +159,9 @@ def test_every_hub_backed_benchmark_has_a_fake_repo_and_only_they_do() -> None:
 
 
 def test_each_file_is_fetched_once_and_the_reader_reads_the_release_it_came_from(
-    name: str, hub: FakeHfHub, repo: Path, tmp_path: Path
+    name: str, benchmark: Made, hub: FakeHfHub, repo: Path, tmp_path: Path
 ) -> None:
-    bench = benchmark(name, tmp_path)
+    bench = benchmark()
 
     root = bench.download(SOURCE)
 
@@ -156,9 +171,9 @@ def test_each_file_is_fetched_once_and_the_reader_reads_the_release_it_came_from
 
 
 def test_a_second_call_downloads_nothing_and_converts_nothing(
-    name: str, hub: FakeHfHub, tmp_path: Path
+    name: str, benchmark: Made, hub: FakeHfHub, tmp_path: Path
 ) -> None:
-    bench = benchmark(name, tmp_path)
+    bench = benchmark()
     root = bench.download(SOURCE)
     downloaded, files = hub.downloaded, written(root)
 
@@ -170,9 +185,9 @@ def test_a_second_call_downloads_nothing_and_converts_nothing(
 
 
 def test_a_changed_file_is_downloaded_and_converted_again(
-    name: str, hub: FakeHfHub, repo: Path, tmp_path: Path
+    name: str, benchmark: Made, hub: FakeHfHub, repo: Path, tmp_path: Path
 ) -> None:
-    bench = benchmark(name, tmp_path)
+    bench = benchmark()
     root = bench.download(SOURCE)
     seen, files = len(hub.downloaded), written(root)
     changed = rewrite_the_same(repo)
@@ -190,9 +205,9 @@ def test_a_changed_file_is_downloaded_and_converted_again(
 
 
 def test_a_deleted_release_is_converted_again_from_the_hub_cache_without_a_download(
-    name: str, hub: FakeHfHub, tmp_path: Path
+    name: str, benchmark: Made, hub: FakeHfHub, tmp_path: Path
 ) -> None:
-    bench = benchmark(name, tmp_path)
+    bench = benchmark()
     root = bench.download(SOURCE)
     downloaded = hub.downloaded
     shutil.rmtree(root)
@@ -205,9 +220,9 @@ def test_a_deleted_release_is_converted_again_from_the_hub_cache_without_a_downl
 
 
 def test_concurrent_calls_both_return_the_complete_release_fetched_once(
-    name: str, hub: FakeHfHub, repo: Path, tmp_path: Path
+    name: str, benchmark: Made, hub: FakeHfHub, repo: Path, tmp_path: Path
 ) -> None:
-    bench = benchmark(name, tmp_path)
+    bench = benchmark()
 
     results = at_once(lambda: bench.download(SOURCE))
 
@@ -220,7 +235,7 @@ def test_concurrent_calls_both_return_the_complete_release_fetched_once(
 
 
 def test_a_repo_without_its_files_is_an_unexpected_layout_naming_them(
-    name: str, fake: FakeRepo, hub: FakeHfHub, repo: Path, tmp_path: Path
+    name: str, benchmark: Made, fake: FakeRepo, hub: FakeHfHub, repo: Path, tmp_path: Path
 ) -> None:
     files = data_files(repo)
     for file in files:
@@ -228,7 +243,7 @@ def test_a_repo_without_its_files_is_an_unexpected_layout_naming_them(
     (repo / CARD).write_text("---\nlicense: mit\n---\n", encoding="utf-8")  # the card alone
 
     with pytest.raises(DownloadError) as raised:
-        benchmark(name, tmp_path).download(SOURCE)
+        benchmark().download(SOURCE)
 
     assert_one_line_naming(raised.value, fake.repo_id, hub.url)
     message = str(raised.value)
@@ -238,24 +253,24 @@ def test_a_repo_without_its_files_is_an_unexpected_layout_naming_them(
 
 
 def test_a_dataset_missing_from_the_hub_is_named(
-    name: str, fake: FakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, benchmark: Made, fake: FakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with FakeHfHub({}) as empty, pytest.raises(DownloadError) as raised:
         url = empty.url
         monkeypatch.setenv("HF_ENDPOINT", url)
-        benchmark(name, tmp_path).download(SOURCE)
+        benchmark().download(SOURCE)
 
     assert f"{url} has no dataset {fake.repo_id}" in str(raised.value)
     assert_one_line_naming(raised.value, fake.repo_id, url)
 
 
 def test_without_pyarrow_a_parquet_release_says_how_to_install_it_and_another_needs_none(
-    name: str, fake: FakeRepo, hub: FakeHfHub, repo: Path, tmp_path: Path,
+    name: str, benchmark: Made, fake: FakeRepo, hub: FakeHfHub, repo: Path, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parquet = any(file.endswith(PARQUET) for file in data_files(repo))
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-    bench = benchmark(name, tmp_path)
+    bench = benchmark()
 
     if not parquet:
         assert_the_mini_release(bench, bench.download(SOURCE))
@@ -272,12 +287,13 @@ def test_without_pyarrow_a_parquet_release_says_how_to_install_it_and_another_ne
 
 
 def test_with_hf_hub_offline_and_nothing_cached_it_fails_at_once_naming_the_repo(
-    name: str, fake: FakeRepo, hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, benchmark: Made, fake: FakeRepo, hub: FakeHfHub, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
     with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set") as raised:
-        benchmark(name, tmp_path).download(SOURCE)
+        benchmark().download(SOURCE)
 
     assert_one_line_naming(raised.value, fake.repo_id, hub.url)
     assert str((tmp_path / "cache" / "huggingface").resolve()) in str(raised.value)
@@ -285,9 +301,9 @@ def test_with_hf_hub_offline_and_nothing_cached_it_fails_at_once_naming_the_repo
 
 
 def test_with_hf_hub_offline_a_cached_download_is_converted_without_any_request(
-    name: str, hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, benchmark: Made, hub: FakeHfHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bench = benchmark(name, tmp_path)
+    bench = benchmark()
     root = bench.download(SOURCE)
     shutil.rmtree(root)
     seen = len(hub.requests)
@@ -301,14 +317,15 @@ def test_with_hf_hub_offline_a_cached_download_is_converted_without_any_request(
 
 
 def test_an_unreachable_hub_with_nothing_cached_fails_fast_naming_the_repo_and_the_files(
-    name: str, fake: FakeRepo, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, benchmark: Made, fake: FakeRepo, repo: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
     endpoint = f"http://127.0.0.1:{closed_port()}"
     monkeypatch.setenv("HF_ENDPOINT", endpoint)
     started = time.monotonic()
 
     with pytest.raises(DownloadError, match="Connection refused") as raised:
-        benchmark(name, tmp_path).download(SOURCE)
+        benchmark().download(SOURCE)
 
     assert time.monotonic() - started < 5
     assert_one_line_naming(raised.value, fake.repo_id, endpoint)
@@ -316,9 +333,9 @@ def test_an_unreachable_hub_with_nothing_cached_fails_fast_naming_the_repo_and_t
 
 
 def test_an_unreachable_hub_is_no_problem_when_the_files_are_cached(
-    name: str, hub: FakeHfHub, tmp_path: Path
+    name: str, benchmark: Made, hub: FakeHfHub, tmp_path: Path
 ) -> None:
-    bench = benchmark(name, tmp_path)
+    bench = benchmark()
     root = bench.download(SOURCE)
     hub.stop()
     shutil.rmtree(root)  # converted again, offline, from the hub cache

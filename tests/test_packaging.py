@@ -94,7 +94,8 @@ def test_the_metadata_says_what_it_is_and_asks_only_for_what_a_run_needs(dist: P
     required = meta.get_all("Requires-Dist") or []
     assert [r for r in required if r.startswith("syrupy")] == [
         r for r in required if r.startswith("syrupy") and 'extra == "dev"' in r] != []
-    assert set(meta.get_all("Provides-Extra") or []) == {"dev", "cascade", "hub", "voicebench"}
+    assert set(meta.get_all("Provides-Extra") or []) == {"dev", "cascade", "hub", "voicebench",
+                                                            "pedant"}
     assert any(r.startswith("pyarrow") and 'extra == "hub"' in r for r in required)
 
 

@@ -63,19 +63,22 @@ def test_its_two_first_lines_are_the_main_job_and_the_test_command_ci_runs() -> 
     # Each says what it is: the plugin's main job, and the project's own tests.
     assert first.group(1).endswith("  # the main job")
     assert first.group(2).endswith("  # this project's own tests")
-    install, main = _command(first.group(1)).split(" && ")
-    assert install == "pip install -e '.[cascade]'"
+    install, checker, main = _command(first.group(1)).split(" && ")
+    assert install == "pip install -e '.[cascade,voicebench]'"
+    # VoiceBench's IFEval checker, without lm-eval's own dependencies (torch, datasets).
+    assert checker == "pip install --no-deps lm-eval==0.4.13"
     assert shlex.split(main) == ["python", "-m", "pytest", *MAIN_JOB]
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     packages, install_dev, reference, tests = _command(first.group(2)).split(" && ")
     assert set(packages.split()[3:]) == {"espeak-ng", "chromium", "chromium-driver"}
     assert all(name in ci for name in ("espeak-ng", "chromium", "chromium-driver"))
-    extras = "-e '.[dev,cascade,hub]'"
+    extras = "-e '.[dev,cascade,hub,voicebench]'"
     assert install_dev == f"pip install {extras}" and extras in ci
     # The reference's WER steps, for the parity tests, without torch (tests/test_wer.py and
     # tests/test_cer.py): openai-whisper's normalisers, lmms-eval's remove_sp and the
-    # editdistance it imports, and evalscope's copy of cn_tn.
-    steps = "openai-whisper==20250625 lmms-eval==0.7.3 editdistance==0.8.1 evalscope==1.14.1"
+    # editdistance it imports, and evalscope's copy of cn_tn; and lm-eval's IFEval checker.
+    steps = ("openai-whisper==20250625 lmms-eval==0.7.3 editdistance==0.8.1 evalscope==1.14.1 "
+             "lm-eval==0.4.13")
     assert reference == f"pip install --no-deps {steps}"
     assert f"pip install --quiet --no-deps {steps}" in ci
     assert f"{tests}          # the README test command, verbatim" in ci

@@ -29,6 +29,7 @@ from pytest_audiobench.benchmarks.voicebench import ifeval, pedant
 from pytest_audiobench.benchmarks.voicebench.ifeval import Following, cleaned, figures, following
 from pytest_audiobench.benchmarks.voicebench.punkt import MODEL, punkt_data
 from pytest_audiobench.errors import AudiobenchError, DataError, DownloadError
+from tests.fakes.pedant import NEEDS_QA_METRICS, tiny_classifier
 from tests.fakes.serving import closed_port
 from tests.fakes.static_files import StaticFiles
 
@@ -267,6 +268,7 @@ def test_a_missing_checker_package_is_one_line_naming_the_pip_commands(
         return installed
 
     monkeypatch.setattr(metadata, "version", pretended)
+    ifeval._checkers.cache_clear()  # checked once per process, as a run checks them
     with pytest.raises(AudiobenchError) as raised:
         following("hi", "p", [NO_COMMA], [{}], tmp_path)
     assert str(raised.value) == (
@@ -276,21 +278,57 @@ def test_a_missing_checker_package_is_one_line_naming_the_pip_commands(
 
 @pytest.mark.usefixtures("nltk_data_path")
 def test_the_checker_loads_without_lm_eval_s_package_code_nor_its_nltk_download(
-        checker_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, nltk_data_path: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     """lm-eval's ``tasks/__init__.py`` imports its task manager (datasets, torch), its
     ``__init__.py`` sets Hugging Face variables, and its ``instructions_util`` calls
-    ``nltk.download`` when nltk finds no punkt_tab: none of it runs, and ``sys.modules`` holds
-    no lm-eval module afterwards that it did not hold before."""
+    ``nltk.download`` and prints a line when nltk finds no punkt_tab (here it finds none):
+    none of it runs, nltk's own download is back in place afterwards, and ``sys.modules``
+    holds no lm-eval module afterwards that it did not hold before."""
     import nltk
 
-    punkt_data(checker_cache)
-    monkeypatch.setattr(nltk, "download", lambda *args, **kwargs: pytest.fail("downloaded"))
+    nltk_data_path[:] = [str(tmp_path)]
+    with pytest.raises(LookupError):
+        nltk.data.find("tokenizers/punkt_tab")
+
+    def refused(*args: object, **kwargs: object) -> None:
+        pytest.fail("downloaded")
+
+    monkeypatch.setattr(nltk, "download", refused)
     monkeypatch.delenv("HF_XET_HIGH_PERFORMANCE", raising=False)
     before = set(sys.modules)
     registry = ifeval._load_alone().INSTRUCTION_DICT
     assert not [name for name in set(sys.modules) - before if name.split(".")[0] == "lm_eval"]
     assert "HF_XET_HIGH_PERFORMANCE" not in os.environ
+    assert nltk.download is refused
+    assert capsys.readouterr() == ("", "")
     assert NO_COMMA in registry
+
+
+def test_only_the_instructions_that_read_punkt_make_it_ready(
+        tmp_path: Path, checker_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mini benchmark's ifeval items count no sentences, so its offline run needs no
+    download; an item that counts them gets the model first."""
+    readied: list[Path] = []
+
+    def ready(cache_dir: Path) -> Path:
+        readied.append(cache_dir)
+        return punkt_data(checker_cache)
+
+    monkeypatch.setattr(ifeval, "punkt_data", ready)
+    empty = tmp_path / "cache"
+    for ids in ([NO_COMMA], [LOWERCASE, WORDS]):
+        following("a reply", "p", ids, [{}, {"num_words": 5, "relation": "less than"}][
+            :len(ids)] if ids != [NO_COMMA] else [{}], empty)
+    assert readied == []
+    assert following("One. Two.", "p", [SENTENCES],
+                     [{"num_sentences": 3, "relation": "less than"}], empty) == Following(
+                         (True,), (True,))
+    assert following("One.", "p", ["change_case:capital_word_frequency"],
+                     [{"capital_frequency": 1, "capital_relation": "less than"}], empty
+                     ) == Following((True,), (True,))
+    assert readied == [empty.resolve()]
+    assert sorted(ifeval.PUNKT_USERS) == ["change_case:capital_word_frequency", SENTENCES]
 
 
 def test_language_detection_gives_a_short_reply_one_answer(
@@ -513,21 +551,6 @@ def _built(copy: Any, instruction_id: str, kwargs: Mapping[str, Any]) -> Any:
 
 # --- sd-qa's PEDANT --------------------------------------------------------------------------
 
-NEEDS_QA_METRICS = ("qa-metrics 0.2.17 and scikit-learn 1.3.2 are not installed: "
-                    "pip install 'pytest-audiobench[voicebench]'")
-TRAINING = [
-    ("george washington", "it was washington", "who was the first president", "correct"),
-    ("blue whale", "the largest animal is a whale", "what is the largest animal", "correct"),
-    ("mount everest", "everest of course", "what is the tallest mountain", "correct"),
-    ("albert einstein", "einstein developed it", "who developed relativity", "correct"),
-    ("george washington", "it was lincoln", "who was the first president", "incorrect"),
-    ("blue whale", "an elephant", "what is the largest animal", "incorrect"),
-    ("mount everest", "i do not know", "what is the tallest mountain", "incorrect"),
-    ("albert einstein", "isaac newton did", "who developed relativity", "incorrect"),
-]
-"""(reference, candidate, question, label): PEDANT's features are the tf-idf of
-``[CLS] candidate [SEP] reference [SEP] question [SEP]`` followed by the word-overlap F1,
-precision and recall of candidate and reference."""
 QUESTIONS = [
     ("George Washington", "Washington was", "Who was the first president?"),
     ("George Washington", "Abraham Lincoln.", "Who was the first president?"),
@@ -538,41 +561,21 @@ QUESTIONS = [
 
 
 @pytest.fixture(scope="module")
-def classifier() -> dict[str, bytes]:
+def classifier() -> Mapping[str, bytes]:
     """A tiny PEDANT classifier, trained here, as the two files qa-metrics downloads."""
     pytest.importorskip("qa_metrics.pedant", reason=NEEDS_QA_METRICS)
     pytest.importorskip("sklearn", reason=NEEDS_QA_METRICS)
-    import joblib
-    import numpy as np
-    from qa_metrics.utils.tools import calculate_f1_score_with_precision
-    from scipy.sparse import hstack
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-
-    texts = [f"[CLS] {candidate} [SEP] {reference} [SEP] {question} [SEP]"
-             for reference, candidate, question, _ in TRAINING]
-    overlap = np.array([calculate_f1_score_with_precision(candidate, reference)
-                        for reference, candidate, _, _ in TRAINING])
-    vectorizer = TfidfVectorizer().fit(texts)
-    features = hstack([vectorizer.transform(texts), overlap])
-    model = LogisticRegression(solver="liblinear").fit(features,
-                                                       [label for *_, label in TRAINING])
-    pickled = {}
-    for name, fitted in (("lr_classifier", model), ("tf-idf_vectorizer", vectorizer)):
-        buffer = io.BytesIO()
-        joblib.dump(fitted, buffer)
-        pickled[name] = buffer.getvalue()
-    return pickled
+    return tiny_classifier()
 
 
 @pytest.fixture
-def classifier_host(classifier: dict[str, bytes]) -> Iterator[StaticFiles]:
+def classifier_host(classifier: Mapping[str, bytes]) -> Iterator[StaticFiles]:
     with StaticFiles(classifier) as host:
         yield host
 
 
 def test_the_classifier_is_downloaded_once_then_read_from_the_cache(
-        tmp_path: Path, classifier_host: StaticFiles, classifier: dict[str, bytes]) -> None:
+        tmp_path: Path, classifier_host: StaticFiles, classifier: Mapping[str, bytes]) -> None:
     model, vectorizer = pedant.classifier_files(tmp_path, classifier_host.url())
     assert (model.name, vectorizer.name) == ("lr_classifier.pkl", "tf-idf_vectorizer.pkl")
     assert model.read_bytes() == classifier["lr_classifier"]
@@ -583,7 +586,7 @@ def test_the_classifier_is_downloaded_once_then_read_from_the_cache(
 
 
 def test_a_cached_file_that_changed_since_its_download_is_downloaded_again(
-        tmp_path: Path, classifier_host: StaticFiles, classifier: dict[str, bytes]) -> None:
+        tmp_path: Path, classifier_host: StaticFiles, classifier: Mapping[str, bytes]) -> None:
     model, _ = pedant.classifier_files(tmp_path, classifier_host.url())
     model.write_bytes(b"half a pickle")
     assert pedant.classifier_files(tmp_path, classifier_host.url())[0] == model
@@ -657,7 +660,7 @@ def test_without_qa_metrics_pedant_is_one_line_naming_the_pip_command(
     with pytest.raises(AudiobenchError) as raised:
         pedant.Pedant(tmp_path, f"http://127.0.0.1:{closed_port()}")
     assert str(raised.value) == ("sd-qa's PEDANT score needs qa-metrics 0.2.17, which is not "
-                                 "installed: pip install 'pytest-audiobench[voicebench]'")
+                                 "installed: pip install 'pytest-audiobench[pedant]'")
     assert not (tmp_path / "qa-metrics-pedant").exists()
 
 

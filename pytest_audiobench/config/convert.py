@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -130,6 +131,13 @@ def path(value: str) -> Path:
     if not value.strip():
         raise argparse.ArgumentTypeError("expected a path, got an empty value")
     return Path(value)
+
+
+def http_url(value: str) -> str:
+    parts = urllib.parse.urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(f"expected an http:// or https:// URL, got {value!r}")
+    return value.strip()
 
 
 def shard(value: str) -> tuple[int, int]:

@@ -32,6 +32,7 @@ from pytest_audiobench.benchmarks.mmau import facts as mmau
 from pytest_audiobench.benchmarks.mmsu import facts as mmsu
 from pytest_audiobench.benchmarks.voicebench import facts as voicebench
 from pytest_audiobench.benchmarks.wenetspeech import facts as wenetspeech
+from tests.fakes.pedant import served_classifier
 
 __all__ = ["FAKE_REPOS", "FakeRepo", "aishell1_repo", "big_bench_audio_repo",
            "common_voice_repo", "fleurs_repo", "librispeech_repo", "local_snapshot", "mmar_repo",
@@ -260,6 +261,11 @@ class FakeRepo:
     """The benchmark's options (by attribute name) that select every part of its mini
     release, where its default selects fewer (FLEURS's languages): the tests download and
     read all of it."""
+    beside: Callable[[], Mapping[str, bytes]] = dict
+    """What the download fetches from another host than the hub (VoiceBench's PEDANT
+    classifier, from GitHub), by path: the tests serve it on 127.0.0.1 ..."""
+    beside_option: str | None = None
+    """... and give that host's URL to this option (by attribute name)."""
 
 
 FAKE_REPOS: dict[str, FakeRepo] = {
@@ -273,7 +279,8 @@ FAKE_REPOS: dict[str, FakeRepo] = {
     "common_voice": FakeRepo(common_voice.HUB_REPO, common_voice_repo),
     "aishell1": FakeRepo(aishell1.HUB_REPO, aishell1_repo),
     "wenetspeech": FakeRepo(wenetspeech.HUB_REPO, wenetspeech_repo),
-    "voicebench": FakeRepo(voicebench.HUB_REPO, voicebench_repo),
+    "voicebench": FakeRepo(voicebench.HUB_REPO, voicebench_repo, beside=served_classifier,
+                           beside_option="voicebench_pedant_url"),
 }
 """By benchmark name: the repo each built-in benchmark downloaded from Hugging Face fetches
 (at the parts its mini release has), and how to make it (``tests/test_hub_downloads.py``

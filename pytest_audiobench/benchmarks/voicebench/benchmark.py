@@ -87,12 +87,14 @@ class VoiceBench(Benchmark):
     def download(self, source: str) -> Path:
         from pytest_audiobench.benchmarks.voicebench.download import download_voicebench
 
-        cache = self.settings.cache_dir / source
-        if "sd-qa" in self.subsets:
+        root = download_voicebench(self.subsets, self.settings.cache_dir / source)
+        if "sd-qa" in self.subsets and _scores_pedant():
             from pytest_audiobench.benchmarks.voicebench.pedant import classifier_files
 
-            classifier_files(self.settings.cache_dir)  # with the data: a run then needs no net
-        return download_voicebench(self.subsets, cache)
+            # With the data, so that a run reading it needs no network; only where it can
+            # be used (qa-metrics installed), as GitHub is not the hub and may be out of reach.
+            classifier_files(self.settings.cache_dir, self.own.pedant_url)
+        return root
 
     def load(self, root: Path) -> Release:
         records, notes = read_voicebench(root, self.settings.cache_dir, self.subsets)
@@ -408,17 +410,22 @@ def _pedant(own: VoiceBenchSettings, cache_dir: Path) -> tuple[Any, str | None]:
     """sd-qa's PEDANT scorer when its classifier was fetched before (with the data from the
     hub) and qa-metrics is installed; else None and the note that says why it is not
     measured. Nothing is fetched here: a run on local data stays off the network."""
-    from importlib.util import find_spec
-
     from pytest_audiobench.benchmarks.voicebench.pedant import FOLDER, MARKER, Pedant
 
-    if find_spec("qa_metrics") is None:
+    if not _scores_pedant():
         return None, ("sd-qa's PEDANT is not measured: qa-metrics is not installed "
-                      "(pip install qa-metrics==0.2.17)")
+                      "(pip install 'pytest-audiobench[pedant]')")
     if not (Path(cache_dir) / FOLDER / MARKER).is_file():
         return None, ("sd-qa's PEDANT is not measured: its classifier is not in the cache; "
                       "it is fetched with the data from the hub")
-    return Pedant(cache_dir), None
+    return Pedant(cache_dir, own.pedant_url), None
+
+
+def _scores_pedant() -> bool:
+    """Whether qa-metrics, which scores PEDANT, is installed (not imported: it is slow)."""
+    from importlib.util import find_spec
+
+    return find_spec("qa_metrics") is not None
 
 
 def _parsed(metric: str) -> tuple[str, str | None, str] | None:

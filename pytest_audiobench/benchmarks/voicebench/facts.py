@@ -65,6 +65,10 @@ SIZES: dict[str, int] = {
 }
 """Each subset's items in the release (sd-qa: 553 per accent)."""
 
+PEDANT_CLASSIFIER_URL = "https://github.com/zli12321/qa_metrics/raw/master/qa_metrics/classifier"
+"""Where qa-metrics' ``PEDANT.__init__`` downloads its classifier from: the repository's
+master branch, so the files can change; the hashes of those taken are kept beside them."""
+
 JUDGE_MODEL = "gpt-4o-mini"
 JUDGE_TEMPERATURE = 0.5
 JUDGE_TOP_P = 0.95

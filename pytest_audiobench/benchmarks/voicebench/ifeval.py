@@ -19,13 +19,15 @@ use.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
+import io
 import sys
 import threading
 import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -41,6 +43,11 @@ REQUIRED: dict[str, str] = {"lm-eval": "==0.4.13", "nltk": ">=3.9.1", "langdetec
 may check otherwise; nltk from the release lm-eval asks for (older ones load pickles)."""
 CHECKER = "lm_eval.tasks.ifeval"
 _PARENTS = ("lm_eval", "lm_eval.tasks", CHECKER)
+PUNKT_USERS = frozenset({"length_constraints:number_sentences",
+                         "change_case:capital_word_frequency"})
+"""The instructions whose checks read nltk's Punkt model: sentence counts, and
+``nltk.word_tokenize``, which splits sentences first. No other needs it, so a run without
+them (the mini benchmark's) needs no download."""
 _LOADING = threading.Lock()
 _REPLY_PREFIXES = ("<1>", "<2>", "<3>")
 _REPLY_SUFFIX = "<|user|>"
@@ -84,13 +91,16 @@ def following(reply: str, prompt: str, instruction_ids: Sequence[str],
     stops on a KeyError there), kwargs the checker refuses, and a falsy value of an argument
     the checker takes: dropped, the checker would draw that argument at random.
 
-    The first call loads the checker and makes nltk's Punkt model ready in `cache_dir`
-    (``punkt.punkt_data``, downloading it once); AudiobenchError naming the pip command when a
-    package is missing."""
+    The first call loads the checker; the first that checks an instruction of PUNKT_USERS
+    makes nltk's Punkt model ready in `cache_dir` (``punkt.punkt_data``, downloading it once).
+    AudiobenchError naming the pip command when a package is missing."""
     if len(kwargs) != len(instruction_ids):
         raise DataError(f"IFEval item with {len(instruction_ids)} instructions and "
                         f"{len(kwargs)} kwargs; expected one kwargs mapping per instruction")
-    registry = _checkers(Path(cache_dir).expanduser().resolve())
+    cache_dir = Path(cache_dir).expanduser().resolve()
+    registry = _checkers()
+    if PUNKT_USERS.intersection(instruction_ids):
+        _punkt(cache_dir)
     reply = cleaned(reply)
     variants = _loose_variants(reply)
     strict: list[bool] = []
@@ -159,12 +169,16 @@ def _checker(registry: Mapping[str, Any], position: int, instruction_id: str,
 
 
 @functools.cache
-def _checkers(cache_dir: Path) -> Mapping[str, Any]:
-    """The checker's registry, once the packages are there and nltk's Punkt model is found
-    first in `cache_dir`; once per process and cache folder."""
+def _checkers() -> Mapping[str, Any]:
+    """The checker's registry, once the packages are there; once per process."""
     _require()
-    punkt_data(cache_dir)
     return _registry()
+
+
+@functools.cache
+def _punkt(cache_dir: Path) -> Path:
+    """nltk's Punkt model found first in `cache_dir`; once per process and cache folder."""
+    return punkt_data(cache_dir)
 
 
 def _require() -> None:
@@ -214,8 +228,30 @@ def _load_alone() -> Any:
         sys.modules[name] = package
     before = set(sys.modules)
     try:
-        return importlib.import_module(f"{CHECKER}.instructions_registry")
+        with _no_import_time_download():
+            return importlib.import_module(f"{CHECKER}.instructions_registry")
     finally:
         loaded = {name for name in set(sys.modules) - before if name.startswith(f"{CHECKER}.")}
         for name in [*added, *(loaded if CHECKER in added else ())]:
             del sys.modules[name]
+
+
+@contextlib.contextmanager
+def _no_import_time_download() -> Iterator[None]:
+    """lm-eval's ``instructions_util`` calls ``nltk.download("punkt_tab")`` at import when nltk
+    finds no punkt_tab: a download into the user's home, whose failure is printed and passed
+    over, and a line printed to stdout. Neither happens while it loads: the model is fetched
+    into the cache when an instruction needs it (``_punkt``)."""
+    import nltk
+
+    download = nltk.download
+    nltk.download = _not_downloaded
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    finally:
+        nltk.download = download
+
+
+def _not_downloaded(*args: object, **kwargs: object) -> bool:
+    return False

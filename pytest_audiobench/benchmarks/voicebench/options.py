@@ -10,6 +10,7 @@ from pytest_audiobench.benchmarks.voicebench.facts import (
     JUDGE_DRAWS,
     JUDGE_TEMPERATURE,
     JUDGE_TOP_P,
+    PEDANT_CLASSIFIER_URL,
 )
 from pytest_audiobench.config import convert
 from pytest_audiobench.config.declarations import BenchmarkOptions, Flag
@@ -42,6 +43,11 @@ class VoiceBenchOptions(BenchmarkOptions):
     voicebench_rating_bar: Annotated[float, Flag(
         "an open VoiceBench item whose mean judge rating is below this fails its test item",
         convert.non_negative_float, "RATING")] = 3.0
+    voicebench_pedant_url: Annotated[str, Flag(
+        "where sd-qa's PEDANT classifier is downloaded from with the data, when qa-metrics is "
+        "installed (default: {default}, where qa-metrics downloads it from)",
+        convert.http_url, "URL")
+    ] = PEDANT_CLASSIFIER_URL
 
     def settings(self) -> VoiceBenchSettings:
         from pytest_audiobench.benchmarks.voicebench.settings import VoiceBenchSettings
@@ -51,4 +57,4 @@ class VoiceBenchOptions(BenchmarkOptions):
             judge_temperature=self.voicebench_judge_temperature,
             judge_top_p=self.voicebench_judge_top_p, judge_draws=self.voicebench_judge_draws,
             judge_retries=self.voicebench_judge_retries, seed=self.voicebench_seed,
-            rating_bar=self.voicebench_rating_bar)
+            rating_bar=self.voicebench_rating_bar, pedant_url=self.voicebench_pedant_url)

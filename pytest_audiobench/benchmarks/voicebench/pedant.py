@@ -26,9 +26,6 @@ from pytest_audiobench import files
 from pytest_audiobench.errors import AudiobenchError, DataError, DownloadError
 from pytest_audiobench.hub.network import short_reason
 
-CLASSIFIER_URL = "https://github.com/zli12321/qa_metrics/raw/master/qa_metrics/classifier"
-"""Where ``PEDANT.__init__`` downloads from: the repository's master branch, so the files can
-change; the hashes of those taken are kept beside them (``MARKER``)."""
 FILES = (("lr_classifier", "lr_classifier.pkl"), ("tf-idf_vectorizer", "tf-idf_vectorizer.pkl"))
 """Each file's name under the URL and the name qa-metrics saves it under: the classifier (a
 joblib pickle of a fitted scikit-learn classifier) and its tf-idf vectorizer."""
@@ -36,12 +33,12 @@ FOLDER = "qa-metrics-pedant"
 MARKER = "downloaded.json"
 """Written last: the base URL the files came from and the SHA-256 of each."""
 VERSION = "0.2.17"
-INSTALL = "pip install 'pytest-audiobench[voicebench]'"
+INSTALL = "pip install 'pytest-audiobench[pedant]'"
 _TIMEOUT = 60
 _CHUNK = 1 << 16
 
 
-def classifier_files(cache_dir: Path, base_url: str = CLASSIFIER_URL) -> tuple[Path, Path]:
+def classifier_files(cache_dir: Path, base_url: str) -> tuple[Path, Path]:
     """The classifier and the vectorizer in ``cache_dir/qa-metrics-pedant``, downloaded from
     `base_url` when they are not there yet, came from another URL, or no longer match the
     hashes recorded when they were (each written whole or not at all, under a file lock);
@@ -62,7 +59,7 @@ def classifier_files(cache_dir: Path, base_url: str = CLASSIFIER_URL) -> tuple[P
 class Pedant:
     """qa-metrics' PEDANT on the classifier of ``classifier_files``."""
 
-    def __init__(self, cache_dir: Path, base_url: str = CLASSIFIER_URL) -> None:
+    def __init__(self, cache_dir: Path, base_url: str) -> None:
         """AudiobenchError naming the pip command when qa-metrics 0.2.17 cannot be imported
         (checked before anything is downloaded); DownloadError when the files cannot be
         downloaded; DataError naming the file when one is not the fitted model expected."""

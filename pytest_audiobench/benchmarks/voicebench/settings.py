@@ -20,3 +20,5 @@ class VoiceBenchSettings(OwnSettings):
     """Seeds the guess that stands in for a multiple-choice or bbh reply no rule reads."""
     rating_bar: float
     """An open item whose mean rating is below this fails its test item."""
+    pedant_url: str
+    """The folder URL sd-qa's PEDANT classifier files are downloaded from."""
