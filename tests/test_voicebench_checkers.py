@@ -336,9 +336,10 @@ def test_language_detection_gives_a_short_reply_one_answer(
     """langdetect draws a random seed at each call unless one is set, and "good morning" is
     English in some draws and Croatian in others: the reference's lowercase check passes or
     fails it by chance. Seeded, it is one answer (here, not English)."""
-    import langdetect
-
     following("ok", "p", [NO_COMMA], [{}], checker_cache)
+    # The langdetect the checker imported (an in-process pytest run elsewhere in this process
+    # may have left another in sys.modules).
+    langdetect = ifeval._checkers()[LOWERCASE].check_following.__globals__["langdetect"]
     assert langdetect.DetectorFactory.seed == 0
     verdicts = {following("good morning", "p", [LOWERCASE], [{}], checker_cache)
                 for _ in range(10)}
@@ -494,7 +495,8 @@ def reference_copy(checker_cache: Path) -> Any:
                     "pip install --no-deps lmms-eval==0.7.3")
     folder = Path(next(iter(spec.submodule_search_locations))).parent / REFERENCE_COPY
     punkt_data(checker_cache)  # its sentence counts read the same model as lm-eval's
-    return _loaded_by_path("reference_ifeval_copy", folder)
+    # Its language detection seeded as lm-eval's is: unseeded, langdetect draws at each call.
+    return ifeval.seeded(_loaded_by_path("reference_ifeval_copy", folder))
 
 
 @pytest.fixture(scope="module")
@@ -502,7 +504,7 @@ def lm_eval_copy(checker_cache: Path) -> Any:
     """lm-eval's registry module, loaded as ``following`` loads it (its language detection
     seeded as ``following`` seeds it)."""
     following("ok", "p", [NO_COMMA], [{}], checker_cache)
-    return ifeval._load_alone()
+    return ifeval.seeded(ifeval._load_alone())
 
 
 def test_both_copies_register_the_same_instructions(reference_copy: Any,

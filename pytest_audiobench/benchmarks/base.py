@@ -65,12 +65,18 @@ class Release:
 
     samples: list[Sample]
     headline: tuple[str, ...]
-    """Metrics shown in the summary and written by --audiobench-update-baseline."""
+    """Metrics shown in the summary and written by --audiobench-update-baseline (but those
+    ``beside`` names)."""
     notes: tuple[str, ...] = ()
     """What this release implies for the numbers (e.g. a metric it cannot give)."""
     withheld: bool = False
     """The release withholds its answers (a test split): its samples are asked, not scored,
     and it has no numbers and no gate."""
+    beside: tuple[str, ...] = ()
+    """Headline metrics shown beside the gated ones and never written into a baseline: a
+    leaderboard's mean of numbers the paired gate holds one by one (VoiceBench's Overall),
+    which no sample line makes, so that a baseline could hold it only by a threshold blind to
+    the judge's noise and the sample size."""
     folder: Path | None = None
     """The folder its files were read from, which every sample's audio must lie inside: the
     data root the run located, a folder below it, or the copy in the cache that a reader

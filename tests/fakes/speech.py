@@ -3,7 +3,7 @@ tarballs extract, FLEURS as its hub repo keeps a language, Common Voice as Mozil
 extract, AISHELL-1 as openslr's ``data_aishell.tgz`` extracts, its test speakers unpacked or
 packed, AISHELL-2's test sets as its evaluation zip extracts, MMSU's converted layout, Big Bench
 Audio's ``metadata.jsonl`` with transcripts, WenetSpeech's ``WenetSpeech.json`` and long
-recordings), and a fake model that answers each item by its clip.
+recordings, VoiceBench's converted subsets), and a fake model that answers each item by its clip.
 
 Every clip holds one constant sample value, its item's number: lossless, it survives the
 plugin's transcoding (FLAC to WAV), so the model reads which item it was sent (Big Bench
@@ -261,6 +261,28 @@ def build_big_bench_audio(root: Path, questions: Sequence[Mapping[str, Any]],
         _clip(root / "audio" / f"{ident}.wav", marks[ident], "WAV")
         lines.append({**question, "file_name": f"audio/{ident}.wav"})
     _jsonl(root / "metadata.jsonl", lines)
+    return marks
+
+
+def build_voicebench(root: Path, records: Sequence[Mapping[str, Any]], first: int = FIRST_MARK
+                     ) -> dict[str, int]:
+    """VoiceBench's converted layout: ``root/<subset>/voicebench.jsonl`` (each record as given,
+    with its ``id``, ``<split>-<nnnn>`` numbered within its split, and its clip's path) and
+    the clips; each ``<subset>/<id>`` by its clip's mark (from ``first``, in the records'
+    order), which is all the model hears of its instruction."""
+    marks: dict[str, int] = {}
+    lines: dict[str, list[dict[str, Any]]] = {}
+    numbered: dict[tuple[str, str], int] = {}
+    for index, record in enumerate(records):
+        subset, split = str(record["subset"]), str(record["split"])
+        number = numbered[subset, split] = numbered.get((subset, split), -1) + 1
+        ident = f"{split}-{number:04d}"
+        marks[f"{subset}/{ident}"] = first + index
+        _clip(root / subset / "audio" / f"{ident}.wav", first + index, "WAV")
+        lines.setdefault(subset, []).append(
+            {**record, "id": ident, "audio": f"audio/{ident}.wav"})
+    for subset, subset_lines in lines.items():
+        _jsonl(root / subset / "voicebench.jsonl", subset_lines)
     return marks
 
 

@@ -44,6 +44,7 @@ from pytest_audiobench.benchmarks.voicebench.judge import (
 from pytest_audiobench.benchmarks.voicebench.offline import NOT_COMPARABLE
 from pytest_audiobench.benchmarks.voicebench.offline import reply as offline_reply
 from pytest_audiobench.benchmarks.voicebench.scoring import (
+    BESIDE,
     OVERALL,
     VoiceBenchScores,
     headline,
@@ -104,8 +105,9 @@ class VoiceBench(Benchmark):
         folder = None if inside else Path(self.settings.cache_dir).expanduser().resolve()
         if "sd-qa" in self.subsets:
             self._pedant, self._pedant_note = _pedant(self.own, self.settings.cache_dir)
-        return Release([_sample(r) for r in records], headline(self.subsets), tuple(notes),
-                       folder=folder)
+        shown = headline(self.subsets)
+        return Release([_sample(r) for r in records], shown, tuple(notes),
+                       beside=tuple(m for m in shown if m in BESIDE), folder=folder)
 
     def prompt(self, sample: Sample) -> str:
         return ""  # the instruction is the audio; nothing is said beside it
@@ -223,6 +225,9 @@ class VoiceBench(Benchmark):
                  "by its reference evaluator", *release.notes]
         if self._pedant_note:
             notes.append(self._pedant_note)
+        if release.beside:
+            notes.append(f"{' and '.join(release.beside)}: the leaderboard's means of the "
+                         "numbers above, shown beside them and not gated (each of those is)")
         judge = self.settings.judge
         if judge is not None and judge.offline and set(self.subsets) & set(JUDGED):
             notes.append(NOT_COMPARABLE)

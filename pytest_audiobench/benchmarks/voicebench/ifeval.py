@@ -199,13 +199,19 @@ def _require() -> None:
 def _registry() -> Mapping[str, Any]:
     with _LOADING:
         registry = sys.modules.get(f"{CHECKER}.instructions_registry") or _load_alone()
-    import langdetect
+    return seeded(registry).INSTRUCTION_DICT  # type: ignore[no-any-return]
 
-    # langdetect draws a fresh random seed at each call unless one is set, so a short reply
-    # could be English in one run and not in the next; the reference sets none.
-    if langdetect.DetectorFactory.seed is None:
-        langdetect.DetectorFactory.seed = 0
-    return registry.INSTRUCTION_DICT  # type: ignore[no-any-return]
+
+def seeded(registry: Any) -> Any:
+    """`registry` (a checker's ``instructions_registry`` module), its language detection
+    seeded. langdetect draws a fresh random seed at each call unless one is set, so a short
+    reply could be English in one run and not in the next; the reference sets none. The seed
+    is set on the langdetect module the checker imported, which need not be the one
+    ``sys.modules`` holds now (pytest's in-process runs put back the modules they found)."""
+    factory = registry.instructions.langdetect.DetectorFactory
+    if factory.seed is None:
+        factory.seed = 0
+    return registry
 
 
 def _load_alone() -> Any:

@@ -32,6 +32,10 @@ COLUMNS: dict[str, str] = {
 """Each subset's leaderboard column. Which sd-qa figure the leaderboard shows is not stated;
 the judge's is VoiceBench's headline evaluator for it (PEDANT is reported beside)."""
 OVERALL = f"{NAME}.overall"
+BESIDE = frozenset({OVERALL, f"{NAME}.ifeval.final"})
+"""The leaderboard's means of other numbers, shown beside them: IFEval's final (the mean of its
+four figures, two of them weighted by instructions) and Overall (the mean of the nine
+columns). No sample line makes either, so neither is gated; their parts are, paired."""
 _VALUE_OF_STAT = {"rating": "rating", "judge": "judge", "pedant": "pedant",
                   "accuracy": "accuracy", "fallback": "fallback", "refusal": "refusal",
                   **{figure: figure for figure in IFEVAL_FIGURES}}
@@ -50,9 +54,14 @@ def column(subset: str) -> str:
 
 
 def headline(subsets: tuple[str, ...]) -> tuple[str, ...]:
-    """The leaderboard's columns of the subsets run, and Overall when all nine were."""
-    columns = tuple(column(s) for s in SUBSETS if s in subsets)
-    return (*columns, OVERALL) if set(subsets) >= set(SUBSETS) else columns
+    """The leaderboard's columns of the subsets run, IFEval's four figures before its final
+    (which is not gated, ``BESIDE``: they are), and Overall when all nine were."""
+    columns: list[str] = []
+    for subset in (s for s in SUBSETS if s in subsets):
+        if subset == "ifeval":
+            columns += [metric_name(subset, figure) for figure in IFEVAL_FIGURES]
+        columns.append(column(subset))
+    return (*columns, OVERALL) if set(subsets) >= set(SUBSETS) else tuple(columns)
 
 
 def overall(columns: dict[str, float]) -> float:
