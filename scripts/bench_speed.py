@@ -139,6 +139,14 @@ MMSU_RIGHT, MMSU_WRONG = "B", "A"
 WENETSPEECH_TEXT = "今天天气很好我们去散步"
 WENETSPEECH_RIGHT, WENETSPEECH_WRONG = WENETSPEECH_TEXT, "听不清楚"
 WENETSPEECH_PER_RECORDING = 100
+# VoiceBench at scale (issue 56): sd-qa, its largest subset (the same 553 questions read in
+# each of eleven accents, 6,083 items), in the converted layout, against ten times as many
+# questions an accent. Every reference the same answer, which the model's reply holds; the
+# judge, asked the reference's three draws an item, says Yes (all pass) or No (all fail).
+VOICEBENCH_PER_ACCENT = 553
+VOICEBENCH_REFERENCE = "Ottawa"
+VOICEBENCH_RIGHT, VOICEBENCH_WRONG = "The capital of Canada is Ottawa.", "I did not catch that."
+VOICEBENCH_YES, VOICEBENCH_NO = "Yes", "No"
 # A run during which other processes used more than this share of one core is flagged.
 NOISE_SHARE = 0.1
 
@@ -777,19 +785,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              f"{25 * FOUNDATION_PER_FOLDER:,} against {SCALE_TIMES} x as many, "
                              f"MMAU's {MMAU_SMALL} against {SCALE_TIMES * MMAU_SMALL:,} (the "
                              "test split's size), MMSU's 5,000, LibriSpeech's 5,559 test "
-                             "utterances and WenetSpeech's 24,774 test_net segments against "
+                             "utterances, WenetSpeech's 24,774 test_net segments and "
+                             "VoiceBench's 6,083 sd-qa items (each judged three times) against "
                              f"{SCALE_TIMES} x as many, all passing and all failing, with and "
                              "without xdist")
     parser.add_argument("--scale-benchmark", default="all",
                         choices=["all", "air_bench_chat", "air_bench_foundation", "mmau",
-                                 "mmsu", "librispeech", "wenetspeech"],
+                                 "mmsu", "librispeech", "wenetspeech", "voicebench"],
                         help="with --scale: only this benchmark (default all)")
     parser.add_argument("--scale-runs", default="all", choices=["all", "plain", "memory"],
                         help="with --scale: every configuration; only the plain one (every "
                              "item passing, no xdist, no baseline) and collection; or only the "
                              "memory runs (AIR-Bench Chat with "
-                             f"{MEMORY_FAILING_SHARE:.0%} of its samples failing, over pytest's "
-                             "floor, without and with pytest-rerunfailures)")
+                             # argparse formats help with %: the share's sign doubled.
+                             f"{MEMORY_FAILING_SHARE * 100:.0f}%% of its samples failing, over "
+                             "pytest's floor, without and with pytest-rerunfailures)")
     parser.add_argument("--plugins", default="bare", choices=["bare", "installed"],
                         help="with --scale: disable the installed pytest plugins that a user's "
                              f"install of {PACKAGE} does not bring (default), or run with "
@@ -996,6 +1006,30 @@ def build_mmsu_scaled(root: Path, n: int) -> Path:
     return root
 
 
+def build_voicebench_scaled(root: Path, times: int) -> tuple[Path, int]:
+    """sd-qa in VoiceBench's converted layout (``sd-qa/voicebench.jsonl``, the clips in
+    ``sd-qa/audio/``), ``times`` its 553 questions in each accent, the accents in the
+    release's order and each numbered from 0 as the reader numbers a split's rows
+    (``usa-0000``: ids stay unique past 553); the root and its items."""
+    sys.path.insert(0, str(REPO))
+    from pytest_audiobench.benchmarks.voicebench.facts import CONVERTED, SD_QA_ACCENTS
+    from tests.fakes.datasets import tiny_wav
+
+    folder = root / "sd-qa"
+    (folder / "audio").mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+    for accent in SD_QA_ACCENTS:
+        for i in range(VOICEBENCH_PER_ACCENT * times):
+            name = f"{accent}-{i:04d}"
+            (folder / "audio" / f"{name}.wav").write_bytes(tiny_wav(len(lines)))
+            lines.append(json.dumps({
+                "subset": "sd-qa", "split": accent, "id": name,
+                "prompt": f"What is the capital of Canada? (question {i})",
+                "reference": VOICEBENCH_REFERENCE, "audio": f"audio/{name}.wav"}))
+    (folder / CONVERTED).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root, len(lines)
+
+
 @dataclass
 class ScaleRun:
     samples: int
@@ -1022,7 +1056,8 @@ class Scale:
     """The model's answer and the judge's reply that make every item pass."""
     failing: tuple[str, str]
     extra: tuple[str, ...] = ()
-    """Flags every run of it takes (WenetSpeech's made release holds test_net alone)."""
+    """Flags every run of it takes (WenetSpeech's made release holds test_net alone,
+    VoiceBench's sd-qa alone)."""
 
 
 def scale_run(work: Path, server: ServerProcess, data: Path, samples: int, outcome: str,
@@ -1160,6 +1195,11 @@ def scales(work: Path, which: str) -> list[Scale]:
                   "cut)", flush=True)
         out.append(Scale("wenetspeech", sizes, (WENETSPEECH_RIGHT, JUDGE_REPLY),
                          (WENETSPEECH_WRONG, JUDGE_REPLY), ("--audiobench-tasks", "test_net")))
+    if which in ("all", "voicebench"):
+        sizes = (build_voicebench_scaled(work / "voicebench", 1),
+                 build_voicebench_scaled(work / "voicebench-scaled", SCALE_TIMES))
+        out.append(Scale("voicebench", sizes, (VOICEBENCH_RIGHT, VOICEBENCH_YES),
+                         (VOICEBENCH_WRONG, VOICEBENCH_NO), ("--audiobench-tasks", "sd-qa")))
     return out
 
 
