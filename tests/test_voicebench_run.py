@@ -207,7 +207,8 @@ def test_every_subset_and_overall_are_the_reference_s_numbers_worked_by_hand(
 
 
 def test_the_model_hears_the_instruction_alone_after_the_reference_s_system_message(
-        run_bench: Any, release: Path, judged: DrawingJudge, servers: Servers) -> None:
+        run_bench: Any, release: Path, judged: DrawingJudge, servers: Servers,
+        tmp_path: Path) -> None:
     _run(run_bench, release, "-k", "test-0000 and commoneval")
     (request,) = servers.model.requests
     system, user = request.body["messages"]
@@ -220,6 +221,23 @@ def test_the_model_hears_the_instruction_alone_after_the_reference_s_system_mess
     _run(run_bench, release, "-k", "test-0000 and commoneval", "--audiobench-voicebench-no-system")
     (_, alone) = servers.model.requests
     assert [m["role"] for m in alone.body["messages"]] == ["user"]
+
+    # A model's own system message, as the reference's wrapper for it sends (Ultravox's).
+    own = tmp_path / "system.txt"
+    own.write_text("You are a friendly and helpful character.", encoding="utf-8")
+    run = _run(run_bench, release, "-k", "test-0000 and commoneval",
+               f"--audiobench-voicebench-system={own}")
+    (*_, told) = servers.model.requests
+    assert told.body["messages"][0] == {"role": "system",
+                                        "content": "You are a friendly and helpful character."}
+    assert f"the spoken instruction is sent after the system message in {own}" in \
+        run.result.stdout.str()
+
+    both = _run(run_bench, release, "--audiobench-voicebench-no-system",
+                f"--audiobench-voicebench-system={own}")
+    assert both.result.ret == pytest.ExitCode.USAGE_ERROR
+    both.result.stderr.fnmatch_lines(["*--audiobench-voicebench-no-system and "
+                                      "--audiobench-voicebench-system both given; expected one*"])
 
 
 def test_the_judge_draws_three_times_at_the_reference_s_sampling(

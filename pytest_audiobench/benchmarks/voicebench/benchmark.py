@@ -23,7 +23,6 @@ from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.voicebench import bbh, reading, refusal
 from pytest_audiobench.benchmarks.voicebench.data import VoiceBenchRecord, read_voicebench
 from pytest_audiobench.benchmarks.voicebench.facts import (
-    ASSISTANT_SYSTEM,
     JUDGE_DRAWS,
     JUDGE_MODEL,
     JUDGE_TEMPERATURE,
@@ -113,7 +112,7 @@ class VoiceBench(Benchmark):
         return ""  # the instruction is the audio; nothing is said beside it
 
     def system(self, sample: Sample) -> str | None:
-        return ASSISTANT_SYSTEM if self.own.system else None
+        return self.own.system
 
     # --- grading --------------------------------------------------------------------------
 
@@ -220,7 +219,10 @@ class VoiceBench(Benchmark):
         return SampleView(score=score, details=details)
 
     def notes(self, release: Release) -> list[str]:
-        system = "after the reference's system message" if self.own.system else "alone"
+        own = self.own
+        system = ("alone" if own.system is None else f"after the system message in "
+                  f"{own.system_path}" if own.system_path else
+                  "after the system message the reference sends GPT-4o")
         notes = [f"{RELEASE}: the spoken instruction is sent {system}; each subset is scored "
                  "by its reference evaluator", *release.notes]
         if self._pedant_note:

@@ -4,9 +4,12 @@ bar of an open item."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+from pytest_audiobench.benchmarks.templating import read_template
 from pytest_audiobench.benchmarks.voicebench.facts import (
+    ASSISTANT_SYSTEM,
     JUDGE_DRAWS,
     JUDGE_TEMPERATURE,
     JUDGE_TOP_P,
@@ -14,6 +17,7 @@ from pytest_audiobench.benchmarks.voicebench.facts import (
 )
 from pytest_audiobench.config import convert
 from pytest_audiobench.config.declarations import BenchmarkOptions, Flag
+from pytest_audiobench.errors import AudiobenchError
 
 if TYPE_CHECKING:
     from pytest_audiobench.benchmarks.voicebench.settings import VoiceBenchSettings
@@ -21,8 +25,13 @@ if TYPE_CHECKING:
 
 class VoiceBenchOptions(BenchmarkOptions):
     voicebench_no_system: Annotated[bool, Flag(
-        "send VoiceBench's spoken instruction alone, without the reference's system message "
-        "(\"You are a helpful assistant...\", which it sends to API models)")] = False
+        "send VoiceBench's spoken instruction alone, without a system message (as the "
+        "reference asks Qwen2-Audio and Phi-4-multimodal)")] = False
+    voicebench_system: Annotated[Path | None, Flag(
+        "file whose text is sent as the system message before each VoiceBench instruction, in "
+        "place of the one the reference sends GPT-4o (it sends each model its own wrapper's: "
+        "Ultravox's, Qwen2.5-Omni's; docs/benchmarks.md)", convert.path, "FILE",
+        unset="the reference's GPT-4o message")] = None
     voicebench_judge_temperature: Annotated[float, Flag(
         "VoiceBench judge temperature, in place of --audiobench-judge-temperature "
         "(default: {default}, the reference's)", convert.non_negative_float, "T")
@@ -52,8 +61,14 @@ class VoiceBenchOptions(BenchmarkOptions):
     def settings(self) -> VoiceBenchSettings:
         from pytest_audiobench.benchmarks.voicebench.settings import VoiceBenchSettings
 
+        if self.voicebench_no_system and self.voicebench_system is not None:
+            raise AudiobenchError("--audiobench-voicebench-no-system and "
+                                  "--audiobench-voicebench-system both given; expected one")
+        system = None if self.voicebench_no_system else ASSISTANT_SYSTEM
+        if self.voicebench_system is not None:
+            system = read_template(self.voicebench_system, "--audiobench-voicebench-system", ())
         return VoiceBenchSettings(
-            system=not self.voicebench_no_system,
+            system=system, system_path=self.voicebench_system,
             judge_temperature=self.voicebench_judge_temperature,
             judge_top_p=self.voicebench_judge_top_p, judge_draws=self.voicebench_judge_draws,
             judge_retries=self.voicebench_judge_retries, seed=self.voicebench_seed,

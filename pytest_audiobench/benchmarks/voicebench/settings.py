@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pytest_audiobench.config.frozen import OwnSettings
 
 
 class VoiceBenchSettings(OwnSettings):
-    system: bool
-    """Send the reference's system message before the spoken instruction (it sends it to the
-    API models it evaluates; the open-weight ones hear the audio alone)."""
+    system: str | None
+    """The system message sent before the spoken instruction: by default the one the reference
+    sends GPT-4o (it sends each model its own wrapper's, or none); a user's file's text; None:
+    none."""
+    system_path: Path | None = None
+    """The file ``system`` was read from, when a user gave one."""
     judge_temperature: float
     judge_top_p: float
     judge_draws: int
