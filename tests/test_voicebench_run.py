@@ -331,3 +331,28 @@ def test_a_local_snapshot_of_the_hub_repo_runs_end_to_end(
     assert run.metrics["voicebench.overall"] == pytest.approx(OVERALL)
     assert ("voicebench.ifeval.final and voicebench.overall: the leaderboard's means of the "
             "numbers above, shown beside them and not gated") in run.result.stdout.str()
+
+
+def test_a_run_of_rule_scored_subsets_needs_no_judge(
+        run_bench: Any, release: Path, judged: DrawingJudge, servers: Servers,
+        tmp_path: Path) -> None:
+    ruled = ("--audiobench-tasks", "mmsu,openbookqa,bbh,ifeval,advbench")
+    run = _run(run_bench, release, *ruled, judge=False)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED  # its wrong answers, no usage error
+    assert run.metrics["voicebench.openbookqa.accuracy"] == pytest.approx(50.0)
+    assert servers.judge.count() == 0
+
+    judged_too = _run(run_bench, release, "--audiobench-tasks", "mmsu,sd-qa", judge=False)
+    assert judged_too.result.ret == pytest.ExitCode.USAGE_ERROR
+    judged_too.result.stderr.fnmatch_lines(["*voicebench is graded by an LLM judge*"])
+
+    # Held against a baseline of every subset, the subsets not run are not measured: the gate
+    # fails and says so, and does not explain it as small drops adding up.
+    folder = f"--audiobench-baselines={tmp_path / 'baselines'}"
+    written = _run(run_bench, release, "--audiobench-update-baseline", folder)
+    assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()[-2000:]
+    held = _run(run_bench, release, *ruled, folder, judge=False)
+    out = held.result.stdout.str()
+    assert held.result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "voicebench.sd-qa.judge not measured" in out
+    assert "many small drops" not in out

@@ -326,6 +326,10 @@ class BenchmarkSpec:
     """``--audiobench-data`` values it downloads from (e.g. a hub's name)."""
     needs_judge: bool = False
     """True when its answers are graded by an LLM judge, so a run of it needs one."""
+    judged_tasks: tuple[str, ...] = ()
+    """With ``needs_judge``, the tasks the judge grades when only some are (VoiceBench's
+    four): a run whose ``--audiobench-tasks`` selects none of them needs no judge. Empty:
+    every task."""
     default: bool = False
     """Run when ``--audiobench-benchmark`` is not given."""
     layout: str = ""

@@ -19,6 +19,7 @@ import pytest
 from pytest_audiobench.config import convert, declarations
 from pytest_audiobench.config.declarations import (
     BenchmarkOptions,
+    BenchmarkSpec,
     Catalog,
     OptionGroup,
     ProviderOptions,
@@ -288,6 +289,15 @@ def _tasks(tasks: tuple[str, ...], benchmarks: tuple[str, ...], catalog: Catalog
                 f"{','.join(benchmarks)}; its tasks are: " + ", ".join(theirs))
 
 
+def _judged(spec: BenchmarkSpec, tasks: tuple[str, ...]) -> bool:
+    """Whether a run of ``spec`` with ``tasks`` selected (none: every task) has answers a
+    judge grades."""
+    if not spec.needs_judge or not spec.judged_tasks or not tasks:
+        return spec.needs_judge
+    chosen = [task for task in tasks if task in spec.tasks] or spec.tasks
+    return bool(set(chosen) & set(spec.judged_tasks))
+
+
 def _judge(given: Given, model: EndpointSettings, benchmarks: tuple[str, ...],
            catalog: Catalog) -> JudgeSettings | None:
     """The judge the options name (asked with the model's request limits), or None when no
@@ -297,7 +307,8 @@ def _judge(given: Given, model: EndpointSettings, benchmarks: tuple[str, ...],
     offline = catalog.in_process("judge")
     spec = None if judge_url else offline.get(judge_model or "")
     _others_unused(given, catalog, "judge", spec, judge_model)
-    graded = [name for name in benchmarks if catalog.specs[name].needs_judge]
+    tasks = given.kept_values().get("tasks", ())
+    graded = [name for name in benchmarks if _judged(catalog.specs[name], tasks)]
     if (bool(judge_model) != bool(judge_url) and not spec) or (not judge_model and graded):
         needs = (f"{', '.join(graded)} {'is' if len(graded) == 1 else 'are'} graded by an LLM "
                  "judge" if graded else "a judge is given by both")

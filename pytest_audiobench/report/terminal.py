@@ -532,7 +532,10 @@ def _why_items_differ(summary: BenchmarkSummary) -> list[str]:
                   if shown else "")
         return [f"why: the gate held although {regressed} sample(s) regressed: their drops move "
                 f"no gated metric beyond its margin at this confidence{beside}."]
-    if not gate.held and not regressed and gate.missing <= gate.allowed:
+    # Only a paired drop is "many small drops"; a gate failed by a metric not measured or
+    # another judge has its reason in the verdict line.
+    dropped = any(row.status == "regressed" for row in gate.rows)
+    if not gate.held and not regressed and gate.missing <= gate.allowed and dropped:
         return ["why: the gate failed although no sample regressed on its own: many small "
                 "drops, each too small to fail its item, add up to a metric's drop beyond its "
                 "margin."]

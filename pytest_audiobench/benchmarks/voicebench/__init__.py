@@ -8,7 +8,13 @@ This module is the benchmark's spec (cheap: pytest reads it in every start); the
 
 from __future__ import annotations
 
-from pytest_audiobench.benchmarks.voicebench.facts import CONVERTED, HUB_REPO, NAME, SUBSETS
+from pytest_audiobench.benchmarks.voicebench.facts import (
+    CONVERTED,
+    HUB_REPO,
+    JUDGED,
+    NAME,
+    SUBSETS,
+)
 from pytest_audiobench.benchmarks.voicebench.options import VoiceBenchOptions
 from pytest_audiobench.config.declarations import BenchmarkSpec
 
@@ -19,6 +25,7 @@ SPEC = BenchmarkSpec(
     options=VoiceBenchOptions,
     sources=("huggingface",),
     needs_judge=True,
+    judged_tasks=tuple(JUDGED),
     layout=f"a snapshot of the hub repo {HUB_REPO} (a folder of parquet files per subset), "
            f"or a folder holding <subset>/{CONVERTED} and <subset>/audio/",
 )
