@@ -356,3 +356,5 @@ def test_a_run_of_rule_scored_subsets_needs_no_judge(
     assert held.result.ret == pytest.ExitCode.TESTS_FAILED
     assert "voicebench.sd-qa.judge not measured" in out
     assert "many small drops" not in out
+    # Nothing this run measured is a judge's: the baseline's judge is no mismatch.
+    assert "scores are not comparable" not in out

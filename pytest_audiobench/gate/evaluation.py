@@ -236,8 +236,10 @@ def evaluate(baseline: Baseline, measured: Measured, *, allowed: int | None = No
                             threshold=limit.threshold, tolerance=limit.tolerance,
                             status=status, lower_is_better=name in lower))
     mismatch = None
-    other = None if baseline.judge_model is None or stale is not None else other_judge(
-        baseline.judge_model, baseline.judge, judge_model, judge)
+    # A run with no judge measured nothing a judge decides (those metrics are not measured,
+    # and fail as such): the rest is comparable whoever judged the baseline.
+    other = None if baseline.judge_model is None or stale is not None or judge_model is None \
+        else other_judge(baseline.judge_model, baseline.judge, judge_model, judge)
     if other is not None:
         # Two model names already say the difference; one name with another identity (a snapshot,
         # a sampling, a prompt) says which field moved.
