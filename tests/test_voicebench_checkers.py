@@ -695,3 +695,19 @@ def test_the_real_classifier_scores_as_qa_metrics_does(tmp_path: Path) -> None:
         assert ours.score(reference, reply, question) == expected
         assert theirs.evaluate([reference.lower()], reply.lower(), question.lower()) == bool(
             expected)
+
+
+def test_a_run_on_local_data_scores_pedant_only_from_the_classifier_kept_whole(
+        tmp_path: Path) -> None:
+    """``classifier_kept`` tells a run whether it can score PEDANT with no request: the files
+    from that URL, as downloaded; another URL's, or a changed file, would be fetched again."""
+    served = {"lr_classifier": b"model bytes", "tf-idf_vectorizer": b"vectorizer bytes"}
+    with StaticFiles(served) as host:
+        assert not pedant.classifier_kept(tmp_path, host.url())
+        model, _ = pedant.classifier_files(tmp_path, host.url())
+        assert pedant.classifier_kept(tmp_path, host.url())
+        assert pedant.classifier_kept(tmp_path, host.url() + "/")
+        assert not pedant.classifier_kept(tmp_path, host.url("elsewhere"))
+        model.write_bytes(b"changed")
+        assert not pedant.classifier_kept(tmp_path, host.url())
+        assert host.hits == {"lr_classifier": 1, "tf-idf_vectorizer": 1}

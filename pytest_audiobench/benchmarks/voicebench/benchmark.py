@@ -417,14 +417,14 @@ def _pedant(own: VoiceBenchSettings, cache_dir: Path) -> tuple[Any, str | None]:
     """sd-qa's PEDANT scorer when its classifier was fetched before (with the data from the
     hub) and qa-metrics is installed; else None and the note that says why it is not
     measured. Nothing is fetched here: a run on local data stays off the network."""
-    from pytest_audiobench.benchmarks.voicebench.pedant import FOLDER, MARKER, Pedant
+    from pytest_audiobench.benchmarks.voicebench.pedant import Pedant, classifier_kept
 
     if not _scores_pedant():
         return None, ("sd-qa's PEDANT is not measured: qa-metrics is not installed "
                       "(pip install 'pytest-audiobench[pedant]')")
-    if not (Path(cache_dir) / FOLDER / MARKER).is_file():
-        return None, ("sd-qa's PEDANT is not measured: its classifier is not in the cache; "
-                      "it is fetched with the data from the hub")
+    if not classifier_kept(cache_dir, own.pedant_url):
+        return None, (f"sd-qa's PEDANT is not measured: its classifier from {own.pedant_url} "
+                      "is not in the cache, whole; it is fetched with the data from the hub")
     return Pedant(cache_dir, own.pedant_url), None
 
 

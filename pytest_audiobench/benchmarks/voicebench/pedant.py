@@ -56,6 +56,13 @@ def classifier_files(cache_dir: Path, base_url: str) -> tuple[Path, Path]:
     return model, vectorizer
 
 
+def classifier_kept(cache_dir: Path, base_url: str) -> bool:
+    """Whether the classifier from `base_url` is in the cache, whole, as downloaded: a run
+    can then score PEDANT without a request."""
+    folder = Path(cache_dir).expanduser().resolve() / FOLDER
+    return _kept(folder, base_url.rstrip("/"))
+
+
 class Pedant:
     """qa-metrics' PEDANT on the classifier of ``classifier_files``."""
 
