@@ -6,14 +6,15 @@
 
 Every benchmark the plugin ships (the registry's ``built_in()``: AIR-Bench Chat and Foundation,
 MMAR, MMAU, MMSU, Big Bench Audio, LibriSpeech, FLEURS, Common Voice, AISHELL-1, AISHELL-2,
-WenetSpeech) runs at once on
+WenetSpeech, VoiceBench) runs at once on
 records made here (scripts/soak_records.py, with short clips; the soak stops before it starts
 when a built-in benchmark has no records maker there), over pytest-xdist workers, against
 scripted model and judge servers (tests/fakes/openai_server.py): the model answers each sample
 by a fixed rule (an option, its letter, the official answer, a transcript with some word
-errors), one sample in ``--empty-every`` always with an empty answer (Chat's aside); the judge
-answers each protocol's prompt (Chat's two scores, Foundation's align letter, MMAR's rubric
-list, Big Bench Audio's CORRECT or INCORRECT) from what it is shown. First a clean run (no
+errors, a reply to a spoken instruction), one sample in ``--empty-every`` always with an empty
+answer (Chat's aside); the judge answers each protocol's prompt (Chat's two scores,
+Foundation's align letter, MMAR's rubric list, Big Bench Audio's CORRECT or INCORRECT,
+VoiceBench's rating of 1 to 5 or its Yes or No) from what it is shown. First a clean run (no
 proxy, no cache); then the same selection through fault proxies (tests/fakes/fault_proxy.py)
 that answer about ``--rate`` of the requests with a fault. While it runs, by the share of the
 clean run's requests done: the model's server and its proxy are stopped and started again on

@@ -7,11 +7,12 @@ model's answer to one record. ``makers`` refuses to go on when the plugin ships 
 that has none here, so that a new benchmark is never left out of the soak unnoticed.
 
 The model finds the sample a request asks about in its text (``Soak <benchmark> <number>:``
-opens every question that is sent as text) or, for Big Bench Audio and the speech-recognition
-benchmarks, whose requests carry no question text, by the clip's mark (tests/fakes/speech.py):
-each of those has its own range of marks, LibriSpeech's, AISHELL-1's, AISHELL-2's and
-WenetSpeech's from 100 up, a quarter of the positive values each, FLEURS's, Common Voice's and
-Big Bench Audio's below zero, a third of the negative values each.
+opens every question that is sent as text) or, for Big Bench Audio, VoiceBench and the
+speech-recognition benchmarks, whose requests carry no question text, by the clip's mark
+(tests/fakes/speech.py): each of those has its own range of marks, LibriSpeech's, AISHELL-1's,
+AISHELL-2's and WenetSpeech's from 100 up, a quarter of the positive values each, FLEURS's,
+Common Voice's, Big Bench Audio's and VoiceBench's below zero, a quarter of the negative values
+each.
 """
 
 from __future__ import annotations
@@ -40,6 +41,14 @@ from pytest_audiobench.benchmarks.mmar.facts import MODALITIES
 from pytest_audiobench.benchmarks.mmau.facts import CATEGORIES as MMAU_CATEGORIES
 from pytest_audiobench.benchmarks.mmau.facts import DIFFICULTIES, TASKS
 from pytest_audiobench.benchmarks.registry import built_in
+from pytest_audiobench.benchmarks.voicebench.data import splits
+from pytest_audiobench.benchmarks.voicebench.facts import (
+    ASSISTANT_SYSTEM,
+    BBH_TASKS,
+    JUDGE_DRAWS,
+    JUDGED,
+    SUBSETS,
+)
 from pytest_audiobench.benchmarks.wenetspeech.facts import SPLITS as WENETSPEECH_SPLITS
 from tests.conftest import fenced_answers, the_judged
 from tests.fakes.datasets import (
@@ -60,6 +69,7 @@ from tests.fakes.speech import (
     build_fleurs,
     build_librispeech,
     build_mmsu,
+    build_voicebench,
     build_wenetspeech,
     heard,
 )
@@ -68,7 +78,7 @@ CHAT, FOUNDATION, MMAR, MMAU = "air_bench_chat", "air_bench_foundation", "mmar",
 MMSU, BBA, LIBRISPEECH, FLEURS = "mmsu", "big_bench_audio", "librispeech", "fleurs"
 COMMON_VOICE = "common_voice"
 AISHELL1, AISHELL2 = "aishell1", "aishell2"
-WENETSPEECH = "wenetspeech"
+WENETSPEECH, VOICEBENCH = "wenetspeech", "voicebench"
 LETTERS = "ABCDEFGH"
 WORDS = ("violin", "trumpet", "drum", "flute", "harp", "organ", "cello", "banjo")
 SPOKEN = ("the", "old", "river", "ran", "past", "quiet", "mill", "where", "children",
@@ -86,11 +96,15 @@ CRITERIA = 5
 QUESTION = re.compile(r"Soak (\w+) (\d+):")
 SAMPLE = re.compile(r"Soak \w+ \d+")
 """What names a sample in a request's text (its question, shown to the model and the judge)."""
-FLEURS_FIRST, CV_FIRST, BBA_FIRST = -32_700, -21_700, -10_700
-"""The first marks of FLEURS's clips (11,000 of them, up to Common Voice's first), Common
-Voice's (11,000, up to Big Bench Audio's first) and Big Bench Audio's (10,600, up to -100):
-apart from the positive ones and within a 16-bit sample. At the soak's default of 100,000
-requests each takes fewer than 10,000."""
+NEGATIVE_MARKS = 8_150
+"""The clips FLEURS's, Common Voice's, Big Bench Audio's and VoiceBench's marks tell apart
+each: the four share the negative range from ``FLEURS_FIRST`` up to -100, a quarter each, apart
+from the positive ones and within a 16-bit sample. At the soak's default of 100,000 requests
+each takes fewer than 7,000."""
+FLEURS_FIRST = -32_700
+CV_FIRST = FLEURS_FIRST + NEGATIVE_MARKS
+BBA_FIRST = CV_FIRST + NEGATIVE_MARKS
+VOICEBENCH_FIRST = BBA_FIRST + NEGATIVE_MARKS
 SPEECH_MARKS = 8_100
 """The clips LibriSpeech's, AISHELL-1's, AISHELL-2's and WenetSpeech's marks tell apart each:
 the four share the positive range from ``FIRST_MARK`` (up to 32,499), a quarter each."""
@@ -106,6 +120,21 @@ MMSU_TASKS = (("accent_identification", "perception", "phonology"),
               ("intent_reasoning", "reasoning", "semantics"),
               ("speaker_counting", "reasoning", "paralinguistics"))
 """MMSU's tasks here, with their category (both of ``MMSU_CATEGORIES``) and sub-category."""
+VOICEBENCH_RUN = 3
+"""VoiceBench's records go to its subsets in runs of three: one in six always empty (the
+default ``--empty-every``) then falls in every one of the nine subsets, as it would not by
+pairs."""
+BBH_REFERENCES = {"hyperbaton": ("(A)", "(B)")}
+"""bbh's references as the release writes them, per task: the three others' Yes or No."""
+IFEVAL_INSTRUCTIONS = ("punctuation:no_comma", "change_case:english_lowercase",
+                       "length_constraints:number_words")
+"""The instructions of every ifeval record: none reads nltk's Punkt model
+(``ifeval.PUNKT_USERS``), which would be downloaded."""
+IFEVAL_ARGUMENTS: tuple[dict[str, Any], ...] = ({}, {}, {"num_words": 40,
+                                                       "relation": "less than"})
+"""Each instruction's arguments; the release lists every argument, null where unused."""
+FOLLOWED = "the river runs past the old mill where the children play every summer evening"
+"""A reply that follows every ifeval instruction: lower case, no comma, under forty words."""
 
 Records = list[dict[str, Any]]
 
@@ -179,6 +208,72 @@ def transcript(index: int, reference: str, empty_every: int) -> str:
         said.append("indeed")
     text = " ".join(said)
     return text[0].upper() + text[1:] + "." if kind == 0 else text
+
+
+def spoken_answer(record: dict[str, Any], index: int, empty_every: int) -> str:
+    """VoiceBench's: the reply to a spoken instruction by its subset's evaluator, each in five
+    kinds (``index % 5``) as the others' answers are."""
+    if index % empty_every == 0:
+        return ""
+    return VOICEBENCH_REPLIES[SUBSETS[record["subset"]]](record, index % 5)
+
+
+def _open_reply(record: dict[str, Any], kind: int) -> str:
+    """1 and 2 an answer, 3 one to another question, 4 a terse one, 0 a padded one: the judge
+    rates each by its hash."""
+    asked = record["prompt"].split(": ", 1)[1]
+    return ("Let me answer at some length, with much more than is needed: " + asked,
+            "An answer to: " + asked, "An answer to: " + asked,
+            "An answer to another question.", "In short: " + asked)[kind]
+
+
+def _qa_reply(record: dict[str, Any], kind: int) -> str:
+    """sd-qa's: 1 and 2 the reference in a sentence, 3 another word, 4 the reference in
+    capitals, 0 no answer; the judge says Yes when the reply holds the reference."""
+    reference = record["reference"]
+    other = next(word for word in WORDS if word != reference)
+    return ("I could not say.", f"It is the {reference}.", f"It is the {reference}.",
+            f"It is the {other}.", reference.upper())[kind]
+
+
+def _mcq_reply(record: dict[str, Any], kind: int) -> str:
+    """mmsu's and openbookqa's: 1 and 2 the letter in the reference's template, 3 a wrong
+    letter, 4 the letter alone, 0 none read (the seeded guess stands in)."""
+    right = record["reference"]
+    wrong = next(letter for letter in LETTERS[:4] if letter != right)
+    return ("I could not say.", f"The answer is {right}.", f"The answer is {right}.",
+            f"The answer is {wrong}.", right)[kind]
+
+
+def _bbh_reply(record: dict[str, Any], kind: int) -> str:
+    """bbh's: 1 and 2 the answer in a sentence, 3 the other answer, 4 the answer bare in lower
+    case (``yes``, or ``a)``, which hyperbaton's rules read), 0 none read (the seeded guess)."""
+    reference = record["reference"]
+    answers = BBH_REFERENCES.get(record["bbh_id"].rsplit("_", 1)[0], ("Yes", "No"))
+    other = next(answer for answer in answers if answer != reference)
+    return ("I could not say.", f"The answer is {reference}.", f"The answer is {reference}.",
+            f"The answer is {other}.", reference.lower().lstrip("("))[kind]
+
+
+def _ifeval_reply(record: dict[str, Any], kind: int) -> str:
+    """ifeval's: 1 and 2 every instruction followed, 3 commas and capitals, 4 followed once
+    the first line is taken away (loosely, not strictly), 0 a comma and a capital."""
+    return ("In short, The river runs past the mill", FOLLOWED, FOLLOWED,
+            "The River, Runs Past The Old Mill.", "Sure, Here It Is:\n" + FOLLOWED)[kind]
+
+
+def _harm_reply(record: dict[str, Any], kind: int) -> str:
+    """advbench's: 1 and 2 a refusal, 3 compliance, 4 a refusal in other words, 0 compliance
+    at length (an empty reply counts as a refusal)."""
+    return ("Here it is, step by step, all of it.", "I'm sorry, but I cannot help with that.",
+            "I'm sorry, but I cannot help with that.", "Sure, here is how.",
+            "As an assistant I will not help with this.")[kind]
+
+
+VOICEBENCH_REPLIES: dict[str, Callable[[dict[str, Any], int], str]] = {
+    "open": _open_reply, "qa": _qa_reply, "mcq": _mcq_reply, "bbh": _bbh_reply,
+    "ifeval": _ifeval_reply, "harm": _harm_reply}
+"""The model's reply to a VoiceBench record by its subset's evaluator (facts.SUBSETS)."""
 
 
 def _choices(index: int, count: int) -> list[str]:
@@ -351,6 +446,65 @@ def aishell2_records(count: int) -> Records:
             for index in range(count)]
 
 
+def voicebench_records(count: int) -> Records:
+    """``count`` spoken instructions over the nine subsets in runs of three
+    (``VOICEBENCH_RUN``), each naming its number as every question does (the judge reads it;
+    the model hears only the clip); sd-qa's over its accents, mmsu's over its domains, bbh's
+    over its tasks."""
+    subsets = tuple(SUBSETS)
+    cycle = VOICEBENCH_RUN * len(subsets)
+    records = []
+    for index in range(count):
+        subset = subsets[index // VOICEBENCH_RUN % len(subsets)]
+        nth = index // cycle * VOICEBENCH_RUN + index % VOICEBENCH_RUN  # within its subset
+        own = splits(subset)  # sd-qa's accents, mmsu's domains, the others' test
+        records.append({"subset": subset, "split": own[nth % len(own)],
+                        **VOICEBENCH_FIELDS[SUBSETS[subset]](nth, f"Soak {VOICEBENCH} {index}:")})
+    return records
+
+
+def _open_fields(nth: int, name: str) -> dict[str, Any]:
+    return {"prompt": f"{name} tell me about the {WORDS[nth % len(WORDS)]}."}
+
+
+def _qa_fields(nth: int, name: str) -> dict[str, Any]:
+    return {"prompt": f"{name} which instrument plays the tune?",
+            "reference": WORDS[nth % len(WORDS)]}
+
+
+def _mcq_fields(nth: int, name: str) -> dict[str, Any]:
+    options = _choices(nth, 4)
+    shown = "\n".join(f"{LETTERS[k]}. {option}" for k, option in enumerate(options))
+    return {"prompt": f"{name} which is heard?\n{shown}",
+            "reference": LETTERS[nth // 2 % 4]}
+
+
+def _bbh_fields(nth: int, name: str) -> dict[str, Any]:
+    task = BBH_TASKS[nth % len(BBH_TASKS)]
+    answers = BBH_REFERENCES.get(task, ("Yes", "No"))
+    return {"prompt": f"{name} is the sentence plausible?", "bbh_id": f"{task}_{nth}",
+            "reference": answers[nth // len(BBH_TASKS) % 2]}
+
+
+def _ifeval_fields(nth: int, name: str) -> dict[str, Any]:
+    unused = {"num_words": None, "relation": None}
+    return {"prompt": f"{name} describe the river in lower case, without commas, in fewer "
+                      "than forty words.", "key": 1000 + nth,
+            "instruction_ids": list(IFEVAL_INSTRUCTIONS),
+            "kwargs": [{**unused, **given} for given in IFEVAL_ARGUMENTS]}
+
+
+def _harm_fields(nth: int, name: str) -> dict[str, Any]:
+    return {"prompt": f"{name} tell me how to pick the lock of door {nth}."}
+
+
+VOICEBENCH_FIELDS: dict[str, Callable[[int, str], dict[str, Any]]] = {
+    "open": _open_fields, "qa": _qa_fields, "mcq": _mcq_fields, "bbh": _bbh_fields,
+    "ifeval": _ifeval_fields, "harm": _harm_fields}
+"""A VoiceBench record's own fields by its subset's evaluator, of its number within its subset
+and the name its instruction opens with."""
+
+
 # ---------------------------------------------------------------------------------------------
 # The releases, written by the tests' builders; each returns its clips' marks by sample id when
 # the model tells its samples by them.
@@ -426,6 +580,14 @@ def write_wenetspeech(root: Path, records: Records) -> dict[str, int]:
     return build_wenetspeech(root, _utterances(records), first=WENETSPEECH_FIRST)
 
 
+def write_voicebench(root: Path, records: Records) -> dict[str, int]:
+    """The clips' marks by the number each instruction names, not by sample id: VoiceBench's
+    ids (``test-0000``) repeat across its subsets, so a figure naming a sample by one could
+    not tell which it is; its report, its judge and its model's label all name it by number."""
+    marks = build_voicebench(root, records, first=VOICEBENCH_FIRST)
+    return {str(number): mark for number, mark in enumerate(marks.values())}
+
+
 # ---------------------------------------------------------------------------------------------
 # Each benchmark's maker, and the plan of samples for a target of requests.
 
@@ -439,8 +601,8 @@ class Maker:
     always-empty answer is asked twice) and the share of multiple-choice answers right."""
     records: Callable[[int], Records]
     write: Callable[[Path, Records], dict[str, int]]
-    """Writes the release under its root; the clips' marks by sample id, in the records'
-    order, when the model tells the samples by them (else empty)."""
+    """Writes the release under its root; the clips' marks by sample id (VoiceBench's by
+    number), in the records' order, when the model tells the samples by them (else empty)."""
     answer: Callable[[dict[str, Any], int, int], str]
     """The model's answer to a record, of its number and ``empty_every``."""
     least: int = len(FOLDERS)
@@ -476,16 +638,16 @@ MAKERS: dict[str, Maker] = {
     BBA: Maker(lambda model, right: model + 1, bba_records, write_bba,
                lambda r, index, every: reasoned_answer(index, r["category"],
                                                        r["official_answer"], every),
-               marks=-BBA_FIRST - 100),
+               marks=NEGATIVE_MARKS),
     LIBRISPEECH: Maker(lambda model, right: model, librispeech_records, write_librispeech,
                        lambda r, index, every: transcript(index, r["reference"], every),
                        marks=SPEECH_MARKS),
     FLEURS: Maker(lambda model, right: model, fleurs_records, write_fleurs,
                   lambda r, index, every: transcript(index, r["reference"], every),
-                  marks=CV_FIRST - FLEURS_FIRST),
+                  marks=NEGATIVE_MARKS),
     COMMON_VOICE: Maker(lambda model, right: model, common_voice_records, write_common_voice,
                         lambda r, index, every: transcript(index, r["reference"], every),
-                        marks=BBA_FIRST - CV_FIRST),
+                        marks=NEGATIVE_MARKS),
     AISHELL1: Maker(lambda model, right: model, aishell1_records, write_aishell1,
                     lambda r, index, every: transcript(index, r["reference"], every),
                     marks=SPEECH_MARKS),
@@ -495,6 +657,10 @@ MAKERS: dict[str, Maker] = {
     WENETSPEECH: Maker(lambda model, right: model, wenetspeech_records, write_wenetspeech,
                        lambda r, index, every: transcript(index, r["reference"], every),
                        marks=SPEECH_MARKS),
+    VOICEBENCH: Maker(lambda model, right: model + JUDGE_DRAWS * len(JUDGED) / len(SUBSETS),
+                      voicebench_records, write_voicebench, spoken_answer,
+                      least=VOICEBENCH_RUN * len(SUBSETS), unit=VOICEBENCH_RUN * len(SUBSETS),
+                      marks=-VOICEBENCH_FIRST - 100),
 }
 """Every benchmark the soak makes records for, by name."""
 
@@ -529,8 +695,9 @@ def plan(requests: int, empty_every: int, chosen: dict[str, Maker]) -> Plan:
     """An equal share of the requests to each benchmark. Model requests per sample: 1, and 2
     for an always-empty one; judge requests per sample: Chat 2 (both orders), Foundation 1
     (align), MMAR 5 rubric raters for a right answer (none for a wrong one), Big Bench Audio
-    1 (CORRECT or INCORRECT), the others none. SystemExit when a benchmark would need more
-    clips than its marks tell apart."""
+    1 (CORRECT or INCORRECT), VoiceBench 3 draws for a sample of its four judged subsets (an
+    empty answer judged too; 4 of its 9 subsets, in equal numbers), the others none.
+    SystemExit when a benchmark would need more clips than its marks tell apart."""
     share = requests / len(chosen) * 1.01
     model = 1 + 1 / empty_every
     right = sum(1 for i in range(60) if i % empty_every and i % 5 in (0, 1, 2)) / 60
@@ -613,6 +780,9 @@ class Scripts:
 
     def judge(self, request: ChatRequest) -> str:
         messages = request.body.get("messages") or [{}]
+        # VoiceBench's prompts come after a system message too, the reference's (not MMAR's).
+        if messages[0].get("content") == ASSISTANT_SYSTEM:
+            return _voicebench_judged(request.text)
         if messages[0].get("role") == "system":
             return self.rubric(request.text)
         if request.text.startswith("A model answered a multiple-choice question."):
@@ -647,6 +817,23 @@ class Scripts:
         words = answer.split()
         final = words[-1].strip(".,!?").lower() if words else ""
         return "CORRECT" if final == official.lower() else "INCORRECT"
+
+
+def _voicebench_judged(prompt: str) -> str:
+    """VoiceBench's judge: sd-qa's Yes when the answer holds the reference answer, case aside,
+    else No; an open answer's rating 1 to 5 by its hash, an empty one 1."""
+    fence = re.search(r"between the two lines (\S+?);", prompt)
+    if fence is None:
+        raise ValueError(f"a VoiceBench judge prompt without its fence: {prompt[:200]!r}")
+    line = re.escape(fence.group(1))
+    found = re.search(rf"\n{line}\n(.*?)\n?{line}\n", prompt, re.S)
+    answer = found.group(1) if found is not None else ""
+    reference = re.search(r"\nReference answer:\n(.*)\n", prompt)
+    if reference is not None:
+        return "Yes" if reference.group(1).lower() in answer.lower() else "No"
+    if not answer.strip():
+        return "1"
+    return str(1 + int(hashlib.sha256(answer.encode()).hexdigest(), 16) % 5)
 
 
 def _chat_score(text: str) -> int:

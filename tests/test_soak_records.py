@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from pytest_audiobench.benchmarks import registry
+from pytest_audiobench.benchmarks.voicebench.benchmark import VoiceBench
+from pytest_audiobench.benchmarks.voicebench.facts import JUDGED
+from pytest_audiobench.benchmarks.voicebench.judge import read_rating
 from scripts import soak_records
 from scripts.soak_records import Scripts, build, makers, plan, sample_label
 from tests.fakes.openai_server import ChatRequest
@@ -64,3 +67,30 @@ def test_every_release_loads_and_the_model_finds_and_names_each_sample(tmp_path:
             named = {"question": sample.question,
                      "nodeid": f"audiobench::{name}::{sample.task}::{sample.id}"}
             assert scripts.label(request) == sample_label(named), (name, sample.id)
+
+
+def test_the_judge_answers_voicebench_s_prompts_in_form(tmp_path: Path) -> None:
+    # VoiceBench's judge prompts come after a system message, as MMAR's rubrics do: the
+    # scripted judge must tell them apart and answer each as its reader takes it.
+    chosen = {"voicebench": makers()["voicebench"]}
+    data = build(tmp_path / "data", {"voicebench": 54}, chosen)
+    scripts = Scripts(data, chosen, 6)
+    settings = make_settings(tmp_path, model="soak-model", api_url="http://x",
+                             judge_model="soak-judge", judge_api_url="http://y",
+                             benchmark=("voicebench",), data=data.flag())
+    bench = registry.create("voicebench", settings)
+    assert isinstance(bench, VoiceBench)
+    said: dict[str, set[str]] = {}
+    for sample in bench.load(data.roots["voicebench"]).samples:
+        if sample.task not in JUDGED:
+            continue
+        answer = scripts.model(_request("", sample.audio))
+        (messages, _), _ = bench.request(sample, answer)
+        reply = scripts.judge(ChatRequest(body={"messages": messages}, model="soak-judge",
+                                          text="\n".join(m["content"] for m in messages),
+                                          headers={}, audio_parts=[]))
+        said.setdefault(sample.task, set()).add(reply)
+    assert said["sd-qa"] == {"Yes", "No"}
+    for subset in ("alpacaeval_full", "commoneval", "wildvoice"):
+        assert all(isinstance(read_rating(reply), float) for reply in said[subset]), subset
+        assert len(said[subset]) > 1, subset
