@@ -317,9 +317,9 @@ def test_only_the_instructions_that_read_punkt_make_it_ready(
 
     monkeypatch.setattr(ifeval, "punkt_data", ready)
     empty = tmp_path / "cache"
-    for ids in ([NO_COMMA], [LOWERCASE, WORDS]):
-        following("a reply", "p", ids, [{}, {"num_words": 5, "relation": "less than"}][
-            :len(ids)] if ids != [NO_COMMA] else [{}], empty)
+    under_five = {"num_words": 5, "relation": "less than"}
+    following("a reply", "p", [NO_COMMA], [{}], empty)
+    following("a reply", "p", [LOWERCASE, WORDS], [{}, under_five], empty)
     assert readied == []
     assert following("One. Two.", "p", [SENTENCES],
                      [{"num_sentences": 3, "relation": "less than"}], empty) == Following(

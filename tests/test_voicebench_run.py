@@ -123,14 +123,8 @@ FAILED = {"alpacaeval_full::test-0001", "sd-qa::gbr-0000", "mmsu::history-0000",
 """The items that miss their subset's bar (subset::id)."""
 
 
-def records(table: list[tuple[dict[str, Any], str, tuple[str, ...]]]) -> list[dict[str, Any]]:
-    return [{"reference": "", **record} if record["subset"] in ("mmsu", "openbookqa", "bbh",
-                                                                  "sd-qa") else record
-            for record, _, _ in table]
-
-
 def build(root: Path, table: list[tuple[dict[str, Any], str, tuple[str, ...]]]) -> Path:
-    build_voicebench(root, records(table))
+    build_voicebench(root, [record for record, _, _ in table])
     return root
 
 

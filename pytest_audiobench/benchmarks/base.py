@@ -50,14 +50,6 @@ def unexported(benchmarks: Mapping[str, Benchmark], why: str
             for name, bench in benchmarks.items()}
 
 
-def selected(tasks: Iterable[str], chosen: Sequence[str]) -> list[str]:
-    """``tasks``, in their order, narrowed to those the run ``chosen``
-    (``--audiobench-tasks``); all of them when it chose none of them: what a benchmark whose
-    tasks are read or downloaded apart (splits, devices, languages) reads."""
-    every = list(tasks)
-    return [task for task in every if task in chosen] or every
-
-
 @dataclass(frozen=True, slots=True)
 class Release:
     """A benchmark's data as loaded: every sample in the release's own order, and what the

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
@@ -305,6 +305,14 @@ def _add(parser: pytest.Parser, group: Any, option: Declared, help: str) -> None
         # text is then checked by the option's converter as a flag's is.
         kind = {int: "int", float: "float"}.get(option.kind, "string")
         parser.addini(option.dest, help, type=kind, default=None)  # type: ignore[arg-type]
+
+
+def selected(tasks: Iterable[str], chosen: Sequence[str]) -> list[str]:
+    """``tasks``, in their order, narrowed to those the run ``chosen``
+    (``--audiobench-tasks``); all of them when it chose none of them: what a benchmark whose
+    tasks are read or downloaded apart (splits, devices, languages) reads."""
+    every = list(tasks)
+    return [task for task in every if task in chosen] or every
 
 
 @dataclass(frozen=True, slots=True)

@@ -292,10 +292,9 @@ def _tasks(tasks: tuple[str, ...], benchmarks: tuple[str, ...], catalog: Catalog
 def _judged(spec: BenchmarkSpec, tasks: tuple[str, ...]) -> bool:
     """Whether a run of ``spec`` with ``tasks`` selected (none: every task) has answers a
     judge grades."""
-    if not spec.needs_judge or not spec.judged_tasks or not tasks:
+    if not spec.needs_judge or not spec.judged_tasks:
         return spec.needs_judge
-    chosen = [task for task in tasks if task in spec.tasks] or spec.tasks
-    return bool(set(chosen) & set(spec.judged_tasks))
+    return bool(set(declarations.selected(spec.tasks, tasks)) & set(spec.judged_tasks))
 
 
 def _judge(given: Given, model: EndpointSettings, benchmarks: tuple[str, ...],

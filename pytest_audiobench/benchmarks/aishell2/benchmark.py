@@ -9,7 +9,7 @@ from typing import Literal
 
 from pytest_audiobench.benchmarks.aishell2.data import Utterance, read_device
 from pytest_audiobench.benchmarks.aishell2.facts import DEVICES, LANGUAGE, NAME, RELEASE
-from pytest_audiobench.benchmarks.base import Release, selected
+from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.benchmarks.sample import Sample
 from pytest_audiobench.benchmarks.wer.benchmark import (
     TranscriptGrade,
@@ -18,6 +18,7 @@ from pytest_audiobench.benchmarks.wer.benchmark import (
 )
 from pytest_audiobench.benchmarks.wer.normalising import endings
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
+from pytest_audiobench.config.declarations import selected
 from pytest_audiobench.config.settings import Settings
 
 

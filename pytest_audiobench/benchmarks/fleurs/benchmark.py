@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pytest_audiobench.benchmarks.base import Release, selected
+from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.benchmarks.fleurs.archive import release_folder
 from pytest_audiobench.benchmarks.fleurs.data import Utterance, read_language
 from pytest_audiobench.benchmarks.fleurs.facts import DEFAULT_LANGUAGES, NAME, RELEASE, code
@@ -21,6 +21,7 @@ from pytest_audiobench.benchmarks.wer.benchmark import (
 )
 from pytest_audiobench.benchmarks.wer.normalising import endings
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
+from pytest_audiobench.config.declarations import selected
 from pytest_audiobench.config.settings import Settings
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pytest_audiobench.benchmarks.base import Release, selected
+from pytest_audiobench.benchmarks.base import Release
 from pytest_audiobench.benchmarks.librispeech.data import Utterance, read_split
 from pytest_audiobench.benchmarks.librispeech.facts import NAME, RELEASE, SPLITS
 from pytest_audiobench.benchmarks.librispeech.parquet import release_folder
@@ -18,6 +18,7 @@ from pytest_audiobench.benchmarks.wer.benchmark import (
     require_words,
 )
 from pytest_audiobench.benchmarks.wer.settings import TranscriptionSettings
+from pytest_audiobench.config.declarations import selected
 from pytest_audiobench.config.settings import Settings
 
 

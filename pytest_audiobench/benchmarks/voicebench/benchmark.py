@@ -15,7 +15,6 @@ from pytest_audiobench.benchmarks.base import (
     Release,
     Runtime,
     Tally,
-    selected,
 )
 from pytest_audiobench.benchmarks.judging import first_attempt, judge_asking, replies_named
 from pytest_audiobench.benchmarks.reporting import SHOWN, text_field
@@ -50,6 +49,7 @@ from pytest_audiobench.benchmarks.voicebench.scoring import (
     value_of,
 )
 from pytest_audiobench.benchmarks.voicebench.settings import VoiceBenchSettings
+from pytest_audiobench.config.declarations import selected
 from pytest_audiobench.config.settings import Settings
 from pytest_audiobench.errors import JudgeError
 from pytest_audiobench.outcome.lines import Linear, SampleLine, protocol_sha256, text_sha256
@@ -233,14 +233,13 @@ class VoiceBench(Benchmark):
         judge = self.settings.judge
         if judge is not None and judge.offline and set(self.subsets) & set(JUDGED):
             notes.append(NOT_COMPARABLE)
-        elif judge is not None and set(self.subsets) & set(JUDGED):
-            own = self.own
-            if (own.judge_temperature, own.judge_top_p, self.draws) != (
-                    JUDGE_TEMPERATURE, JUDGE_TOP_P, JUDGE_DRAWS):
-                notes.append(f"judged at temperature {own.judge_temperature:g}, top_p "
-                             f"{own.judge_top_p:g}, {self.draws} draws; the leaderboard's: "
-                             f"{JUDGE_MODEL} at {JUDGE_TEMPERATURE:g}, {JUDGE_TOP_P:g}, "
-                             f"{JUDGE_DRAWS}")
+        elif judge is not None and set(self.subsets) & set(JUDGED) and (
+                own.judge_temperature, own.judge_top_p, self.draws) != (
+                JUDGE_TEMPERATURE, JUDGE_TOP_P, JUDGE_DRAWS):
+            notes.append(f"judged at temperature {own.judge_temperature:g}, top_p "
+                         f"{own.judge_top_p:g}, {self.draws} draws; the leaderboard's: "
+                         f"{JUDGE_MODEL} at {JUDGE_TEMPERATURE:g}, {JUDGE_TOP_P:g}, "
+                         f"{JUDGE_DRAWS}")
         return notes
 
     def judge_use(self) -> VoiceBenchJudgeUse:

@@ -195,7 +195,6 @@ def _require() -> None:
                                   f"{found} is installed: {INSTALL}")
 
 
-@functools.cache
 def _registry() -> Mapping[str, Any]:
     with _LOADING:
         registry = sys.modules.get(f"{CHECKER}.instructions_registry") or _load_alone()
