@@ -50,7 +50,7 @@ from pytest_audiobench.benchmarks.voicebench.facts import (
     SUBSETS,
 )
 from pytest_audiobench.benchmarks.wenetspeech.facts import SPLITS as WENETSPEECH_SPLITS
-from tests.conftest import fenced_answers, the_judged
+from tests.conftest import fenced_answers, the_judged, voicebench_response
 from tests.fakes.datasets import (
     build_air_bench_chat,
     build_air_bench_foundation,
@@ -822,12 +822,7 @@ class Scripts:
 def _voicebench_judged(prompt: str) -> str:
     """VoiceBench's judge: sd-qa's Yes when the answer holds the reference answer, case aside,
     else No; an open answer's rating 1 to 5 by its hash, an empty one 1."""
-    fence = re.search(r"between the two lines (\S+?);", prompt)
-    if fence is None:
-        raise ValueError(f"a VoiceBench judge prompt without its fence: {prompt[:200]!r}")
-    line = re.escape(fence.group(1))
-    found = re.search(rf"\n{line}\n(.*?)\n?{line}\n", prompt, re.S)
-    answer = found.group(1) if found is not None else ""
+    answer = voicebench_response(prompt)
     reference = re.search(r"\nReference answer:\n(.*)\n", prompt)
     if reference is not None:
         return "Yes" if reference.group(1).lower() in answer.lower() else "No"

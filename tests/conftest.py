@@ -132,6 +132,17 @@ def the_judged(prompt: str) -> tuple[str, str, str]:
     return question, official, answer.group(1)
 
 
+def voicebench_response(prompt: str) -> str:
+    """The response (or candidate answer) of one of VoiceBench's built-in judge prompts, as a
+    judge reads it: between the fence lines its instructions name."""
+    fence = re.search(r"between the two lines (\S+?)[;.]", prompt)
+    assert fence is not None, prompt
+    line = re.escape(fence.group(1))
+    found = re.search(rf"\n{line}\n(.*?)\n{line}\n", prompt + "\n", re.S)
+    assert found is not None, prompt
+    return found.group(1)
+
+
 @pytest.fixture(autouse=True)
 def _own_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs that name no --audiobench-cache-dir keep their downloads and responses here, never

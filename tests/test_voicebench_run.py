@@ -13,7 +13,6 @@ be otherwise."""
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections import Counter
 from pathlib import Path
@@ -23,7 +22,13 @@ import pytest
 
 from pytest_audiobench.benchmarks.voicebench import reading
 from pytest_audiobench.benchmarks.voicebench.facts import ASSISTANT_SYSTEM, SUBSETS
-from tests.conftest import MODEL, Servers, regressed_once_worse, written_then_held
+from tests.conftest import (
+    MODEL,
+    Servers,
+    regressed_once_worse,
+    voicebench_response,
+    written_then_held,
+)
 from tests.fakes.hf_hub import PARQUET_AS_LFS, FakeHfHub
 from tests.fakes.hub_repos import local_snapshot, voicebench_repo
 from tests.fakes.openai_server import ChatRequest
@@ -148,22 +153,12 @@ class DrawingJudge:
         self.lock = threading.Lock()
 
     def __call__(self, request: ChatRequest) -> str:
-        response = fenced_response(request.text)
+        response = voicebench_response(request.text)
         with self.lock:
             self.seen[request.text] += 1
             draw = self.seen[request.text] - 1
         said = self.replies[response]
         return said[draw % len(said)]
-
-
-def fenced_response(prompt: str) -> str:
-    """The response of a VoiceBench judge prompt, between the fence lines it names."""
-    fence = re.search(r"between the two lines (\S+?)[;.]", prompt)
-    assert fence is not None, prompt
-    line = re.escape(fence.group(1))
-    found = re.search(rf"\n{line}\n(.*?)\n{line}\n", prompt + "\n", re.S)
-    assert found is not None, prompt
-    return found.group(1)
 
 
 @pytest.fixture
