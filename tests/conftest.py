@@ -270,12 +270,17 @@ def written_then_held(run_bench: Any, folder: Path, *args: str, **kw: Any) -> Ru
     """A run that writes its baselines into `folder`, then the same run held against them:
     the gate applied every one of them and held (``kw`` as ``run_bench`` takes them). The
     small made releases' metrics are gated all the same (``--audiobench-gate-small``), so
-    the gate tests them rather than leaving the verdict to the items."""
+    the gate tests them rather than leaving the verdict to the items.
+
+    The held run is in this process whatever ``kw["xdist"]`` says: the written run has the
+    workers (the first to meet a cold cache, so two of them race to convert a release), and
+    the held one finds every sample where they left it, by the numbers they wrote. Each xdist
+    run costs two interpreters that import the SDK, a second of CPU each."""
     args = ("--audiobench-gate-small", *args)
     written = run_bench(*args, "--audiobench-update-baseline",
                         f"--audiobench-baselines={folder}", **kw)
     assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()[-3000:]
-    held: Run = run_bench(*args, f"--audiobench-baselines={folder}", **kw)
+    held: Run = run_bench(*args, f"--audiobench-baselines={folder}", **{**kw, "xdist": ()})
     assert held.result.ret == pytest.ExitCode.OK, held.result.stdout.str()[-3000:]
     assert {b["baseline_status"] for b in held.report["benchmarks"]} == {"applied"}
     assert held.report["verdict"]["kind"] == "held"
