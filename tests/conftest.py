@@ -80,6 +80,14 @@ MODEL = "audio-model"
 JUDGE = "judge-model"
 XDIST_MODES = [pytest.param([], id="no-xdist"),
                pytest.param(["-n2"], id="n2")]
+"""For what workers share: the cache, the budget, the outage, the ledger, the judge's draws,
+a crash, the samples merged back into one gate; two of them, each handed part of the run."""
+ONE_WORKER = [pytest.param([], id="no-xdist"),
+              pytest.param(["-n1"], id="n1")]
+"""For what a run prints or writes from its items' reports and records: with one worker they
+cross to the controller as with several (serialised by execnet, printed and written by the
+controller), and the run costs one Python start rather than two. Each start imports the SDK,
+a second of CPU: the suite runs about 130 of them."""
 
 
 class ScoringJudge:
