@@ -80,6 +80,14 @@ MODEL = "audio-model"
 JUDGE = "judge-model"
 XDIST_MODES = [pytest.param([], id="no-xdist"),
                pytest.param(["-n2"], id="n2")]
+"""For what workers share: the cache, the budget, the outage, the ledger, the judge's draws,
+a crash, the samples merged back into one gate; two of them, each handed part of the run."""
+ONE_WORKER = [pytest.param([], id="no-xdist"),
+              pytest.param(["-n1"], id="n1")]
+"""For what a run prints or writes from its items' reports and records: with one worker they
+cross to the controller as with several (serialised by execnet, printed and written by the
+controller), and the run costs one Python start rather than two. Each start imports the SDK,
+a second of CPU: the suite runs about 130 of them."""
 
 
 class ScoringJudge:
@@ -270,12 +278,17 @@ def written_then_held(run_bench: Any, folder: Path, *args: str, **kw: Any) -> Ru
     """A run that writes its baselines into `folder`, then the same run held against them:
     the gate applied every one of them and held (``kw`` as ``run_bench`` takes them). The
     small made releases' metrics are gated all the same (``--audiobench-gate-small``), so
-    the gate tests them rather than leaving the verdict to the items."""
+    the gate tests them rather than leaving the verdict to the items.
+
+    The held run is in this process whatever ``kw["xdist"]`` says: the written run has the
+    workers (the first to meet a cold cache, so two of them race to convert a release), and
+    the held one finds every sample where they left it, by the numbers they wrote. Each xdist
+    run costs two interpreters that import the SDK, a second of CPU each."""
     args = ("--audiobench-gate-small", *args)
     written = run_bench(*args, "--audiobench-update-baseline",
                         f"--audiobench-baselines={folder}", **kw)
     assert written.result.ret == pytest.ExitCode.OK, written.result.stdout.str()[-3000:]
-    held: Run = run_bench(*args, f"--audiobench-baselines={folder}", **kw)
+    held: Run = run_bench(*args, f"--audiobench-baselines={folder}", **{**kw, "xdist": ()})
     assert held.result.ret == pytest.ExitCode.OK, held.result.stdout.str()[-3000:]
     assert {b["baseline_status"] for b in held.report["benchmarks"]} == {"applied"}
     assert held.report["verdict"]["kind"] == "held"

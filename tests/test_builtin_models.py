@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import collections
+import sys
 from typing import Any
 
 import pytest
@@ -221,3 +222,37 @@ def test_whisper_threads_sleep_rather_than_spin_unless_the_user_says_otherwise(
     with pytest.raises(EndpointError, match=r"no model\.bin there"):
         Transcriber(tmp_path).load()  # an empty folder: the weights are missing
     assert os.environ["OMP_WAIT_POLICY"] == expected
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt: Linux only")
+@pytest.mark.parametrize(("tuned", "expected"), [
+    (None, [(-3, 256 * 2**20), (-1, 512 * 2**20)]),
+    ("MALLOC_ARENA_MAX", []),
+    ("GLIBC_TUNABLES", []),
+])
+def test_whisper_s_large_buffers_stay_on_the_heap_unless_the_user_tuned_malloc(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any, tuned: str | None,
+        expected: list[tuple[int, int]]) -> None:
+    # glibc mapped and unmapped the encoder's 54 MB buffers on every clip: a sixth of the
+    # cascade's CPU was the kernel faulting them in again.
+    import ctypes
+    import os
+
+    from pytest_audiobench.builtin.speech import Transcriber
+
+    calls: list[tuple[int, int]] = []
+
+    class Libc:
+        def mallopt(self, parameter: int, value: int) -> int:
+            calls.append((parameter, value))
+            return 1
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
+    for name in list(os.environ):
+        if name.startswith(("MALLOC_", "GLIBC_TUNABLES")):
+            monkeypatch.delenv(name)
+    if tuned is not None:
+        monkeypatch.setenv(tuned, "2")
+    with pytest.raises(EndpointError, match=r"no model\.bin there"):
+        Transcriber(tmp_path).load()
+    assert calls == expected

@@ -509,7 +509,7 @@ def test_check_passes_when_the_model_is_served() -> None:
         check(settings(fake.url))
 
 
-def test_the_clients_of_a_process_load_the_ca_bundle_once(
+def test_https_clients_load_the_ca_bundle_once_a_process_and_http_ones_never(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Each client loaded the CA bundle again, 30 ms of CPU, for every listing, endpoint and
     # xdist worker, an https URL or not.
@@ -531,9 +531,12 @@ def test_the_clients_of_a_process_load_the_ca_bundle_once(
             for _ in range(3):
                 check(settings(fake.url))
                 asyncio.run(asyncio.wait_for(_ask(fake.url), 10))
+        assert loaded == []
+        for url in ("https://models.example/v1", "HTTPS://judge.example/v1"):
+            served._aiohttp_client(url, 5.0)
     finally:
         served._tls.cache_clear()
-    assert len(set(map(id, loaded))) == 1, loaded
+    assert len(loaded) == 1, loaded
 
 
 async def _ask(url: str) -> None:

@@ -15,6 +15,7 @@ import pytest
 from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config import declarations, options
 from pytest_audiobench.config.names import bundled
+from tests.conftest import ONE_WORKER
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "configuration.md"
@@ -51,7 +52,7 @@ def _pyproject(pytester: pytest.Pytester) -> None:
     pytester.makefile(".toml", pyproject="\n".join(lines) + "\n")
 
 
-@pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_the_offline_block_configures_a_gated_run_by_itself(pytester: pytest.Pytester,
                                                              xdist: list[str]) -> None:
     _pyproject(pytester)

@@ -14,7 +14,7 @@ from pytest_audiobench.benchmarks.choice.letters import (
     official_letter,
     strict_choice,
 )
-from tests.conftest import MODEL, XDIST_MODES, Servers, fenced_answers
+from tests.conftest import MODEL, ONE_WORKER, Servers, fenced_answers
 from tests.fakes.datasets import build_air_bench_foundation
 from tests.fakes.made_records import made_foundation_records
 from tests.fakes.openai_server import ChatRequest, Scripted
@@ -106,7 +106,7 @@ def test_the_strict_matcher_takes_exactly_one_option_named_clearly() -> None:
     assert strict_choice("hard rock", ["rock", "hard rock"])[0] == "B"
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_numbers_per_folder_task_category_and_overall_match_the_hand_computed_ones(
         run_bench: Any, scripted: Servers, release: Path, xdist: list[str]) -> None:
     run = run_bench(data=release, benchmark=NAME, xdist=xdist)

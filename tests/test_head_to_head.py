@@ -17,7 +17,7 @@ import pytest
 from pytest_audiobench.gate.drift import calibrating
 from pytest_audiobench.gate.paired import allowed_drop, judge_noise
 from pytest_audiobench.outcome.lines import SampleLine
-from tests.conftest import XDIST_MODES, Servers
+from tests.conftest import ONE_WORKER, Servers
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 from tests.formats import as_format_6
 
@@ -77,7 +77,7 @@ def test_an_unchanged_model_holds_against_the_live_baseline_model(
     assert servers.judge.count() == 16 * 2
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_a_regressed_model_fails_against_the_live_baseline_model_and_its_items_show_both(
         run_bench: Any, servers: Servers, rival: FakeOpenAIServer, xdist: list[str]) -> None:
     servers.model.script = Scripted("a poor answer")

@@ -19,7 +19,7 @@ import pytest
 
 from pytest_audiobench.commands import compare, history
 from pytest_audiobench.untrusted import SHOWN_CHARS
-from tests.conftest import XDIST_MODES, ScoringJudge, Servers
+from tests.conftest import ONE_WORKER, ScoringJudge, Servers
 from tests.fakes.openai_server import Reply, Scripted
 
 SCREEN = ("ok\x1b[2J\x1b[3J\x1b[H\x1b[1;32m===== 24 passed in 0.52s =====\x1b[0m\n"
@@ -56,7 +56,7 @@ def no_raw_character(text: str, where: str) -> None:
     assert found is None, f"{where}: raw {found.group()!r} at {found.start()}"
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_a_hostile_server_reaches_no_output_raw(
         run_bench: Any, pytester: pytest.Pytester, servers: Servers,
         small_records: list[dict[str, Any]], xdist: list[str],

@@ -18,7 +18,7 @@ import pytest
 
 from pytest_audiobench.gate.baseline import LinesDigest
 from pytest_audiobench.transport.ledger import Ledger
-from tests.conftest import JUDGE, MODEL, XDIST_MODES, ScoringJudge, Servers
+from tests.conftest import JUDGE, MODEL, ONE_WORKER, ScoringJudge, Servers
 from tests.fakes.datasets import build_mmar
 from tests.fakes.made_records import made_mmar_records
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
@@ -157,7 +157,7 @@ def test_an_untouched_baseline_still_holds_and_a_regressed_model_still_fails(
 INSIDE = "Green. ##[add-mask]passed ##vso[task.setvariable variable=GATE]held ##VSO[task.x]"
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_a_workflow_command_inside_a_line_of_an_answer_a_reply_an_error_or_a_baseline_is_disarmed(
         run_bench: Any, pytester: pytest.Pytester, servers: Servers,
         small_records: list[dict[str, Any]], xdist: list[str]) -> None:
@@ -239,7 +239,7 @@ def test_a_listing_sent_a_byte_at_a_time_ends_the_start_at_the_deadline(
     assert "the run's deadline (--audiobench-deadline) passed before its models listing" in line
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_a_5_mb_root_in_the_listing_is_cut_in_the_baseline_the_report_the_page_and_the_record(
         run_bench: Any, pytester: pytest.Pytester, servers: Servers, xdist: list[str]) -> None:
     servers.model.model_info[MODEL] = {"root": "/w/" + "r" * 5_000_000,
@@ -310,7 +310,7 @@ def test_a_judge_that_replies_a_megabyte_that_never_parses_makes_a_short_error(
     assert (pytester.path / "junit.xml").stat().st_size < 1_000_000
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_an_error_message_of_5_mb_makes_a_short_line_and_a_small_junit(
         run_bench: Any, pytester: pytest.Pytester, servers: Servers,
         small_records: list[dict[str, Any]], xdist: list[str]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MODEL, ScoringJudge, Servers
+from tests.conftest import MODEL, ONE_WORKER, ScoringJudge, Servers
 from tests.fakes.datasets import build_mmar
 from tests.fakes.made_records import made_mmar_records
 from tests.fakes.openai_server import ChatRequest
@@ -111,8 +111,7 @@ def test_items_are_named_by_modality_and_id(run_bench: Any, mmar_data: Path) -> 
     assert ids == {f"audiobench::mmar::{r['modality']}::{r['id']}" for r in RECORDS}
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_accuracy_by_both_matchers_rubrics_and_crs(run_bench: Any, mmar_servers: Servers,
                                                     mmar_data: Path, xdist: list[str]) -> None:
     run = _mmar(run_bench, mmar_data, xdist=xdist)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import JUDGE, MODEL, XDIST_MODES, Servers, write_baseline
+from tests.conftest import JUDGE, MODEL, ONE_WORKER, Servers, write_baseline
 from tests.fakes.openai_server import Scripted
 
 SAMPLES = Path("baselines") / "air_bench_chat" / f"{MODEL}.samples.jsonl"
@@ -50,7 +50,7 @@ def test_the_sample_file_is_one_line_per_sample_in_node_id_order_and_stable(
     assert noise == 0.0  # this judge never disagrees with itself
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
+@pytest.mark.parametrize("xdist", ONE_WORKER)
 def test_items_read_as_regressions_expected_failures_and_improvements(
         run_bench: Any, baseline: Path, servers: Servers, small_records: list[Any],
         xdist: list[str]) -> None:

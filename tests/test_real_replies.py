@@ -109,7 +109,7 @@ def test_mmar_accuracy_counts_empty_answers_wrong_as_the_official_evaluation_doe
 @pytest.mark.parametrize(("where", "xdist"), [
     pytest.param("reasoning", [], id="reasoning-no-xdist"),
     pytest.param("reasoning_content", [], id="reasoning_content-no-xdist"),
-    pytest.param("reasoning", ["-n2"], id="reasoning-n2")])
+    pytest.param("reasoning", ["-n1"], id="reasoning-n1")])
 def test_reasoning_in_a_field_is_rated_and_exported_as_the_same_reasoning_inline(
         run_bench: Any, servers: Servers, mmar_data: Path, tmp_path: Path,
         where: str, xdist: list[str]) -> None:

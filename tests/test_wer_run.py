@@ -310,7 +310,7 @@ def test_a_local_snapshot_of_fleurs_s_hub_repo_runs_end_to_end(
     assert len(run.outcomes()) == len(FLEURS) + len(CHINESE)
     # Without a baseline the item fails, its characters aligned, each under its own.
     alone = run_bench("--audiobench-fleurs-language", "cmn_hans_cn", data=snapshot,
-                      benchmark="fleurs", judge=False, xdist=xdist)
+                      benchmark="fleurs", judge=False)
     assert alone.outcomes()["audiobench::fleurs::cmn_hans_cn::7004"] == "failed"
     text = alone.result.stdout.str()
     assert "character errors: 4 of 7 reference characters (57.1 %)" in text

@@ -26,6 +26,7 @@ import ssl
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pytest_audiobench.config.headers import read_headers
 from pytest_audiobench.config.settings import EndpointSettings
@@ -153,7 +154,7 @@ class ServedModel:
         # The client's timeouts just past ``limit``: the wait_for below is the bound that decides.
         client = openai.AsyncOpenAI(base_url=self.settings.url, api_key=self._key,
                                     max_retries=0, timeout=limit + 1.0,
-                                    http_client=_aiohttp_client(limit + 1.0),
+                                    http_client=_aiohttp_client(self.settings.url, limit + 1.0),
                                     default_headers=self._headers or None)
         try:
             body = await asyncio.wait_for(self._listing_body(client, limit), limit)
@@ -280,7 +281,8 @@ class ServedModel:
 
             self._client = openai.AsyncOpenAI(
                 base_url=self.settings.url, api_key=self._key, max_retries=0,
-                timeout=self.settings.timeout, http_client=_aiohttp_client(self.settings.timeout),
+                timeout=self.settings.timeout,
+                http_client=_aiohttp_client(self.settings.url, self.settings.timeout),
                 default_headers=self._headers or None,
             )
         return self._client
@@ -301,26 +303,27 @@ class ServedModel:
             await self._client.close()
 
 
-def _aiohttp_client(timeout: float) -> Any:
+def _aiohttp_client(url: str, timeout: float) -> Any:
     """The SDK's aiohttp transport (``openai[aiohttp]``, a dependency). Per request it costs
     about half the CPU of the SDK's default httpx pool, whose bookkeeping probes every idle
     connection on every request and so grows with the concurrency. No redirect is followed
     (the SDK follows them by default, and its HTTP library keeps every header but
     ``Authorization`` on the way to another host); every status that is not a success is
-    raised by ``_unsuccessful``, its body read no further than ``ERROR_LIMIT``."""
+    raised by ``_unsuccessful``, its body read no further than ``ERROR_LIMIT``. An http URL
+    never meets TLS (nor a redirect to https, which is not followed): it loads no CA bundle."""
     import openai
 
-    return openai.DefaultAioHttpClient(timeout=timeout, follow_redirects=False, verify=_tls(),
+    return openai.DefaultAioHttpClient(timeout=timeout, follow_redirects=False,
+                                       verify=_tls() if urlsplit(url).scheme == "https" else False,
                                        event_hooks={"response": [_unsuccessful]})
 
 
 @functools.cache
 def _tls() -> ssl.SSLContext:
-    """The TLS context every client of the process shares, made as the SDK's transport makes
-    its own (the CA bundle, SSL_CERT_FILE and SSL_CERT_DIR read once). Each client made its
-    own: 30 ms of CPU to load the CA bundle, for every listing, endpoint and xdist worker,
-    whether the URL is https or not. A context is safe to share between connections and
-    threads."""
+    """The TLS context every https client of the process shares, made as the SDK's transport
+    makes its own (the CA bundle, SSL_CERT_FILE and SSL_CERT_DIR read once). Each client made
+    its own: 30 ms of CPU to load the CA bundle, for every listing, endpoint and xdist worker.
+    A context is safe to share between connections and threads."""
     import httpx2
 
     return httpx2.create_ssl_context()
