@@ -310,12 +310,16 @@ def _aiohttp_client(url: str, timeout: float) -> Any:
     (the SDK follows them by default, and its HTTP library keeps every header but
     ``Authorization`` on the way to another host); every status that is not a success is
     raised by ``_unsuccessful``, its body read no further than ``ERROR_LIMIT``. An http URL
-    never meets TLS (nor a redirect to https, which is not followed): it loads no CA bundle."""
+    never meets TLS (nor a redirect to https, which is not followed): it loads no CA bundle,
+    and its context verifies with none, so that a TLS connection it made would fail, never go
+    unchecked."""
     import openai
 
-    return openai.DefaultAioHttpClient(timeout=timeout, follow_redirects=False,
-                                       verify=_tls() if urlsplit(url).scheme == "https" else False,
-                                       event_hooks={"response": [_unsuccessful]})
+    https = urlsplit(url).scheme == "https"
+    return openai.DefaultAioHttpClient(
+        timeout=timeout, follow_redirects=False,
+        verify=_tls() if https else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT),
+        event_hooks={"response": [_unsuccessful]})
 
 
 @functools.cache
