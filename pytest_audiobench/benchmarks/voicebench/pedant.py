@@ -43,8 +43,7 @@ def classifier_files(cache_dir: Path, base_url: str) -> tuple[Path, Path]:
     `base_url` when they are not there yet, came from another URL, or no longer match the
     hashes recorded when they were (each written whole or not at all, under a file lock);
     DownloadError, one line naming the URL, when a download fails."""
-    folder = Path(cache_dir).expanduser().resolve() / FOLDER
-    base = base_url.rstrip("/")
+    folder, base = _located(cache_dir, base_url)
     model, vectorizer = (folder / saved for _, saved in FILES)
     if not _kept(folder, base):
         import filelock
@@ -59,8 +58,12 @@ def classifier_files(cache_dir: Path, base_url: str) -> tuple[Path, Path]:
 def classifier_kept(cache_dir: Path, base_url: str) -> bool:
     """Whether the classifier from `base_url` is in the cache, whole, as downloaded: a run
     can then score PEDANT without a request."""
-    folder = Path(cache_dir).expanduser().resolve() / FOLDER
-    return _kept(folder, base_url.rstrip("/"))
+    return _kept(*_located(cache_dir, base_url))
+
+
+def _located(cache_dir: Path, base_url: str) -> tuple[Path, str]:
+    """The classifier's folder in the cache, and `base_url` as its marker records it."""
+    return Path(cache_dir).expanduser().resolve() / FOLDER, base_url.rstrip("/")
 
 
 class Pedant:
