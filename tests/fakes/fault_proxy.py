@@ -108,6 +108,7 @@ class FaultProxy(ServedInThread):
         self.held: list[float] = []
         """Seconds each trickled or hung request was held until the client hung up."""
         self._lock = threading.Lock()
+        self._counted = threading.Condition(self._lock)
         self._stopping = threading.Event()
         super().__init__()
 
@@ -133,6 +134,15 @@ class FaultProxy(ServedInThread):
                 self.injected[fault] += 1
             if held is not None:
                 self.held.append(held)
+            self._counted.notify_all()
+
+    def held_once(self, count: int, within: float = 5.0) -> list[float]:
+        """``held`` once ``count`` requests were let go, or as it is ``within`` seconds: a
+        handler counts its request when its next write or poll finds the client gone, which
+        can be after the client's run has ended and the test reads it."""
+        with self._counted:
+            self._counted.wait_for(lambda: len(self.held) >= count, timeout=within)
+            return list(self.held)
 
     def forward(self, method: str, path: str, body: bytes | None,
                 headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
