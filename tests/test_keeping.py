@@ -494,3 +494,19 @@ def test_a_freeze_made_by_someone_else_is_left_as_it_is_and_ours_grows() -> None
     finally:
         unfreeze()
     assert gc.get_freeze_count() == 0 and _collectable(kept)
+
+
+def test_a_session_that_froze_already_does_not_count_what_it_froze(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The count walks every frozen object: in a process that holds a million of them, each
+    # of the session's later freezes paid a tenth of a second for a number it had no use for.
+    def walked() -> int:
+        raise AssertionError("gc.get_freeze_count walked the frozen objects")
+
+    try:
+        assert freeze_kept(ours=False)
+        monkeypatch.setattr(gc, "get_freeze_count", walked)
+        kept: list[object] = []
+        assert freeze_kept(ours=True) and not _collectable(kept)
+    finally:
+        unfreeze()

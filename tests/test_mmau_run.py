@@ -241,8 +241,9 @@ def test_the_real_test_mini_metadata_scores_as_the_official_rule_does(
         for name in ("", f"task.{record['task']}.", f"difficulty.{record['difficulty']}.",
                      f"subcategory.{slug(record['sub-category'])}."):
             groups[name].append(right)
+    metrics = run.metrics  # each read parses the report of 1,000 samples
     for name, flags in groups.items():
-        assert run.metrics[f"mmau.{name}avg"] == pytest.approx(100 * sum(flags) / len(flags))
+        assert metrics[f"mmau.{name}avg"] == pytest.approx(100 * sum(flags) / len(flags))
     assert len(groups) == 1 + 3 + 3 + 27
     summary = next(b for b in run.report["benchmarks"] if b["benchmark"] == "mmau")
     assert summary["counts"]["selected"] == 1000

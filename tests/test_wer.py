@@ -6,6 +6,7 @@ beside it; the parity tests run the reference's own steps from installed package
 
 from __future__ import annotations
 
+import functools
 import importlib.machinery
 import importlib.metadata
 import importlib.util
@@ -181,11 +182,18 @@ def _installed(distribution: str, ending: str, install: str) -> Path:
     """The installed file of ``distribution`` whose path ends with ``ending``; the test is
     skipped when the distribution is not installed (``install`` says how, as .ci/run does)."""
     try:
-        files = importlib.metadata.files(distribution) or []
+        files = _files(distribution)
     except importlib.metadata.PackageNotFoundError:
         pytest.skip(f"{distribution} is not installed: {install} gives the reference's steps")
-    found = next(f for f in files if str(f).endswith(ending))
-    return Path(str(found.locate()))
+    found = next(f for f in files if f.endswith(ending))
+    return Path(files[found])
+
+
+@functools.cache
+def _files(distribution: str) -> dict[str, str]:
+    """Where each file of ``distribution`` is installed, by its path in the record: read once
+    (lmms-eval's record lists thousands, and each reference step asked again)."""
+    return {str(f): str(f.locate()) for f in importlib.metadata.files(distribution) or []}
 
 
 def _module(name: str, path: Path, folder: Path | None = None) -> ModuleType:
