@@ -3,7 +3,10 @@ listed, and the environment variables the plugin reads are in pytest's own list.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -11,16 +14,31 @@ from pytest_audiobench.benchmarks import registry
 from pytest_audiobench.config import declarations, options
 
 
+def _bare_env() -> dict[str, str]:
+    """The environment of a user's shell, bare but for where the session keeps its bytecode
+    (``tests/conftest.py``): without it, the plugin's modules were compiled into the source
+    tree, where no test is to write."""
+    kept = {name: os.environ[name] for name in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
+            if name in os.environ}
+    return {"COLUMNS": "1000", "PATH": "/usr/bin:/bin", **kept}
+
+
 @pytest.fixture(scope="module")
 def help_text(tmp_path_factory: pytest.TempPathFactory) -> str:
-    import subprocess
-    import sys
-
-    where = tmp_path_factory.mktemp("help")
     done = subprocess.run([sys.executable, "-m", "pytest", "--help", "-p", "no:randomly"],
-                          cwd=where, capture_output=True, text=True, check=True,
-                          env={"COLUMNS": "1000", "PATH": "/usr/bin:/bin"})
+                          cwd=tmp_path_factory.mktemp("help"), capture_output=True, text=True,
+                          check=True, env=_bare_env())
     return done.stdout
+
+
+def test_the_bare_environment_keeps_bytecode_where_the_session_does() -> None:
+    asked = subprocess.run([sys.executable, "-c", "import sys; print(sys.pycache_prefix, "
+                            "sys.dont_write_bytecode)"], capture_output=True, text=True,
+                           check=True, env=_bare_env())
+    # As every other process this session starts has it (from os.environ).
+    expected = [os.environ.get("PYTHONPYCACHEPREFIX", "None"),
+                str(bool(os.environ.get("PYTHONDONTWRITEBYTECODE")))]
+    assert asked.stdout.split() == expected
 
 
 def helps(text: str) -> dict[str, str]:
