@@ -504,6 +504,7 @@ def test_a_session_that_froze_already_does_not_count_what_it_froze(
     def walked() -> int:
         raise AssertionError("gc.get_freeze_count walked the frozen objects")
 
+    assert gc.get_freeze_count() == 0, "this test needs a process that froze nothing"
     try:
         assert freeze_kept(ours=False)
         monkeypatch.setattr(gc, "get_freeze_count", walked)
