@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import JUDGE, MODEL, ScoringJudge, Servers
+from tests.conftest import JUDGE, MODEL, XDIST_MODES, ScoringJudge, Servers
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Scripted
 
 
@@ -23,8 +23,7 @@ def _requests(run: Any) -> dict[str, int]:
                                   "judge_cached")}
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_second_run_asks_the_model_again_and_reuses_identical_judge_requests(
         run_bench: Any, servers: Servers, xdist: list[str]) -> None:
     first = run_bench(xdist=xdist)
@@ -42,8 +41,7 @@ def test_a_second_run_asks_the_model_again_and_reuses_identical_judge_requests(
     assert second.report["run"]["id"] != first_id
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_reusing_the_last_run_sends_no_request_and_says_whose_answers_they_are(
         run_bench: Any, servers: Servers, xdist: list[str]) -> None:
     first = run_bench(xdist=xdist)
@@ -150,8 +148,7 @@ def _settled(*servers: FakeOpenAIServer, quiet: float = 0.5, limit: float = 10.0
     raise AssertionError(f"the servers kept receiving requests for {limit} s after the kill")
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_dry_run_sends_nothing_and_counts_the_calls_minus_the_cache(
         run_bench: Any, servers: Servers, small_records: list[Any], xdist: list[str]) -> None:
     dry = run_bench("--audiobench-dry-run", xdist=xdist)

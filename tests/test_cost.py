@@ -16,12 +16,10 @@ import pytest
 from pytest_audiobench.config.prices import Price, prices
 from pytest_audiobench.outcome.cost import Planned, Spent, cost, estimate_lines, money
 from pytest_audiobench.transport.types import Usage
-from tests.conftest import JUDGE, MODEL, Servers
+from tests.conftest import JUDGE, MODEL, XDIST_MODES, Servers
 from tests.fakes.openai_server import FakeOpenAIServer, Scripted
 from tests.test_head_to_head import RIVAL, _against
 from tests.test_shard import _merge
-
-XDIST = [pytest.param([], id="no-xdist"), pytest.param(["-n2"], id="n2")]
 
 
 def test_prices_are_read_per_model_id_even_one_with_slashes() -> None:
@@ -115,7 +113,7 @@ def _dollars(usage: dict[str, Any], per_prompt: float, per_completion: float) ->
     return (usage["prompt_tokens"] * per_prompt + usage["completion_tokens"] * per_completion) / 1e6
 
 
-@pytest.mark.parametrize("xdist", XDIST)
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_the_summary_report_and_page_say_what_was_paid_and_what_the_cache_saved(
         run_bench: Any, servers: Servers, pytester: pytest.Pytester, xdist: list[str]) -> None:
     first = run_bench(PRICE, "--audiobench-html=page.html", xdist=xdist)
@@ -138,7 +136,7 @@ def test_the_summary_report_and_page_say_what_was_paid_and_what_the_cache_saved(
         f"replies from the cache would have cost {money(sum(paid.values()))} more"])
 
 
-@pytest.mark.parametrize("xdist", XDIST)
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_the_dry_run_prices_the_calls_to_send_from_the_cached_replies(
         run_bench: Any, servers: Servers, xdist: list[str]) -> None:
     dry = run_bench(PRICE, "--audiobench-dry-run", xdist=xdist)

@@ -18,6 +18,7 @@ from pytest_audiobench.benchmarks.air_bench_chat.download import (
 from pytest_audiobench.errors import DownloadError
 from pytest_audiobench.hub import modelscope
 from pytest_audiobench.hub.modelscope import allow_patterns, resolve_endpoint
+from tests.conftest import XDIST_MODES
 from tests.fakes.modelscope_hub import FakeModelScopeHub
 from tests.fakes.serving import closed_port
 
@@ -270,7 +271,7 @@ def chat_release(tmp_path: Path) -> Path:
     return build_air_bench_chat(tmp_path / "release", made_chat_records(2))
 
 
-@pytest.mark.parametrize("xdist", [[], ["-n2"]], ids=["no-xdist", "n2"])
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_the_plugin_downloads_only_the_selected_tasks_once_and_runs_them(
         pytester: pytest.Pytester, chat_release: Path, monkeypatch: pytest.MonkeyPatch,
         xdist: list[str]) -> None:

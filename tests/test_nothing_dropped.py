@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_audiobench.benchmarks.release import mini_root
-from tests.conftest import JUDGE, MODEL, Servers, write_baseline
+from tests.conftest import JUDGE, MODEL, XDIST_MODES, Servers, write_baseline
 from tests.fakes.datasets import build_air_bench_chat
 from tests.fakes.openai_server import (
     ChatRequest,
@@ -60,8 +60,7 @@ def test_an_allowance_in_the_baseline_lets_known_missing_samples_hold(
 # --- an endpoint that dies ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_model_server_that_dies_mid_run_ends_the_run_in_one_line(
         run_bench: Any, pytester: pytest.Pytester, servers: Servers,
         xdist: list[str]) -> None:
@@ -134,8 +133,7 @@ def test_a_rubric_the_judge_could_not_grade_is_graded_by_a_resume_and_nothing_el
 # --- retries and 429 waits, per endpoint --------------------------------------------------------
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_retries_and_429_waits_are_counted_per_endpoint(
         run_bench: Any, servers: Servers, xdist: list[str]) -> None:
     limited = [Reply(status=429, headers={"Retry-After": "0"})] * 3 + ["6 6"]

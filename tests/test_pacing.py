@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Servers
+from tests.conftest import XDIST_MODES, Servers
 from tests.fakes.openai_server import Reply, Scripted
 
 
@@ -36,8 +36,7 @@ def test_the_deadline_stops_new_requests_and_the_waiting_samples_are_not_run(
     assert servers.model.count() < 16
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_request_budget_stops_new_calls_and_reports_what_was_not_run(
         run_bench: Any, servers: Servers, xdist: list[str]) -> None:
     run = run_bench("--audiobench-budget-requests", "12", "--audiobench-concurrency", "1",
@@ -63,8 +62,7 @@ def test_cached_replies_are_free_under_a_budget(run_bench: Any, servers: Servers
     assert servers.model.count() == 16
 
 
-@pytest.mark.parametrize("xdist", [pytest.param([], id="no-xdist"), pytest.param(
-    ["-n2"], id="n2")])
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_a_progress_line_says_done_in_flight_errors_and_cached(run_bench: Any,
                                                                xdist: list[str]) -> None:
     run = run_bench("--audiobench-progress", "0.000001", xdist=xdist)
