@@ -186,14 +186,14 @@ def _installed(distribution: str, ending: str, install: str) -> Path:
     except importlib.metadata.PackageNotFoundError:
         pytest.skip(f"{distribution} is not installed: {install} gives the reference's steps")
     found = next(f for f in files if f.endswith(ending))
-    return Path(files[found])
+    return Path(str(files[found].locate()))
 
 
 @functools.cache
-def _files(distribution: str) -> dict[str, str]:
-    """Where each file of ``distribution`` is installed, by its path in the record: read once
-    (lmms-eval's record lists thousands, and each reference step asked again)."""
-    return {str(f): str(f.locate()) for f in importlib.metadata.files(distribution) or []}
+def _files(distribution: str) -> dict[str, importlib.metadata.PackagePath]:
+    """Each file of ``distribution`` by its path in the record: read once (lmms-eval's record
+    lists thousands, and each reference step asked again)."""
+    return {str(f): f for f in importlib.metadata.files(distribution) or []}
 
 
 def _module(name: str, path: Path, folder: Path | None = None) -> ModuleType:
